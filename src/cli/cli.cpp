@@ -1,0 +1,187 @@
+// Command-line commands (see cli.h).
+#include "cli/cli.h"
+
+#include <chrono>
+#include <cstring>
+#include <iomanip>
+#include <sstream>
+
+#include "core/error.h"
+#include "core/exact.h"
+#include "core/random.h"
+#include "core/threadpool.h"
+#include "ref/reduce.h"
+#include "runtime/dispatch.h"
+
+#ifndef ONEMODEL_VERSION
+#define ONEMODEL_VERSION "0.0.0"
+#endif
+
+namespace onemodel {
+namespace {
+
+const char* kUsage =
+    "usage: onemodel [--isa ISA] [--threads N] COMMAND [ARGS]\n"
+    "commands:\n"
+    "  version                 print the version and build\n"
+    "  targets                 print the CPU's features, the compiled targets and the chosen one\n"
+    "  bench-lanes [--n N] [--reps R] [--all]\n"
+    "                          time the canonical L-lane f32 sum for L = 16, 32, 64, 128\n"
+    "                          (the benchmark that chose L); --all runs every supported target\n"
+    "options:\n"
+    "  --isa ISA               cap the instruction set (ref, scalar, sse41, avx2, avx512, neon,\n"
+    "                          neondot, wasm128); default: ONEMODEL_ISA, else the best supported\n"
+    "  --threads N             worker threads (default: ONEMODEL_THREADS, else all cores)\n";
+
+struct Options {
+  Isa isa;
+  int threads;
+  std::vector<std::string> rest;
+};
+
+int64_t ParseInt(const std::string& flag, const std::string& v, int64_t lo, int64_t hi) {
+  char* end = nullptr;
+  const long long x = std::strtoll(v.c_str(), &end, 10);
+  if (v.empty() || *end != 0 || x < lo || x > hi) {
+    throw Error(ErrorCode::kInvalidArgument, flag + " takes a whole number from " + std::to_string(lo) + " to " +
+                                                 std::to_string(hi) + ", not '" + v + "'");
+  }
+  return x;
+}
+
+std::string BuildName() {
+  std::string s;
+#if defined(__EMSCRIPTEN__)
+  s = "wasm32";
+#elif defined(__x86_64__)
+  s = "x86-64";
+#elif defined(__aarch64__)
+  s = "arm64";
+#else
+  s = "generic";
+#endif
+#if defined(__clang__)
+  s += " clang " __clang_version__;
+#elif defined(__GNUC__)
+  s += " gcc " __VERSION__;
+#endif
+  return s;
+}
+
+int CmdTargets(const Options& o, std::ostream& out) {
+  out << "cpu: " << CpuDescription() << "\n";
+  out << "compiled:";
+  for (Isa i : CompiledIsas()) out << " " << IsaName(i) << (CpuSupports(i) ? "" : "(unsupported)");
+  out << "\n";
+  const Dispatch d = MakeDispatch(o.isa);
+  MaybePrintDispatch(d);
+  out << "selected: " << IsaName(d.isa) << "\n";
+  out << "threads: " << o.threads << "\n";
+  out << "canonical lanes (L): " << kCanonicalLanes << "\n";
+  return 0;
+}
+
+double TimeNsPerElem(float (*fn)(const float*, size_t), const float* x, size_t n, int reps, float* result) {
+  double best = 1e300;
+  volatile float sink = 0;
+  for (int r = 0; r < reps; ++r) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const size_t inner = n >= (size_t(1) << 20) ? 1 : (size_t(1) << 22) / n;
+    float s = 0;
+    for (size_t k = 0; k < inner; ++k) s = fn(x, n);
+    const auto t1 = std::chrono::steady_clock::now();
+    sink = s;
+    *result = s;
+    const double ns = std::chrono::duration<double, std::nano>(t1 - t0).count() / double(inner * n);
+    if (ns < best) best = ns;
+  }
+  (void)sink;
+  return best;
+}
+
+int CmdBenchLanes(const Options& o, std::ostream& out, std::ostream& err) {
+  size_t n = 4096;
+  int reps = 7;
+  bool all = false;
+  for (size_t i = 0; i < o.rest.size(); ++i) {
+    const std::string& a = o.rest[i];
+    if (a == "--all") all = true;
+    else if (a == "--n" && i + 1 < o.rest.size()) n = size_t(ParseInt("--n", o.rest[++i], 1, int64_t(1) << 28));
+    else if (a == "--reps" && i + 1 < o.rest.size()) reps = int(ParseInt("--reps", o.rest[++i], 1, 1000));
+    else throw Error(ErrorCode::kInvalidArgument, "bench-lanes: unexpected argument '" + a + "'");
+  }
+  std::vector<float> x(n);
+  SplitMix64 rng(20261129);
+  for (float& v : x) v = rng.Uniform(-1.0f, 1.0f);
+  std::vector<Isa> isas;
+  if (all) {
+    for (Isa i : CompiledIsas())
+      if (i != Isa::kRef && CpuSupports(i) && int(i) <= int(o.isa)) isas.push_back(i);
+  } else {
+    isas.push_back(o.isa == Isa::kRef ? Isa::kScalar : o.isa);
+  }
+  out << "target   L     n         ns/elem   GB/s     equals-ref\n";
+  bool ok = true;
+  for (Isa isa : isas) {
+    const Dispatch d = MakeDispatch(isa);
+    const LaneBench& b = *d.lane_bench;
+    struct { size_t L; float (*fn)(const float*, size_t); float (*ref)(const float*, size_t); } rows[] = {
+        {16, b.sum_l16, &ref::SumCanonical<16>},
+        {32, b.sum_l32, &ref::SumCanonical<32>},
+        {64, b.sum_l64, &ref::SumCanonical<64>},
+        {128, b.sum_l128, &ref::SumCanonical<128>},
+    };
+    for (const auto& r : rows) {
+      float got = 0;
+      const double ns = TimeNsPerElem(r.fn, x.data(), n, reps, &got);
+      const float want = r.ref(x.data(), n);
+      const bool same = std::memcmp(&got, &want, 4) == 0;
+      ok &= same;
+      out << std::left << std::setw(9) << IsaName(d.isa) << std::setw(6) << r.L << std::setw(10) << n
+          << std::fixed << std::setprecision(4) << std::setw(10) << ns << std::setprecision(2) << std::setw(9)
+          << (4.0 / ns) << (same ? "yes" : "NO") << "\n";
+    }
+  }
+  if (!ok) err << "bench-lanes: a vector sum differs from the reference: this is a bug\n";
+  return ok ? 0 : 1;
+}
+
+}  // namespace
+
+int RunCli(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  try {
+    Options o;
+    o.threads = ThreadPool::DefaultThreads();
+    bool isa_given = false;
+    size_t i = 0;
+    for (; i < args.size(); ++i) {
+      const std::string& a = args[i];
+      if (a == "--isa" && i + 1 < args.size()) { o.isa = ParseIsa(args[++i]); isa_given = true; }
+      else if (a == "--threads" && i + 1 < args.size()) o.threads = int(ParseInt("--threads", args[++i], 1, 1024));
+      else if (a == "-h" || a == "--help") { out << kUsage; return 0; }
+      else if (a.size() > 1 && a[0] == '-' ) { err << "onemodel: unknown option '" << a << "'\n" << kUsage; return 2; }
+      else break;
+    }
+    if (!isa_given) o.isa = DefaultIsaCap();
+    if (i == args.size()) { err << kUsage; return 2; }
+    const std::string cmd = args[i];
+    o.rest.assign(args.begin() + long(i) + 1, args.end());
+    if (cmd == "version") {
+      out << "onemodel " << ONEMODEL_VERSION << " (" << BuildName() << ")\n";
+      return 0;
+    }
+    if (cmd == "targets") return CmdTargets(o, out);
+    if (cmd == "bench-lanes") return CmdBenchLanes(o, out, err);
+    if (cmd == "help") { out << kUsage; return 0; }
+    err << "onemodel: unknown command '" << cmd << "'\n" << kUsage;
+    return 2;
+  } catch (const Error& e) {
+    err << "onemodel: error: " << e.what() << "\n";
+    return 1;
+  } catch (const std::exception& e) {
+    err << "onemodel: internal error: " << e.what() << "\n";
+    return 1;
+  }
+}
+
+}  // namespace onemodel

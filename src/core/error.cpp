@@ -1,0 +1,24 @@
+// Names of error codes.
+#include "core/error.h"
+
+namespace onemodel {
+
+const char* ErrorCodeName(ErrorCode code) {
+  switch (code) {
+    case ErrorCode::kInvalidArgument: return "invalid_argument";
+    case ErrorCode::kInvalidModel: return "invalid_model";
+    case ErrorCode::kUnsupportedOp: return "unsupported_op";
+    case ErrorCode::kUnsupportedOpset: return "unsupported_opset";
+    case ErrorCode::kTypeMismatch: return "type_mismatch";
+    case ErrorCode::kShapeMismatch: return "shape_mismatch";
+    case ErrorCode::kMissingInput: return "missing_input";
+    case ErrorCode::kGraphCycle: return "graph_cycle";
+    case ErrorCode::kOutOfRange: return "out_of_range";
+    case ErrorCode::kIo: return "io";
+    case ErrorCode::kUnsupportedIsa: return "unsupported_isa";
+    case ErrorCode::kInternal: return "internal";
+  }
+  return "unknown";
+}
+
+}  // namespace onemodel

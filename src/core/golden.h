@@ -1,0 +1,24 @@
+// The golden hash of exact-contract section 8: SHA-256 over each output's element type,
+// rank, dimensions (little-endian int64) and row-major little-endian elements, with
+// NaNs canonical; several outputs hash the concatenation of their serialisations.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/sha256.h"
+#include "core/tensor.h"
+
+namespace onemodel {
+
+// Appends one tensor's canonical serialisation to the running hash.
+void GoldenSerialize(const Tensor& t, Sha256& hash);
+
+// Returns the hex digest over the tensors, in order.
+std::string GoldenHash(const std::vector<Tensor>& outputs);
+
+// Returns SHA-256 of the ASCII text "onemodel:skipped": the marker a row prints for a
+// case it cannot run in exact mode, so that skips compare across rows like results.
+std::string GoldenSkipMarker();
+
+}  // namespace onemodel

@@ -1,0 +1,61 @@
+// Tensors: an element type, a shape and a buffer (owned, or borrowed from a model's
+// weights without a copy). Sub-byte types hold one element per byte in memory.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/dtype.h"
+
+namespace onemodel {
+
+using Shape = std::vector<int64_t>;
+
+// Largest element count and byte size a tensor may have in this build (wasm32: what
+// 4 GiB of memory can hold; 64-bit: 2^40 bytes). Larger requests are kOutOfRange.
+size_t MaxTensorBytes();
+
+// Returns the element count of shape; throws kOutOfRange naming `what` for negative
+// dimensions or a product that overflows or exceeds MaxTensorBytes() at elem_size.
+int64_t CheckedNumElements(const Shape& shape, size_t elem_size, const std::string& what);
+
+std::string ShapeToString(const Shape& shape);
+
+class Tensor {
+ public:
+  Tensor() = default;
+  // A zero-filled tensor (strings: empty strings).
+  Tensor(DType dtype, Shape shape, const std::string& what = "tensor");
+  // A view of bytes owned by `owner` (which keeps them alive); no copy is made.
+  static Tensor Borrow(DType dtype, Shape shape, std::shared_ptr<const void> owner, const void* data,
+                       const std::string& what = "tensor");
+
+  DType dtype() const { return dtype_; }
+  const Shape& shape() const { return shape_; }
+  int64_t rank() const { return int64_t(shape_.size()); }
+  int64_t numel() const { return numel_; }
+  size_t nbytes() const { return size_t(numel_) * DTypeStorageSize(dtype_); }
+  bool empty() const { return dtype_ == DType::kUndefined; }
+
+  template <typename T> const T* data() const { return static_cast<const T*>(data_); }
+  // Mutable access; a borrowed tensor is copied first (copy on write).
+  template <typename T> T* mutable_data() { MakeOwned(); return static_cast<T*>(const_cast<void*>(data_)); }
+  const void* raw() const { return data_; }
+  const std::vector<std::string>& strings() const { return *strings_; }
+  std::vector<std::string>& mutable_strings() { return *strings_; }
+
+ private:
+  void MakeOwned();
+  DType dtype_ = DType::kUndefined;
+  Shape shape_;
+  int64_t numel_ = 0;
+  std::shared_ptr<const void> owner_;
+  const void* data_ = nullptr;
+  bool owned_ = false;
+  std::shared_ptr<std::vector<std::string>> strings_;
+};
+
+}  // namespace onemodel

@@ -1,0 +1,122 @@
+// Thread pool (see threadpool.h). Chunks are fixed by (n, grain, threads) alone.
+#include "core/threadpool.h"
+
+#include <cstdlib>
+#include <string>
+
+#include "core/fpenv.h"
+
+#if defined(__EMSCRIPTEN__) && !defined(__EMSCRIPTEN_PTHREADS__)
+#define ONEMODEL_NO_THREADS 1
+#endif
+
+namespace onemodel {
+
+int ThreadPool::DefaultThreads() {
+  if (const char* s = std::getenv("ONEMODEL_THREADS")) {
+    char* end = nullptr;
+    const long v = std::strtol(s, &end, 10);
+    if (end != s && *end == 0 && v >= 1 && v <= 1024) return int(v);
+  }
+#if defined(ONEMODEL_NO_THREADS)
+  return 1;
+#else
+  const unsigned hw = std::thread::hardware_concurrency();
+  return hw ? int(hw) : 1;
+#endif
+}
+
+ThreadPool::ThreadPool(int threads) : threads_(threads < 1 ? 1 : threads) {
+#if defined(ONEMODEL_NO_THREADS)
+  threads_ = 1;
+#else
+  for (int i = 1; i < threads_; ++i) workers_.emplace_back([this, i] { WorkerLoop(i); });
+#endif
+}
+
+ThreadPool::~ThreadPool() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stop_ = true;
+  }
+  cv_work_.notify_all();
+  for (std::thread& t : workers_) t.join();
+}
+
+void ThreadPool::ParallelFor(int64_t n, int64_t grain, const std::function<void(int64_t, int64_t)>& fn) {
+  if (n <= 0) return;
+  if (grain < 1) grain = 1;
+  int64_t chunks = (n + grain - 1) / grain;
+  if (chunks > threads_) chunks = threads_;
+  if (chunks <= 1) {
+    FpEnvGuard env;
+    fn(0, n);
+    return;
+  }
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    fn_ = &fn;
+    n_ = n;
+    chunks_ = chunks;
+    next_chunk_ = 0;
+    done_chunks_ = 0;
+    error_ = nullptr;
+    ++generation_;
+  }
+  cv_work_.notify_all();
+  // The caller takes chunks too.
+  for (;;) {
+    int64_t c;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (next_chunk_ >= chunks_) break;
+      c = next_chunk_++;
+    }
+    const int64_t b = n * c / chunks, e = n * (c + 1) / chunks;
+    try {
+      FpEnvGuard env;
+      fn(b, e);
+    } catch (...) {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (!error_) error_ = std::current_exception();
+    }
+    std::lock_guard<std::mutex> lock(mu_);
+    ++done_chunks_;
+  }
+  std::unique_lock<std::mutex> lock(mu_);
+  cv_done_.wait(lock, [&] { return done_chunks_ == chunks_; });
+  fn_ = nullptr;
+  if (error_) {
+    std::exception_ptr e = error_;
+    error_ = nullptr;
+    std::rethrow_exception(e);
+  }
+}
+
+void ThreadPool::WorkerLoop(int) {
+  uint64_t seen = 0;
+  std::unique_lock<std::mutex> lock(mu_);
+  for (;;) {
+    cv_work_.wait(lock, [&] { return stop_ || (generation_ != seen && fn_ && next_chunk_ < chunks_); });
+    if (stop_) return;
+    while (fn_ && next_chunk_ < chunks_) {
+      const int64_t c = next_chunk_++;
+      const int64_t n = n_, chunks = chunks_;
+      const auto* fn = fn_;
+      lock.unlock();
+      try {
+        FpEnvGuard env;
+        (*fn)(n * c / chunks, n * (c + 1) / chunks);
+      } catch (...) {
+        lock.lock();
+        if (!error_) error_ = std::current_exception();
+        lock.unlock();
+      }
+      lock.lock();
+      if (++done_chunks_ == chunks_) cv_done_.notify_all();
+    }
+    seen = generation_;
+  }
+}
+
+}  // namespace onemodel

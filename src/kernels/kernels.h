@@ -1,0 +1,38 @@
+// Declarations of the per-target kernels (inside a target namespace) and of the
+// per-target entry points, generated from kernels.inc.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace onemodel {
+
+struct KernelTable {
+#define ONEMODEL_KERNEL(name, ret, params) ret(*name) params = nullptr;
+#include "kernels/kernels.inc"
+#undef ONEMODEL_KERNEL
+};
+
+// Benchmark entry points of the L-lane sum (tools/bench_lanes.sh), per target.
+struct LaneBench {
+  float (*sum_l16)(const float*, size_t);
+  float (*sum_l32)(const float*, size_t);
+  float (*sum_l64)(const float*, size_t);
+  float (*sum_l128)(const float*, size_t);
+};
+
+#define ONEMODEL_DECLARE_TARGET(ns)                                        \
+  namespace ns {                                                          \
+  void FillKernelTable(KernelTable* table);                               \
+  const LaneBench& GetLaneBench();                                        \
+  }
+ONEMODEL_DECLARE_TARGET(scalar)
+ONEMODEL_DECLARE_TARGET(sse41)
+ONEMODEL_DECLARE_TARGET(avx2)
+ONEMODEL_DECLARE_TARGET(avx512)
+ONEMODEL_DECLARE_TARGET(neon)
+ONEMODEL_DECLARE_TARGET(neondot)
+ONEMODEL_DECLARE_TARGET(wasm128)
+#undef ONEMODEL_DECLARE_TARGET
+
+}  // namespace onemodel

@@ -1,0 +1,30 @@
+// Reference (oracle) reductions along one contiguous run: the canonical L-lane order.
+#pragma once
+
+#include <cstddef>
+
+#include "core/exact.h"
+
+namespace onemodel {
+namespace ref {
+
+// Returns the sum of x[0..n) in the canonical L-lane order of exact-contract section 3:
+// partial sum j (0 <= j < L) starts at -0.0 and folds x[i] for i mod L == j in index
+// order; then lanes combine pairwise: j += j + L/2, j += j + L/4, ... down to lane 0.
+template <size_t L>
+float SumCanonical(const float* x, size_t n) {
+  static_assert(L >= 1 && (L & (L - 1)) == 0, "L must be a power of two");
+  float acc[L];
+  for (size_t j = 0; j < L; ++j) acc[j] = -0.0f;
+  for (size_t i = 0; i < n; ++i) acc[i % L] += x[i];
+  for (size_t h = L / 2; h >= 1; h /= 2) {
+    for (size_t j = 0; j < h; ++j) acc[j] += acc[j + h];
+  }
+  return acc[0];
+}
+
+// The kernel-table entry: SumCanonical at the project's L.
+float SumF32(const float* x, size_t n);
+
+}  // namespace ref
+}  // namespace onemodel

@@ -1,0 +1,131 @@
+// Dispatch table construction (see dispatch.h).
+#include "runtime/dispatch.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "core/error.h"
+#include "ref/reduce.h"
+
+namespace onemodel {
+namespace {
+
+struct TargetEntry {
+  Isa isa;
+  void (*fill)(KernelTable*);
+  const LaneBench& (*bench)();
+};
+
+const std::vector<TargetEntry>& Targets() {
+  static const std::vector<TargetEntry> kTargets = {
+      {Isa::kScalar, &scalar::FillKernelTable, &scalar::GetLaneBench},
+#if defined(ONEMODEL_HAVE_SSE41)
+      {Isa::kSse41, &sse41::FillKernelTable, &sse41::GetLaneBench},
+#endif
+#if defined(ONEMODEL_HAVE_AVX2)
+      {Isa::kAvx2, &avx2::FillKernelTable, &avx2::GetLaneBench},
+#endif
+#if defined(ONEMODEL_HAVE_AVX512)
+      {Isa::kAvx512, &avx512::FillKernelTable, &avx512::GetLaneBench},
+#endif
+#if defined(ONEMODEL_HAVE_NEON)
+      {Isa::kNeon, &neon::FillKernelTable, &neon::GetLaneBench},
+#endif
+#if defined(ONEMODEL_HAVE_NEONDOT)
+      {Isa::kNeonDot, &neondot::FillKernelTable, &neondot::GetLaneBench},
+#endif
+#if defined(ONEMODEL_HAVE_WASM128)
+      {Isa::kWasm128, &wasm128::FillKernelTable, &wasm128::GetLaneBench},
+#endif
+  };
+  return kTargets;
+}
+
+void FillRef(KernelTable* t) {
+#define ONEMODEL_KERNEL(name, ret, params) t->name = &ref::name;
+#include "kernels/kernels.inc"
+#undef ONEMODEL_KERNEL
+}
+
+}  // namespace
+
+const char* IsaName(Isa isa) {
+  switch (isa) {
+    case Isa::kRef: return "ref";
+    case Isa::kScalar: return "scalar";
+    case Isa::kSse41: return "sse41";
+    case Isa::kAvx2: return "avx2";
+    case Isa::kAvx512: return "avx512";
+    case Isa::kNeon: return "neon";
+    case Isa::kNeonDot: return "neondot";
+    case Isa::kWasm128: return "wasm128";
+  }
+  return "?";
+}
+
+Isa ParseIsa(const std::string& name) {
+  for (Isa i : {Isa::kRef, Isa::kScalar, Isa::kSse41, Isa::kAvx2, Isa::kAvx512, Isa::kNeon, Isa::kNeonDot,
+                Isa::kWasm128}) {
+    if (name == IsaName(i)) return i;
+  }
+  throw Error(ErrorCode::kInvalidArgument,
+              "unknown ISA '" + name + "' (valid: ref, scalar, sse41, avx2, avx512, neon, neondot, wasm128)");
+}
+
+std::vector<Isa> CompiledIsas() {
+  std::vector<Isa> v{Isa::kRef};
+  for (const TargetEntry& t : Targets()) v.push_back(t.isa);
+  return v;
+}
+
+Dispatch MakeDispatch(Isa cap) {
+  bool compiled = false;
+  for (Isa i : CompiledIsas()) compiled |= (i == cap);
+  if (!compiled) {
+    std::string have;
+    for (Isa i : CompiledIsas()) have += std::string(have.empty() ? "" : ", ") + IsaName(i);
+    throw Error(ErrorCode::kUnsupportedIsa,
+                std::string("ISA '") + IsaName(cap) + "' is not compiled into this build (it has: " + have + ")");
+  }
+  if (!CpuSupports(cap)) {
+    throw Error(ErrorCode::kUnsupportedIsa, std::string("ISA '") + IsaName(cap) +
+                                                "' is not supported by this CPU (" + CpuDescription() + ")");
+  }
+  Dispatch d;
+  FillRef(&d.kernels);
+  d.isa = Isa::kRef;
+  if (cap == Isa::kRef) return d;
+  for (const TargetEntry& t : Targets()) {
+    if (int(t.isa) > int(cap) || !CpuSupports(t.isa)) continue;
+    t.fill(&d.kernels);
+    d.isa = t.isa;
+    d.lane_bench = &t.bench();
+  }
+  return d;
+}
+
+Isa DefaultIsaCap() {
+  if (const char* s = std::getenv("ONEMODEL_ISA")) {
+    if (*s) return ParseIsa(s);
+  }
+  Isa best = Isa::kRef;
+  for (Isa i : CompiledIsas()) {
+    if (CpuSupports(i)) best = i;
+  }
+  return best;
+}
+
+void MaybePrintDispatch(const Dispatch& d) {
+  const char* v = std::getenv("ONEMODEL_VERBOSE");
+  if (!v || std::strcmp(v, "1") != 0) return;
+  std::fprintf(stderr, "[onemodel] target: %s (cpu: %s)\n", IsaName(d.isa), CpuDescription().c_str());
+  KernelTable ref_table;
+  FillRef(&ref_table);
+#define ONEMODEL_KERNEL(name, ret, params) \
+  std::fprintf(stderr, "[onemodel]   kernel %-24s %s\n", #name, d.kernels.name == ref_table.name ? "ref" : IsaName(d.isa));
+#include "kernels/kernels.inc"
+#undef ONEMODEL_KERNEL
+}
+
+}  // namespace onemodel

@@ -1,0 +1,44 @@
+// The dispatch table: plain data, filled with the reference kernels, then upgraded to
+// the best target this build has and this CPU runs, capped by ONEMODEL_ISA / --isa.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "kernels/kernels.h"
+
+namespace onemodel {
+
+// In upgrade order. kRef is the oracle (reference kernels); kScalar the vector kernels
+// on the scalar backend.
+enum class Isa { kRef, kScalar, kSse41, kAvx2, kAvx512, kNeon, kNeonDot, kWasm128 };
+
+const char* IsaName(Isa isa);
+// Parses "ref", "scalar", "sse41", "avx2", "avx512", "neon", "neondot", "wasm128";
+// throws kInvalidArgument listing the valid names otherwise.
+Isa ParseIsa(const std::string& name);
+
+// Targets compiled into this build, in upgrade order (always starts ref, scalar).
+std::vector<Isa> CompiledIsas();
+// True when this CPU (or wasm engine) can run the target. Defined by the platform
+// layer: native/cpu.cpp (cpuid + xgetbv, getauxval) or wasm/platform.cpp.
+bool CpuSupports(Isa isa);
+// A one-line description of the CPU features the platform layer detected.
+std::string CpuDescription();
+
+struct Dispatch {
+  Isa isa = Isa::kRef;
+  KernelTable kernels;
+  const LaneBench* lane_bench = nullptr;  // null for kRef
+};
+
+// Returns the table for the best target at or below `cap`. Asking for a target this
+// build lacks or this CPU cannot run is a kUnsupportedIsa error naming it.
+Dispatch MakeDispatch(Isa cap);
+// The cap from ONEMODEL_ISA, or the best supported target when unset.
+Isa DefaultIsaCap();
+// Prints the chosen target and each kernel's provider to stderr when
+// ONEMODEL_VERBOSE=1 (once per distinct table).
+void MaybePrintDispatch(const Dispatch& d);
+
+}  // namespace onemodel

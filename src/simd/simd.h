@@ -1,0 +1,88 @@
+// The portable vector vocabulary: the only header kernels include for vectors.
+//
+// Kernels are compiled once per target, with exactly one ONEMODEL_TARGET_<X> macro
+// defined and ONEMODEL_NS set to the target's namespace (scalar, sse41, avx2, avx512,
+// neon, neondot, wasm128). Every op below exists on every target with the same result
+// bits (floating-point NaNs excepted: a NaN result is some NaN, its sign and payload
+// unspecified, exact-contract section 5). The vocabulary is defined on 128-bit lane
+// groups; AVX2 and AVX-512 implement the same ops on 256/512-bit registers, so lane
+// order is always plain index order across the whole vector.
+//
+// Types (one struct per lane type; V::Lane is the lane type, V::kLanes the lane count):
+//   VF32 VI32 VU32 VI16 VU16 VI8 VU8
+//
+// There is no FMA, no fast reciprocal and no approximate op in this vocabulary: every
+// float op is a correctly rounded IEEE-754 binary32 op (round to nearest even; the
+// session guarantees the rounding mode and that FTZ/DAZ are off).
+//
+// Memory
+//   Load<V>(p)            Returns lanes p[0..kLanes) (unaligned).
+//   LoadN<V>(p, n, fill)  Returns p[0..n) then `fill` in lanes n..kLanes; reads only n.
+//   Store(v, p)           Writes all lanes to p (unaligned).
+//   StoreN(v, p, n)       Writes lanes [0, n) to p; touches nothing else.
+// Initialisation and lanes
+//   Set<V>(x)             Returns x in every lane.        Zero<V>(): all bits zero.
+//   BitCast<VTo>(v)       Returns the same bits reinterpreted (same total width).
+// Bitwise (every type)
+//   And Or Xor            Returns the bitwise op.        AndNot(a, b): returns ~a & b.
+//   IfThenElse(m, y, n)   Returns y where m's lane is all ones, n where it is all zeros
+//                         (m must come from a comparison: each lane all 0 or all 1).
+// Comparisons (return masks of the same type: all ones = true)
+//   f32: Eq Lt Le Gt Ge   ordered: false when either operand is NaN.
+//        Ne               unordered: true when either operand is NaN.
+//   int: Eq Gt Lt         signed or unsigned by the lane type.
+// Arithmetic
+//   Add Sub               every type; integers wrap (two's complement).
+//   Mul                   f32; i32 u32 i16 u16 keep the low bits (wrap).
+//   Div Sqrt Neg Abs      f32 (Neg/Abs flip/clear the sign bit, NaNs included).
+//   AddSat SubSat         i8 u8 i16 u16: saturate to the lane type's range.
+//   Min Max               integer types, exact.
+//   MinIeee MaxIeee       f32, IEEE 754-2019 minimum/maximum: NaN if either operand is
+//                         NaN; -0 < +0.
+//   ShiftLeft<k>          i16 u16 i32 u32, 0 <= k < lane bits (checked at compile time).
+//   ShiftRight<k>         arithmetic for signed lanes, logical for unsigned ones.
+// Rounding (f32 -> f32, integral results keep the sign of the input: -0.3 -> -0)
+//   RoundEven Trunc Floor Ceil    NaN stays NaN, +-inf stay.
+// Conversions (the policy is in the name)
+//   CvtI32ToF32(v)               Returns round-to-nearest-even of each lane.
+//   CvtTruncSatF32ToI32(v)       Truncates toward zero; NaN -> 0; saturates to int32.
+//   CvtRoundEvenSatF32ToI32(v)   Rounds half to even; NaN -> 0; saturates to int32.
+// Widening (exact; Lo takes lanes [0, kLanes/2), Hi the rest)
+//   WidenLo WidenHi       VI8->VI16, VU8->VU16, VI16->VI32, VU16->VU32.
+// Narrowing (two sources, result lanes a[0..n) then b[0..n))
+//   NarrowSat<From>To<To>(a, b)   clamps each lane to the destination range.
+//   NarrowTrunc<From>To<To>(a, b) keeps the low bits of each lane.
+//   pairs: I32ToI16 I32ToU16 U32ToU16 I16ToI8 I16ToU8 U16ToU8.
+// Integer products (wrap in int32)
+//   MulAddPairsI16(a, b)  Returns r[j] = a[2j]*b[2j] + a[2j+1]*b[2j+1] as i32.
+//   DotI8x4Acc(acc, a, b) Returns acc[j] + sum_{k<4} a[4j+k]*b[4j+k].
+// Horizontal
+//   ReduceSumTree(v)      f32: the fixed pairwise tree over this vector's lanes:
+//                         lane j += lane j+n/2, then j+n/4, ... down to lane 0.
+//
+// N.B. policies that differ between instruction sets (minps on NaN, cvttps on overflow,
+// packs vs movn, blendv's sign-bit test) are hidden behind these names; each backend
+// documents its fix-ups where it relies on an ISA-specific behaviour.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+#if defined(ONEMODEL_TARGET_SCALAR)
+#include "simd/scalar-inl.h"
+#elif defined(ONEMODEL_TARGET_SSE41)
+#include "simd/sse41-inl.h"
+#elif defined(ONEMODEL_TARGET_AVX2)
+#include "simd/avx2-inl.h"
+#elif defined(ONEMODEL_TARGET_AVX512)
+#include "simd/avx512-inl.h"
+#elif defined(ONEMODEL_TARGET_NEON) || defined(ONEMODEL_TARGET_NEONDOT)
+#include "simd/neon-inl.h"
+#elif defined(ONEMODEL_TARGET_WASM128)
+#include "simd/wasm128-inl.h"
+#else
+#error "simd.h: compile with exactly one ONEMODEL_TARGET_<X> defined"
+#endif
+
+#include "simd/generic-inl.h"

@@ -1,0 +1,250 @@
+// Core tests: SHA-256 (FIPS 180-4 vectors), narrow floats against an independent
+// enumeration, the golden hash format, tensors' size checks, the thread pool and the
+// floating-point environment guard.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "core/error.h"
+#include "core/fpenv.h"
+#include "core/golden.h"
+#include "core/minifloat.h"
+#include "core/random.h"
+#include "core/sha256.h"
+#include "core/tensor.h"
+#include "core/threadpool.h"
+#include "tests/test_util.h"
+
+namespace onemodel {
+namespace test {
+
+TEST_CASE("sha256: FIPS 180-4 test vectors", "[core][sha256]") {
+  CHECK(Sha256Hex("abc", 3) == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  CHECK(Sha256Hex("", 0) == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+  const std::string two = "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq";
+  CHECK(Sha256Hex(two.data(), two.size()) == "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+  const std::string four =
+      "abcdefghbcdefghicdefghijdefghijkefghijklfghijklmghijklmnhijklmnoijklmnopjklmnopqklmnopqrlmnopqrsmnopqrstnopqrstu";
+  CHECK(Sha256Hex(four.data(), four.size()) == "cf5b16a778af8380036ce59e7b0492370b249b11e8f07a51afac45037afee9d1");
+  Sha256 million;
+  const std::string a1000(1000, 'a');
+  for (int i = 0; i < 1000; ++i) million.Update(a1000.data(), a1000.size());
+  CHECK(million.HexDigest() == "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+  // Split updates at every boundary give the same digest as one update.
+  std::string msg(200, 'x');
+  for (size_t i = 0; i < msg.size(); ++i) msg[i] = char(i * 31 + 7);
+  const std::string whole = Sha256Hex(msg.data(), msg.size());
+  for (size_t cut = 0; cut <= msg.size(); cut += 13) {
+    Sha256 s;
+    s.Update(msg.data(), cut);
+    s.Update(msg.data() + cut, msg.size() - cut);
+    CHECK(s.HexDigest() == whole);
+  }
+}
+
+namespace {
+// Independent reference for F32ToMini: enumerate every finite non-negative code, pick
+// the nearest value (ties to the even code); one virtual code past the largest finite
+// stands for "overflowed".
+struct RefTable {
+  std::vector<std::pair<double, uint32_t>> vals;  // finite non-negative codes by value
+  uint32_t maxcode = 0;
+};
+RefTable MakeRefTable(const MiniFormat& f) {
+  RefTable t;
+  const uint32_t sign = 1u << (f.ebits + f.mbits);
+  for (uint32_t c = 0; c < sign; ++c) {
+    const float v = MiniToF32(c, f);
+    if (IsNaN(v) || std::isinf(v)) continue;
+    t.vals.push_back({double(v), c});
+    t.maxcode = std::max(t.maxcode, c);
+  }
+  std::sort(t.vals.begin(), t.vals.end());
+  const double top = double(MiniToF32(t.maxcode, f)), below = double(MiniToF32(t.maxcode - 1, f));
+  t.vals.push_back({top + (top - below), t.maxcode + 1});  // virtual overflow code
+  return t;
+}
+uint32_t RefMini(float x, const MiniFormat& f, bool saturate, const RefTable& t) {
+  const auto& vals = t.vals;
+  const uint32_t maxcode = t.maxcode;
+  const uint32_t sign = 1u << (f.ebits + f.mbits);
+  const uint32_t nan = MiniCanonicalNaN(f);
+  if (IsNaN(x)) return nan;
+  const bool neg = std::signbit(x);
+  const double a = std::fabs(double(x));
+  uint32_t code;
+  if (std::isinf(x)) {
+    code = maxcode + 1;
+  } else {
+    auto it = std::lower_bound(vals.begin(), vals.end(), std::make_pair(a, 0u),
+                               [](const auto& p, const auto& q) { return p.first < q.first; });
+    if (it == vals.end()) {
+      code = maxcode + 1;
+    } else if (it->first == a || it == vals.begin()) {
+      code = it->second;
+    } else {
+      const auto lo = *(it - 1), hi = *it;
+      const double dl = a - lo.first, dh = hi.first - a;
+      code = dl < dh ? lo.second : dh < dl ? hi.second : ((lo.second & 1) ? hi.second : lo.second);
+    }
+  }
+  const uint32_t s = neg ? sign : 0;
+  if (code > maxcode) {
+    if (saturate || f.special == MiniFormat::Special::kNone) return s | maxcode;
+    if (f.special == MiniFormat::Special::kIeee) return s | (((1u << f.ebits) - 1) << f.mbits);
+    return nan;
+  }
+  if (code == 0 && f.special == MiniFormat::Special::kFNUZ) return 0;
+  return s | code;
+}
+}  // namespace
+
+TEST_CASE("minifloat: conversions equal an independent enumeration, ties and specials included",
+          "[core][minifloat]") {
+  const MiniFormat* formats[] = {&kFloat16, &kBFloat16, &kFloat8E4M3FN, &kFloat8E4M3FNUZ, &kFloat8E5M2,
+                                 &kFloat8E5M2FNUZ, &kFloat4E2M1};
+  SplitMix64 rng(42);
+  for (const MiniFormat* f : formats) {
+    std::vector<float> xs = F32Specials();
+    const uint32_t sign = 1u << (f->ebits + f->mbits);
+    // Every code, every midpoint between neighbours (ties), and just either side.
+    for (uint32_t c = 0; c + 1 < sign; ++c) {
+      const float v = MiniToF32(c, *f), w = MiniToF32(c + 1, *f);
+      if (IsNaN(v) || IsNaN(w) || std::isinf(w)) continue;
+      const float mid = float((double(v) + double(w)) / 2);
+      for (float x : {v, mid, std::nextafter(mid, 0.0f), std::nextafter(mid, 1e30f)}) {
+        xs.push_back(x);
+        xs.push_back(-x);
+      }
+    }
+    for (int i = 0; i < 4000; ++i) xs.push_back(U2F(rng.NextU32()));
+    for (int i = 0; i < 4000; ++i) xs.push_back(rng.Uniform(-1.0f, 1.0f) * float(1 << (rng.NextU32() % 20)));
+    const RefTable table = MakeRefTable(*f);
+    for (bool sat : {true, false}) {
+      size_t bad = 0;
+      for (float x : xs) {
+        const uint32_t want = RefMini(x, *f, sat, table), got = F32ToMini(x, *f, sat);
+        if (want != got && bad++ < 5) {
+          FAIL_CHECK("format e" << f->ebits << "m" << f->mbits << " bias " << f->bias << " sat " << sat << " x=0x"
+                                 << std::hex << F2U(x) << " want 0x" << want << " got 0x" << got);
+        }
+      }
+      CHECK(bad == 0);
+    }
+  }
+  // Widening is exact: every float16 code round-trips (NaNs to the canonical NaN).
+  for (uint32_t c = 0; c < 65536; ++c) {
+    const uint16_t back = F32ToHalf(HalfToF32(uint16_t(c)));
+    if (MiniIsNaN(c, kFloat16)) CHECK(back == 0x7E00);
+    else if (back != c) FAIL_CHECK("float16 0x" << std::hex << c << " -> 0x" << back);
+  }
+  CHECK(F32ToBF16(U2F(0x3F808000u)) == 0x3F80);  // tie, even stays
+  CHECK(F32ToBF16(U2F(0x3F818000u)) == 0x3F82);  // tie, odd rounds up
+  CHECK(HalfToF32(0x0001) == U2F(0x33800000u));  // smallest f16 subnormal = 2^-24
+}
+
+TEST_CASE("minifloat: float8e8m0 follows onnx.numpy_helper.to_float8e8m0", "[core][minifloat]") {
+  CHECK(F32ToE8M0(1.0f, true, E8M0Round::kUp) == 127);
+  CHECK(F32ToE8M0(1.5f, true, E8M0Round::kUp) == 128);
+  CHECK(F32ToE8M0(1.5f, true, E8M0Round::kDown) == 127);
+  CHECK(F32ToE8M0(1.5f, true, E8M0Round::kNearest) == 128);
+  CHECK(F32ToE8M0(1.25f, true, E8M0Round::kNearest) == 127);
+  CHECK(F32ToE8M0(std::numeric_limits<float>::infinity(), true, E8M0Round::kUp) == 0xFF);
+  CHECK(F32ToE8M0(U2F(0x7F7FFFFFu), true, E8M0Round::kUp) == 0xFE);
+  CHECK(F32ToE8M0(U2F(0x7F7FFFFFu), false, E8M0Round::kUp) == 0xFF);
+  CHECK(E8M0ToF32(127) == 1.0f);
+  CHECK(IsNaN(E8M0ToF32(0xFF)));
+}
+
+TEST_CASE("golden: serialisation follows exact-contract section 8", "[core][golden]") {
+  // One FLOAT tensor of shape [2] holding 1.0 and a non-canonical NaN.
+  Tensor t(DType::kFloat, {2});
+  float* p = t.mutable_data<float>();
+  p[0] = 1.0f;
+  p[1] = U2F(0xFFC12345u);
+  std::vector<uint8_t> bytes;
+  auto le = [&](uint64_t v, int n) { for (int k = 0; k < n; ++k) bytes.push_back(uint8_t(v >> (8 * k))); };
+  le(1, 8); le(1, 8); le(2, 8); le(0x3F800000u, 4); le(0x7FC00000u, 4);
+  CHECK(GoldenHash({t}) == Sha256Hex(bytes.data(), bytes.size()));
+  // Several outputs hash the concatenation.
+  Tensor b(DType::kBool, {3});
+  b.mutable_data<uint8_t>()[1] = 7;  // any non-zero bool serialises as 1
+  le(9, 8); le(1, 8); le(3, 8); bytes.push_back(0); bytes.push_back(1); bytes.push_back(0);
+  CHECK(GoldenHash({t, b}) == Sha256Hex(bytes.data(), bytes.size()));
+  // Strings: int64 length then bytes. int4: packed low nibble first.
+  Tensor s(DType::kString, {2});
+  s.mutable_strings()[0] = "ab";
+  std::vector<uint8_t> sb;
+  auto le2 = [&](uint64_t v) { for (int k = 0; k < 8; ++k) sb.push_back(uint8_t(v >> (8 * k))); };
+  le2(8); le2(1); le2(2); le2(2); sb.push_back('a'); sb.push_back('b'); le2(0);
+  CHECK(GoldenHash({s}) == Sha256Hex(sb.data(), sb.size()));
+  Tensor q(DType::kInt4, {3});
+  q.mutable_data<int8_t>()[0] = -1; q.mutable_data<int8_t>()[1] = 2; q.mutable_data<int8_t>()[2] = 5;
+  std::vector<uint8_t> qb;
+  for (uint64_t v : {22ull, 1ull, 3ull}) for (int k = 0; k < 8; ++k) qb.push_back(uint8_t(v >> (8 * k)));
+  qb.push_back(0x2F); qb.push_back(0x05);
+  CHECK(GoldenHash({q}) == Sha256Hex(qb.data(), qb.size()));
+  CHECK(GoldenSkipMarker() == Sha256Hex("onemodel:skipped", 16));
+  // Canonical NaN for float16 too.
+  Tensor h(DType::kFloat16, {1});
+  h.mutable_data<uint16_t>()[0] = 0xFE01;
+  Tensor h2(DType::kFloat16, {1});
+  h2.mutable_data<uint16_t>()[0] = 0x7E00;
+  CHECK(GoldenHash({h}) == GoldenHash({h2}));
+}
+
+TEST_CASE("tensor: absurd sizes are typed errors, not crashes", "[core][tensor]") {
+  CHECK_THROWS_AS(Tensor(DType::kFloat, {-1, 3}), Error);
+  try {
+    Tensor(DType::kFloat, {int64_t(1) << 40, int64_t(1) << 30}, "input 'x'");
+    FAIL("no error");
+  } catch (const Error& e) {
+    CHECK(e.code() == ErrorCode::kOutOfRange);
+    CHECK(std::string(e.what()).find("input 'x'") != std::string::npos);
+  }
+  CHECK_THROWS_AS(Tensor(DType(99), {1}), Error);
+  Tensor z(DType::kFloat, {0, 5});
+  CHECK(z.numel() == 0);
+}
+
+TEST_CASE("threadpool: chunks cover the range once, for any thread count", "[core][threads]") {
+  for (int threads : {1, 2, 3, 7}) {
+    ThreadPool pool(threads);
+    for (int64_t n : {int64_t(0), int64_t(1), int64_t(5), int64_t(1000), int64_t(12345)}) {
+      std::vector<std::atomic<int>> hits(size_t(n > 0 ? n : 1));
+      for (auto& h : hits) h = 0;
+      pool.ParallelFor(n, 16, [&](int64_t b, int64_t e) {
+        for (int64_t i = b; i < e; ++i) hits[size_t(i)]++;
+      });
+      for (int64_t i = 0; i < n; ++i) REQUIRE(hits[size_t(i)] == 1);
+    }
+    CHECK_THROWS_AS(pool.ParallelFor(100, 1, [](int64_t b, int64_t e) {
+      if (b > 10 || e > 90) throw Error(ErrorCode::kInternal, "boom");
+    }), Error);
+  }
+}
+
+// Native only: wasm has no flush-to-zero mode (tools/test.sh reports it as skipped there).
+TEST_CASE("fpenv: a host's flush-to-zero is undone while OneModel computes", "[core][fpenv][native_only]") {
+  REQUIRE(SetFlushToZeroForTesting(true));
+  volatile float tiny = U2F(0x00800000u);  // smallest normal
+  volatile float half = 0.5f;
+  {
+    FpEnvGuard g;
+    CHECK(g.corrected());
+    const float sub = tiny * half;  // a subnormal, kept under gradual underflow
+    CHECK(F2U(sub) == 0x00400000u);
+  }
+  const float flushed = tiny * half;  // the host's mode is back
+  CHECK(F2U(flushed) == 0u);
+  SetFlushToZeroForTesting(false);
+}
+
+}  // namespace test
+}  // namespace onemodel
