@@ -1,7 +1,7 @@
 // Core tests: SHA-256 (FIPS 180-4 vectors), narrow floats against an independent
 // enumeration, the golden hash format, tensors' size checks, the thread pool and the
 // floating-point environment guard.
-#include <catch2/catch.hpp>
+#include "tests/catch.h"
 
 #include <algorithm>
 #include <atomic>

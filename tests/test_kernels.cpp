@@ -1,6 +1,6 @@
 // Kernel tests: every kernel of the dispatch table on the target under test, bitwise
 // against its reference kernel: lengths 1 .. 4L+3 and one large, specials included.
-#include <catch2/catch.hpp>
+#include "tests/catch.h"
 
 #include <cstring>
 #include <vector>
@@ -69,7 +69,13 @@ TEST_CASE("kernels: results do not depend on the thread count", "[kernels][threa
 
 TEST_CASE("dispatch: ISA names and errors", "[dispatch]") {
   CHECK(ParseIsa("avx2") == Isa::kAvx2);
-  CHECK_THROWS_WITH(ParseIsa("avx9"), Catch::Contains("unknown ISA 'avx9'"));
+  try {
+    (void)ParseIsa("avx9");
+    FAIL("no error for avx9");
+  } catch (const Error& e) {
+    CHECK(e.code() == ErrorCode::kInvalidArgument);
+    CHECK(std::string(e.what()).find("unknown ISA 'avx9'") != std::string::npos);
+  }
   bool found_unsupported = false;
   for (Isa i : {Isa::kSse41, Isa::kAvx2, Isa::kAvx512, Isa::kNeon, Isa::kNeonDot, Isa::kWasm128}) {
     bool compiled = false;

@@ -1,7 +1,7 @@
 // Test entry: `onemodel_tests [--isa ISA] [catch2 options]`. Prints the row (target and
 // build) first so every row of tools/test.sh names itself.
 #define CATCH_CONFIG_RUNNER
-#include <catch2/catch.hpp>
+#include "tests/catch.h"
 
 #include <cstdio>
 #include <limits>

@@ -1,7 +1,7 @@
 // Vector vocabulary tests: every op of simd_ops.inc on the target under test, bitwise
 // against the scalar backend, on the specials corpus and seeded random data; plus
 // known-answer tests of the policies the names promise, on every target.
-#include <catch2/catch.hpp>
+#include "tests/catch.h"
 
 #include <cstring>
 #include <limits>

@@ -69,12 +69,12 @@ std::string BuildName() {
 }
 
 int CmdTargets(const Options& o, std::ostream& out) {
+  const Dispatch d = MakeDispatch(o.isa);  // errors before any output
+  MaybePrintDispatch(d);
   out << "cpu: " << CpuDescription() << "\n";
   out << "compiled:";
   for (Isa i : CompiledIsas()) out << " " << IsaName(i) << (CpuSupports(i) ? "" : "(unsupported)");
   out << "\n";
-  const Dispatch d = MakeDispatch(o.isa);
-  MaybePrintDispatch(d);
   out << "selected: " << IsaName(d.isa) << "\n";
   out << "threads: " << o.threads << "\n";
   out << "canonical lanes (L): " << kCanonicalLanes << "\n";

@@ -1,0 +1,50 @@
+// Loads the OneModel wasm module: the SIMD128 build where the engine validates SIMD,
+// else the scalar build (or as forced by `simd`). Node: reads the .wasm with fs and
+// passes it in (Emscripten's fetch() path fails under Node 20); browsers: fetches it.
+import { createRequire } from 'node:module';
+import { readFileSync, existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { dirname, join } from 'node:path';
+
+const here = dirname(fileURLToPath(import.meta.url));
+
+// The smallest module using a v128 instruction (i32x4.splat of 0, dropped).
+const SIMD_PROBE = new Uint8Array([
+  0, 97, 115, 109, 1, 0, 0, 0, 1, 4, 1, 96, 0, 0, 3, 2, 1, 0, 10, 9, 1, 7, 0, 65, 0, 253, 17, 26, 11,
+]);
+
+export function simdSupported() {
+  try {
+    return WebAssembly.validate(SIMD_PROBE);
+  } catch {
+    return false;
+  }
+}
+
+// Returns the folder holding onemodel-{simd,scalar}.{js,wasm}: ONEMODEL_WASM_DIR, the
+// repo's build/wasm, or the package's dist/.
+export function wasmDir() {
+  const candidates = [process.env.ONEMODEL_WASM_DIR, join(here, '..', 'build', 'wasm'), join(here, 'dist')];
+  for (const c of candidates) {
+    if (c && existsSync(join(c, 'onemodel-scalar.js'))) return c;
+  }
+  throw new Error('onemodel: wasm build not found; run tools/build.sh wasm (or set ONEMODEL_WASM_DIR)');
+}
+
+// simd: 'on' | 'off' | 'detect'. Returns { module, flavour }.
+export async function loadOneModel({ simd = 'detect' } = {}) {
+  if (!['on', 'off', 'detect'].includes(simd)) {
+    throw new Error(`onemodel: --simd takes on, off or detect, not '${simd}'`);
+  }
+  const useSimd = simd === 'on' || (simd === 'detect' && simdSupported());
+  if (simd === 'on' && !simdSupported()) {
+    throw new Error('onemodel: --simd on, but this engine does not validate wasm SIMD128');
+  }
+  const flavour = useSimd ? 'simd' : 'scalar';
+  const dir = wasmDir();
+  const require = createRequire(import.meta.url);
+  const factory = require(join(dir, `onemodel-${flavour}.js`));
+  const wasmBinary = readFileSync(join(dir, `onemodel-${flavour}.wasm`));
+  const module = await factory({ wasmBinary });
+  return { module, flavour };
+}

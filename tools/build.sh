@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Builds OneModel rows: tools/build.sh [ROW...]; rows: native (g++, x64), native-clang,
+# arm64 (cross build, runs under qemu-aarch64), wasm (SIMD128 and scalar builds).
+# Default: all rows. Outputs: build/<row>/onemodel, build/<row>/libonemodel.a,
+# build/<row>/onemodel_tests; build/wasm/{simd,scalar}/ and the node CLI's modules
+# build/wasm/onemodel-{simd,scalar}.{js,wasm}.
+set -euo pipefail
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$ROOT"
+ROWS=("$@")
+[ ${#ROWS[@]} -gt 0 ] || ROWS=(native native-clang arm64 wasm)
+BUILD_TYPE="${ONEMODEL_BUILD_TYPE:-Release}"
+JOBS="${ONEMODEL_JOBS:-$(nproc)}"
+
+configure_build() {  # dir, extra cmake args...
+  local dir="$1"; shift
+  cmake -S "$ROOT" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE="$BUILD_TYPE" "$@" >"$dir.configure.log" 2>&1 \
+    || { cat "$dir.configure.log" >&2; exit 1; }
+  compile "$dir"
+}
+
+compile() {  # dir: builds, shows the log on failure and only warnings otherwise
+  if ! cmake --build "$1" -j "$JOBS" >"$1.build.log" 2>&1; then
+    grep -E "error|FAILED" "$1.build.log" | head -40 >&2
+    echo "[build] $1 failed (full log: $1.build.log)" >&2
+    exit 1
+  fi
+  grep -E "warning:" "$1.build.log" | sort -u | head -20 >&2 || true
+}
+
+for row in "${ROWS[@]}"; do
+  mkdir -p build
+  echo "[build] $row" >&2
+  case "$row" in
+    native) configure_build build/native -DCMAKE_CXX_COMPILER=g++ -DCMAKE_C_COMPILER=gcc ;;
+    native-clang) configure_build build/native-clang -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_C_COMPILER=clang ;;
+    arm64) configure_build build/arm64 -DCMAKE_TOOLCHAIN_FILE="$ROOT/cmake/aarch64-linux-gnu.cmake" ;;
+    wasm)
+      export NODE_PATH=/usr/share/nodejs  # emcc's JS optimiser needs Debian's acorn
+      mkdir -p build/wasm
+      # Emscripten emits CommonJS; the repo's package.json says "type": "module".
+      echo '{ "type": "commonjs" }' > build/wasm/package.json
+      for flavour in simd scalar; do
+        simd=ON; [ "$flavour" = scalar ] && simd=OFF
+        dir=build/wasm/$flavour
+        mkdir -p "$dir"
+        emcmake cmake -S "$ROOT" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE="$BUILD_TYPE" \
+          -DONEMODEL_WASM_SIMD=$simd >"$dir.configure.log" 2>&1 || { cat "$dir.configure.log" >&2; exit 1; }
+        compile "$dir"
+        cp "$dir/onemodel.js" "build/wasm/onemodel-$flavour.js"
+        cp "$dir/onemodel.wasm" "build/wasm/onemodel-$flavour.wasm"
+      done
+      ;;
+    *) echo "tools/build.sh: unknown row '$row' (rows: native native-clang arm64 wasm)" >&2; exit 2 ;;
+  esac
+done

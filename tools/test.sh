@@ -1,0 +1,124 @@
+#!/usr/bin/env bash
+# The test command (README): builds every row, then runs the Catch2 suite natively once
+# per ISA cap (gcc and clang), on arm64 under qemu (a CPU with and one without the
+# dot-product extension), and on wasm (SIMD128 and scalar builds) under node; then the
+# CLI checks. Each row prints its own count; the last line is the total
+# `N passed, N failed, N skipped` (test cases); exits non-zero on any failure.
+# Options: --no-build (use existing builds), --rows "native arm64 ..." (subset).
+set -uo pipefail
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$ROOT"
+BUILD=1
+ROWS="native native-clang arm64 wasm cli"
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --no-build) BUILD=0 ;;
+    --rows) ROWS="$2"; shift ;;
+    *) echo "tools/test.sh: unknown option $1" >&2; exit 2 ;;
+  esac
+  shift
+done
+
+if [ "$BUILD" = 1 ]; then
+  build_rows=""
+  for r in $ROWS; do [ "$r" = cli ] && build_rows="$build_rows native wasm" || build_rows="$build_rows $r"; done
+  # shellcheck disable=SC2086
+  tools/build.sh $(echo $build_rows | tr ' ' '\n' | awk '!seen[$0]++') || { echo "0 passed, 1 failed, 0 skipped"; exit 1; }
+fi
+
+TOTAL_P=0; TOTAL_F=0; TOTAL_S=0
+LOGDIR="$ROOT/build/test-logs"
+mkdir -p "$LOGDIR"
+
+# count_tagged CMD... TAGSPEC: how many test cases a tag expression selects.
+count_tagged() {
+  local spec="${!#}"
+  local n=$(( $# - 1 ))
+  "${@:1:$n}" --list-test-names-only "$spec" 2>/dev/null | grep -v '^row: ' | grep -c . || true
+}
+
+# run_row NAME EXCLUDE_TAGS CMD...: runs the suite, prints and adds up its counts.
+run_row() {
+  local name="$1" exclude="$2"; shift 2
+  local log="$LOGDIR/$(echo "$name" | tr '/ ' '__').log"
+  local args=(--use-colour no)
+  local skipped=0
+  if [ -n "$exclude" ]; then  # space-separated tags: each excluded, counted as skipped
+    skipped=$(count_tagged "$@" "$(echo "$exclude" | tr ' ' ',')")
+    args+=("$(for t in $exclude; do printf '~%s' "$t"; done)")
+  fi
+  "$@" "${args[@]}" >"$log" 2>&1
+  local rc=$?
+  local p=0 f=0
+  if grep -q "^All tests passed" "$log"; then
+    p=$(grep "^All tests passed" "$log" | sed -E 's/.* in ([0-9]+) test case.*/\1/')
+  elif grep -q "^test cases:" "$log"; then
+    local line; line=$(grep "^test cases:" "$log" | tail -1)
+    p=$(echo "$line" | sed -E 's/.*\| *([0-9]+) passed.*/\1/; t; s/.*/0/')
+    f=$(echo "$line" | sed -E 's/.*\| *([0-9]+) failed.*/\1/; t; s/.*/0/')
+  fi
+  if [ "$rc" != 0 ] && [ "$f" = 0 ]; then f=1; fi  # crashed or refused to start
+  echo "row $name: $(head -1 "$log" | sed 's/^row: //') -> $p passed, $f failed, $skipped skipped"
+  if [ "$f" != 0 ]; then
+    grep -E "FAILED|failed|error" -A4 "$log" | head -40 | sed 's/^/    /'
+    echo "    (full log: $log)"
+  fi
+  TOTAL_P=$((TOTAL_P + p)); TOTAL_F=$((TOTAL_F + f)); TOTAL_S=$((TOTAL_S + skipped))
+}
+
+# skip_row NAME REASON CMD...: a row this machine cannot run counts its cases as skipped.
+skip_row() {
+  local name="$1" reason="$2"; shift 2
+  local n; n=$(count_tagged "$@" "*")
+  echo "row $name: skipped ($reason) -> 0 passed, 0 failed, $n skipped"
+  TOTAL_S=$((TOTAL_S + n))
+}
+
+native_rows() {  # build dir, row prefix: every target the build has, via test_native.sh
+  local out
+  out=$(tools/test_native.sh "$1" "$2" 2>&1)
+  echo "$out" | sed '$d'
+  local last; last=$(echo "$out" | tail -1)
+  if [[ "$last" =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed,\ ([0-9]+)\ skipped$ ]]; then
+    TOTAL_P=$((TOTAL_P + BASH_REMATCH[1])); TOTAL_F=$((TOTAL_F + BASH_REMATCH[2])); TOTAL_S=$((TOTAL_S + BASH_REMATCH[3]))
+  else
+    echo "row $2: did not run"; TOTAL_F=$((TOTAL_F + 1))
+  fi
+}
+
+for row in $ROWS; do
+  case "$row" in
+    native) native_rows build/native native ;;
+    native-clang) native_rows build/native-clang native-clang ;;
+    arm64)
+      Q=(qemu-aarch64 -L /usr/aarch64-linux-gnu)
+      for cpu in max cortex-a72; do
+        for isa in scalar neon neondot; do
+          if [ "$cpu" = cortex-a72 ] && [ "$isa" = neondot ]; then
+            skip_row "arm64-$cpu/$isa" "cortex-a72 has no dot product" "${Q[@]}" -cpu "$cpu" build/arm64/onemodel_tests
+            continue
+          fi
+          ex=""; [ "$isa" = scalar ] && ex="[vs_scalar]"
+          run_row "arm64-$cpu/$isa" "$ex" "${Q[@]}" -cpu "$cpu" build/arm64/onemodel_tests --isa "$isa"
+        done
+      done
+      ;;
+    wasm)
+      N=(node --no-experimental-fetch)
+      run_row "wasm-simd/wasm128" "[native_only]" "${N[@]}" build/wasm/simd/onemodel_tests.js --isa wasm128
+      run_row "wasm-simd/scalar" "[native_only] [vs_scalar]" "${N[@]}" build/wasm/simd/onemodel_tests.js --isa scalar
+      run_row "wasm-scalar/scalar" "[native_only] [vs_scalar]" "${N[@]}" build/wasm/scalar/onemodel_tests.js --isa scalar
+      ;;
+    cli)
+      out=$(bash tests/cli_test.sh 2>&1); echo "$out" | sed 's/^/    /'
+      last=$(echo "$out" | tail -1)
+      p=$(echo "$last" | sed -E 's/^([0-9]+) passed.*/\1/'); f=$(echo "$last" | sed -E 's/.* ([0-9]+) failed.*/\1/')
+      echo "row cli: native and node CLIs -> $p passed, $f failed, 0 skipped"
+      TOTAL_P=$((TOTAL_P + p)); TOTAL_F=$((TOTAL_F + f))
+      ;;
+    *) echo "tools/test.sh: unknown row $row" >&2; exit 2 ;;
+  esac
+done
+
+echo "$TOTAL_P passed, $TOTAL_F failed, $TOTAL_S skipped"
+[ "$TOTAL_F" = 0 ]

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Runs the native suite in BUILD_DIR once per target this build has and this CPU runs
+# (the vs-scalar comparison is skipped on the scalar row, where it would compare the
+# scalar backend with itself). Used by tools/test.sh and the GitHub workflow.
+# Prints one line per row and `N passed, N failed, N skipped`; exits non-zero on failure.
+set -uo pipefail
+DIR="${1:?usage: tools/test_native.sh BUILD_DIR [ROW_PREFIX]}"
+PREFIX="${2:-$(basename "$DIR")}"
+EXE=""; [ -f "$DIR/onemodel.exe" ] && EXE=".exe"
+CLI="$DIR/onemodel$EXE"; BIN="$DIR/onemodel_tests$EXE"
+P=0; F=0; S=0
+compiled=$("$CLI" targets | sed -n 's/^compiled://p')
+for entry in $compiled; do
+  isa="${entry%%(*}"
+  [ "$isa" = ref ] && continue
+  all=$("$BIN" --list-test-names-only 2>/dev/null | grep -v '^row: ' | grep -c .)
+  if [ "$entry" != "$isa" ]; then  # "(unsupported)": this CPU lacks it
+    echo "row $PREFIX/$isa: skipped (this CPU lacks $isa) -> 0 passed, 0 failed, $all skipped"
+    S=$((S + all)); continue
+  fi
+  filter=(); skipped=0
+  if [ "$isa" = scalar ]; then
+    filter=("~[vs_scalar]")
+    skipped=$("$BIN" --list-test-names-only "[vs_scalar]" 2>/dev/null | grep -v '^row: ' | grep -c .)
+  fi
+  log=$(mktemp)
+  "$BIN" --isa "$isa" --use-colour no "${filter[@]}" >"$log" 2>&1
+  rc=$?
+  p=0; f=0
+  if grep -q "^All tests passed" "$log"; then
+    p=$(grep "^All tests passed" "$log" | sed -E 's/.* in ([0-9]+) test case.*/\1/')
+  elif grep -q "^test cases:" "$log"; then
+    line=$(grep "^test cases:" "$log" | tail -1)
+    p=$(echo "$line" | sed -E 's/.*\| *([0-9]+) passed.*/\1/; t; s/.*/0/')
+    f=$(echo "$line" | sed -E 's/.*\| *([0-9]+) failed.*/\1/; t; s/.*/0/')
+  fi
+  [ "$rc" != 0 ] && [ "$f" = 0 ] && f=1
+  echo "row $PREFIX/$isa: $(head -1 "$log" | sed 's/^row: //') -> $p passed, $f failed, $skipped skipped"
+  [ "$f" != 0 ] && grep -E "FAILED|error" -A4 "$log" | head -40 | sed 's/^/    /'
+  rm -f "$log"
+  P=$((P + p)); F=$((F + f)); S=$((S + skipped))
+done
+echo "$P passed, $F failed, $S skipped"
+[ "$F" = 0 ]
