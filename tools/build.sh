@@ -10,6 +10,13 @@ cd "$ROOT"
 ROWS=("$@")
 [ ${#ROWS[@]} -gt 0 ] || ROWS=(native native-clang arm64 wasm)
 BUILD_TYPE="${ONEMODEL_BUILD_TYPE:-Release}"
+CACHE="${ONEMODEL_CACHE:-$HOME/.cache/onemodel}"
+PB_VER="$(protoc --version | awk '{print $2}')"
+pb_prefix() {  # the protobuf-lite tools/setup.sh built for a cross row
+  local p="$CACHE/protobuf-lite-$1-$PB_VER"
+  [ -f "$p/lib/libprotobuf-lite.a" ] || { echo "[build] $p missing: run tools/setup.sh" >&2; exit 1; }
+  echo "$p"
+}
 JOBS="${ONEMODEL_JOBS:-$(nproc)}"
 
 configure_build() {  # dir, extra cmake args...
@@ -34,7 +41,8 @@ for row in "${ROWS[@]}"; do
   case "$row" in
     native) configure_build build/native -DCMAKE_CXX_COMPILER=g++ -DCMAKE_C_COMPILER=gcc ;;
     native-clang) configure_build build/native-clang -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_C_COMPILER=clang ;;
-    arm64) configure_build build/arm64 -DCMAKE_TOOLCHAIN_FILE="$ROOT/cmake/aarch64-linux-gnu.cmake" ;;
+    arm64) configure_build build/arm64 -DCMAKE_TOOLCHAIN_FILE="$ROOT/cmake/aarch64-linux-gnu.cmake" \
+             -DONEMODEL_PROTOBUF_PREFIX="$(pb_prefix aarch64)" ;;
     wasm)
       export NODE_PATH=/usr/share/nodejs  # emcc's JS optimiser needs Debian's acorn
       mkdir -p build/wasm
@@ -45,7 +53,7 @@ for row in "${ROWS[@]}"; do
         dir=build/wasm/$flavour
         mkdir -p "$dir"
         emcmake cmake -S "$ROOT" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE="$BUILD_TYPE" \
-          -DONEMODEL_WASM_SIMD=$simd >"$dir.configure.log" 2>&1 || { cat "$dir.configure.log" >&2; exit 1; }
+          -DONEMODEL_WASM_SIMD=$simd -DONEMODEL_PROTOBUF_PREFIX="$(pb_prefix wasm)" >"$dir.configure.log" 2>&1 || { cat "$dir.configure.log" >&2; exit 1; }
         compile "$dir"
         cp "$dir/onemodel.js" "build/wasm/onemodel-$flavour.js"
         cp "$dir/onemodel.wasm" "build/wasm/onemodel-$flavour.wasm"

@@ -34,35 +34,48 @@ if [ -f "$ROOT/package.json" ] && grep -q '"devDependencies"' "$ROOT/package.jso
   fi
 fi
 
-# protobuf-lite for wasm, built from Debian's source of the same version as protoc.
+# protobuf-lite for the cross rows (wasm, and arm64 on x86-64 hosts), built from
+# Debian's source of the same version as protoc. Native rows use libprotobuf-dev.
 PB_VER="$(protoc --version | awk '{print $2}')"
-PB_PREFIX="$CACHE/protobuf-lite-wasm-$PB_VER"
-if [ -f "$PB_PREFIX/lib/libprotobuf-lite.a" ]; then
-  log "protobuf-lite for wasm $PB_VER: cached at $PB_PREFIX"
-else
-  log "protobuf-lite for wasm $PB_VER: building (one time, a few minutes)"
+PB_SRC_DIR="$CACHE/protobuf-src-$PB_VER"
+fetch_pb_source() {
+  [ -d "$PB_SRC_DIR" ] && return
   SRC_LIST=/etc/apt/sources.list.d/onemodel-deb-src.sources
   if ! apt-get indextargets 2>/dev/null | grep -q 'Identifier: Sources'; then
     sed -e 's/^Types: deb$/Types: deb-src/' /etc/apt/sources.list.d/debian.sources | $SUDO tee "$SRC_LIST" >/dev/null
     $SUDO apt-get update -qq
   fi
-  WORK="$(mktemp -d)"
-  (cd "$WORK" && apt-get source --download-only "protobuf=$(dpkg-query -W -f='${Version}' libprotobuf-dev)" >/dev/null 2>&1 \
+  local work; work="$(mktemp -d)"
+  (cd "$work" && apt-get source --download-only "protobuf=$(dpkg-query -W -f='${Version}' libprotobuf-dev)" >/dev/null 2>&1 \
      || apt-get source --download-only protobuf >/dev/null)
-  tar -C "$WORK" -xf "$WORK"/protobuf_*.orig.tar.*
-  PBSRC="$(ls -d "$WORK"/protobuf-*/ | head -1)"
-  export NODE_PATH=/usr/share/nodejs
-  emcmake cmake -S "$PBSRC" -B "$WORK/build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+  tar -C "$work" -xf "$work"/protobuf_*.orig.tar.*
+  mkdir -p "$CACHE"
+  mv "$(ls -d "$work"/protobuf-*/ | head -1)" "$PB_SRC_DIR"
+  rm -rf "$work"
+}
+build_pb_lite() {  # name, configure command prefix..., -- extra cmake args
+  local name="$1"; shift
+  local prefix="$CACHE/protobuf-lite-$name-$PB_VER"
+  if [ -f "$prefix/lib/libprotobuf-lite.a" ]; then
+    log "protobuf-lite for $name $PB_VER: cached at $prefix"; return
+  fi
+  log "protobuf-lite for $name $PB_VER: building (one time)"
+  fetch_pb_source
+  local build; build="$(mktemp -d)"
+  "$@" -S "$PB_SRC_DIR" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
     -Dprotobuf_BUILD_TESTS=OFF -Dprotobuf_BUILD_PROTOC_BINARIES=OFF \
-    -Dprotobuf_BUILD_SHARED_LIBS=OFF -Dprotobuf_WITH_ZLIB=OFF \
-    -DCMAKE_CXX_FLAGS="-fwasm-exceptions -ffp-contract=off" \
-    -DCMAKE_INSTALL_PREFIX="$PB_PREFIX" >/dev/null
-  cmake --build "$WORK/build" --target libprotobuf-lite >/dev/null
-  mkdir -p "$PB_PREFIX/lib" "$PB_PREFIX/include"
-  cp "$WORK/build/libprotobuf-lite.a" "$PB_PREFIX/lib/"
-  (cd "$PBSRC/src" && find google -name '*.h' -o -name '*.inc' | cpio -pdm --quiet "$PB_PREFIX/include" 2>/dev/null \
-     || tar cf - $(find google -name '*.h' -o -name '*.inc') | tar -C "$PB_PREFIX/include" -xf -)
-  rm -rf "$WORK"
-  log "protobuf-lite for wasm: installed into $PB_PREFIX"
+    -Dprotobuf_BUILD_SHARED_LIBS=OFF -Dprotobuf_WITH_ZLIB=OFF >"$build.log" 2>&1 || { cat "$build.log" >&2; exit 1; }
+  cmake --build "$build" --target libprotobuf-lite >>"$build.log" 2>&1 || { tail -30 "$build.log" >&2; exit 1; }
+  mkdir -p "$prefix/lib" "$prefix/include"
+  cp "$build/libprotobuf-lite.a" "$prefix/lib/"
+  (cd "$PB_SRC_DIR/src" && find google \( -name '*.h' -o -name '*.inc' \) -print0 | tar --null -cf - -T - | tar -C "$prefix/include" -xf -)
+  rm -rf "$build" "$build.log"
+  log "protobuf-lite for $name: installed into $prefix"
+}
+export NODE_PATH=/usr/share/nodejs
+build_pb_lite wasm emcmake cmake -DCMAKE_CXX_FLAGS="-fwasm-exceptions -ffp-contract=off"
+if [ "$(uname -m)" = x86_64 ]; then
+  build_pb_lite aarch64 cmake -DCMAKE_TOOLCHAIN_FILE="$ROOT/cmake/aarch64-linux-gnu.cmake" \
+    -DCMAKE_CXX_FLAGS="-ffp-contract=off" -DCMAKE_POSITION_INDEPENDENT_CODE=ON
 fi
 log "done"

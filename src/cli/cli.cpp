@@ -7,6 +7,11 @@
 #include <sstream>
 
 #include "core/error.h"
+#include "core/golden.h"
+#include "core/minifloat.h"
+#include "core/io.h"
+#include "onnx/tensor_proto.h"
+#include "runtime/session.h"
 #include "core/exact.h"
 #include "core/random.h"
 #include "core/threadpool.h"
@@ -25,6 +30,9 @@ const char* kUsage =
     "commands:\n"
     "  version                 print the version and build\n"
     "  targets                 print the CPU's features, the compiled targets and the chosen one\n"
+    "  cases DIR [--filter S] [--mode exact|fast] [--verbose]\n"
+    "                          run every ONNX case folder in DIR (model.onnx + test_data_set_*),\n"
+    "                          compare with the expected outputs, print case/<name> <hash>\n"
     "  bench-lanes [--n N] [--reps R] [--all]\n"
     "                          time the canonical L-lane f32 sum for L = 16, 32, 64, 128\n"
     "                          (the benchmark that chose L); --all runs every supported target\n"
@@ -146,6 +154,138 @@ int CmdBenchLanes(const Options& o, std::ostream& out, std::ostream& err) {
   return ok ? 0 : 1;
 }
 
+// Compares one output with the expected tensor (ONNX's backend-test rule: rtol 1e-3,
+// atol 1e-7 for floats, NaN equals NaN; integers, bools and strings exactly). Returns
+// "" when they agree, else what differs.
+std::string CompareTensors(const Tensor& want, const Tensor& got) {
+  if (want.dtype() != got.dtype()) return "type " + DTypeName(got.dtype()) + ", expected " + DTypeName(want.dtype());
+  if (want.shape() != got.shape()) return "shape " + ShapeToString(got.shape()) + ", expected " + ShapeToString(want.shape());
+  const int64_t n = want.numel();
+  if (want.dtype() == DType::kString) {
+    for (int64_t i = 0; i < n; ++i)
+      if (want.strings()[size_t(i)] != got.strings()[size_t(i)]) return "string " + std::to_string(i) + " differs";
+    return "";
+  }
+  auto as_double = [](const Tensor& t, int64_t i) -> double {
+    switch (t.dtype()) {
+      case DType::kFloat: return t.data<float>()[i];
+      case DType::kDouble: return t.data<double>()[i];
+      case DType::kFloat16: return HalfToF32(t.data<uint16_t>()[i]);
+      case DType::kBFloat16: return BF16ToF32(t.data<uint16_t>()[i]);
+      default: return 0;
+    }
+  };
+  const bool is_float = want.dtype() == DType::kFloat || want.dtype() == DType::kDouble ||
+                        want.dtype() == DType::kFloat16 || want.dtype() == DType::kBFloat16;
+  if (is_float) {
+    for (int64_t i = 0; i < n; ++i) {
+      const double w = as_double(want, i), g = as_double(got, i);
+      if (w != w && g != g) continue;
+      if (w == g) continue;
+      const double diff = w > g ? w - g : g - w;
+      const double aw = w < 0 ? -w : w;
+      if (!(diff <= 1e-7 + 1e-3 * aw)) {
+        std::ostringstream s;
+        s << "element " << i << ": got " << std::setprecision(9) << g << ", expected " << w;
+        return s.str();
+      }
+    }
+    return "";
+  }
+  if (want.nbytes() && std::memcmp(want.raw(), got.raw(), want.nbytes()) != 0) {
+    const size_t es = DTypeStorageSize(want.dtype());
+    for (int64_t i = 0; i < n; ++i) {
+      if (std::memcmp(static_cast<const uint8_t*>(want.raw()) + size_t(i) * es,
+                      static_cast<const uint8_t*>(got.raw()) + size_t(i) * es, es) != 0) {
+        return "element " + std::to_string(i) + " differs";
+      }
+    }
+  }
+  return "";
+}
+
+enum class CaseResult { kPassed, kFailed, kSkipped };
+
+// Runs one case folder; returns the result, the line's hash and a reason.
+CaseResult RunCase(const std::string& dir, const Options& o, std::string* hash, std::string* why) {
+  *hash = GoldenSkipMarker();
+  try {
+    SessionOptions so;
+    so.threads = o.threads;
+    so.isa = IsaName(o.isa);
+    Session s = Session::Load(JoinPath(dir, "model.onnx"), so);
+    for (const auto& in : s.inputs()) {
+      if (in.type.kind != ValueType::Kind::kTensor) { *why = "input '" + in.name + "' is a sequence, optional or map"; return CaseResult::kSkipped; }
+    }
+    for (const auto& out : s.outputs()) {
+      if (out.type.kind != ValueType::Kind::kTensor) { *why = "output '" + out.name + "' is a sequence, optional or map"; return CaseResult::kSkipped; }
+    }
+    const std::string data = JoinPath(dir, "test_data_set_0");
+    std::map<std::string, Value> feeds;
+    for (size_t i = 0;; ++i) {
+      const std::string p = JoinPath(data, "input_" + std::to_string(i) + ".pb");
+      if (!FileExists(p)) break;
+      if (i >= s.inputs().size()) throw Error(ErrorCode::kInvalidModel, "more input files than model inputs");
+      auto bytes = ReadFile(p);
+      feeds[s.inputs()[i].name] = Value::FromTensor(TensorFromBytes(bytes->data(), bytes->size(), p));
+    }
+    std::vector<Value> outs = s.Run(feeds);
+    std::vector<Tensor> got;
+    for (const Value& v : outs) got.push_back(v.tensor);
+    *hash = GoldenHash(got);
+    for (size_t i = 0; i < outs.size(); ++i) {
+      const std::string p = JoinPath(data, "output_" + std::to_string(i) + ".pb");
+      if (!FileExists(p)) { *why = "expected output " + std::to_string(i) + " is missing"; return CaseResult::kFailed; }
+      auto bytes = ReadFile(p);
+      const Tensor want = TensorFromBytes(bytes->data(), bytes->size(), p);
+      const std::string d = CompareTensors(want, got[i]);
+      if (!d.empty()) { *why = "output " + std::to_string(i) + ": " + d; return CaseResult::kFailed; }
+    }
+    return CaseResult::kPassed;
+  } catch (const Error& e) {
+    *hash = GoldenSkipMarker();
+    *why = e.what();
+    return e.code() == ErrorCode::kUnsupportedOp ? CaseResult::kSkipped : CaseResult::kFailed;
+  }
+}
+
+int CmdCases(const Options& o, std::ostream& out, std::ostream& err) {
+  std::string dir, filter;
+  bool verbose = false;
+  for (size_t i = 0; i < o.rest.size(); ++i) {
+    const std::string& a = o.rest[i];
+    if (a == "--filter" && i + 1 < o.rest.size()) filter = o.rest[++i];
+    else if (a == "--mode" && i + 1 < o.rest.size()) {
+      const std::string m = o.rest[++i];
+      if (m != "exact" && m != "fast") throw Error(ErrorCode::kInvalidArgument, "--mode takes exact or fast, not '" + m + "'");
+    } else if (a == "--verbose") verbose = true;
+    else if (!a.empty() && a[0] != '-' && dir.empty()) dir = a;
+    else throw Error(ErrorCode::kInvalidArgument, "cases: unexpected argument '" + a + "'");
+  }
+  if (dir.empty()) throw Error(ErrorCode::kInvalidArgument, "cases: give the folder of case folders");
+  if (!IsDirectory(dir)) throw Error(ErrorCode::kIo, "cases: '" + dir + "' is not a directory");
+  int passed = 0, failed = 0, skipped = 0;
+  for (const std::string& name : ListDirectory(dir)) {
+    const std::string cdir = JoinPath(dir, name);
+    if (!FileExists(JoinPath(cdir, "model.onnx"))) continue;
+    if (!filter.empty() && name.find(filter) == std::string::npos) continue;
+    std::string hash, why;
+    const CaseResult r = RunCase(cdir, o, &hash, &why);
+    std::string line_name = name;
+    if (line_name.rfind("test_", 0) == 0) line_name = line_name.substr(5);
+    out << "case/" << line_name << " " << hash << "\n";
+    if (r == CaseResult::kPassed) ++passed;
+    else if (r == CaseResult::kFailed) ++failed;
+    else ++skipped;
+    if (verbose && r != CaseResult::kPassed) {
+      err << (r == CaseResult::kFailed ? "FAIL " : "SKIP ") << name << ": " << why << "\n";
+    }
+  }
+  out.flush();
+  err << passed << " passed, " << failed << " failed, " << skipped << " skipped\n";
+  return failed == 0 ? 0 : 1;
+}
+
 }  // namespace
 
 int RunCli(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
@@ -172,6 +312,7 @@ int RunCli(const std::vector<std::string>& args, std::ostream& out, std::ostream
     }
     if (cmd == "targets") return CmdTargets(o, out);
     if (cmd == "bench-lanes") return CmdBenchLanes(o, out, err);
+    if (cmd == "cases") return CmdCases(o, out, err);
     if (cmd == "help") { out << kUsage; return 0; }
     err << "onemodel: unknown command '" << cmd << "'\n" << kUsage;
     return 2;

@@ -1,0 +1,207 @@
+// File access (see io.h).
+#include "core/io.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "core/error.h"
+
+#if defined(__EMSCRIPTEN__)
+#include <emscripten.h>
+#else
+#include <filesystem>
+#endif
+
+namespace onemodel {
+
+#if defined(__EMSCRIPTEN__)
+// node's fs, reached from the wasm module; in a browser these report "no file system".
+EM_JS(int, om_js_has_fs, (), {
+  return (typeof process !== 'undefined' && process.versions && process.versions.node) ? 1 : 0;
+});
+// Reads [offset, offset+length) (length < 0: to the end) into a malloc'ed buffer;
+// stores the pointer and size; returns 0, or -1 on error.
+EM_JS(int, om_js_read, (const char* path, double offset, double length, uint8_t** out_ptr, double* out_size), {
+  try {
+    const fs = require('fs');
+    const p = UTF8ToString(path);
+    const fd = fs.openSync(p, 'r');
+    try {
+      const total = fs.fstatSync(fd).size;
+      const start = Math.min(offset, total);
+      const n = length < 0 ? total - start : Math.min(length, total - start);
+      const ptr = _malloc(Math.max(n, 1));
+      if (!ptr) return -1;
+      let done = 0;
+      while (done < n) {
+        const chunk = Math.min(n - done, 1 << 28);
+        const got = fs.readSync(fd, HEAPU8, ptr + done, chunk, start + done);
+        if (got <= 0) break;
+        done += got;
+      }
+      HEAPU32[out_ptr >> 2] = ptr;
+      HEAPF64[out_size >> 3] = done;
+      return 0;
+    } finally {
+      fs.closeSync(fd);
+    }
+  } catch (e) {
+    return -1;
+  }
+});
+// 1 directory, 2 file, 0 missing.
+EM_JS(int, om_js_stat, (const char* path), {
+  try {
+    const st = require('fs').statSync(UTF8ToString(path));
+    return st.isDirectory() ? 1 : 2;
+  } catch (e) {
+    return 0;
+  }
+});
+// Newline-separated entry names in a malloc'ed C string, or 0.
+EM_JS(char*, om_js_list, (const char* path), {
+  try {
+    const names = require('fs').readdirSync(UTF8ToString(path)).join('\n');
+    const n = lengthBytesUTF8(names) + 1;
+    const ptr = _malloc(n);
+    stringToUTF8(names, ptr, n);
+    return ptr;
+  } catch (e) {
+    return 0;
+  }
+});
+
+namespace {
+class MallocBytes : public FileBytes {
+ public:
+  MallocBytes(uint8_t* p, size_t n) : p_(p), n_(n) {}
+  ~MallocBytes() override { std::free(p_); }
+  const uint8_t* data() const override { return p_; }
+  size_t size() const override { return n_; }
+
+ private:
+  uint8_t* p_;
+  size_t n_;
+};
+void RequireFs() {
+  if (!om_js_has_fs()) throw Error(ErrorCode::kIo, "no file system in this environment: pass the model's bytes");
+}
+std::shared_ptr<MallocBytes> JsRead(const std::string& path, int64_t offset, int64_t length) {
+  RequireFs();
+  uint8_t* p = nullptr;
+  double n = 0;
+  if (om_js_read(path.c_str(), double(offset), double(length), &p, &n) != 0) {
+    throw Error(ErrorCode::kIo, "cannot read '" + path + "'");
+  }
+  return std::make_shared<MallocBytes>(p, size_t(n));
+}
+}  // namespace
+
+std::shared_ptr<FileBytes> ReadFile(const std::string& path) { return JsRead(path, 0, -1); }
+
+std::vector<uint8_t> ReadFileRange(const std::string& path, int64_t offset, int64_t length) {
+  auto b = JsRead(path, offset, length);
+  return std::vector<uint8_t>(b->data(), b->data() + b->size());
+}
+
+bool IsDirectory(const std::string& path) { return om_js_has_fs() && om_js_stat(path.c_str()) == 1; }
+bool FileExists(const std::string& path) { return om_js_has_fs() && om_js_stat(path.c_str()) == 2; }
+
+std::vector<std::string> ListDirectory(const std::string& path) {
+  RequireFs();
+  char* s = om_js_list(path.c_str());
+  if (!s) throw Error(ErrorCode::kIo, "cannot list directory '" + path + "'");
+  std::vector<std::string> out;
+  std::string all(s);
+  std::free(s);
+  size_t start = 0;
+  while (start <= all.size() && !all.empty()) {
+    size_t nl = all.find('\n', start);
+    if (nl == std::string::npos) nl = all.size();
+    out.push_back(all.substr(start, nl - start));
+    start = nl + 1;
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+#else
+
+namespace {
+class VectorBytes : public FileBytes {
+ public:
+  explicit VectorBytes(std::vector<uint8_t> v) : v_(std::move(v)) {}
+  const uint8_t* data() const override { return v_.data(); }
+  size_t size() const override { return v_.size(); }
+
+ private:
+  std::vector<uint8_t> v_;
+};
+}  // namespace
+
+std::vector<uint8_t> ReadFileRange(const std::string& path, int64_t offset, int64_t length) {
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (!f) throw Error(ErrorCode::kIo, "cannot open '" + path + "': " + std::strerror(errno));
+  std::vector<uint8_t> out;
+  try {
+    if (std::fseek(f, 0, SEEK_END) != 0) throw Error(ErrorCode::kIo, "cannot seek in '" + path + "'");
+    const long long total = std::ftell(f);
+    if (offset < 0 || offset > total) {
+      throw Error(ErrorCode::kIo, "offset " + std::to_string(offset) + " is past the end of '" + path + "' (" +
+                                      std::to_string(total) + " bytes)");
+    }
+    const long long n = length < 0 ? total - offset : std::min<long long>(length, total - offset);
+    out.resize(size_t(n));
+    std::fseek(f, long(offset), SEEK_SET);
+    if (n > 0 && std::fread(out.data(), 1, size_t(n), f) != size_t(n)) {
+      throw Error(ErrorCode::kIo, "short read from '" + path + "'");
+    }
+  } catch (...) {
+    std::fclose(f);
+    throw;
+  }
+  std::fclose(f);
+  return out;
+}
+
+std::shared_ptr<FileBytes> ReadFile(const std::string& path) {
+  return std::make_shared<VectorBytes>(ReadFileRange(path, 0, -1));
+}
+
+bool IsDirectory(const std::string& path) {
+  std::error_code ec;
+  return std::filesystem::is_directory(path, ec);
+}
+
+bool FileExists(const std::string& path) {
+  std::error_code ec;
+  return std::filesystem::is_regular_file(path, ec);
+}
+
+std::vector<std::string> ListDirectory(const std::string& path) {
+  std::error_code ec;
+  std::vector<std::string> out;
+  for (const auto& e : std::filesystem::directory_iterator(path, ec)) out.push_back(e.path().filename().string());
+  if (ec) throw Error(ErrorCode::kIo, "cannot list directory '" + path + "': " + ec.message());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+#endif
+
+std::string JoinPath(const std::string& dir, const std::string& name) {
+  if (dir.empty()) return name;
+  if (dir.back() == '/') return dir + name;
+  return dir + "/" + name;
+}
+
+std::string DirName(const std::string& path) {
+  const size_t s = path.find_last_of('/');
+  if (s == std::string::npos) return ".";
+  if (s == 0) return "/";
+  return path.substr(0, s);
+}
+
+}  // namespace onemodel

@@ -1,0 +1,32 @@
+// File access for the loader and the CLIs: native through the C++ library, wasm under
+// node through node's fs (reading straight into wasm memory), nowhere in a browser
+// (there, callers pass bytes). Errors are kIo naming the path.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace onemodel {
+
+// Bytes read from a file; data() stays valid while the object lives.
+class FileBytes {
+ public:
+  virtual ~FileBytes() = default;
+  virtual const uint8_t* data() const = 0;
+  virtual size_t size() const = 0;
+};
+
+std::shared_ptr<FileBytes> ReadFile(const std::string& path);
+// Reads [offset, offset + length) of a file (length -1: to the end).
+std::vector<uint8_t> ReadFileRange(const std::string& path, int64_t offset, int64_t length);
+bool IsDirectory(const std::string& path);
+bool FileExists(const std::string& path);
+// Entry names (not paths) in a directory, sorted by byte value.
+std::vector<std::string> ListDirectory(const std::string& path);
+std::string JoinPath(const std::string& dir, const std::string& name);
+std::string DirName(const std::string& path);
+
+}  // namespace onemodel

@@ -1,0 +1,97 @@
+// The graph IR: what an ONNX model becomes after import. Plain data; nodes are kept in
+// a topological order (import sorts them; a cycle is an error).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/tensor.h"
+
+namespace onemodel {
+
+struct Graph;
+
+// A tensor type: element type and shape; dims of -1 are unknown (dim_param names kept).
+struct TensorType {
+  DType dtype = DType::kUndefined;
+  bool has_shape = false;
+  std::vector<int64_t> dims;
+  std::vector<std::string> dim_params;
+};
+
+// A value's type. ONNX also has sequences, optionals and maps: `kind` says which.
+struct ValueType {
+  enum class Kind { kUnknown, kTensor, kSequence, kOptional, kMap, kSparseTensor };
+  Kind kind = Kind::kUnknown;
+  TensorType tensor;                   // kTensor, or the element of a sequence/optional
+  std::shared_ptr<ValueType> element;  // kSequence / kOptional: the element type
+};
+
+struct ValueInfo {
+  std::string name;
+  ValueType type;
+};
+
+struct Attribute {
+  enum class Type { kUndefined, kFloat, kInt, kString, kTensor, kGraph, kFloats, kInts, kStrings, kTensors,
+                    kGraphs, kSparseTensor, kTypeProto };
+  std::string name;
+  Type type = Type::kUndefined;
+  float f = 0;
+  int64_t i = 0;
+  std::string s;
+  Tensor t;
+  std::shared_ptr<Graph> g;
+  std::vector<float> floats;
+  std::vector<int64_t> ints;
+  std::vector<std::string> strings;
+  std::vector<Tensor> tensors;
+  std::vector<std::shared_ptr<Graph>> graphs;
+  std::string ref_attr_name;  // inside functions: refers to the caller's attribute
+};
+
+struct Node {
+  std::string name, op_type, domain;
+  std::vector<std::string> inputs;   // "" marks an omitted optional input
+  std::vector<std::string> outputs;  // "" marks an omitted optional output
+  std::map<std::string, Attribute> attributes;
+
+  const Attribute* attr(const std::string& n) const {
+    auto it = attributes.find(n);
+    return it == attributes.end() ? nullptr : &it->second;
+  }
+  // "Add" or "com.microsoft.Foo" plus the node name, for error messages.
+  std::string Describe() const;
+};
+
+struct Graph {
+  std::string name;
+  std::vector<Node> nodes;  // topologically sorted
+  std::vector<ValueInfo> inputs, outputs, value_infos;
+  std::map<std::string, Tensor> initializers;
+  // Names from enclosing graphs that this (sub)graph reads.
+  std::vector<std::string> outer_refs;
+};
+
+// A model-local function (ONNX FunctionProto).
+struct Function {
+  std::string name, domain;
+  std::vector<std::string> inputs, outputs, attributes;
+  std::map<std::string, Attribute> attribute_defaults;
+  std::vector<Node> nodes;
+  std::map<std::string, int64_t> opsets;
+};
+
+struct Model {
+  int64_t ir_version = 0;
+  std::map<std::string, int64_t> opsets;  // domain ("" = ai.onnx) -> version
+  std::string producer;
+  std::shared_ptr<Graph> graph;
+  std::map<std::string, Function> functions;  // key: domain + ":" + name
+  std::string origin;                         // path or "<bytes>", for messages
+};
+
+}  // namespace onemodel

@@ -1,0 +1,25 @@
+// ONNX import: model bytes -> the graph IR, with a typed error for every problem
+// (not a protobuf, truncated, unsupported IR or opset, dangling names, cycles, ...).
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "graph/graph.h"
+
+namespace onemodel {
+
+constexpr int64_t kMinIrVersion = 3;
+constexpr int64_t kMaxIrVersion = 13;      // ONNX 1.22 writes up to IR 13
+constexpr int64_t kMaxDefaultOpset = 27;   // the ai.onnx opsets ONNX 1.22 defines
+constexpr int64_t kMaxMlOpset = 5;         // ai.onnx.ml
+
+// Imports a model. `origin` names it in messages; `model_dir` (may be empty) is where
+// external data files are read from. `owner` keeps `data` alive when tensors borrow it
+// (may be null: then nothing borrows the caller's bytes).
+Model ImportModel(const uint8_t* data, size_t size, const std::string& origin, const std::string& model_dir);
+
+// Reads and imports a model file.
+Model LoadModelFile(const std::string& path);
+
+}  // namespace onemodel

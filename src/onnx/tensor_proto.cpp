@@ -1,0 +1,169 @@
+// TensorProto conversion (see tensor_proto.h).
+#include "onnx/tensor_proto.h"
+
+#include <cstring>
+
+#include "core/error.h"
+#include "core/io.h"
+#include "onnx/onnx.pb.h"
+
+namespace onemodel {
+namespace {
+
+// Unpacks sub-byte elements (bits = 4 or 2) from ONNX's packed layout, low bits first;
+// signed types are sign-extended.
+void UnpackSubByte(const uint8_t* packed, size_t packed_len, int bits, bool is_signed, int64_t n, uint8_t* out,
+                   const std::string& what) {
+  const int per = 8 / bits;
+  if (packed_len < size_t((n + per - 1) / per)) {
+    throw Error(ErrorCode::kInvalidModel, what + ": packed data holds " + std::to_string(packed_len) +
+                                              " bytes, shape needs " + std::to_string((n + per - 1) / per));
+  }
+  const unsigned mask = (1u << bits) - 1;
+  for (int64_t i = 0; i < n; ++i) {
+    unsigned v = (packed[i / per] >> ((i % per) * bits)) & mask;
+    if (is_signed && (v >> (bits - 1))) v |= ~mask;
+    out[i] = uint8_t(v);
+  }
+}
+
+bool IsSigned(DType t) { return t == DType::kInt4 || t == DType::kInt2; }
+
+}  // namespace
+
+Tensor TensorFromProto(const onnx::TensorProto& tp, const std::string& model_dir,
+                       std::shared_ptr<const void> owner, const std::string& what) {
+  if (!IsKnownDType(tp.data_type())) {
+    throw Error(ErrorCode::kTypeMismatch, what + ": unknown element type " + std::to_string(tp.data_type()));
+  }
+  const DType dt = DType(tp.data_type());
+  if (dt == DType::kUndefined) throw Error(ErrorCode::kInvalidModel, what + ": element type is UNDEFINED");
+  Shape shape(tp.dims().begin(), tp.dims().end());
+  for (int64_t d : shape) {
+    if (d < 0) throw Error(ErrorCode::kInvalidModel, what + ": negative dimension in " + ShapeToString(shape));
+  }
+  const int64_t n = CheckedNumElements(shape, DTypeStorageSize(dt), what);
+  const std::string name = what;
+  const int bits = DTypeBits(dt);
+
+  if (dt == DType::kString) {
+    Tensor t(dt, shape, what);
+    if (tp.string_data_size() != n) {
+      throw Error(ErrorCode::kInvalidModel, what + ": " + std::to_string(tp.string_data_size()) +
+                                                " strings for shape " + ShapeToString(shape));
+    }
+    for (int64_t i = 0; i < n; ++i) t.mutable_strings()[size_t(i)] = tp.string_data(int(i));
+    return t;
+  }
+
+  // Raw bytes: inline, or external.
+  const std::string* raw = nullptr;
+  std::shared_ptr<std::vector<uint8_t>> external;
+  if (tp.data_location() == onnx::TensorProto::EXTERNAL) {
+    std::string location;
+    int64_t offset = 0, length = -1;
+    for (const auto& kv : tp.external_data()) {
+      if (kv.key() == "location") location = kv.value();
+      else if (kv.key() == "offset") offset = std::strtoll(kv.value().c_str(), nullptr, 10);
+      else if (kv.key() == "length") length = std::strtoll(kv.value().c_str(), nullptr, 10);
+    }
+    if (location.empty()) throw Error(ErrorCode::kInvalidModel, what + ": external data without a location");
+    if (location.find("..") != std::string::npos || location[0] == '/') {
+      throw Error(ErrorCode::kInvalidModel, what + ": external data location '" + location +
+                                                "' must be a path inside the model's folder");
+    }
+    if (model_dir.empty()) {
+      throw Error(ErrorCode::kInvalidModel, what + ": uses external data, which needs the model loaded from a path");
+    }
+    external = std::make_shared<std::vector<uint8_t>>(ReadFileRange(JoinPath(model_dir, location), offset, length));
+  } else if (tp.has_raw_data()) {
+    raw = &tp.raw_data();
+  }
+  const uint8_t* bytes = external ? external->data() : raw ? reinterpret_cast<const uint8_t*>(raw->data()) : nullptr;
+  const size_t nbytes = external ? external->size() : raw ? raw->size() : 0;
+
+  if (bytes) {
+    if (bits < 8) {
+      Tensor t(dt, shape, what);
+      UnpackSubByte(bytes, nbytes, bits, IsSigned(dt), n, t.mutable_data<uint8_t>(), what);
+      return t;
+    }
+    const size_t need = size_t(n) * size_t(bits / 8);
+    if (nbytes < need) {
+      throw Error(ErrorCode::kInvalidModel, what + ": tensor data is " + std::to_string(nbytes) + " bytes, shape " +
+                                                ShapeToString(shape) + " of " + DTypeName(dt) + " needs " +
+                                                std::to_string(need));
+    }
+    if (external) return Tensor::Borrow(dt, shape, external, bytes, what);
+    if (owner && (reinterpret_cast<uintptr_t>(bytes) % 8 == 0)) return Tensor::Borrow(dt, shape, owner, bytes, what);
+    Tensor t(dt, shape, what);
+    std::memcpy(t.mutable_data<uint8_t>(), bytes, need);
+    return t;
+  }
+
+  // Typed fields.
+  Tensor t(dt, shape, what);
+  auto need_count = [&](int64_t have, int64_t want, const char* field) {
+    if (have < want) {
+      throw Error(ErrorCode::kInvalidModel, what + ": " + field + " holds " + std::to_string(have) +
+                                                " values, shape " + ShapeToString(shape) + " needs " +
+                                                std::to_string(want));
+    }
+  };
+  switch (dt) {
+    case DType::kFloat: case DType::kComplex64: {
+      const int64_t m = dt == DType::kComplex64 ? 2 * n : n;
+      need_count(tp.float_data_size(), m, "float_data");
+      if (m) std::memcpy(t.mutable_data<float>(), tp.float_data().data(), size_t(m) * 4);
+      break;
+    }
+    case DType::kDouble: case DType::kComplex128: {
+      const int64_t m = dt == DType::kComplex128 ? 2 * n : n;
+      need_count(tp.double_data_size(), m, "double_data");
+      if (m) std::memcpy(t.mutable_data<double>(), tp.double_data().data(), size_t(m) * 8);
+      break;
+    }
+    case DType::kInt64:
+      need_count(tp.int64_data_size(), n, "int64_data");
+      if (n) std::memcpy(t.mutable_data<int64_t>(), tp.int64_data().data(), size_t(n) * 8);
+      break;
+    case DType::kUInt64: case DType::kUInt32: {
+      need_count(tp.uint64_data_size(), n, "uint64_data");
+      for (int64_t i = 0; i < n; ++i) {
+        if (dt == DType::kUInt64) t.mutable_data<uint64_t>()[i] = tp.uint64_data(int(i));
+        else t.mutable_data<uint32_t>()[i] = uint32_t(tp.uint64_data(int(i)));
+      }
+      break;
+    }
+    default: {
+      if (bits < 8) {
+        const int per = 8 / bits;
+        need_count(tp.int32_data_size(), (n + per - 1) / per, "int32_data");
+        std::vector<uint8_t> packed(size_t(tp.int32_data_size()));
+        for (int i = 0; i < tp.int32_data_size(); ++i) packed[size_t(i)] = uint8_t(tp.int32_data(i));
+        UnpackSubByte(packed.data(), packed.size(), bits, IsSigned(dt), n, t.mutable_data<uint8_t>(), what);
+        break;
+      }
+      need_count(tp.int32_data_size(), n, "int32_data");
+      const size_t es = DTypeStorageSize(dt);
+      uint8_t* out = t.mutable_data<uint8_t>();
+      for (int64_t i = 0; i < n; ++i) {
+        const uint32_t v = uint32_t(tp.int32_data(int(i)));
+        for (size_t k = 0; k < es; ++k) out[size_t(i) * es + k] = uint8_t(v >> (8 * k));
+      }
+      break;
+    }
+  }
+  return t;
+}
+
+Tensor TensorFromBytes(const uint8_t* data, size_t size, const std::string& what, std::string* name) {
+  auto tp = std::make_shared<onnx::TensorProto>();
+  if (size > size_t(INT32_MAX) || !tp->ParseFromArray(data, int(size))) {
+    throw Error(ErrorCode::kInvalidModel, what + ": not a serialised TensorProto (truncated or corrupt)");
+  }
+  if (name) *name = tp->name();
+  return TensorFromProto(*tp, "", tp, what);
+}
+
+}  // namespace onemodel

@@ -1,0 +1,128 @@
+// Reference MatMul and Gemm. Each output element has one accumulator that starts at
+// -0.0 and folds its K products in index order (exact-contract section 3); narrow
+// floats accumulate in f32 and round once; integers wrap.
+#include <type_traits>
+
+#include "ref/ops.h"
+#include "ref/util.h"
+
+namespace onemodel {
+namespace ref {
+namespace {
+
+template <class C> C Zero() {
+  if constexpr (std::is_floating_point_v<C>) return C(-0.0); else return C(0);
+}
+template <class C> C MulAdd(C acc, C a, C b) {
+  if constexpr (std::is_floating_point_v<C>) {
+    const C p = a * b;  // rounded, then added: never an FMA
+    return acc + p;
+  } else {
+    using U = std::make_unsigned_t<C>;
+    return C(U(U(acc) + U(U(a) * U(b))));
+  }
+}
+
+}  // namespace
+
+void MatMul(OpContext& ctx) {
+  const Tensor& a = ctx.in(0);
+  const Tensor& b = ctx.in(1);
+  if (a.dtype() != b.dtype()) throw ctx.Fail(ErrorCode::kTypeMismatch, "A and B have different element types");
+  if (a.rank() == 0 || b.rank() == 0) throw ctx.Fail(ErrorCode::kShapeMismatch, "MatMul inputs must have rank >= 1");
+  Shape sa = a.shape(), sb = b.shape();
+  const bool a1 = sa.size() == 1, b1 = sb.size() == 1;
+  if (a1) sa.insert(sa.begin(), 1);
+  if (b1) sb.push_back(1);
+  const int64_t M = sa[sa.size() - 2], K = sa.back(), N = sb.back();
+  if (sb[sb.size() - 2] != K) {
+    throw ctx.Fail(ErrorCode::kShapeMismatch, "A " + ShapeToString(a.shape()) + " and B " + ShapeToString(b.shape()) +
+                                                  " do not agree on K");
+  }
+  const Shape ba(sa.begin(), sa.end() - 2), bb(sb.begin(), sb.end() - 2);
+  const Shape batch = BroadcastShapes(ctx, {ba, bb});
+  Shape out_shape = batch;
+  if (!a1) out_shape.push_back(M);
+  if (!b1) out_shape.push_back(N);
+  Tensor& out = ctx.out(0, a.dtype(), out_shape);
+  const auto ia = BroadcastIndex(ba, batch), ib = BroadcastIndex(bb, batch);
+  const bool ok = DispatchNumeric(a.dtype(), [&]<class T>() {
+    if constexpr (std::is_same_v<T, bool>) {
+      throw ctx.Fail(ErrorCode::kTypeMismatch, "bool is not supported");
+    } else {
+      using C = typename Compute<T>::type;
+      const T* pa = a.data<T>();
+      const T* pb = b.data<T>();
+      T* po = out.mutable_data<T>();
+      for (size_t bi = 0; bi < ia.size(); ++bi) {
+        const T* A = pa + ia[bi] * M * K;
+        const T* B = pb + ib[bi] * K * N;
+        T* O = po + int64_t(bi) * M * N;
+        for (int64_t m = 0; m < M; ++m) {
+          for (int64_t n = 0; n < N; ++n) {
+            C acc = Zero<C>();
+            for (int64_t k = 0; k < K; ++k) acc = MulAdd<C>(acc, Widen(A[m * K + k]), Widen(B[k * N + n]));
+            O[m * N + n] = Narrow<T>(acc);
+          }
+        }
+      }
+    }
+  });
+  if (!ok) throw ctx.Fail(ErrorCode::kTypeMismatch, "element type " + DTypeName(a.dtype()) + " is not supported");
+}
+
+// Y = alpha * (A' B') + beta * C: the full sum first, then alpha, then the bias.
+void Gemm(OpContext& ctx) {
+  const Tensor& a = ctx.in(0);
+  const Tensor& b = ctx.in(1);
+  const bool ta = ctx.attr_i("transA", 0) != 0, tb = ctx.attr_i("transB", 0) != 0;
+  const float alpha = ctx.attr_f("alpha", 1.0f), beta = ctx.attr_f("beta", 1.0f);
+  if (a.rank() != 2 || b.rank() != 2) throw ctx.Fail(ErrorCode::kShapeMismatch, "A and B must be 2-D");
+  if (a.dtype() != b.dtype()) throw ctx.Fail(ErrorCode::kTypeMismatch, "A and B have different element types");
+  const int64_t M = ta ? a.shape()[1] : a.shape()[0], K = ta ? a.shape()[0] : a.shape()[1];
+  const int64_t K2 = tb ? b.shape()[1] : b.shape()[0], N = tb ? b.shape()[0] : b.shape()[1];
+  if (K != K2) throw ctx.Fail(ErrorCode::kShapeMismatch, "A and B do not agree on K");
+  const bool has_c = ctx.has_input(2);
+  std::vector<int64_t> ic;
+  if (has_c) {
+    const Tensor& c = ctx.in(2);
+    const Shape s = BroadcastShapes(ctx, {c.shape(), Shape{M, N}});
+    if (s != Shape{M, N}) throw ctx.Fail(ErrorCode::kShapeMismatch, "C must broadcast to [M, N]");
+    ic = BroadcastIndex(c.shape(), Shape{M, N});
+  }
+  Tensor& out = ctx.out(0, a.dtype(), {M, N});
+  const bool ok = DispatchNumeric(a.dtype(), [&]<class T>() {
+    if constexpr (std::is_same_v<T, bool>) {
+      throw ctx.Fail(ErrorCode::kTypeMismatch, "bool is not supported");
+    } else {
+      using C = typename Compute<T>::type;
+      const T* pa = a.data<T>();
+      const T* pb = b.data<T>();
+      const T* pc = has_c ? ctx.in(2).template data<T>() : nullptr;
+      T* po = out.mutable_data<T>();
+      for (int64_t m = 0; m < M; ++m) {
+        for (int64_t n = 0; n < N; ++n) {
+          C acc = Zero<C>();
+          for (int64_t k = 0; k < K; ++k) {
+            const C x = Widen(ta ? pa[k * M + m] : pa[m * K + k]);
+            const C y = Widen(tb ? pb[n * K + k] : pb[k * N + n]);
+            acc = MulAdd<C>(acc, x, y);
+          }
+          C r = acc;
+          if constexpr (std::is_floating_point_v<C>) r = C(alpha) * acc;
+          else r = C(typename std::make_unsigned_t<C>(C(alpha)) * typename std::make_unsigned_t<C>(acc));
+          if (has_c) {
+            const C cv = Widen(pc[ic[size_t(m * N + n)]]);
+            if constexpr (std::is_floating_point_v<C>) r = r + C(beta) * cv;
+            else r = C(typename std::make_unsigned_t<C>(r) + typename std::make_unsigned_t<C>(C(beta)) * typename std::make_unsigned_t<C>(cv));
+          }
+          po[m * N + n] = Narrow<T>(r);
+        }
+      }
+    }
+  });
+  if (!ok) throw ctx.Fail(ErrorCode::kTypeMismatch, "element type " + DTypeName(a.dtype()) + " is not supported");
+}
+
+}  // namespace ref
+}  // namespace onemodel

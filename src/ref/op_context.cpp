@@ -1,0 +1,88 @@
+// OpContext helpers and the reference-kernel registry (generated from ops.inc).
+#include "ref/op_context.h"
+
+#include "ref/ops.h"
+
+namespace onemodel {
+
+Error OpContext::Fail(ErrorCode code, const std::string& msg) const {
+  return Error(code, node.Describe() + ": " + msg);
+}
+
+const Tensor& OpContext::in(size_t i) const {
+  if (!has_input(i)) throw Fail(ErrorCode::kMissingInput, "input " + std::to_string(i) + " is required");
+  if (!inputs[i]->is_tensor()) throw Fail(ErrorCode::kTypeMismatch, "input " + std::to_string(i) + " is not a tensor");
+  return inputs[i]->tensor;
+}
+
+Tensor& OpContext::out(size_t i, DType dtype, const Shape& shape) {
+  if (i >= outputs.size()) throw Fail(ErrorCode::kInternal, "output " + std::to_string(i) + " does not exist");
+  outputs[i] = Value::FromTensor(Tensor(dtype, shape, node.Describe() + " output " + std::to_string(i)));
+  return outputs[i].tensor;
+}
+
+void OpContext::set_out(size_t i, Tensor t) {
+  if (i >= outputs.size()) throw Fail(ErrorCode::kInternal, "output " + std::to_string(i) + " does not exist");
+  outputs[i] = Value::FromTensor(std::move(t));
+}
+
+int64_t OpContext::attr_i(const std::string& name, int64_t dflt) const {
+  const Attribute* a = node.attr(name);
+  if (!a) return dflt;
+  if (a->type != Attribute::Type::kInt) throw Fail(ErrorCode::kInvalidModel, "attribute '" + name + "' must be an int");
+  return a->i;
+}
+float OpContext::attr_f(const std::string& name, float dflt) const {
+  const Attribute* a = node.attr(name);
+  if (!a) return dflt;
+  if (a->type == Attribute::Type::kInt) return float(a->i);
+  if (a->type != Attribute::Type::kFloat) throw Fail(ErrorCode::kInvalidModel, "attribute '" + name + "' must be a float");
+  return a->f;
+}
+std::string OpContext::attr_s(const std::string& name, const std::string& dflt) const {
+  const Attribute* a = node.attr(name);
+  if (!a) return dflt;
+  if (a->type != Attribute::Type::kString) throw Fail(ErrorCode::kInvalidModel, "attribute '" + name + "' must be a string");
+  return a->s;
+}
+std::vector<int64_t> OpContext::attr_ints(const std::string& name, const std::vector<int64_t>& dflt) const {
+  const Attribute* a = node.attr(name);
+  if (!a) return dflt;
+  if (a->type != Attribute::Type::kInts) throw Fail(ErrorCode::kInvalidModel, "attribute '" + name + "' must be ints");
+  return a->ints;
+}
+std::vector<float> OpContext::attr_floats(const std::string& name, const std::vector<float>& dflt) const {
+  const Attribute* a = node.attr(name);
+  if (!a) return dflt;
+  if (a->type != Attribute::Type::kFloats) throw Fail(ErrorCode::kInvalidModel, "attribute '" + name + "' must be floats");
+  return a->floats;
+}
+const Attribute& OpContext::attr_required(const std::string& name) const {
+  const Attribute* a = node.attr(name);
+  if (!a) throw Fail(ErrorCode::kInvalidModel, "attribute '" + name + "' is required");
+  return *a;
+}
+
+namespace {
+struct Entry { const char* domain; const char* op; OpFn fn; };
+const Entry kOps[] = {
+#define ONEMODEL_OP(domain, op, fn) {domain, op, &ref::fn},
+#include "ref/ops.inc"
+#undef ONEMODEL_OP
+};
+}  // namespace
+
+OpFn FindRefOp(const std::string& domain, const std::string& op_type) {
+  for (const Entry& e : kOps) {
+    if (op_type == e.op && domain == e.domain) return e.fn;
+  }
+  return nullptr;
+}
+
+std::vector<std::string> ListRefOps() {
+  std::vector<std::string> v;
+  for (const Entry& e : kOps) v.push_back(std::string(e.domain).empty() ? e.op : std::string(e.domain) + "." + e.op);
+  return v;
+}
+
+}  // namespace onemodel

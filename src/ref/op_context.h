@@ -1,0 +1,55 @@
+// What a reference kernel sees: its node, the opset in force, its input values
+// (null for omitted optional inputs), typed attribute access with defaults, and the
+// outputs it fills. Kernels throw onemodel::Error naming the node on bad input.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/error.h"
+#include "graph/graph.h"
+#include "runtime/value.h"
+
+namespace onemodel {
+
+class Executor;
+
+struct OpContext {
+  const Node& node;
+  int64_t opset;
+  std::vector<const Value*> inputs;
+  std::vector<Value> outputs;
+  Executor* executor = nullptr;  // for control flow (subgraphs)
+
+  OpContext(const Node& n, int64_t op) : node(n), opset(op), outputs(n.outputs.size()) {}
+
+  size_t num_inputs() const { return inputs.size(); }
+  bool has_input(size_t i) const { return i < inputs.size() && inputs[i] != nullptr; }
+  // The i-th input as a tensor; throws kMissingInput / kTypeMismatch naming the node.
+  const Tensor& in(size_t i) const;
+  // Creates output i as a zero-filled tensor and returns it.
+  Tensor& out(size_t i, DType dtype, const Shape& shape);
+  void set_out(size_t i, Tensor t);
+  bool wants_output(size_t i) const { return i < node.outputs.size() && !node.outputs[i].empty(); }
+
+  int64_t attr_i(const std::string& name, int64_t dflt) const;
+  float attr_f(const std::string& name, float dflt) const;
+  std::string attr_s(const std::string& name, const std::string& dflt) const;
+  std::vector<int64_t> attr_ints(const std::string& name, const std::vector<int64_t>& dflt = {}) const;
+  std::vector<float> attr_floats(const std::string& name, const std::vector<float>& dflt = {}) const;
+  bool has_attr(const std::string& name) const { return node.attr(name) != nullptr; }
+  const Attribute& attr_required(const std::string& name) const;
+
+  // An error naming this node: "<op> node 'n': <msg>".
+  Error Fail(ErrorCode code, const std::string& msg) const;
+};
+
+using OpFn = void (*)(OpContext&);
+
+// Returns the reference kernel for (domain, op_type), or null.
+OpFn FindRefOp(const std::string& domain, const std::string& op_type);
+// All (domain, op_type) pairs with a reference kernel, for `onemodel ops`.
+std::vector<std::string> ListRefOps();
+
+}  // namespace onemodel

@@ -1,0 +1,12 @@
+// Declarations of every reference kernel (from ops.inc).
+#pragma once
+
+#include "ref/op_context.h"
+
+namespace onemodel {
+namespace ref {
+#define ONEMODEL_OP(domain, op, fn) void fn(OpContext& ctx);
+#include "ref/ops.inc"
+#undef ONEMODEL_OP
+}  // namespace ref
+}  // namespace onemodel

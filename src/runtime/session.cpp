@@ -1,0 +1,168 @@
+// Session and executor (see session.h).
+#include "runtime/session.h"
+
+#include <set>
+#include <unordered_map>
+
+#include "core/error.h"
+#include "core/fpenv.h"
+#include "onnx/import.h"
+#include "ref/op_context.h"
+
+namespace onemodel {
+
+class Executor {
+ public:
+  Executor(const Model& m) : model_(m) {}
+
+  // Runs graph g with the given bindings (inputs and, for subgraphs, outer values).
+  std::vector<Value> RunGraph(const Graph& g, std::unordered_map<std::string, Value> env,
+                              const std::unordered_map<std::string, Value>* outer) {
+    for (const auto& [name, t] : g.initializers) {
+      if (!env.count(name)) env[name] = Value::FromTensor(t);
+    }
+    // Last reader of each value, so values can be freed once consumed.
+    std::unordered_map<std::string, size_t> last_use;
+    for (size_t i = 0; i < g.nodes.size(); ++i) for (const auto& n : g.nodes[i].inputs) last_use[n] = i;
+    std::set<std::string> keep;
+    for (const auto& o : g.outputs) keep.insert(o.name);
+    for (size_t i = 0; i < g.nodes.size(); ++i) {
+      const Node& node = g.nodes[i];
+      const int64_t opset = OpsetFor(node.domain);
+      OpFn fn = FindRefOp(node.domain, node.op_type);
+      if (!fn) {
+        throw Error(ErrorCode::kUnsupportedOp, model_.origin + ": operator " +
+                                                   (node.domain.empty() ? "" : node.domain + ".") + node.op_type +
+                                                   " (" + node.Describe() + ") is not supported");
+      }
+      OpContext ctx(node, opset);
+      ctx.executor = this;
+      for (const auto& in : node.inputs) {
+        if (in.empty()) { ctx.inputs.push_back(nullptr); continue; }
+        auto it = env.find(in);
+        if (it != env.end()) { ctx.inputs.push_back(&it->second); continue; }
+        const Value* v = outer ? Lookup(*outer, in) : nullptr;
+        if (!v) throw Error(ErrorCode::kInternal, node.Describe() + ": value '" + in + "' is not available");
+        ctx.inputs.push_back(v);
+      }
+      fn(ctx);
+      for (size_t k = 0; k < node.outputs.size(); ++k) {
+        if (!node.outputs[k].empty()) env[node.outputs[k]] = std::move(ctx.outputs[k]);
+      }
+      for (const auto& in : node.inputs) {
+        auto lu = last_use.find(in);
+        if (lu != last_use.end() && lu->second == i && !keep.count(in) && !g.initializers.count(in)) env.erase(in);
+      }
+    }
+    std::vector<Value> out;
+    for (const auto& o : g.outputs) {
+      auto it = env.find(o.name);
+      if (it != env.end()) { out.push_back(it->second); continue; }
+      const Value* v = outer ? Lookup(*outer, o.name) : nullptr;
+      if (!v) throw Error(ErrorCode::kInternal, "graph output '" + o.name + "' was not computed");
+      out.push_back(*v);
+    }
+    return out;
+  }
+
+  int64_t OpsetFor(const std::string& domain) const {
+    auto it = model_.opsets.find(domain);
+    return it == model_.opsets.end() ? 1 : it->second;
+  }
+
+ private:
+  static const Value* Lookup(const std::unordered_map<std::string, Value>& m, const std::string& k) {
+    auto it = m.find(k);
+    return it == m.end() ? nullptr : &it->second;
+  }
+  const Model& model_;
+};
+
+Session::~Session() = default;
+Session::Session(Session&&) noexcept = default;
+Session& Session::operator=(Session&&) noexcept = default;
+
+Session Session::Load(const std::string& path, const SessionOptions& opts) {
+  Session s;
+  s.model_ = std::make_shared<Model>(LoadModelFile(path));
+  s.Prepare(opts);
+  return s;
+}
+
+Session Session::FromBytes(const uint8_t* data, size_t size, const SessionOptions& opts, const std::string& name) {
+  Session s;
+  s.model_ = std::make_shared<Model>(ImportModel(data, size, name, ""));
+  s.Prepare(opts);
+  return s;
+}
+
+namespace {
+void CheckOps(const Model& m, const Graph& g) {
+  for (const Node& n : g.nodes) {
+    if (!FindRefOp(n.domain, n.op_type)) {
+      throw Error(ErrorCode::kUnsupportedOp, m.origin + ": operator " + (n.domain.empty() ? "" : n.domain + ".") +
+                                                 n.op_type + " (" + n.Describe() + ") is not supported");
+    }
+    for (const auto& [k, a] : n.attributes) {
+      if (a.g) CheckOps(m, *a.g);
+      for (const auto& sg : a.graphs) CheckOps(m, *sg);
+    }
+  }
+}
+}  // namespace
+
+void Session::Prepare(const SessionOptions& opts) {
+  opts_ = opts;
+  if (opts.mode == Mode::kFast) {
+    // Fast mode does not exist yet: it runs the exact path (same bits).
+  }
+  for (const auto& in : model_->graph->inputs) {
+    if (!model_->graph->initializers.count(in.name)) inputs_.push_back(in);
+  }
+  CheckOps(*model_, *model_->graph);
+}
+
+std::vector<Value> Session::Run(const std::map<std::string, Value>& feeds) const {
+  FpEnvGuard env_guard;
+  std::unordered_map<std::string, Value> env;
+  const Graph& g = *model_->graph;
+  for (const auto& [name, v] : feeds) {
+    bool known = false;
+    for (const auto& in : g.inputs) known |= in.name == name;
+    if (!known) throw Error(ErrorCode::kInvalidArgument, model_->origin + ": the model has no input named '" + name + "'");
+  }
+  for (const auto& in : g.inputs) {
+    auto it = feeds.find(in.name);
+    if (it == feeds.end()) {
+      if (g.initializers.count(in.name)) continue;  // default from the initializer
+      if (in.type.kind == ValueType::Kind::kOptional) { Value v; v.kind = Value::Kind::kOptionalEmpty; env[in.name] = v; continue; }
+      throw Error(ErrorCode::kMissingInput, model_->origin + ": input '" + in.name + "' was not given");
+    }
+    const Value& v = it->second;
+    if (in.type.kind == ValueType::Kind::kTensor && v.is_tensor()) {
+      const TensorType& tt = in.type.tensor;
+      if (tt.dtype != DType::kUndefined && tt.dtype != v.tensor.dtype()) {
+        throw Error(ErrorCode::kTypeMismatch, model_->origin + ": input '" + in.name + "' must be " +
+                                                  DTypeName(tt.dtype) + ", got " + DTypeName(v.tensor.dtype()));
+      }
+      if (tt.has_shape) {
+        bool ok = tt.dims.size() == v.tensor.shape().size();
+        for (size_t k = 0; ok && k < tt.dims.size(); ++k) ok = tt.dims[k] < 0 || tt.dims[k] == v.tensor.shape()[k];
+        if (!ok) {
+          std::string want = "[";
+          for (size_t k = 0; k < tt.dims.size(); ++k) {
+            want += (k ? "," : "") + (tt.dims[k] >= 0 ? std::to_string(tt.dims[k]) : (tt.dim_params[k].empty() ? "?" : tt.dim_params[k]));
+          }
+          want += "]";
+          throw Error(ErrorCode::kShapeMismatch, model_->origin + ": input '" + in.name + "' must have shape " + want +
+                                                     ", got " + ShapeToString(v.tensor.shape()));
+        }
+      }
+    }
+    env[in.name] = v;
+  }
+  Executor ex(*model_);
+  return ex.RunGraph(g, std::move(env), nullptr);
+}
+
+}  // namespace onemodel

@@ -1,0 +1,53 @@
+// The C++ session API: load a model (path or bytes) with options, then run it with
+// named inputs. Exact mode runs each node with its reference kernel in topological
+// order on one thread: the oracle of exact-contract section 1.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "graph/graph.h"
+#include "runtime/value.h"
+
+namespace onemodel {
+
+enum class Mode { kExact, kFast };
+
+struct SessionOptions {
+  Mode mode = Mode::kExact;
+  int threads = 0;       // 0: ONEMODEL_THREADS, else all cores
+  std::string isa;       // "": ONEMODEL_ISA, else the best the CPU has
+};
+
+class Executor;
+
+class Session {
+ public:
+  static Session Load(const std::string& path, const SessionOptions& opts = {});
+  static Session FromBytes(const uint8_t* data, size_t size, const SessionOptions& opts = {},
+                           const std::string& name = "<bytes>");
+  ~Session();
+  Session(Session&&) noexcept;
+  Session& operator=(Session&&) noexcept;
+
+  const Model& model() const { return *model_; }
+  // The graph inputs the caller must (or may) feed: inputs that are not initializers.
+  const std::vector<ValueInfo>& inputs() const { return inputs_; }
+  const std::vector<ValueInfo>& outputs() const { return model_->graph->outputs; }
+
+  // Runs the model. Every required input must be given with the declared element type
+  // and a shape that matches the declared static dimensions; typed errors otherwise.
+  // Returns the outputs in graph order.
+  std::vector<Value> Run(const std::map<std::string, Value>& feeds) const;
+
+ private:
+  Session() = default;
+  void Prepare(const SessionOptions& opts);
+  std::shared_ptr<Model> model_;
+  std::vector<ValueInfo> inputs_;
+  SessionOptions opts_;
+};
+
+}  // namespace onemodel
