@@ -9,7 +9,7 @@ set -uo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$ROOT"
 BUILD=1
-ROWS="native native-clang arm64 wasm cli"
+ROWS="native native-clang arm64 wasm cli cases"
 while [ $# -gt 0 ]; do
   case "$1" in
     --no-build) BUILD=0 ;;
@@ -21,7 +21,9 @@ done
 
 if [ "$BUILD" = 1 ]; then
   build_rows=""
-  for r in $ROWS; do [ "$r" = cli ] && build_rows="$build_rows native wasm" || build_rows="$build_rows $r"; done
+  for r in $ROWS; do
+    case "$r" in cli|cases) build_rows="$build_rows native wasm" ;; *) build_rows="$build_rows $r" ;; esac
+  done
   # shellcheck disable=SC2086
   tools/build.sh $(echo $build_rows | tr ' ' '\n' | awk '!seen[$0]++') || { echo "0 passed, 1 failed, 0 skipped"; exit 1; }
 fi
@@ -109,11 +111,13 @@ for row in $ROWS; do
       run_row "wasm-simd/scalar" "[native_only] [vs_scalar]" "${N[@]}" build/wasm/simd/onemodel_tests.js --isa scalar
       run_row "wasm-scalar/scalar" "[native_only] [vs_scalar]" "${N[@]}" build/wasm/scalar/onemodel_tests.js --isa scalar
       ;;
-    cli)
-      out=$(bash tests/cli_test.sh 2>&1); echo "$out" | sed 's/^/    /'
+    cli|cases)
+      script=tests/cli_test.sh; label="native and node CLIs"
+      [ "$row" = cases ] && { script=tests/cases_test.sh; label="ONNX node cases on every row"; }
+      out=$(bash "$script" 2>&1); echo "$out" | sed 's/^/    /'
       last=$(echo "$out" | tail -1)
-      p=$(echo "$last" | sed -E 's/^([0-9]+) passed.*/\1/'); f=$(echo "$last" | sed -E 's/.* ([0-9]+) failed.*/\1/')
-      echo "row cli: native and node CLIs -> $p passed, $f failed, 0 skipped"
+      if [[ "$last" =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed$ ]]; then p=${BASH_REMATCH[1]}; f=${BASH_REMATCH[2]}; else p=0; f=1; fi
+      echo "row $row: $label -> $p passed, $f failed, 0 skipped"
       TOTAL_P=$((TOTAL_P + p)); TOTAL_F=$((TOTAL_F + f))
       ;;
     *) echo "tools/test.sh: unknown row $row" >&2; exit 2 ;;

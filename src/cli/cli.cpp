@@ -32,7 +32,8 @@ const char* kUsage =
     "  targets                 print the CPU's features, the compiled targets and the chosen one\n"
     "  cases DIR [--filter S] [--mode exact|fast] [--verbose]\n"
     "                          run every ONNX case folder in DIR (model.onnx + test_data_set_*),\n"
-    "                          compare with the expected outputs, print case/<name> <hash>\n"
+    "                          compare with the expected outputs, print case/<name> <hash>;\n"
+    "                          --verbose: one PASS/FAIL/SKIP line per case (with the reason) on stderr\n"
     "  bench-lanes [--n N] [--reps R] [--all]\n"
     "                          time the canonical L-lane f32 sum for L = 16, 32, 64, 128\n"
     "                          (the benchmark that chose L); --all runs every supported target\n"
@@ -172,11 +173,17 @@ std::string CompareTensors(const Tensor& want, const Tensor& got) {
       case DType::kDouble: return t.data<double>()[i];
       case DType::kFloat16: return HalfToF32(t.data<uint16_t>()[i]);
       case DType::kBFloat16: return BF16ToF32(t.data<uint16_t>()[i]);
+      case DType::kFloat8E4M3FN: return MiniToF32(t.data<uint8_t>()[i], kFloat8E4M3FN);
+      case DType::kFloat8E4M3FNUZ: return MiniToF32(t.data<uint8_t>()[i], kFloat8E4M3FNUZ);
+      case DType::kFloat8E5M2: return MiniToF32(t.data<uint8_t>()[i], kFloat8E5M2);
+      case DType::kFloat8E5M2FNUZ: return MiniToF32(t.data<uint8_t>()[i], kFloat8E5M2FNUZ);
+      case DType::kFloat4E2M1: return MiniToF32(t.data<uint8_t>()[i], kFloat4E2M1);
+      case DType::kFloat8E8M0: return E8M0ToF32(t.data<uint8_t>()[i]);
       default: return 0;
     }
   };
-  const bool is_float = want.dtype() == DType::kFloat || want.dtype() == DType::kDouble ||
-                        want.dtype() == DType::kFloat16 || want.dtype() == DType::kBFloat16;
+  const bool is_float = IsFloatDType(want.dtype()) && want.dtype() != DType::kComplex64 &&
+                        want.dtype() != DType::kComplex128;
   if (is_float) {
     for (int64_t i = 0; i < n; ++i) {
       const double w = as_double(want, i), g = as_double(got, i);
@@ -277,8 +284,9 @@ int CmdCases(const Options& o, std::ostream& out, std::ostream& err) {
     if (r == CaseResult::kPassed) ++passed;
     else if (r == CaseResult::kFailed) ++failed;
     else ++skipped;
-    if (verbose && r != CaseResult::kPassed) {
-      err << (r == CaseResult::kFailed ? "FAIL " : "SKIP ") << name << ": " << why << "\n";
+    if (verbose) {
+      if (r == CaseResult::kPassed) err << "PASS " << name << "\n";
+      else err << (r == CaseResult::kFailed ? "FAIL " : "SKIP ") << name << ": " << why << "\n";
     }
   }
   out.flush();

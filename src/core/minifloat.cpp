@@ -27,7 +27,7 @@ uint32_t MiniCanonicalNaN(const MiniFormat& f) {
     case MiniFormat::Special::kIeee: return (emax << f.mbits) | (1u << (f.mbits - 1));
     case MiniFormat::Special::kE4M3FN: return (emax << f.mbits) | ((1u << f.mbits) - 1);
     case MiniFormat::Special::kFNUZ: return SignBit(f);
-    case MiniFormat::Special::kNone: return 0;
+    case MiniFormat::Special::kNone: return SignBit(f);  // -0, as ONNX's reference (ml_dtypes) gives
   }
   return 0;
 }

@@ -31,7 +31,7 @@ float MiniToF32(uint32_t code, const MiniFormat& f);
 // Returns the code nearest to x (ties to even). With `saturate`, values beyond the
 // largest finite (and infinities) give the largest finite of the same sign; without
 // it they give inf where the format has one, else NaN. NaN gives the format's
-// canonical NaN (kNone formats: +0, a decision recorded in docs/exact-mode.md).
+// canonical NaN (kNone formats have none: NaN gives -0, as ONNX's reference does).
 uint32_t F32ToMini(float x, const MiniFormat& f, bool saturate);
 
 // The canonical NaN code of a format (the one golden hashes use).
