@@ -1,0 +1,315 @@
+// Reference reductions, arg-reductions and the softmax family.
+//
+// Order (exact-contract section 3): the elements an output reduces, taken in row-major
+// order, are summed with the canonical L-lane split when the innermost axis is among
+// the reduced axes (they then form contiguous runs), and folded left to right
+// otherwise. Sums start at -0.0. Max/min are order-free (IEEE 754-2019 rules).
+// Products fold left to right from 1. Narrow floats compute in f32 and round once.
+#include <cmath>
+#include <limits>
+
+#include "core/exact.h"
+#include "ref/math.h"
+#include "ref/ops.h"
+#include "ref/util.h"
+
+namespace onemodel {
+namespace ref {
+namespace {
+
+// The reduced-element sequence of every output: out_index -> list of flat indices.
+struct Plan {
+  Shape out_shape;
+  int64_t outputs = 0, per_output = 0;
+  bool lanes = false;                 // canonical L-lane order applies
+  std::vector<int64_t> base;          // flat index of each output's first element
+  std::vector<int64_t> offsets;       // offsets of the reduced elements, row-major
+};
+
+Plan MakePlan(const OpContext& ctx, const Shape& in, std::vector<int64_t> axes, bool keepdims, bool noop) {
+  const int64_t r = int64_t(in.size());
+  std::vector<bool> red(size_t(r), false);
+  if (axes.empty() && !noop) {
+    for (int64_t k = 0; k < r; ++k) red[size_t(k)] = true;
+  } else {
+    for (int64_t a : axes) red[size_t(NormAxis(ctx, a, r))] = true;
+  }
+  Plan p;
+  std::vector<int64_t> stride(size_t(r), 1);
+  for (int64_t k = r - 1; k > 0; --k) stride[size_t(k - 1)] = stride[size_t(k)] * in[size_t(k)];
+  Shape kept, reduced_dims;
+  std::vector<int64_t> kept_stride, red_stride;
+  for (int64_t k = 0; k < r; ++k) {
+    if (red[size_t(k)]) {
+      reduced_dims.push_back(in[size_t(k)]);
+      red_stride.push_back(stride[size_t(k)]);
+      if (keepdims) p.out_shape.push_back(1);
+    } else {
+      kept.push_back(in[size_t(k)]);
+      kept_stride.push_back(stride[size_t(k)]);
+      p.out_shape.push_back(in[size_t(k)]);
+    }
+  }
+  p.lanes = r > 0 && red[size_t(r - 1)];
+  auto enumerate = [](const Shape& dims, const std::vector<int64_t>& st) {
+    int64_t n = 1;
+    for (int64_t d : dims) n *= d;
+    std::vector<int64_t> v(static_cast<size_t>(n));
+    std::vector<int64_t> pos(dims.size(), 0);
+    for (int64_t i = 0; i < n; ++i) {
+      int64_t off = 0;
+      for (size_t k = 0; k < dims.size(); ++k) off += pos[k] * st[k];
+      v[size_t(i)] = off;
+      for (size_t k = dims.size(); k-- > 0;) {
+        if (++pos[k] < dims[k]) break;
+        pos[k] = 0;
+      }
+    }
+    return v;
+  };
+  p.base = enumerate(kept, kept_stride);
+  p.offsets = enumerate(reduced_dims, red_stride);
+  p.outputs = int64_t(p.base.size());
+  p.per_output = int64_t(p.offsets.size());
+  return p;
+}
+
+// Sum of get(0..n) in the canonical order (lanes) or left to right.
+template <class C, class Get>
+C SumOrdered(int64_t n, bool lanes, Get get) {
+  if constexpr (std::is_floating_point_v<C>) {
+    if (lanes) {
+      C acc[kCanonicalLanes];
+      for (size_t j = 0; j < kCanonicalLanes; ++j) acc[j] = C(-0.0);
+      for (int64_t i = 0; i < n; ++i) acc[size_t(i) % kCanonicalLanes] += get(i);
+      for (size_t h = kCanonicalLanes / 2; h >= 1; h /= 2)
+        for (size_t j = 0; j < h; ++j) acc[j] += acc[j + h];
+      return acc[0];
+    }
+    C acc = C(-0.0);
+    for (int64_t i = 0; i < n; ++i) acc += get(i);
+    return acc;
+  } else {
+    using U = std::make_unsigned_t<C>;
+    U acc = 0;
+    for (int64_t i = 0; i < n; ++i) acc = U(acc + U(get(i)));
+    return C(acc);
+  }
+}
+
+template <class C> C MaxOf(C a, C b) {
+  if constexpr (std::is_floating_point_v<C>) {
+    if (a != a || b != b) return std::numeric_limits<C>::quiet_NaN();
+    if (a == b) return std::signbit(a) ? b : a;
+  }
+  return a > b ? a : b;
+}
+template <class C> C MinOf(C a, C b) {
+  if constexpr (std::is_floating_point_v<C>) {
+    if (a != a || b != b) return std::numeric_limits<C>::quiet_NaN();
+    if (a == b) return std::signbit(a) ? a : b;
+  }
+  return a < b ? a : b;
+}
+
+template <class C> C ExpC(C v) { if constexpr (std::is_same_v<C, float>) return math::Exp(v); else return math::ExpD(v); }
+template <class C> C LogC(C v) { if constexpr (std::is_same_v<C, float>) return math::Log(v); else return math::LogD(v); }
+template <class C> C SqrtC(C v) { if constexpr (std::is_same_v<C, float>) return __builtin_sqrtf(v); else return __builtin_sqrt(v); }
+
+enum class Red { kSum, kMean, kMax, kMin, kProd, kL1, kL2, kSumSquare, kLogSum, kLogSumExp };
+
+void Reduce(OpContext& ctx, Red kind, int64_t axes_input_since) {
+  const Tensor& x = ctx.in(0);
+  std::vector<int64_t> axes;
+  bool axes_given_empty = false;
+  if (ctx.opset >= axes_input_since) {
+    if (ctx.has_input(1)) { axes = ReadInts(ctx, ctx.in(1)); axes_given_empty = axes.empty(); }
+  } else {
+    axes = ctx.attr_ints("axes");
+  }
+  (void)axes_given_empty;
+  const bool keepdims = ctx.attr_i("keepdims", 1) != 0;
+  const bool noop = ctx.attr_i("noop_with_empty_axes", 0) != 0;
+  const Plan p = MakePlan(ctx, x.shape(), axes, keepdims, noop);
+  Tensor& out = ctx.out(0, x.dtype(), p.out_shape);
+  if (x.dtype() == DType::kBool && (kind == Red::kMax || kind == Red::kMin)) {  // any / all
+    for (int64_t o = 0; o < p.outputs; ++o) {
+      bool acc = kind == Red::kMin;
+      for (int64_t i = 0; i < p.per_output; ++i) {
+        const bool v = x.data<uint8_t>()[p.base[size_t(o)] + p.offsets[size_t(i)]] != 0;
+        acc = kind == Red::kMax ? (acc || v) : (acc && v);
+      }
+      out.mutable_data<uint8_t>()[o] = acc;
+    }
+    return;
+  }
+  const bool ok = DispatchNumeric(x.dtype(), [&]<class T>() {
+    using C = typename Compute<T>::type;
+    if constexpr (std::is_same_v<T, bool>) {
+      throw ctx.Fail(ErrorCode::kTypeMismatch, "bool input is not supported");
+    } else {
+      const T* px = x.data<T>();
+      T* po = out.mutable_data<T>();
+      const int64_t n = p.per_output;
+      for (int64_t o = 0; o < p.outputs; ++o) {
+        const T* row = px + p.base[size_t(o)];
+        auto at = [&](int64_t i) -> C { return Widen(row[p.offsets[size_t(i)]]); };
+        C r{};
+        switch (kind) {
+          case Red::kSum: r = SumOrdered<C>(n, p.lanes, at); break;
+          case Red::kMean: {
+            const C s = SumOrdered<C>(n, p.lanes, at);
+            if constexpr (std::is_floating_point_v<C>) r = s / C(n);
+            else r = n ? C(s / C(n)) : C(0);
+            break;
+          }
+          case Red::kSumSquare: r = SumOrdered<C>(n, p.lanes, [&](int64_t i) { const C v = at(i); return C(v * v); }); break;
+          case Red::kL1: r = SumOrdered<C>(n, p.lanes, [&](int64_t i) { const C v = at(i); return v < C(0) ? C(-v) : v; }); break;
+          case Red::kL2:
+            if constexpr (std::is_floating_point_v<C>) {
+              r = SqrtC(SumOrdered<C>(n, p.lanes, [&](int64_t i) { const C v = at(i); return v * v; }));
+            } else {
+              throw ctx.Fail(ErrorCode::kUnsupportedOp, "integer ReduceL2 is not supported");
+            }
+            break;
+          case Red::kLogSum:
+            if constexpr (std::is_floating_point_v<C>) r = LogC(SumOrdered<C>(n, p.lanes, at));
+            else throw ctx.Fail(ErrorCode::kTypeMismatch, "input must be floating point");
+            break;
+          case Red::kLogSumExp:
+            if constexpr (std::is_floating_point_v<C>) {
+              C m = -std::numeric_limits<C>::infinity();
+              for (int64_t i = 0; i < n; ++i) m = MaxOf(m, at(i));
+              if (n == 0 || m == -std::numeric_limits<C>::infinity() || m == std::numeric_limits<C>::infinity()) {
+                r = LogC(SumOrdered<C>(n, p.lanes, [&](int64_t i) { return ExpC(at(i)); }));
+              } else {
+                r = LogC(SumOrdered<C>(n, p.lanes, [&](int64_t i) { return ExpC(C(at(i) - m)); })) + m;
+              }
+            } else {
+              throw ctx.Fail(ErrorCode::kTypeMismatch, "input must be floating point");
+            }
+            break;
+          case Red::kMax: case Red::kMin: {
+            C acc;
+            if constexpr (std::is_floating_point_v<C>) acc = kind == Red::kMax ? -std::numeric_limits<C>::infinity() : std::numeric_limits<C>::infinity();
+            else acc = kind == Red::kMax ? std::numeric_limits<C>::lowest() : std::numeric_limits<C>::max();
+            for (int64_t i = 0; i < n; ++i) acc = kind == Red::kMax ? MaxOf(acc, at(i)) : MinOf(acc, at(i));
+            r = acc;
+            break;
+          }
+          case Red::kProd: {
+            if constexpr (std::is_floating_point_v<C>) {
+              C acc = C(1);
+              for (int64_t i = 0; i < n; ++i) acc = acc * at(i);
+              r = acc;
+            } else {
+              using U = std::make_unsigned_t<C>;
+              U acc = 1;
+              for (int64_t i = 0; i < n; ++i) acc = U(acc * U(at(i)));
+              r = C(acc);
+            }
+            break;
+          }
+        }
+        po[o] = Narrow<T>(r);
+      }
+    }
+  });
+  if (!ok) throw ctx.Fail(ErrorCode::kTypeMismatch, "element type " + DTypeName(x.dtype()) + " is not supported");
+}
+
+void ArgReduce(OpContext& ctx, bool is_max) {
+  const Tensor& x = ctx.in(0);
+  const int64_t axis = NormAxis(ctx, ctx.attr_i("axis", 0), x.rank());
+  const bool keepdims = ctx.attr_i("keepdims", 1) != 0;
+  const bool last = ctx.attr_i("select_last_index", 0) != 0;
+  const Plan p = MakePlan(ctx, x.shape(), {axis}, keepdims, false);
+  Tensor& out = ctx.out(0, DType::kInt64, p.out_shape);
+  const bool ok = DispatchNumeric(x.dtype(), [&]<class T>() {
+    const T* px = x.data<T>();
+    for (int64_t o = 0; o < p.outputs; ++o) {
+      const T* row = px + p.base[size_t(o)];
+      int64_t best = 0;
+      auto v0 = Widen(row[p.offsets[0]]);
+      for (int64_t i = 1; i < p.per_output; ++i) {
+        const auto v = Widen(row[p.offsets[size_t(i)]]);
+        bool take;
+        // NaN counts as the extreme (numpy's argmax/argmin): the first NaN wins.
+        if (v0 != v0) take = last && v != v;
+        else if (v != v) take = true;
+        else take = is_max ? (last ? v >= v0 : v > v0) : (last ? v <= v0 : v < v0);
+        if (take) { best = i; v0 = v; }
+      }
+      out.mutable_data<int64_t>()[o] = best;
+    }
+  });
+  if (!ok) throw ctx.Fail(ErrorCode::kTypeMismatch, "element type " + DTypeName(x.dtype()) + " is not supported");
+}
+
+enum class Soft { kSoftmax, kLogSoftmax, kHardmax };
+
+// Softmax family along `axis` (opset >= 13) or over the flattened trailing block
+// [axis, rank) (older opsets).
+void SoftmaxFamily(OpContext& ctx, Soft kind) {
+  const Tensor& x = ctx.in(0);
+  const bool v13 = ctx.opset >= 13;
+  const int64_t axis = NormAxis(ctx, ctx.attr_i("axis", v13 ? -1 : 1), std::max<int64_t>(x.rank(), 1));
+  std::vector<int64_t> axes;
+  if (v13) axes.push_back(axis);
+  else for (int64_t k = axis; k < x.rank(); ++k) axes.push_back(k);
+  const Plan p = MakePlan(ctx, x.shape(), axes, true, false);
+  Tensor& out = ctx.out(0, x.dtype(), x.shape());
+  const bool ok = DispatchNumeric(x.dtype(), [&]<class T>() {
+    using C = typename Compute<T>::type;
+    if constexpr (!std::is_floating_point_v<C>) {
+      throw ctx.Fail(ErrorCode::kTypeMismatch, "input must be floating point");
+    } else {
+      const T* px = x.data<T>();
+      T* po = out.mutable_data<T>();
+      const int64_t n = p.per_output;
+      std::vector<C> e(static_cast<size_t>(n));
+      for (int64_t o = 0; o < p.outputs; ++o) {
+        const int64_t b = p.base[size_t(o)];
+        auto at = [&](int64_t i) -> C { return Widen(px[b + p.offsets[size_t(i)]]); };
+        if (kind == Soft::kHardmax) {
+          int64_t best = 0;
+          for (int64_t i = 1; i < n; ++i) if (at(i) > at(best)) best = i;
+          for (int64_t i = 0; i < n; ++i) po[b + p.offsets[size_t(i)]] = Narrow<T>(C(i == best ? 1 : 0));
+          continue;
+        }
+        C m = -std::numeric_limits<C>::infinity();
+        for (int64_t i = 0; i < n; ++i) m = MaxOf(m, at(i));
+        for (int64_t i = 0; i < n; ++i) e[size_t(i)] = ExpC(C(at(i) - m));
+        const C s = SumOrdered<C>(n, p.lanes, [&](int64_t i) { return e[size_t(i)]; });
+        if (kind == Soft::kSoftmax) {
+          for (int64_t i = 0; i < n; ++i) po[b + p.offsets[size_t(i)]] = Narrow<T>(C(e[size_t(i)] / s));
+        } else {
+          const C ls = LogC(s);
+          for (int64_t i = 0; i < n; ++i) po[b + p.offsets[size_t(i)]] = Narrow<T>(C(C(at(i) - m) - ls));
+        }
+      }
+    }
+  });
+  if (!ok) throw ctx.Fail(ErrorCode::kTypeMismatch, "element type " + DTypeName(x.dtype()) + " is not supported");
+}
+
+}  // namespace
+
+void ReduceSum(OpContext& ctx) { Reduce(ctx, Red::kSum, 13); }
+void ReduceMean(OpContext& ctx) { Reduce(ctx, Red::kMean, 18); }
+void ReduceMax(OpContext& ctx) { Reduce(ctx, Red::kMax, 18); }
+void ReduceMin(OpContext& ctx) { Reduce(ctx, Red::kMin, 18); }
+void ReduceProd(OpContext& ctx) { Reduce(ctx, Red::kProd, 18); }
+void ReduceL1(OpContext& ctx) { Reduce(ctx, Red::kL1, 18); }
+void ReduceL2(OpContext& ctx) { Reduce(ctx, Red::kL2, 18); }
+void ReduceSumSquare(OpContext& ctx) { Reduce(ctx, Red::kSumSquare, 18); }
+void ReduceLogSum(OpContext& ctx) { Reduce(ctx, Red::kLogSum, 18); }
+void ReduceLogSumExp(OpContext& ctx) { Reduce(ctx, Red::kLogSumExp, 18); }
+void ArgMax(OpContext& ctx) { ArgReduce(ctx, true); }
+void ArgMin(OpContext& ctx) { ArgReduce(ctx, false); }
+void Softmax(OpContext& ctx) { SoftmaxFamily(ctx, Soft::kSoftmax); }
+void LogSoftmax(OpContext& ctx) { SoftmaxFamily(ctx, Soft::kLogSoftmax); }
+void Hardmax(OpContext& ctx) { SoftmaxFamily(ctx, Soft::kHardmax); }
+
+}  // namespace ref
+}  // namespace onemodel
