@@ -1,0 +1,308 @@
+// Reference convolution and pooling. Each output element has one accumulator that
+// starts at -0.0 and folds, in index order, input channel (outer) then kernel position
+// (row-major); taps that fall in the padding contribute nothing; the bias is added
+// after the full sum (exact-contract section 3). Pool windows fold in row-major order.
+#include <cmath>
+#include <limits>
+
+#include "ref/math.h"
+#include "ref/ops.h"
+#include "ref/util.h"
+
+namespace onemodel {
+namespace ref {
+namespace {
+
+struct Geometry {
+  int64_t dims = 0;  // spatial dimensions
+  std::vector<int64_t> in, kernel, stride, dil, pad_b, pad_e, out;
+};
+
+std::vector<float> AsF32(const OpContext& ctx, const Tensor& t, bool allow_bytes = false) {
+  std::vector<float> v(static_cast<size_t>(t.numel()));
+  const bool ok = DispatchNumeric(t.dtype(), [&]<class T>() {
+    if constexpr (std::is_same_v<T, int8_t> || std::is_same_v<T, uint8_t>) {
+      if (!allow_bytes) throw ctx.Fail(ErrorCode::kTypeMismatch, "expected float, float16 or bfloat16, got " + DTypeName(t.dtype()));
+      for (int64_t i = 0; i < t.numel(); ++i) v[size_t(i)] = float(t.data<T>()[i]);  // exact
+    } else if constexpr (!kIsFloat<T> || std::is_same_v<T, double>) {
+      throw ctx.Fail(ErrorCode::kTypeMismatch, "expected float, float16 or bfloat16, got " + DTypeName(t.dtype()));
+    } else {
+      for (int64_t i = 0; i < t.numel(); ++i) v[size_t(i)] = float(Widen(t.data<T>()[i]));
+    }
+  });
+  if (!ok) throw ctx.Fail(ErrorCode::kTypeMismatch, "unsupported element type " + DTypeName(t.dtype()));
+  return v;
+}
+void StoreF32(Tensor& t, int64_t i, float v) {
+  if (t.dtype() == DType::kFloat) t.mutable_data<float>()[i] = v;
+  else if (t.dtype() == DType::kUInt8) t.mutable_data<uint8_t>()[i] = uint8_t(v);  // MaxPool: an input value
+  else if (t.dtype() == DType::kInt8) t.mutable_data<int8_t>()[i] = int8_t(v);
+  else if (t.dtype() == DType::kFloat16) t.mutable_data<uint16_t>()[i] = F32ToHalf(v);
+  else t.mutable_data<uint16_t>()[i] = F32ToBF16(v);
+}
+
+// Resolves strides, dilations, pads (explicit or auto_pad) and output sizes.
+Geometry MakeGeometry(const OpContext& ctx, const Shape& x, const std::vector<int64_t>& kernel, bool ceil_mode) {
+  Geometry g;
+  g.dims = int64_t(x.size()) - 2;
+  if (g.dims < 1) throw ctx.Fail(ErrorCode::kShapeMismatch, "input must have rank >= 3");
+  g.in.assign(x.begin() + 2, x.end());
+  g.kernel = kernel;
+  if (int64_t(g.kernel.size()) != g.dims) throw ctx.Fail(ErrorCode::kShapeMismatch, "kernel rank does not match the input");
+  g.stride = ctx.attr_ints("strides", std::vector<int64_t>(size_t(g.dims), 1));
+  g.dil = ctx.attr_ints("dilations", std::vector<int64_t>(size_t(g.dims), 1));
+  std::vector<int64_t> pads = ctx.attr_ints("pads", std::vector<int64_t>(size_t(2 * g.dims), 0));
+  if (int64_t(g.stride.size()) != g.dims || int64_t(g.dil.size()) != g.dims || int64_t(pads.size()) != 2 * g.dims) {
+    throw ctx.Fail(ErrorCode::kInvalidModel, "strides, dilations or pads have the wrong length");
+  }
+  const std::string ap = ctx.attr_s("auto_pad", "NOTSET");
+  g.pad_b.resize(size_t(g.dims));
+  g.pad_e.resize(size_t(g.dims));
+  g.out.resize(size_t(g.dims));
+  for (int64_t d = 0; d < g.dims; ++d) {
+    const size_t i = size_t(d);
+    if (g.stride[i] <= 0 || g.dil[i] <= 0) throw ctx.Fail(ErrorCode::kInvalidModel, "strides and dilations must be positive");
+    const int64_t ek = g.dil[i] * (g.kernel[i] - 1) + 1;
+    if (ap == "SAME_UPPER" || ap == "SAME_LOWER") {
+      g.out[i] = (g.in[i] + g.stride[i] - 1) / g.stride[i];
+      const int64_t total = std::max<int64_t>(0, (g.out[i] - 1) * g.stride[i] + ek - g.in[i]);
+      g.pad_b[i] = ap == "SAME_UPPER" ? total / 2 : total - total / 2;
+      g.pad_e[i] = total - g.pad_b[i];
+      continue;
+    }
+    if (ap == "VALID") { g.pad_b[i] = g.pad_e[i] = 0; }
+    else { g.pad_b[i] = pads[i]; g.pad_e[i] = pads[i + size_t(g.dims)]; }
+    const int64_t span = g.in[i] + g.pad_b[i] + g.pad_e[i] - ek;
+    if (span < 0) throw ctx.Fail(ErrorCode::kShapeMismatch, "the kernel is larger than the padded input");
+    g.out[i] = (ceil_mode ? (span + g.stride[i] - 1) / g.stride[i] : span / g.stride[i]) + 1;
+    if (ceil_mode && (g.out[i] - 1) * g.stride[i] >= g.in[i] + g.pad_b[i]) --g.out[i];
+  }
+  return g;
+}
+
+// Visits every multi-index of `dims`.
+template <class F> void ForEach(const std::vector<int64_t>& dims, F f) {
+  int64_t n = 1;
+  for (int64_t d : dims) n *= d;
+  std::vector<int64_t> pos(dims.size(), 0);
+  for (int64_t i = 0; i < n; ++i) {
+    f(i, pos);
+    for (size_t k = dims.size(); k-- > 0;) {
+      if (++pos[k] < dims[k]) break;
+      pos[k] = 0;
+    }
+  }
+}
+int64_t Prod(const std::vector<int64_t>& v) { int64_t p = 1; for (int64_t d : v) p *= d; return p; }
+
+}  // namespace
+
+void Conv(OpContext& ctx) {
+  const Tensor& x = ctx.in(0);
+  const Tensor& w = ctx.in(1);
+  const int64_t group = ctx.attr_i("group", 1);
+  std::vector<int64_t> kernel = ctx.attr_ints("kernel_shape", Shape(w.shape().begin() + 2, w.shape().end()));
+  const Geometry g = MakeGeometry(ctx, x.shape(), kernel, false);
+  const int64_t N = x.shape()[0], C = x.shape()[1], M = w.shape()[0];
+  if (group <= 0 || C % group || M % group || w.shape()[1] != C / group) {
+    throw ctx.Fail(ErrorCode::kShapeMismatch, "input channels " + std::to_string(C) + ", weight " +
+                                                  ShapeToString(w.shape()) + " and group " + std::to_string(group) + " do not agree");
+  }
+  const int64_t Cg = C / group, Mg = M / group;
+  const auto xv = AsF32(ctx, x), wv = AsF32(ctx, w);
+  std::vector<float> bias;
+  if (ctx.has_input(2)) bias = AsF32(ctx, ctx.in(2));
+  Shape os{N, M};
+  os.insert(os.end(), g.out.begin(), g.out.end());
+  Tensor& y = ctx.out(0, x.dtype(), os);
+  const int64_t in_sp = Prod(g.in), out_sp = Prod(g.out), k_sp = Prod(g.kernel);
+  std::vector<int64_t> in_st(size_t(g.dims), 1);
+  for (int64_t d = g.dims - 1; d > 0; --d) in_st[size_t(d - 1)] = in_st[size_t(d)] * g.in[size_t(d)];
+  for (int64_t n = 0; n < N; ++n)
+    for (int64_t m = 0; m < M; ++m) {
+      const int64_t grp = m / Mg;
+      ForEach(g.out, [&](int64_t o, const std::vector<int64_t>& op) {
+        float acc = -0.0f;
+        for (int64_t c = 0; c < Cg; ++c) {
+          const float* xc = xv.data() + (n * C + grp * Cg + c) * in_sp;
+          const float* wc = wv.data() + (m * Cg + c) * k_sp;
+          ForEach(g.kernel, [&](int64_t k, const std::vector<int64_t>& kp) {
+            int64_t off = 0;
+            for (int64_t d = 0; d < g.dims; ++d) {
+              const size_t i = size_t(d);
+              const int64_t p = op[i] * g.stride[i] - g.pad_b[i] + kp[i] * g.dil[i];
+              if (p < 0 || p >= g.in[i]) return;
+              off += p * in_st[i];
+            }
+            acc = acc + xc[off] * wc[k];
+          });
+        }
+        if (!bias.empty()) acc = acc + bias[size_t(m)];
+        StoreF32(y, (n * M + m) * out_sp + o, acc);
+      });
+    }
+}
+
+void ConvTranspose(OpContext& ctx) {
+  const Tensor& x = ctx.in(0);
+  const Tensor& w = ctx.in(1);
+  const int64_t group = ctx.attr_i("group", 1);
+  const int64_t D = x.rank() - 2;
+  if (D < 1) throw ctx.Fail(ErrorCode::kShapeMismatch, "input must have rank >= 3");
+  const int64_t N = x.shape()[0], C = x.shape()[1];
+  if (group <= 0 || C % group || w.shape()[0] != C) throw ctx.Fail(ErrorCode::kShapeMismatch, "weight and input channels disagree");
+  const int64_t Mg = w.shape()[1], M = Mg * group, Cg = C / group;
+  std::vector<int64_t> kernel = ctx.attr_ints("kernel_shape", Shape(w.shape().begin() + 2, w.shape().end()));
+  std::vector<int64_t> in(x.shape().begin() + 2, x.shape().end());
+  auto stride = ctx.attr_ints("strides", std::vector<int64_t>(size_t(D), 1));
+  auto dil = ctx.attr_ints("dilations", std::vector<int64_t>(size_t(D), 1));
+  auto opad = ctx.attr_ints("output_padding", std::vector<int64_t>(size_t(D), 0));
+  auto pads = ctx.attr_ints("pads", std::vector<int64_t>(size_t(2 * D), 0));
+  const auto out_shape_attr = ctx.attr_ints("output_shape");
+  const std::string ap = ctx.attr_s("auto_pad", "NOTSET");
+  std::vector<int64_t> out(static_cast<size_t>(D)), pb(static_cast<size_t>(D)), pe(static_cast<size_t>(D));
+  for (int64_t d = 0; d < D; ++d) {
+    const size_t i = size_t(d);
+    const int64_t ek = (kernel[i] - 1) * dil[i] + 1;
+    const int64_t full = stride[i] * (in[i] - 1) + opad[i] + ek;
+    if (!out_shape_attr.empty() && ap != "SAME_UPPER" && ap != "SAME_LOWER") {
+      // As ONNX's reference: explicit pads (default 0) and the requested size.
+      pb[i] = pads[i];
+      pe[i] = pads[i + size_t(D)];
+      out[i] = out_shape_attr[out_shape_attr.size() - size_t(D) + i];
+    } else if (ap == "SAME_UPPER" || ap == "SAME_LOWER") {
+      const int64_t want = !out_shape_attr.empty() ? out_shape_attr[out_shape_attr.size() - size_t(D) + i] : in[i] * stride[i];
+      const int64_t total = full - want;
+      if (ap == "SAME_UPPER") { pb[i] = total / 2; pe[i] = total - total / 2; }
+      else { pb[i] = total - total / 2; pe[i] = total / 2; }
+      out[i] = want;
+    } else {
+      if (ap == "VALID") { pb[i] = pe[i] = 0; } else { pb[i] = pads[i]; pe[i] = pads[i + size_t(D)]; }
+      out[i] = full - pb[i] - pe[i];
+    }
+  }
+  const auto xv = AsF32(ctx, x), wv = AsF32(ctx, w);
+  std::vector<float> bias;
+  if (ctx.has_input(2)) bias = AsF32(ctx, ctx.in(2));
+  Shape os{N, M};
+  os.insert(os.end(), out.begin(), out.end());
+  Tensor& y = ctx.out(0, x.dtype(), os);
+  const int64_t in_sp = Prod(in), out_sp = Prod(out), k_sp = Prod(kernel);
+  std::vector<int64_t> in_st(size_t(D), 1);
+  for (int64_t d = D - 1; d > 0; --d) in_st[size_t(d - 1)] = in_st[size_t(d)] * in[size_t(d)];
+  for (int64_t n = 0; n < N; ++n)
+    for (int64_t m = 0; m < M; ++m) {
+      const int64_t grp = m / Mg, ml = m % Mg;
+      ForEach(out, [&](int64_t o, const std::vector<int64_t>& op) {
+        float acc = -0.0f;
+        for (int64_t c = 0; c < Cg; ++c) {
+          const int64_t ci = grp * Cg + c;
+          const float* xc = xv.data() + (n * C + ci) * in_sp;
+          const float* wc = wv.data() + (ci * Mg + ml) * k_sp;
+          ForEach(kernel, [&](int64_t k, const std::vector<int64_t>& kp) {
+            int64_t off = 0;
+            for (int64_t d = 0; d < D; ++d) {
+              const size_t i = size_t(d);
+              const int64_t t = op[i] + pb[i] - kp[i] * dil[i];
+              if (t < 0 || t % stride[i]) return;
+              const int64_t p = t / stride[i];
+              if (p >= in[i]) return;
+              off += p * in_st[i];
+            }
+            acc = acc + xc[off] * wc[k];
+          });
+        }
+        if (!bias.empty()) acc = acc + bias[size_t(m)];
+        StoreF32(y, (n * M + m) * out_sp + o, acc);
+      });
+    }
+}
+
+namespace {
+enum class Pool { kMax, kAverage, kLp };
+
+void PoolOp(OpContext& ctx, Pool kind, bool global) {
+  const Tensor& x = ctx.in(0);
+  if (x.rank() < 3) throw ctx.Fail(ErrorCode::kShapeMismatch, "input must have rank >= 3");
+  std::vector<int64_t> kernel = global ? Shape(x.shape().begin() + 2, x.shape().end()) : ctx.attr_ints("kernel_shape");
+  if (kernel.empty()) throw ctx.Fail(ErrorCode::kInvalidModel, "kernel_shape is required");
+  const bool ceil_mode = !global && ctx.attr_i("ceil_mode", 0) != 0;
+  Geometry g;
+  if (global) {
+    g.dims = x.rank() - 2;
+    g.in.assign(x.shape().begin() + 2, x.shape().end());
+    g.kernel = kernel;
+    g.stride.assign(size_t(g.dims), 1);
+    g.dil.assign(size_t(g.dims), 1);
+    g.pad_b.assign(size_t(g.dims), 0);
+    g.pad_e.assign(size_t(g.dims), 0);
+    g.out.assign(size_t(g.dims), 1);
+  } else {
+    g = MakeGeometry(ctx, x.shape(), kernel, ceil_mode);
+  }
+  const bool include_pad = ctx.attr_i("count_include_pad", 0) != 0;
+  const float p = float(ctx.attr_i("p", 2));
+  const int64_t N = x.shape()[0], C = x.shape()[1];
+  const auto xv = AsF32(ctx, x, kind == Pool::kMax);
+  Shape os{N, C};
+  os.insert(os.end(), g.out.begin(), g.out.end());
+  Tensor& y = ctx.out(0, x.dtype(), os);
+  Tensor* idx = (kind == Pool::kMax && ctx.wants_output(1)) ? &ctx.out(1, DType::kInt64, os) : nullptr;
+  const bool col_major = ctx.attr_i("storage_order", 0) != 0;
+  const int64_t in_sp = Prod(g.in), out_sp = Prod(g.out);
+  std::vector<int64_t> in_st(size_t(g.dims), 1), col_st(size_t(g.dims), 1);
+  for (int64_t d = g.dims - 1; d > 0; --d) in_st[size_t(d - 1)] = in_st[size_t(d)] * g.in[size_t(d)];
+  for (int64_t d = 1; d < g.dims; ++d) col_st[size_t(d)] = col_st[size_t(d - 1)] * g.in[size_t(d - 1)];
+  for (int64_t nc = 0; nc < N * C; ++nc) {
+    const float* xc = xv.data() + nc * in_sp;
+    ForEach(g.out, [&](int64_t o, const std::vector<int64_t>& op) {
+      float acc = kind == Pool::kMax ? -std::numeric_limits<float>::infinity() : -0.0f;
+      int64_t count = 0, best = -1, best_col = -1;
+      ForEach(g.kernel, [&](int64_t, const std::vector<int64_t>& kp) {
+        int64_t off = 0, coff = 0;
+        bool pad = false, beyond = false;
+        for (int64_t d = 0; d < g.dims; ++d) {
+          const size_t i = size_t(d);
+          const int64_t q = op[i] * g.stride[i] - g.pad_b[i] + kp[i] * g.dil[i];
+          if (q < 0 || q >= g.in[i]) {
+            pad = true;
+            if (q >= g.in[i] + g.pad_e[i] || q < -g.pad_b[i]) beyond = true;
+          }
+          off += q * in_st[i];
+          coff += q * col_st[i];
+        }
+        if (pad) {
+          if (kind == Pool::kAverage && include_pad && !beyond) ++count;
+          return;
+        }
+        const float v = xc[off];
+        ++count;
+        if (kind == Pool::kMax) {
+          if (v != v || acc != acc) { if (acc == acc) { acc = v; best = off; best_col = coff; } }
+          else if (v > acc) { acc = v; best = off; best_col = coff; }
+        } else if (kind == Pool::kAverage) {
+          acc = acc + v;
+        } else {
+          const float a = v < 0 ? -v : v;
+          acc = acc + (p == 2.0f ? a * a : p == 1.0f ? a : math::Pow(a, p));
+        }
+      });
+      float r = acc;
+      if (kind == Pool::kAverage) r = count ? acc / float(count) : std::numeric_limits<float>::quiet_NaN();
+      if (kind == Pool::kLp) r = p == 2.0f ? __builtin_sqrtf(acc) : p == 1.0f ? acc : math::Pow(acc, 1.0f / p);
+      StoreF32(y, nc * out_sp + o, r);
+      if (idx) idx->mutable_data<int64_t>()[nc * out_sp + o] = nc * in_sp + (col_major ? best_col : best);
+    });
+  }
+}
+}  // namespace
+
+void MaxPool(OpContext& ctx) { PoolOp(ctx, Pool::kMax, false); }
+void AveragePool(OpContext& ctx) { PoolOp(ctx, Pool::kAverage, false); }
+void LpPool(OpContext& ctx) { PoolOp(ctx, Pool::kLp, false); }
+void GlobalMaxPool(OpContext& ctx) { PoolOp(ctx, Pool::kMax, true); }
+void GlobalAveragePool(OpContext& ctx) { PoolOp(ctx, Pool::kAverage, true); }
+void GlobalLpPool(OpContext& ctx) { PoolOp(ctx, Pool::kLp, true); }
+
+}  // namespace ref
+}  // namespace onemodel

@@ -1,0 +1,235 @@
+// Reference normalisation operators. Means and variances are sums in the canonical
+// order (L-lane when the innermost axis is normalised, else left to right), divided
+// once by the count; then y = (x - mean) * (1 / sqrt(var + eps)) * scale + bias, each
+// step rounded (no fusion). Narrow floats compute in f32.
+#include <cmath>
+
+#include "core/exact.h"
+#include "ref/math.h"
+#include "ref/ops.h"
+#include "ref/util.h"
+
+namespace onemodel {
+namespace ref {
+namespace {
+
+// Sum of f(i), i in [0, n): canonical L lanes when `lanes`, else left to right.
+template <class F>
+float Sum(int64_t n, bool lanes, F f) {
+  if (!lanes) {
+    float acc = -0.0f;
+    for (int64_t i = 0; i < n; ++i) acc += f(i);
+    return acc;
+  }
+  float acc[kCanonicalLanes];
+  for (size_t j = 0; j < kCanonicalLanes; ++j) acc[j] = -0.0f;
+  for (int64_t i = 0; i < n; ++i) acc[size_t(i) % kCanonicalLanes] += f(i);
+  for (size_t h = kCanonicalLanes / 2; h >= 1; h /= 2)
+    for (size_t j = 0; j < h; ++j) acc[j] += acc[j + h];
+  return acc[0];
+}
+
+// Reads any float tensor as f32 values.
+std::vector<float> AsF32(const OpContext& ctx, const Tensor& t) {
+  std::vector<float> v(static_cast<size_t>(t.numel()));
+  const bool ok = DispatchNumeric(t.dtype(), [&]<class T>() {
+    if constexpr (!kIsFloat<T> || std::is_same_v<T, double>) {
+      throw ctx.Fail(ErrorCode::kTypeMismatch, "expected float, float16 or bfloat16, got " + DTypeName(t.dtype()));
+    } else {
+      for (int64_t i = 0; i < t.numel(); ++i) v[size_t(i)] = float(Widen(t.data<T>()[i]));
+    }
+  });
+  if (!ok) throw ctx.Fail(ErrorCode::kTypeMismatch, "unsupported element type " + DTypeName(t.dtype()));
+  return v;
+}
+void StoreF32(const OpContext& ctx, Tensor& t, int64_t i, float v) {
+  switch (t.dtype()) {
+    case DType::kFloat: t.mutable_data<float>()[i] = v; break;
+    case DType::kFloat16: t.mutable_data<uint16_t>()[i] = F32ToHalf(v); break;
+    case DType::kBFloat16: t.mutable_data<uint16_t>()[i] = F32ToBF16(v); break;
+    default: throw ctx.Fail(ErrorCode::kTypeMismatch, "unsupported output type");
+  }
+}
+
+float InvStd(float var, float eps) { return 1.0f / __builtin_sqrtf(var + eps); }
+
+// LayerNormalization and RMSNormalization: normalise over [axis, rank).
+void LastAxesNorm(OpContext& ctx, bool rms) {
+  const Tensor& x = ctx.in(0);
+  const int64_t axis = NormAxis(ctx, ctx.attr_i("axis", -1), x.rank());
+  const float eps = ctx.attr_f("epsilon", rms ? 1e-5f : 1e-5f);
+  int64_t outer = 1, n = 1;
+  for (int64_t k = 0; k < axis; ++k) outer *= x.shape()[size_t(k)];
+  for (int64_t k = axis; k < x.rank(); ++k) n *= x.shape()[size_t(k)];
+  const auto xv = AsF32(ctx, x);
+  const Tensor& sc = ctx.in(1);
+  const auto scale = AsF32(ctx, sc);
+  const Shape norm_shape(x.shape().begin() + axis, x.shape().end());
+  const auto is = BroadcastIndex(sc.shape(), norm_shape);
+  std::vector<float> bias;
+  std::vector<int64_t> ib;
+  if (!rms && ctx.has_input(2)) {
+    bias = AsF32(ctx, ctx.in(2));
+    ib = BroadcastIndex(ctx.in(2).shape(), norm_shape);
+  }
+  Tensor& y = ctx.out(0, x.dtype(), x.shape());
+  Shape stat_shape(x.shape().begin(), x.shape().begin() + axis);
+  for (int64_t k = axis; k < x.rank(); ++k) stat_shape.push_back(1);
+  const DType stat_type = DType(ctx.attr_i("stash_type", 1)) == DType::kFloat ? DType::kFloat : x.dtype();
+  Tensor* mean_t = (!rms && ctx.wants_output(1)) ? &ctx.out(1, stat_type, stat_shape) : nullptr;
+  Tensor* inv_t = (!rms && ctx.wants_output(2)) ? &ctx.out(2, stat_type, stat_shape) : nullptr;
+  for (int64_t o = 0; o < outer; ++o) {
+    const float* row = xv.data() + o * n;
+    float mean = 0.0f, inv;
+    if (rms) {
+      const float ms = Sum(n, true, [&](int64_t i) { return row[i] * row[i]; }) / float(n);
+      inv = InvStd(ms, eps);
+    } else {
+      mean = Sum(n, true, [&](int64_t i) { return row[i]; }) / float(n);
+      const float var = Sum(n, true, [&](int64_t i) { const float d = row[i] - mean; return d * d; }) / float(n);
+      inv = InvStd(var, eps);
+    }
+    for (int64_t i = 0; i < n; ++i) {
+      float v = rms ? row[i] * inv : (row[i] - mean) * inv;
+      v = v * scale[size_t(is[size_t(i)])];
+      if (!bias.empty()) v = v + bias[size_t(ib[size_t(i)])];
+      StoreF32(ctx, y, o * n + i, v);
+    }
+    if (mean_t) StoreF32(ctx, *mean_t, o, mean);
+    if (inv_t) StoreF32(ctx, *inv_t, o, inv);
+  }
+}
+
+}  // namespace
+
+void LayerNormalization(OpContext& ctx) { LastAxesNorm(ctx, false); }
+void RMSNormalization(OpContext& ctx) { LastAxesNorm(ctx, true); }
+
+void BatchNormalization(OpContext& ctx) {
+  if (ctx.attr_i("training_mode", 0) != 0) throw ctx.Fail(ErrorCode::kUnsupportedOp, "training-mode BatchNormalization is not supported");
+  const Tensor& x = ctx.in(0);
+  const float eps = ctx.attr_f("epsilon", 1e-5f);
+  const auto xv = AsF32(ctx, x), sc = AsF32(ctx, ctx.in(1)), b = AsF32(ctx, ctx.in(2)), mean = AsF32(ctx, ctx.in(3)),
+             var = AsF32(ctx, ctx.in(4));
+  const int64_t N = x.shape()[0], C = x.rank() > 1 ? x.shape()[1] : 1;
+  int64_t inner = 1;
+  for (int64_t k = 2; k < x.rank(); ++k) inner *= x.shape()[size_t(k)];
+  Tensor& y = ctx.out(0, x.dtype(), x.shape());
+  for (int64_t n = 0; n < N; ++n)
+    for (int64_t c = 0; c < C; ++c) {
+      const float inv = InvStd(var[size_t(c)], eps);
+      for (int64_t i = 0; i < inner; ++i) {
+        const int64_t off = (n * C + c) * inner + i;
+        float v = (xv[size_t(off)] - mean[size_t(c)]) * inv;
+        v = v * sc[size_t(c)];
+        v = v + b[size_t(c)];
+        StoreF32(ctx, y, off, v);
+      }
+    }
+}
+
+// Per (n, group) statistics over the group's channels and all spatial positions.
+void GroupStats(OpContext& ctx, int64_t groups, bool per_channel_affine, bool instance) {
+  const Tensor& x = ctx.in(0);
+  const float eps = ctx.attr_f("epsilon", 1e-5f);
+  const auto xv = AsF32(ctx, x), sc = AsF32(ctx, ctx.in(1)), b = AsF32(ctx, ctx.in(2));
+  const int64_t N = x.shape()[0], C = x.shape()[1];
+  int64_t inner = 1;
+  for (int64_t k = 2; k < x.rank(); ++k) inner *= x.shape()[size_t(k)];
+  if (groups <= 0 || C % groups) throw ctx.Fail(ErrorCode::kInvalidModel, "channels must divide into num_groups");
+  const int64_t cg = C / groups, n = cg * inner;
+  Tensor& y = ctx.out(0, x.dtype(), x.shape());
+  for (int64_t bn = 0; bn < N; ++bn)
+    for (int64_t g = 0; g < groups; ++g) {
+      const float* row = xv.data() + (bn * C + g * cg) * inner;
+      const float mean = Sum(n, true, [&](int64_t i) { return row[i]; }) / float(n);
+      const float var = Sum(n, true, [&](int64_t i) { const float d = row[i] - mean; return d * d; }) / float(n);
+      const float inv = InvStd(var, eps);
+      for (int64_t i = 0; i < n; ++i) {
+        const int64_t c = g * cg + i / inner;
+        const size_t pi = size_t(per_channel_affine || instance ? c : g);
+        float v = (row[i] - mean) * inv;
+        v = v * sc[pi];
+        v = v + b[pi];
+        StoreF32(ctx, y, (bn * C + g * cg) * inner + i, v);
+      }
+    }
+}
+
+void InstanceNormalization(OpContext& ctx) { GroupStats(ctx, ctx.in(0).shape()[1], true, true); }
+void GroupNormalization(OpContext& ctx) {
+  GroupStats(ctx, ctx.attr_i("num_groups", 0), ctx.opset >= 21, false);
+}
+
+void LpNormalization(OpContext& ctx) {
+  const Tensor& x = ctx.in(0);
+  const int64_t axis = NormAxis(ctx, ctx.attr_i("axis", -1), x.rank());
+  const int64_t p = ctx.attr_i("p", 2);
+  if (p != 1 && p != 2) throw ctx.Fail(ErrorCode::kInvalidModel, "p must be 1 or 2");
+  const auto xv = AsF32(ctx, x);
+  const int64_t dim = x.shape()[size_t(axis)];
+  int64_t outer = 1, inner = 1;
+  for (int64_t k = 0; k < axis; ++k) outer *= x.shape()[size_t(k)];
+  for (int64_t k = axis + 1; k < x.rank(); ++k) inner *= x.shape()[size_t(k)];
+  Tensor& y = ctx.out(0, x.dtype(), x.shape());
+  const bool lanes = axis == x.rank() - 1;
+  for (int64_t b = 0; b < outer; ++b)
+    for (int64_t j = 0; j < inner; ++j) {
+      auto at = [&](int64_t i) { return xv[size_t((b * dim + i) * inner + j)]; };
+      float norm = Sum(dim, lanes, [&](int64_t i) { const float v = at(i); return p == 1 ? (v < 0 ? -v : v) : v * v; });
+      if (p == 2) norm = __builtin_sqrtf(norm);
+      for (int64_t i = 0; i < dim; ++i) StoreF32(ctx, y, (b * dim + i) * inner + j, norm == 0.0f ? 0.0f : at(i) / norm);
+    }
+}
+
+void MeanVarianceNormalization(OpContext& ctx) {
+  const Tensor& x = ctx.in(0);
+  std::vector<int64_t> axes = ctx.attr_ints("axes", {0, 2, 3});
+  const auto xv = AsF32(ctx, x);
+  std::vector<bool> red(size_t(x.rank()), false);
+  for (int64_t a : axes) red[size_t(NormAxis(ctx, a, x.rank()))] = true;
+  // Group elements by their non-reduced coordinates.
+  Shape key_shape;
+  for (int64_t k = 0; k < x.rank(); ++k) key_shape.push_back(red[size_t(k)] ? 1 : x.shape()[size_t(k)]);
+  const auto key = BroadcastIndex(key_shape, x.shape());
+  int64_t groups = 1;
+  for (int64_t d : key_shape) groups *= d;
+  std::vector<std::vector<int64_t>> members(static_cast<size_t>(groups));
+  for (size_t i = 0; i < key.size(); ++i) members[size_t(key[i])].push_back(int64_t(i));
+  Tensor& y = ctx.out(0, x.dtype(), x.shape());
+  const bool lanes = red.back();
+  for (const auto& m : members) {
+    const int64_t n = int64_t(m.size());
+    const float mean = Sum(n, lanes, [&](int64_t i) { return xv[size_t(m[size_t(i)])]; }) / float(n);
+    const float var = Sum(n, lanes, [&](int64_t i) { const float d = xv[size_t(m[size_t(i)])] - mean; return d * d; }) / float(n);
+    const float sd = __builtin_sqrtf(var);
+    for (int64_t i : m) StoreF32(ctx, y, i, (xv[size_t(i)] - mean) / (sd + 1e-9f));
+  }
+}
+
+// LRN over channels: y = x / (bias + alpha / size * sum of squares)^beta.
+void LRN(OpContext& ctx) {
+  const Tensor& x = ctx.in(0);
+  const float alpha = ctx.attr_f("alpha", 1e-4f), beta = ctx.attr_f("beta", 0.75f), bias = ctx.attr_f("bias", 1.0f);
+  const int64_t size = ctx.attr_i("size", 1);
+  const auto xv = AsF32(ctx, x);
+  const int64_t N = x.shape()[0], C = x.shape()[1];
+  int64_t inner = 1;
+  for (int64_t k = 2; k < x.rank(); ++k) inner *= x.shape()[size_t(k)];
+  Tensor& y = ctx.out(0, x.dtype(), x.shape());
+  const int64_t lo = (size - 1) / 2, hi = size - 1 - lo;
+  for (int64_t n = 0; n < N; ++n)
+    for (int64_t c = 0; c < C; ++c)
+      for (int64_t i = 0; i < inner; ++i) {
+        float s = -0.0f;
+        for (int64_t cc = std::max<int64_t>(0, c - lo); cc <= std::min<int64_t>(C - 1, c + hi); ++cc) {
+          const float v = xv[size_t((n * C + cc) * inner + i)];
+          s = s + v * v;
+        }
+        const float d = math::Pow(bias + (alpha / float(size)) * s, beta);
+        StoreF32(ctx, y, (n * C + c) * inner + i, xv[size_t((n * C + c) * inner + i)] / d);
+      }
+}
+
+}  // namespace ref
+}  // namespace onemodel
