@@ -69,6 +69,14 @@ float RoundEven(float x) {
   return CopySign(r, x);
 }
 
+double RoundEvenD(double x) {
+  if (!(x == x) || x >= 4503599627370496.0 || x <= -4503599627370496.0) return x;
+  const bool neg = (D2U(x) >> 63) != 0;
+  const double a = neg ? -x : x;
+  const double r = a < 0.5 ? 0.0 : (a + 4503599627370496.0) - 4503599627370496.0;  // 2^52: exact RNE
+  return neg ? -r : r;
+}
+
 float Floor(float x) {
   const uint32_t u = F2U(x);
   const int e = int((u >> 23) & 0xFF) - 127;

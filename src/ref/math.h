@@ -28,6 +28,7 @@ float Softplus(float x);
 float Pow(float x, float y);
 // Exactly rounded helpers used by the functions above (no libm).
 float RoundEven(float x);
+double RoundEvenD(double x);
 float Floor(float x);
 
 // binary64 versions for double tensors (and as Pow's intermediate).

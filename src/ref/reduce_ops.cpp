@@ -293,7 +293,106 @@ void SoftmaxFamily(OpContext& ctx, Soft kind) {
   if (!ok) throw ctx.Fail(ErrorCode::kTypeMismatch, "element type " + DTypeName(x.dtype()) + " is not supported");
 }
 
+// Negative log-likelihood of log-probabilities lp [N, C, d...] (as f32 values) at
+// targets [N, d...]; writes the loss tensor (reduction none) or its sum / weighted mean.
+// Sums over all loss elements use the canonical order over the flattened losses.
+void NllFrom(OpContext& ctx, const std::vector<float>& lp, const Shape& in_shape, const Tensor& target,
+             const Tensor* weight, size_t out_index, DType out_type) {
+  const std::string red = ctx.attr_s("reduction", "mean");
+  const bool has_ignore = ctx.has_attr("ignore_index");
+  const int64_t ignore = ctx.attr_i("ignore_index", 0);
+  const int64_t N = in_shape[0], C = in_shape[1];
+  int64_t D = 1;
+  for (size_t k = 2; k < in_shape.size(); ++k) D *= in_shape[k];
+  const auto tv = ReadInts(ctx, target);
+  std::vector<float> w;
+  if (weight) {
+    w.resize(static_cast<size_t>(weight->numel()));
+    DispatchNumeric(weight->dtype(), [&]<class T>() {
+      for (int64_t i = 0; i < weight->numel(); ++i) w[size_t(i)] = float(Widen(weight->data<T>()[i]));
+    });
+  }
+  std::vector<float> loss(static_cast<size_t>(N * D)), wt(static_cast<size_t>(N * D));
+  for (int64_t n = 0; n < N; ++n)
+    for (int64_t d = 0; d < D; ++d) {
+      const int64_t t = tv[size_t(n * D + d)];
+      const size_t i = size_t(n * D + d);
+      if (has_ignore && t == ignore) { loss[i] = 0.0f; wt[i] = 0.0f; continue; }
+      if (t < 0 || t >= C) throw ctx.Fail(ErrorCode::kInvalidArgument, "target " + std::to_string(t) + " is out of range");
+      const float wi = weight ? w[size_t(t)] : 1.0f;
+      const float v = -lp[size_t((n * C + t) * D + d)];
+      loss[i] = weight ? wi * v : v;
+      wt[i] = wi;
+    }
+  auto store = [&](Tensor& o, int64_t i, float v) {
+    if (o.dtype() == DType::kFloat) o.mutable_data<float>()[i] = v;
+    else if (o.dtype() == DType::kDouble) o.mutable_data<double>()[i] = v;
+    else if (o.dtype() == DType::kFloat16) o.mutable_data<uint16_t>()[i] = F32ToHalf(v);
+    else o.mutable_data<uint16_t>()[i] = F32ToBF16(v);
+  };
+  if (red == "none") {
+    Tensor& o = ctx.out(out_index, out_type, target.shape());
+    for (size_t i = 0; i < loss.size(); ++i) store(o, int64_t(i), loss[i]);
+    return;
+  }
+  const int64_t m = int64_t(loss.size());
+  const float sum = SumOrdered<float>(m, true, [&](int64_t i) { return loss[size_t(i)]; });
+  Tensor& o = ctx.out(out_index, out_type, {});
+  if (red == "sum") { store(o, 0, sum); return; }
+  if (red != "mean") throw ctx.Fail(ErrorCode::kInvalidModel, "reduction must be none, sum or mean");
+  if (weight || has_ignore) {
+    const float ws = SumOrdered<float>(m, true, [&](int64_t i) { return wt[size_t(i)]; });
+    store(o, 0, sum / ws);
+  } else {
+    store(o, 0, sum / float(m));
+  }
+}
+
+std::vector<float> FloatsOf(const OpContext& ctx, const Tensor& t) {
+  std::vector<float> v(static_cast<size_t>(t.numel()));
+  const bool ok = DispatchNumeric(t.dtype(), [&]<class T>() {
+    if constexpr (!kIsFloat<T>) throw ctx.Fail(ErrorCode::kTypeMismatch, "input must be floating point");
+    else for (int64_t i = 0; i < t.numel(); ++i) v[size_t(i)] = float(Widen(t.data<T>()[i]));
+  });
+  if (!ok) throw ctx.Fail(ErrorCode::kTypeMismatch, "unsupported element type");
+  return v;
+}
+
 }  // namespace
+
+void NegativeLogLikelihoodLoss(OpContext& ctx) {
+  const Tensor& x = ctx.in(0);
+  if (x.dtype() == DType::kDouble) throw ctx.Fail(ErrorCode::kUnsupportedOp, "double inputs are not supported yet");
+  NllFrom(ctx, FloatsOf(ctx, x), x.shape(), ctx.in(1), ctx.has_input(2) ? &ctx.in(2) : nullptr, 0, x.dtype());
+}
+
+// log_prob = LogSoftmax over axis 1 (the softmax family's order), then the NLL.
+void SoftmaxCrossEntropyLoss(OpContext& ctx) {
+  const Tensor& x = ctx.in(0);
+  if (x.dtype() == DType::kDouble) throw ctx.Fail(ErrorCode::kUnsupportedOp, "double inputs are not supported yet");
+  const std::vector<float> xv = FloatsOf(ctx, x);
+  const Plan p = MakePlan(ctx, x.shape(), {1}, true, false);
+  std::vector<float> lp(xv.size());
+  std::vector<float> e(static_cast<size_t>(p.per_output));
+  for (int64_t o = 0; o < p.outputs; ++o) {
+    const int64_t b = p.base[size_t(o)];
+    auto at = [&](int64_t i) { return xv[size_t(b + p.offsets[size_t(i)])]; };
+    float m = -std::numeric_limits<float>::infinity();
+    for (int64_t i = 0; i < p.per_output; ++i) m = MaxOf(m, at(i));
+    for (int64_t i = 0; i < p.per_output; ++i) e[size_t(i)] = math::Exp(at(i) - m);
+    const float ls = math::Log(SumOrdered<float>(p.per_output, p.lanes, [&](int64_t i) { return e[size_t(i)]; }));
+    for (int64_t i = 0; i < p.per_output; ++i) lp[size_t(b + p.offsets[size_t(i)])] = (at(i) - m) - ls;
+  }
+  NllFrom(ctx, lp, x.shape(), ctx.in(1), ctx.has_input(2) ? &ctx.in(2) : nullptr, 0, x.dtype());
+  if (ctx.wants_output(1)) {
+    Tensor& o = ctx.out(1, x.dtype(), x.shape());
+    for (size_t i = 0; i < lp.size(); ++i) {
+      if (o.dtype() == DType::kFloat) o.mutable_data<float>()[i] = lp[i];
+      else if (o.dtype() == DType::kFloat16) o.mutable_data<uint16_t>()[i] = F32ToHalf(lp[i]);
+      else o.mutable_data<uint16_t>()[i] = F32ToBF16(lp[i]);
+    }
+  }
+}
 
 void ReduceSum(OpContext& ctx) { Reduce(ctx, Red::kSum, 13); }
 void ReduceMean(OpContext& ctx) { Reduce(ctx, Red::kMean, 18); }
