@@ -1,0 +1,195 @@
+// Reference Attention (ai.onnx opsets 23+), following ONNX's reference step by step:
+// Q and K are each scaled by sqrt(scale); QK^T and the final product with V are GEMMs
+// (one accumulator per output from -0.0, left to right); the bias (mask, causal,
+// window, padding) is added after the optional softcap; the softmax denominator is a
+// row sum in the canonical L-lane order; fully masked rows give 0. f32 compute.
+#include <cmath>
+#include <limits>
+
+#include "core/exact.h"
+#include "ref/math.h"
+#include "ref/ops.h"
+#include "ref/util.h"
+
+namespace onemodel {
+namespace ref {
+namespace {
+
+std::vector<float> F32(const OpContext& ctx, const Tensor& t) {
+  std::vector<float> v(static_cast<size_t>(t.numel()));
+  const bool ok = DispatchNumeric(t.dtype(), [&]<class T>() {
+    if constexpr (!kIsFloat<T>) throw ctx.Fail(ErrorCode::kTypeMismatch, "expected a float tensor");
+    else for (int64_t i = 0; i < t.numel(); ++i) v[size_t(i)] = float(Widen(t.data<T>()[i]));
+  });
+  if (!ok) throw ctx.Fail(ErrorCode::kTypeMismatch, "unsupported element type");
+  return v;
+}
+void Put(Tensor& t, int64_t i, float v) {
+  if (t.dtype() == DType::kFloat) t.mutable_data<float>()[i] = v;
+  else if (t.dtype() == DType::kFloat16) t.mutable_data<uint16_t>()[i] = F32ToHalf(v);
+  else if (t.dtype() == DType::kBFloat16) t.mutable_data<uint16_t>()[i] = F32ToBF16(v);
+  else t.mutable_data<double>()[i] = v;
+}
+
+// A [B, H, S, D] view of Q/K/V given as 4-D or as 3-D [B, S, H*D].
+struct Heads {
+  int64_t B = 0, H = 0, S = 0, D = 0;
+  std::vector<float> v;  // [B, H, S, D]
+  float at(int64_t b, int64_t h, int64_t s, int64_t d) const { return v[size_t(((b * H + h) * S + s) * D + d)]; }
+};
+Heads ToHeads(const OpContext& ctx, const Tensor& t, int64_t heads) {
+  Heads r;
+  const auto x = F32(ctx, t);
+  if (t.rank() == 4) {
+    r.B = t.shape()[0]; r.H = t.shape()[1]; r.S = t.shape()[2]; r.D = t.shape()[3];
+    r.v = x;
+    return r;
+  }
+  if (t.rank() != 3 || heads <= 0 || t.shape()[2] % heads) {
+    throw ctx.Fail(ErrorCode::kShapeMismatch, "3-D inputs need q_num_heads / kv_num_heads dividing the hidden size");
+  }
+  r.B = t.shape()[0]; r.S = t.shape()[1]; r.H = heads; r.D = t.shape()[2] / heads;
+  r.v.resize(x.size());
+  for (int64_t b = 0; b < r.B; ++b)
+    for (int64_t s = 0; s < r.S; ++s)
+      for (int64_t h = 0; h < r.H; ++h)
+        for (int64_t d = 0; d < r.D; ++d) r.v[size_t(((b * r.H + h) * r.S + s) * r.D + d)] = x[size_t((b * r.S + s) * r.H * r.D + h * r.D + d)];
+  return r;
+}
+Heads ConcatSeq(const Heads& past, const Heads& cur) {
+  Heads r = cur;
+  r.S = past.S + cur.S;
+  r.v.assign(size_t(r.B * r.H * r.S * r.D), 0.0f);
+  for (int64_t b = 0; b < r.B; ++b)
+    for (int64_t h = 0; h < r.H; ++h)
+      for (int64_t s = 0; s < r.S; ++s)
+        for (int64_t d = 0; d < r.D; ++d)
+          r.v[size_t(((b * r.H + h) * r.S + s) * r.D + d)] = s < past.S ? past.at(b, h, s, d) : cur.at(b, h, s - past.S, d);
+  return r;
+}
+
+}  // namespace
+
+void Attention(OpContext& ctx) {
+  const Tensor& tq = ctx.in(0);
+  const int64_t qh_attr = ctx.attr_i("q_num_heads", 0), kvh_attr = ctx.attr_i("kv_num_heads", 0);
+  Heads Q = ToHeads(ctx, tq, qh_attr), K = ToHeads(ctx, ctx.in(1), kvh_attr), V = ToHeads(ctx, ctx.in(2), kvh_attr);
+  const bool has_past = ctx.has_input(4) && ctx.has_input(5);
+  int64_t past_len = 0;
+  if (has_past) {
+    const Heads pk = ToHeads(ctx, ctx.in(4), kvh_attr), pv = ToHeads(ctx, ctx.in(5), kvh_attr);
+    past_len = pk.S;
+    K = ConcatSeq(pk, K);
+    V = ConcatSeq(pv, V);
+  }
+  const bool has_nonpad = ctx.has_input(6);
+  std::vector<int64_t> nonpad;
+  if (has_nonpad) nonpad = ReadInts(ctx, ctx.in(6));
+  const int64_t B = Q.B, Hq = Q.H, Sq = Q.S, Dq = Q.D, Hk = K.H, Skv = K.S, Dv = V.D;
+  if (K.B != B || V.B != B || K.D != Dq || V.S != Skv || Hk == 0 || Hq % Hk) {
+    throw ctx.Fail(ErrorCode::kShapeMismatch, "Q, K and V shapes do not agree");
+  }
+  float scale = ctx.has_attr("scale") ? ctx.attr_f("scale", 1.0f) : 1.0f / __builtin_sqrtf(float(Dq));
+  const float sq = __builtin_sqrtf(scale);
+  const bool causal = ctx.attr_i("is_causal", 0) != 0;
+  const bool has_softcap = ctx.has_attr("softcap");
+  const float softcap = ctx.attr_f("softcap", 0.0f);
+  const int64_t mode = ctx.attr_i("qk_matmul_output_mode", 0);
+  const int64_t lw = ctx.attr_i("left_window_size", -1), rw = ctx.attr_i("right_window_size", -1);
+
+  // The mask, broadcast to [B, Hq, Sq, Skv] (shorter last dims padded as masked).
+  const bool has_mask = ctx.has_input(3);
+  const Tensor* mask = has_mask ? &ctx.in(3) : nullptr;
+  std::vector<float> maskf;
+  Shape mshape;
+  if (mask) {
+    mshape = mask->shape();
+    if (mask->dtype() == DType::kBool) {
+      maskf.resize(static_cast<size_t>(mask->numel()));
+      for (int64_t i = 0; i < mask->numel(); ++i) maskf[size_t(i)] = mask->data<uint8_t>()[i] ? 0.0f : -std::numeric_limits<float>::infinity();
+    } else {
+      maskf = F32(ctx, *mask);
+    }
+  }
+  auto mask_at = [&](int64_t b, int64_t h, int64_t i, int64_t j) -> float {
+    const int64_t r = int64_t(mshape.size());
+    const int64_t last = mshape[size_t(r - 1)];
+    if (j >= last) return -std::numeric_limits<float>::infinity();
+    const int64_t idx4[4] = {b, h, i, j};
+    int64_t off = 0, mul = 1;
+    for (int64_t k = r - 1; k >= 0; --k) {
+      const int64_t d = mshape[size_t(k)];
+      const int64_t p = idx4[4 - r + k];
+      off += (d == 1 ? 0 : p) * mul;
+      mul *= d;
+    }
+    return maskf[size_t(off)];
+  };
+  const float ninf = -std::numeric_limits<float>::infinity();
+  auto bias_at = [&](int64_t b, int64_t h, int64_t i, int64_t j) -> float {
+    float bias = 0.0f;
+    if (mask) bias = bias + mask_at(b, h, i, j);
+    const int64_t offset = (has_nonpad && !has_past) ? nonpad[size_t(b)] - Sq : past_len;
+    if (causal && !(j <= i + offset)) bias = bias + ninf;
+    if (lw >= 0 || rw >= 0) {
+      const int64_t diff = (i + offset) - j;
+      if ((lw >= 0 && diff > lw) || (rw >= 0 && -diff > rw)) bias = bias + ninf;
+    }
+    if (has_nonpad && j >= nonpad[size_t(b)]) bias = bias + ninf;
+    return bias;
+  };
+
+  // Outputs.
+  Shape yshape = tq.rank() == 3 ? Shape{B, Sq, Hq * Dv} : Shape{B, Hq, Sq, Dv};
+  Tensor& y = ctx.out(0, tq.dtype(), yshape);
+  Tensor* pk_out = ctx.wants_output(1) ? &ctx.out(1, tq.dtype(), {B, Hk, Skv, K.D}) : nullptr;
+  Tensor* pv_out = ctx.wants_output(2) ? &ctx.out(2, tq.dtype(), {B, V.H, Skv, Dv}) : nullptr;
+  Tensor* qk_out = ctx.wants_output(3) ? &ctx.out(3, tq.dtype(), {B, Hq, Sq, Skv}) : nullptr;
+  if (pk_out) for (size_t i = 0; i < K.v.size(); ++i) Put(*pk_out, int64_t(i), K.v[i]);
+  if (pv_out) for (size_t i = 0; i < V.v.size(); ++i) Put(*pv_out, int64_t(i), V.v[i]);
+
+  std::vector<float> row(static_cast<size_t>(Skv)), e(static_cast<size_t>(Skv));
+  for (int64_t b = 0; b < B; ++b)
+    for (int64_t h = 0; h < Hq; ++h) {
+      const int64_t hk = h / (Hq / Hk);
+      for (int64_t i = 0; i < Sq; ++i) {
+        float bias_max = ninf;
+        for (int64_t j = 0; j < Skv; ++j) {
+          float acc = -0.0f;
+          for (int64_t d = 0; d < Dq; ++d) acc = acc + (Q.at(b, h, i, d) * sq) * (K.at(b, hk, j, d) * sq);
+          if (has_softcap && softcap > 0.0f) acc = math::Tanh(acc / softcap) * softcap;
+          const float bias = bias_at(b, h, i, j);
+          bias_max = bias > bias_max || bias_max != bias_max ? bias : bias_max;
+          const float with_bias = acc + bias;
+          row[size_t(j)] = with_bias;
+          if (qk_out && mode <= 1) Put(*qk_out, ((b * Hq + h) * Sq + i) * Skv + j, acc);
+          if (qk_out && mode == 2) Put(*qk_out, ((b * Hq + h) * Sq + i) * Skv + j, with_bias);
+        }
+        // Softmax with the reference's guards for fully masked rows.
+        float m = ninf;
+        for (int64_t j = 0; j < Skv; ++j) m = row[size_t(j)] > m ? row[size_t(j)] : m;
+        const float safe = m == ninf ? 0.0f : m;
+        for (int64_t j = 0; j < Skv; ++j) e[size_t(j)] = math::Exp(row[size_t(j)] - safe);
+        float acc[kCanonicalLanes];
+        for (size_t k = 0; k < kCanonicalLanes; ++k) acc[k] = -0.0f;
+        for (int64_t j = 0; j < Skv; ++j) acc[size_t(j) % kCanonicalLanes] += e[size_t(j)];
+        for (size_t hh = kCanonicalLanes / 2; hh >= 1; hh /= 2)
+          for (size_t k = 0; k < hh; ++k) acc[k] += acc[k + hh];
+        const float s = acc[0] == 0.0f ? 1.0f : acc[0];
+        const bool all_masked = bias_max == ninf;
+        for (int64_t j = 0; j < Skv; ++j) {
+          e[size_t(j)] = all_masked ? 0.0f : e[size_t(j)] / s;
+          if (qk_out && mode == 3) Put(*qk_out, ((b * Hq + h) * Sq + i) * Skv + j, e[size_t(j)]);
+        }
+        for (int64_t d = 0; d < Dv; ++d) {
+          float o = -0.0f;
+          for (int64_t j = 0; j < Skv; ++j) o = o + e[size_t(j)] * V.at(b, hk, j, d);
+          const int64_t off = tq.rank() == 3 ? (b * Sq + i) * Hq * Dv + h * Dv + d : ((b * Hq + h) * Sq + i) * Dv + d;
+          Put(y, off, o);
+        }
+      }
+    }
+}
+
+}  // namespace ref
+}  // namespace onemodel
