@@ -221,31 +221,48 @@ CaseResult RunCase(const std::string& dir, const Options& o, std::string* hash, 
     so.threads = o.threads;
     so.isa = IsaName(o.isa);
     Session s = Session::Load(JoinPath(dir, "model.onnx"), so);
-    for (const auto& in : s.inputs()) {
-      if (in.type.kind != ValueType::Kind::kTensor) { *why = "input '" + in.name + "' is a sequence, optional or map"; return CaseResult::kSkipped; }
-    }
-    for (const auto& out : s.outputs()) {
-      if (out.type.kind != ValueType::Kind::kTensor) { *why = "output '" + out.name + "' is a sequence, optional or map"; return CaseResult::kSkipped; }
-    }
     const std::string data = JoinPath(dir, "test_data_set_0");
     std::map<std::string, Value> feeds;
+    auto read_value = [&](const std::string& p, const ValueType& type) -> Value {
+      auto bytes = ReadFile(p);
+      if (type.kind == ValueType::Kind::kSequence) return ValueFromBytes(bytes->data(), bytes->size(), false, p);
+      if (type.kind == ValueType::Kind::kOptional) return ValueFromBytes(bytes->data(), bytes->size(), true, p);
+      if (type.kind == ValueType::Kind::kMap || type.kind == ValueType::Kind::kSparseTensor) {
+        throw Error(ErrorCode::kUnsupportedOp, p + ": map and sparse values are not supported");
+      }
+      return Value::FromTensor(TensorFromBytes(bytes->data(), bytes->size(), p));
+    };
     for (size_t i = 0;; ++i) {
       const std::string p = JoinPath(data, "input_" + std::to_string(i) + ".pb");
       if (!FileExists(p)) break;
       if (i >= s.inputs().size()) throw Error(ErrorCode::kInvalidModel, "more input files than model inputs");
-      auto bytes = ReadFile(p);
-      feeds[s.inputs()[i].name] = Value::FromTensor(TensorFromBytes(bytes->data(), bytes->size(), p));
+      feeds[s.inputs()[i].name] = read_value(p, s.inputs()[i].type);
     }
     std::vector<Value> outs = s.Run(feeds);
-    std::vector<Tensor> got;
-    for (const Value& v : outs) got.push_back(v.tensor);
-    *hash = GoldenHash(got);
+    Sha256 h;
+    for (const Value& v : outs) {
+      if (v.kind == Value::Kind::kTensor) GoldenSerialize(v.tensor, h);
+      else if (v.kind == Value::Kind::kSequence) GoldenSerializeSequence(v.sequence, h);
+      else GoldenSerializeEmptyOptional(h);
+    }
+    *hash = h.HexDigest();
     for (size_t i = 0; i < outs.size(); ++i) {
       const std::string p = JoinPath(data, "output_" + std::to_string(i) + ".pb");
       if (!FileExists(p)) { *why = "expected output " + std::to_string(i) + " is missing"; return CaseResult::kFailed; }
-      auto bytes = ReadFile(p);
-      const Tensor want = TensorFromBytes(bytes->data(), bytes->size(), p);
-      const std::string d = CompareTensors(want, got[i]);
+      const Value want = read_value(p, s.outputs()[i].type);
+      const Value& got = outs[i];
+      std::string d;
+      if (want.kind != got.kind) {
+        d = "kind of value differs (sequence, optional or tensor)";
+      } else if (want.kind == Value::Kind::kTensor) {
+        d = CompareTensors(want.tensor, got.tensor);
+      } else if (want.kind == Value::Kind::kSequence) {
+        if (want.sequence.size() != got.sequence.size()) d = "sequence length differs";
+        for (size_t k = 0; d.empty() && k < want.sequence.size(); ++k) {
+          d = CompareTensors(want.sequence[k], got.sequence[k]);
+          if (!d.empty()) d = "sequence element " + std::to_string(k) + ": " + d;
+        }
+      }
       if (!d.empty()) { *why = "output " + std::to_string(i) + ": " + d; return CaseResult::kFailed; }
     }
     return CaseResult::kPassed;

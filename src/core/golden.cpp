@@ -116,6 +116,14 @@ void GoldenSerialize(const Tensor& t, Sha256& hash) {
   }
 }
 
+void GoldenSerializeSequence(const std::vector<Tensor>& seq, Sha256& hash) {
+  hash.UpdateI64(-2);
+  hash.UpdateI64(int64_t(seq.size()));
+  for (const Tensor& t : seq) GoldenSerialize(t, hash);
+}
+
+void GoldenSerializeEmptyOptional(Sha256& hash) { hash.UpdateI64(-3); }
+
 std::string GoldenHash(const std::vector<Tensor>& outputs) {
   Sha256 h;
   for (const Tensor& t : outputs) GoldenSerialize(t, h);

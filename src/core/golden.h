@@ -17,6 +17,11 @@ void GoldenSerialize(const Tensor& t, Sha256& hash);
 // Returns the hex digest over the tensors, in order.
 std::string GoldenHash(const std::vector<Tensor>& outputs);
 
+// Values that are not tensors (decision, docs/exact-mode.md): a sequence serialises as
+// int64 -2, its length, then each tensor; an empty optional as int64 -3.
+void GoldenSerializeSequence(const std::vector<Tensor>& seq, Sha256& hash);
+void GoldenSerializeEmptyOptional(Sha256& hash);
+
 // Returns SHA-256 of the ASCII text "onemodel:skipped": the marker a row prints for a
 // case it cannot run in exact mode, so that skips compare across rows like results.
 std::string GoldenSkipMarker();

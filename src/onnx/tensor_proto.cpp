@@ -5,7 +5,9 @@
 
 #include "core/error.h"
 #include "core/io.h"
+#include "onnx/onnx-data.pb.h"
 #include "onnx/onnx.pb.h"
+#include "runtime/value.h"
 
 namespace onemodel {
 namespace {
@@ -164,6 +166,35 @@ Tensor TensorFromBytes(const uint8_t* data, size_t size, const std::string& what
   }
   if (name) *name = tp->name();
   return TensorFromProto(*tp, "", tp, what);
+}
+
+namespace {
+Value FromSequence(const onnx::SequenceProto& sp, const std::shared_ptr<const void>& owner, const std::string& what) {
+  if (sp.sequence_values_size() || sp.optional_values_size()) {
+    throw Error(ErrorCode::kUnsupportedOp, what + ": nested sequences are not supported");
+  }
+  Value v;
+  v.kind = Value::Kind::kSequence;
+  for (const auto& tp : sp.tensor_values()) v.sequence.push_back(TensorFromProto(tp, "", owner, what));
+  return v;
+}
+}  // namespace
+
+Value ValueFromBytes(const uint8_t* data, size_t size, bool optional, const std::string& what) {
+  if (size > size_t(INT32_MAX)) throw Error(ErrorCode::kInvalidModel, what + ": too large");
+  if (!optional) {
+    auto sp = std::make_shared<onnx::SequenceProto>();
+    if (!sp->ParseFromArray(data, int(size))) throw Error(ErrorCode::kInvalidModel, what + ": not a SequenceProto");
+    return FromSequence(*sp, sp, what);
+  }
+  auto op = std::make_shared<onnx::OptionalProto>();
+  if (!op->ParseFromArray(data, int(size))) throw Error(ErrorCode::kInvalidModel, what + ": not an OptionalProto");
+  if (op->has_tensor_value()) return Value::FromTensor(TensorFromProto(op->tensor_value(), "", op, what));
+  if (op->has_sequence_value()) return FromSequence(op->sequence_value(), op, what);
+  if (op->has_optional_value()) throw Error(ErrorCode::kUnsupportedOp, what + ": nested optionals are not supported");
+  Value v;
+  v.kind = Value::Kind::kOptionalEmpty;
+  return v;
 }
 
 }  // namespace onemodel

@@ -19,6 +19,11 @@ namespace onemodel {
 Tensor TensorFromProto(const onnx::TensorProto& tp, const std::string& model_dir,
                        std::shared_ptr<const void> owner, const std::string& what);
 
+// Parses a serialised SequenceProto or OptionalProto (test data of sequence/optional
+// values) into a runtime value; `optional` picks which.
+struct Value;
+Value ValueFromBytes(const uint8_t* data, size_t size, bool optional, const std::string& what);
+
 // Parses a serialised TensorProto (an input_N.pb / output_N.pb file).
 Tensor TensorFromBytes(const uint8_t* data, size_t size, const std::string& what, std::string* name = nullptr);
 

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -15,12 +16,19 @@ namespace onemodel {
 
 class Executor;
 
+// Looks a name up in the enclosing graphs (for subgraphs); null when absent.
+using Scope = std::function<const Value*(const std::string&)>;
+
+// Runs subgraph g with the given input bindings, seeing `scope` for outer names.
+std::vector<Value> RunSubgraph(Executor* ex, const Graph& g, const std::vector<Value>& inputs, const Scope& scope);
+
 struct OpContext {
   const Node& node;
   int64_t opset;
   std::vector<const Value*> inputs;
   std::vector<Value> outputs;
   Executor* executor = nullptr;  // for control flow (subgraphs)
+  const Scope* scope = nullptr;   // this node's view of every visible value
 
   OpContext(const Node& n, int64_t op) : node(n), opset(op), outputs(n.outputs.size()) {}
 

@@ -15,17 +15,29 @@ class Executor {
  public:
   Executor(const Model& m) : model_(m) {}
 
-  // Runs graph g with the given bindings (inputs and, for subgraphs, outer values).
-  std::vector<Value> RunGraph(const Graph& g, std::unordered_map<std::string, Value> env,
-                              const std::unordered_map<std::string, Value>* outer) {
+  // Runs graph g with the given bindings (inputs), seeing `outer` for names defined
+  // in enclosing graphs.
+  std::vector<Value> RunGraph(const Graph& g, std::unordered_map<std::string, Value> env, const Scope* outer) {
     for (const auto& [name, t] : g.initializers) {
       if (!env.count(name)) env[name] = Value::FromTensor(t);
     }
-    // Last reader of each value, so values can be freed once consumed.
+    // Last reader of each value (subgraphs' outer references count), so values can be
+    // freed once consumed.
     std::unordered_map<std::string, size_t> last_use;
-    for (size_t i = 0; i < g.nodes.size(); ++i) for (const auto& n : g.nodes[i].inputs) last_use[n] = i;
+    for (size_t i = 0; i < g.nodes.size(); ++i) {
+      for (const auto& n : g.nodes[i].inputs) last_use[n] = i;
+      for (const auto& [k, a] : g.nodes[i].attributes) {
+        if (a.g) for (const auto& r : a.g->outer_refs) last_use[r] = i;
+        for (const auto& sg : a.graphs) for (const auto& r : sg->outer_refs) last_use[r] = i;
+      }
+    }
     std::set<std::string> keep;
     for (const auto& o : g.outputs) keep.insert(o.name);
+    const Scope scope = [&](const std::string& name) -> const Value* {
+      auto it = env.find(name);
+      if (it != env.end()) return &it->second;
+      return outer ? (*outer)(name) : nullptr;
+    };
     for (size_t i = 0; i < g.nodes.size(); ++i) {
       const Node& node = g.nodes[i];
       const int64_t opset = OpsetFor(node.domain);
@@ -37,11 +49,10 @@ class Executor {
       }
       OpContext ctx(node, opset);
       ctx.executor = this;
+      ctx.scope = &scope;
       for (const auto& in : node.inputs) {
         if (in.empty()) { ctx.inputs.push_back(nullptr); continue; }
-        auto it = env.find(in);
-        if (it != env.end()) { ctx.inputs.push_back(&it->second); continue; }
-        const Value* v = outer ? Lookup(*outer, in) : nullptr;
+        const Value* v = scope(in);
         if (!v) throw Error(ErrorCode::kInternal, node.Describe() + ": value '" + in + "' is not available");
         ctx.inputs.push_back(v);
       }
@@ -49,16 +60,18 @@ class Executor {
       for (size_t k = 0; k < node.outputs.size(); ++k) {
         if (!node.outputs[k].empty()) env[node.outputs[k]] = std::move(ctx.outputs[k]);
       }
-      for (const auto& in : node.inputs) {
-        auto lu = last_use.find(in);
-        if (lu != last_use.end() && lu->second == i && !keep.count(in) && !g.initializers.count(in)) env.erase(in);
+      for (auto lu = last_use.begin(); lu != last_use.end();) {
+        if (lu->second == i && !keep.count(lu->first) && !g.initializers.count(lu->first)) {
+          env.erase(lu->first);
+          lu = last_use.erase(lu);
+        } else {
+          ++lu;
+        }
       }
     }
     std::vector<Value> out;
     for (const auto& o : g.outputs) {
-      auto it = env.find(o.name);
-      if (it != env.end()) { out.push_back(it->second); continue; }
-      const Value* v = outer ? Lookup(*outer, o.name) : nullptr;
+      const Value* v = scope(o.name);
       if (!v) throw Error(ErrorCode::kInternal, "graph output '" + o.name + "' was not computed");
       out.push_back(*v);
     }
@@ -77,6 +90,16 @@ class Executor {
   }
   const Model& model_;
 };
+
+std::vector<Value> RunSubgraph(Executor* ex, const Graph& g, const std::vector<Value>& inputs, const Scope& scope) {
+  if (inputs.size() != g.inputs.size()) {
+    throw Error(ErrorCode::kInvalidModel, "subgraph '" + g.name + "' takes " + std::to_string(g.inputs.size()) +
+                                              " inputs, given " + std::to_string(inputs.size()));
+  }
+  std::unordered_map<std::string, Value> env;
+  for (size_t i = 0; i < inputs.size(); ++i) env[g.inputs[i].name] = inputs[i];
+  return ex->RunGraph(g, std::move(env), &scope);
+}
 
 Session::~Session() = default;
 Session::Session(Session&&) noexcept = default;
