@@ -1,0 +1,255 @@
+// Reference Resize (and Upsample), following ONNX's reference interpolation: separable,
+// the last axes first, each 1-D step a dot product of coefficients with edge-padded
+// neighbours, all in binary64, rounded once to the output type at the end.
+#include <cmath>
+#include <functional>
+#include <limits>
+
+#include "ref/math.h"
+#include "ref/ops.h"
+#include "ref/util.h"
+
+namespace onemodel {
+namespace ref {
+namespace {
+
+struct Params {
+  std::string mode = "nearest", coord = "half_pixel", nearest = "round_prefer_floor";
+  double cubic_a = -0.75, extrapolation = 0.0;
+  bool exclude_outside = false, antialias = false;
+};
+
+double FloorD(double x) {
+  const double t = double(int64_t(x));  // |x| < 2^63 here
+  return x < t ? t - 1.0 : t;
+}
+
+std::vector<double> Coeffs(const Params& p, double ratio, double scale) {
+  const double A = p.cubic_a;
+  if (p.mode == "nearest") {
+    if (ratio == 1.0) return {0, 1};
+    if (p.nearest == "round_prefer_floor") return {double(ratio <= 0.5), double(ratio > 0.5)};
+    if (p.nearest == "round_prefer_ceil") return {double(ratio < 0.5), double(ratio >= 0.5)};
+    if (p.nearest == "floor") return {1, 0};
+    return {0, 1};
+  }
+  if (p.mode == "linear") {
+    if (!p.antialias || scale >= 1.0) return {1 - ratio, ratio};
+    const double s = scale;
+    const int64_t start = int64_t(FloorD(-1 / s) + 1);
+    const int64_t footprint = 2 - 2 * start;
+    std::vector<double> c;
+    double sum = 0;
+    for (int64_t i = start; i < start + footprint; ++i) {
+      double a = (double(i) - ratio) * s;
+      a = a < 0 ? -a : a;
+      double v = 1 - a;
+      v = v < 0 ? 0 : v > 1 ? 1 : v;
+      c.push_back(v);
+      sum += v;
+    }
+    for (double& v : c) v /= sum;
+    return c;
+  }
+  // cubic
+  if (!p.antialias || scale >= 1.0) {
+    const double r1 = ratio + 1, q = 1 - ratio, q1 = q + 1;
+    return {((A * r1 - 5 * A) * r1 + 8 * A) * r1 - 4 * A, ((A + 2) * ratio - (A + 3)) * ratio * ratio + 1,
+            ((A + 2) * q - (A + 3)) * q * q + 1, ((A * q1 - 5 * A) * q1 + 8 * A) * q1 - 4 * A};
+  }
+  const double s = scale;
+  auto f = [&](double x) {
+    x = x < 0 ? -x : x;
+    const double x2 = x * x, x3 = x * x2;
+    if (x <= 1) return (A + 2) * x3 - (A + 3) * x2 + 1;
+    if (x < 2) return A * x3 - 5 * A * x2 + 8 * A * x - 4 * A;
+    return 0.0;
+  };
+  const int64_t i0 = int64_t(FloorD(-2 / s) + 1), i1 = 2 - i0;
+  std::vector<double> c;
+  double sum = 0;
+  for (int64_t i = i0; i < i1; ++i) { const double v = f(s * (double(i) - ratio)); c.push_back(v); sum += v; }
+  for (double& v : c) v /= sum;
+  return c;
+}
+
+// Original coordinate of output index o along one axis; sets *extrapolate for
+// tf_crop_and_resize positions outside the input.
+double Original(const Params& p, double o, double scale, int64_t in, int64_t out_int, double roi_s, double roi_e,
+                bool* extrapolate) {
+  const double out_w = scale * double(in);
+  *extrapolate = false;
+  if (p.coord == "align_corners") return out_w == 1 ? 0.0 : o * double(in - 1) / (out_w - 1);
+  if (p.coord == "asymmetric") return o / scale;
+  if (p.coord == "tf_crop_and_resize") {
+    double x = out_w == 1 ? (roi_e - roi_s) * double(in - 1) / 2 : o * (roi_e - roi_s) * double(in - 1) / (out_w - 1);
+    x += roi_s * double(in - 1);
+    *extrapolate = x < 0 || x > double(in - 1);
+    return x;
+  }
+  if (p.coord == "pytorch_half_pixel") return out_w == 1 ? -0.5 : (o + 0.5) / scale - 0.5;
+  if (p.coord == "half_pixel_symmetric") {
+    const double adjustment = double(out_int) / out_w;
+    const double center = double(in) / 2;
+    return center * (1 - adjustment) + (o + 0.5) / scale - 0.5;
+  }
+  return (o + 0.5) / scale - 0.5;  // half_pixel
+}
+
+}  // namespace
+
+void ResizeImpl(OpContext& ctx, const Params& p, const std::vector<double>& scales_in, const Shape& out_shape,
+                const std::vector<double>& roi) {
+  const Tensor& x = ctx.in(0);
+  const int64_t r = x.rank();
+  std::vector<double> xv(static_cast<size_t>(x.numel()));
+  const bool ok = DispatchNumeric(x.dtype(), [&]<class T>() {
+    for (int64_t i = 0; i < x.numel(); ++i) xv[size_t(i)] = double(Widen(x.data<T>()[i]));
+  });
+  if (!ok) throw ctx.Fail(ErrorCode::kTypeMismatch, "unsupported element type");
+  Tensor& y = ctx.out(0, x.dtype(), out_shape);
+  std::vector<int64_t> st(static_cast<size_t>(r), 1);
+  for (int64_t k = r - 1; k > 0; --k) st[size_t(k - 1)] = st[size_t(k)] * x.shape()[size_t(k)];
+  // Per axis and output index: neighbour indices (clamped) and coefficients.
+  struct Taps { std::vector<int64_t> idx; std::vector<double> w; bool extrapolate = false; };
+  std::vector<std::vector<Taps>> taps(static_cast<size_t>(r));
+  for (int64_t a = 0; a < r; ++a) {
+    const int64_t in = x.shape()[size_t(a)], on = out_shape[size_t(a)];
+    const double sc = scales_in[size_t(a)];
+    for (int64_t o = 0; o < on; ++o) {
+      Taps t;
+      const double xo = Original(p, double(o), sc, in, on, roi.empty() ? 0 : roi[size_t(a)],
+                                 roi.empty() ? 1 : roi[size_t(a + r)], &t.extrapolate);
+      const double fl = FloorD(xo);
+      const bool integral = xo == fl;
+      const double ratio = integral ? 1.0 : xo - fl;
+      t.w = Coeffs(p, ratio, sc);
+      const int64_t n = int64_t(t.w.size());
+      const int64_t start = (integral ? int64_t(fl) : int64_t(fl) + 1) - n / 2;
+      double sum = 0;
+      for (int64_t k = 0; k < n; ++k) {
+        const int64_t i = start + k;
+        if (p.exclude_outside && (i < 0 || i >= in)) t.w[size_t(k)] = 0;
+        sum += t.w[size_t(k)];
+        t.idx.push_back(i < 0 ? 0 : i >= in ? in - 1 : i);
+      }
+      if (p.exclude_outside && sum != 0) for (double& w : t.w) w /= sum;
+      taps[size_t(a)].push_back(t);
+    }
+  }
+  std::vector<int64_t> pos(static_cast<size_t>(r), 0);
+  // value(a, base): interpolation over axes [a, r) at the chosen output position.
+  std::function<double(int64_t, int64_t)> value = [&](int64_t a, int64_t base) -> double {
+    if (a == r) return xv[size_t(base)];
+    const Taps& t = taps[size_t(a)][size_t(pos[size_t(a)])];
+    if (t.extrapolate) return p.extrapolation;
+    double acc = 0;
+    for (size_t k = 0; k < t.w.size(); ++k) acc += t.w[k] * value(a + 1, base + t.idx[k] * st[size_t(a)]);
+    return acc;
+  };
+  for (int64_t o = 0; o < y.numel(); ++o) {
+    const double v = value(0, 0);
+    DispatchNumeric(x.dtype(), [&]<class T>() {
+      using C = typename Compute<T>::type;
+      if constexpr (std::is_floating_point_v<C>) {
+        y.mutable_data<T>()[o] = Narrow<T>(C(v));
+      } else {
+        // Integer outputs: round half to even and saturate (decision).
+        const double rv = math::RoundEvenD(v);
+        const double lo = double(std::numeric_limits<T>::lowest()), hi = double(std::numeric_limits<T>::max());
+        y.mutable_data<T>()[o] = T(rv < lo ? lo : rv > hi ? hi : rv);
+      }
+    });
+    for (int64_t k = r - 1; k >= 0; --k) {
+      if (++pos[size_t(k)] < out_shape[size_t(k)]) break;
+      pos[size_t(k)] = 0;
+    }
+  }
+}
+
+void Resize(OpContext& ctx) {
+  const Tensor& x = ctx.in(0);
+  const int64_t r = x.rank();
+  Params p;
+  p.mode = ctx.attr_s("mode", "nearest");
+  p.coord = ctx.opset < 11 ? "asymmetric" : ctx.attr_s("coordinate_transformation_mode", "half_pixel");
+  p.nearest = ctx.opset < 11 ? "floor" : ctx.attr_s("nearest_mode", "round_prefer_floor");
+  p.cubic_a = ctx.attr_f("cubic_coeff_a", -0.75f);
+  p.exclude_outside = ctx.attr_i("exclude_outside", 0) != 0;
+  p.extrapolation = ctx.attr_f("extrapolation_value", 0.0f);
+  p.antialias = ctx.attr_i("antialias", 0) != 0;
+  if (p.mode != "nearest" && p.mode != "linear" && p.mode != "cubic") throw ctx.Fail(ErrorCode::kInvalidModel, "unknown mode '" + p.mode + "'");
+  std::vector<int64_t> axes = ctx.attr_ints("axes");
+  if (axes.empty()) for (int64_t k = 0; k < r; ++k) axes.push_back(k);
+  for (int64_t& a : axes) a = NormAxis(ctx, a, r);
+  const size_t scales_at = ctx.opset < 11 ? 1 : 2;
+  std::vector<double> roi;
+  if (ctx.opset >= 11 && ctx.has_input(1) && ctx.in(1).numel()) {
+    const Tensor& rt = ctx.in(1);
+    std::vector<double> rv(static_cast<size_t>(rt.numel()));
+    DispatchNumeric(rt.dtype(), [&]<class T>() { for (int64_t i = 0; i < rt.numel(); ++i) rv[size_t(i)] = double(Widen(rt.data<T>()[i])); });
+    roi.assign(size_t(2 * r), 0.0);
+    for (int64_t k = 0; k < r; ++k) roi[size_t(k + r)] = 1.0;
+    const size_t na = axes.size();
+    for (size_t i = 0; i < na && 2 * na == rv.size(); ++i) { roi[size_t(axes[i])] = rv[i]; roi[size_t(axes[i] + r)] = rv[i + na]; }
+  }
+  std::vector<double> scales(static_cast<size_t>(r), 1.0);
+  Shape out = x.shape();
+  const bool has_scales = ctx.has_input(scales_at) && ctx.in(scales_at).numel() > 0;
+  const bool has_sizes = ctx.opset >= 11 && ctx.has_input(3) && ctx.in(3).numel() > 0;
+  if (has_scales) {
+    const Tensor& s = ctx.in(scales_at);
+    if (size_t(s.numel()) != axes.size()) throw ctx.Fail(ErrorCode::kShapeMismatch, "scales must have one value per axis");
+    for (size_t i = 0; i < axes.size(); ++i) {
+      const double sc = double(s.data<float>()[i]);
+      if (!(sc > 0)) throw ctx.Fail(ErrorCode::kInvalidArgument, "scales must be positive");
+      scales[size_t(axes[i])] = sc;
+      out[size_t(axes[i])] = int64_t(sc * double(x.shape()[size_t(axes[i])]));
+    }
+  } else if (has_sizes) {
+    const auto sz = ReadInts(ctx, ctx.in(3));
+    if (sz.size() != axes.size()) throw ctx.Fail(ErrorCode::kShapeMismatch, "sizes must have one value per axis");
+    const std::string policy = ctx.attr_s("keep_aspect_ratio_policy", "stretch");
+    if (policy == "stretch") {
+      for (size_t i = 0; i < axes.size(); ++i) {
+        scales[size_t(axes[i])] = double(sz[i]) / double(x.shape()[size_t(axes[i])]);
+        out[size_t(axes[i])] = sz[i];
+      }
+    } else {
+      double sc = policy == "not_larger" ? 1e300 : 0;
+      for (size_t i = 0; i < axes.size(); ++i) {
+        const double v = double(sz[i]) / double(x.shape()[size_t(axes[i])]);
+        sc = policy == "not_larger" ? (v < sc ? v : sc) : (v > sc ? v : sc);
+      }
+      for (size_t i = 0; i < axes.size(); ++i) {
+        scales[size_t(axes[i])] = sc;
+        out[size_t(axes[i])] = int64_t(math::RoundEvenD(sc * double(x.shape()[size_t(axes[i])])));
+      }
+    }
+  } else {
+    throw ctx.Fail(ErrorCode::kMissingInput, "one of scales or sizes is required");
+  }
+  ResizeImpl(ctx, p, scales, out, roi);
+}
+
+void Upsample(OpContext& ctx) {
+  const Tensor& x = ctx.in(0);
+  Params p;
+  p.mode = ctx.attr_s("mode", "nearest");
+  p.coord = "asymmetric";
+  p.nearest = "floor";
+  std::vector<double> scales;
+  if (ctx.has_input(1)) {
+    const Tensor& s = ctx.in(1);
+    for (int64_t i = 0; i < s.numel(); ++i) scales.push_back(double(s.data<float>()[i]));
+  } else {
+    for (float f : ctx.attr_floats("scales")) scales.push_back(double(f));
+  }
+  if (int64_t(scales.size()) != x.rank()) throw ctx.Fail(ErrorCode::kShapeMismatch, "scales must have one value per axis");
+  Shape out = x.shape();
+  for (size_t k = 0; k < out.size(); ++k) out[k] = int64_t(scales[k] * double(out[k]));
+  ResizeImpl(ctx, p, scales, out, {});
+}
+
+}  // namespace ref
+}  // namespace onemodel
