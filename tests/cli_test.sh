@@ -35,5 +35,30 @@ check "node --simd on runs wasm128" bash -c "'${NODE[0]}' '${NODE[1]}' --simd on
 check "native bench-lanes equals ref" bash -c "$NATIVE bench-lanes --all --n 1000 --reps 1 | grep -vq ' NO$'"
 check "node bench-lanes equals ref" bash -c "'${NODE[0]}' '${NODE[1]}' bench-lanes --n 1000 --reps 1 | tail -n +2 | grep -q 'yes$'"
 check "ONEMODEL_VERBOSE prints the target" bash -c "ONEMODEL_VERBOSE=1 $NATIVE --isa sse41 targets 2>&1 >/dev/null | grep -q 'target: sse41'"
+# hash and info on a small committed-by-ONNX case model, natively and on wasm.
+CASES=$(tools/find_cases.sh 2>/dev/null)
+MODEL="$CASES/test_attention_3d/model.onnx"; [ -f "$MODEL" ] || MODEL="$CASES/test_add_bcast/model.onnx"
+if [ -f "$MODEL" ]; then
+  h_n=$($NATIVE hash "$MODEL" 2>&1); rc_n=$?
+  h_w=$("${NODE[@]}" hash "$MODEL" 2>&1); rc_w=$?
+  check "hash runs natively and on wasm" test "$rc_n$rc_w" = 00
+  check "hash lines identical natively and on wasm" test "$h_n" = "$h_w"
+  check "hash prints input/ lines then model/ lines" bash -c "grep -q '^input/' <<<'$h_n' && grep -q '^model/' <<<'$h_n'"
+  check "info lists inputs and operators" bash -c "$NATIVE info '$MODEL' | grep -q '^input ' && $NATIVE info '$MODEL' | grep -q '^op '"
+  TMP=$(mktemp -d)
+  first=$($NATIVE info "$MODEL" | sed -n 's/^input \([^ ]*\) .*/\1/p' | head -1)
+  shape=$($NATIVE info "$MODEL" | sed -n 's/^input [^ ]* FLOAT\[\(.*\)\]/\1/p' | head -1)
+  /usr/bin/python3 -c "import numpy as np; np.save('$TMP/x.npy', (np.arange(np.prod([$shape]))%7).astype(np.float32).reshape([$shape]) - 3)"
+  g_n=$($NATIVE hash "$MODEL" --input "$first=$TMP/x.npy" 2>&1)
+  g_w=$("${NODE[@]}" hash "$MODEL" --input "$first=$TMP/x.npy" 2>&1)
+  check "hash --input NAME=FILE.npy: same natively and on wasm" test "$g_n" = "$g_w"
+  check "hash --input changes that input's hash" test "$(grep "^input/$first " <<<"$g_n")" != "$(grep "^input/$first " <<<"$h_n")"
+  err=$($NATIVE hash "$MODEL" --input "nope=$TMP/x.npy" 2>&1); rc=$?
+  check "hash --input unknown name: exit 1, names it" bash -c "test $rc = 1 && grep -q \"no input named 'nope'\" <<<\"\$0\"" "$err"
+  printf 'garbage' > "$TMP/bad.onnx"
+  err=$("${NODE[@]}" info "$TMP/bad.onnx" 2>&1); rc=$?
+  check "node: a corrupt model is a typed error" bash -c "test $rc = 1 && grep -q 'invalid_model' <<<\"\$0\"" "$err"
+  rm -rf "$TMP"
+fi
 echo "$P passed, $F failed"
 [ "$F" = 0 ]

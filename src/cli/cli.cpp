@@ -2,6 +2,8 @@
 #include "cli/cli.h"
 
 #include <chrono>
+#include <functional>
+#include <map>
 #include <cstring>
 #include <iomanip>
 #include <sstream>
@@ -9,8 +11,11 @@
 #include "core/error.h"
 #include "core/golden.h"
 #include "core/minifloat.h"
+#include "core/npy.h"
 #include "core/io.h"
 #include "onnx/tensor_proto.h"
+#include "onnx/import.h"
+#include "ref/op_context.h"
 #include "runtime/session.h"
 #include "core/exact.h"
 #include "core/random.h"
@@ -34,6 +39,10 @@ const char* kUsage =
     "                          run every ONNX case folder in DIR (model.onnx + test_data_set_*),\n"
     "                          compare with the expected outputs, print case/<name> <hash>;\n"
     "                          --verbose: one PASS/FAIL/SKIP line per case (with the reason) on stderr\n"
+    "  hash MODEL [--input NAME=FILE.npy ...] [--dim NAME=N ...]\n"
+    "                          run MODEL in exact mode; print input/<name> <hash> per input, then\n"
+    "                          <model>/<output> <hash> per output (inputs not given are generated)\n"
+    "  info MODEL              list the model's inputs, outputs, opsets and operators\n"
     "  bench-lanes [--n N] [--reps R] [--all]\n"
     "                          time the canonical L-lane f32 sum for L = 16, 32, 64, 128\n"
     "                          (the benchmark that chose L); --all runs every supported target\n"
@@ -311,6 +320,157 @@ int CmdCases(const Options& o, std::ostream& out, std::ostream& err) {
   return failed == 0 ? 0 : 1;
 }
 
+std::string ModelStem(const std::string& path) {
+  std::string base = path.substr(path.find_last_of('/') == std::string::npos ? 0 : path.find_last_of('/') + 1);
+  if (base.size() > 5 && base.substr(base.size() - 5) == ".onnx") base = base.substr(0, base.size() - 5);
+  return base;
+}
+
+std::string TypeString(const ValueType& t) {
+  switch (t.kind) {
+    case ValueType::Kind::kTensor: {
+      std::string s = DTypeName(t.tensor.dtype);
+      if (!t.tensor.has_shape) return s + "[?]";
+      s += "[";
+      for (size_t k = 0; k < t.tensor.dims.size(); ++k) {
+        s += (k ? "," : "") + (t.tensor.dims[k] >= 0 ? std::to_string(t.tensor.dims[k])
+                                                      : (t.tensor.dim_params[k].empty() ? "?" : t.tensor.dim_params[k]));
+      }
+      return s + "]";
+    }
+    case ValueType::Kind::kSequence: return "sequence<" + (t.element ? TypeString(*t.element) : "?") + ">";
+    case ValueType::Kind::kOptional: return "optional<" + (t.element ? TypeString(*t.element) : "?") + ">";
+    case ValueType::Kind::kMap: return "map";
+    default: return "?";
+  }
+}
+
+// The documented generator for inputs the caller does not give (README, "onemodel
+// hash"): symbolic or unknown dimensions are 1 unless --dim NAME=N names them; floats
+// are uniform in [-1, 1), integers uniform in [0, 64), bools alternate, seeded per input
+// with SplitMix64(FNV-1a of the input name).
+Tensor GenerateInput(const ValueInfo& in, const std::map<std::string, int64_t>& dims) {
+  if (in.type.kind != ValueType::Kind::kTensor) {
+    throw Error(ErrorCode::kInvalidArgument, "input '" + in.name + "' is not a tensor: give it with --input");
+  }
+  Shape shape;
+  for (size_t k = 0; k < in.type.tensor.dims.size(); ++k) {
+    int64_t d = in.type.tensor.dims[k];
+    if (d < 0) {
+      auto it = dims.find(in.type.tensor.dim_params[k]);
+      d = it == dims.end() ? 1 : it->second;
+    }
+    shape.push_back(d);
+  }
+  uint64_t seed = 1469598103934665603ull;
+  for (char c : in.name) seed = (seed ^ uint8_t(c)) * 1099511628211ull;
+  SplitMix64 rng(seed);
+  const DType dt = in.type.tensor.dtype;
+  Tensor t(dt, shape, "generated input '" + in.name + "'");
+  for (int64_t i = 0; i < t.numel(); ++i) {
+    switch (dt) {
+      case DType::kFloat: t.mutable_data<float>()[i] = rng.Uniform(-1.0f, 1.0f); break;
+      case DType::kDouble: t.mutable_data<double>()[i] = double(rng.Uniform(-1.0f, 1.0f)); break;
+      case DType::kFloat16: t.mutable_data<uint16_t>()[i] = F32ToHalf(rng.Uniform(-1.0f, 1.0f)); break;
+      case DType::kBFloat16: t.mutable_data<uint16_t>()[i] = F32ToBF16(rng.Uniform(-1.0f, 1.0f)); break;
+      case DType::kInt64: t.mutable_data<int64_t>()[i] = int64_t(rng.NextU32() % 64); break;
+      case DType::kInt32: t.mutable_data<int32_t>()[i] = int32_t(rng.NextU32() % 64); break;
+      case DType::kUInt8: case DType::kInt8: t.mutable_data<uint8_t>()[i] = uint8_t(rng.NextU32() % 64); break;
+      case DType::kBool: t.mutable_data<uint8_t>()[i] = uint8_t(i % 2); break;
+      default: throw Error(ErrorCode::kTypeMismatch, "cannot generate input '" + in.name + "' of type " + DTypeName(dt) + ": give it with --input");
+    }
+  }
+  return t;
+}
+
+void HashValue(const Value& v, Sha256& h) {
+  if (v.kind == Value::Kind::kTensor) GoldenSerialize(v.tensor, h);
+  else if (v.kind == Value::Kind::kSequence) GoldenSerializeSequence(v.sequence, h);
+  else GoldenSerializeEmptyOptional(h);
+}
+
+int CmdHash(const Options& o, std::ostream& out) {
+  std::string model;
+  std::map<std::string, std::string> files;
+  std::map<std::string, int64_t> dims;
+  for (size_t i = 0; i < o.rest.size(); ++i) {
+    const std::string& a = o.rest[i];
+    auto kv = [&](const std::string& flag) {
+      if (i + 1 >= o.rest.size()) throw Error(ErrorCode::kInvalidArgument, flag + " needs NAME=VALUE");
+      const std::string s = o.rest[++i];
+      const size_t eq = s.find('=');
+      if (eq == std::string::npos || eq == 0) throw Error(ErrorCode::kInvalidArgument, flag + " needs NAME=VALUE, not '" + s + "'");
+      return std::make_pair(s.substr(0, eq), s.substr(eq + 1));
+    };
+    if (a == "--input") { auto [k, v] = kv("--input"); files[k] = v; }
+    else if (a == "--dim") { auto [k, v] = kv("--dim"); dims[k] = ParseInt("--dim " + k, v, 0, int64_t(1) << 31); }
+    else if (!a.empty() && a[0] != '-' && model.empty()) model = a;
+    else throw Error(ErrorCode::kInvalidArgument, "hash: unexpected argument '" + a + "'");
+  }
+  if (model.empty()) throw Error(ErrorCode::kInvalidArgument, "hash: give the model file");
+  SessionOptions so;
+  so.threads = o.threads;
+  so.isa = IsaName(o.isa);
+  Session s = Session::Load(model, so);
+  std::map<std::string, Value> feeds;
+  for (const auto& [name, path] : files) {
+    bool known = false;
+    for (const auto& in : s.inputs()) known |= in.name == name;
+    if (!known) throw Error(ErrorCode::kInvalidArgument, "the model has no input named '" + name + "'");
+    auto bytes = ReadFile(path);
+    feeds[name] = Value::FromTensor(ParseNpy(bytes->data(), bytes->size(), path));
+  }
+  for (const auto& in : s.inputs()) {
+    if (!feeds.count(in.name)) feeds[in.name] = Value::FromTensor(GenerateInput(in, dims));
+    Sha256 h;
+    HashValue(feeds[in.name], h);
+    out << "input/" << in.name << " " << h.HexDigest() << "\n";
+  }
+  const std::vector<Value> outs = s.Run(feeds);
+  const std::string stem = ModelStem(model);
+  for (size_t i = 0; i < outs.size(); ++i) {
+    Sha256 h;
+    HashValue(outs[i], h);
+    out << stem << "/" << s.outputs()[i].name << " " << h.HexDigest() << "\n";
+  }
+  return 0;
+}
+
+int CmdInfo(const Options& o, std::ostream& out) {
+  if (o.rest.size() != 1) throw Error(ErrorCode::kInvalidArgument, "info: give exactly one model file");
+  const Model m = LoadModelFile(o.rest[0]);
+  out << "model: " << o.rest[0] << "\n";
+  out << "ir_version: " << m.ir_version << "\n";
+  if (!m.producer.empty()) out << "producer: " << m.producer << "\n";
+  out << "opsets:";
+  for (const auto& [d, v] : m.opsets) out << " " << (d.empty() ? "ai.onnx" : d) << "=" << v;
+  out << "\n";
+  for (const auto& in : m.graph->inputs) {
+    if (!m.graph->initializers.count(in.name)) out << "input " << in.name << " " << TypeString(in.type) << "\n";
+  }
+  for (const auto& o2 : m.graph->outputs) out << "output " << o2.name << " " << TypeString(o2.type) << "\n";
+  std::map<std::string, int> ops;
+  std::function<void(const Graph&)> count = [&](const Graph& g) {
+    for (const Node& n : g.nodes) {
+      ops[(n.domain.empty() ? "" : n.domain + ".") + n.op_type]++;
+      for (const auto& [k, a] : n.attributes) {
+        if (a.g) count(*a.g);
+        for (const auto& sg : a.graphs) count(*sg);
+      }
+    }
+  };
+  count(*m.graph);
+  size_t weights = 0;
+  for (const auto& [k, t] : m.graph->initializers) weights += t.nbytes();
+  out << "initializers: " << m.graph->initializers.size() << " (" << weights << " bytes)\n";
+  for (const auto& [op, n] : ops) {
+    const size_t dot = op.rfind('.');
+    const bool have = FindRefOp(dot == std::string::npos ? "" : op.substr(0, dot), dot == std::string::npos ? op : op.substr(dot + 1)) != nullptr;
+    out << "op " << op << " x" << n << (have ? "" : " (not supported)") << "\n";
+  }
+  return 0;
+}
+
 }  // namespace
 
 int RunCli(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
@@ -338,6 +498,8 @@ int RunCli(const std::vector<std::string>& args, std::ostream& out, std::ostream
     if (cmd == "targets") return CmdTargets(o, out);
     if (cmd == "bench-lanes") return CmdBenchLanes(o, out, err);
     if (cmd == "cases") return CmdCases(o, out, err);
+    if (cmd == "hash") return CmdHash(o, out);
+    if (cmd == "info") return CmdInfo(o, out);
     if (cmd == "help") { out << kUsage; return 0; }
     err << "onemodel: unknown command '" << cmd << "'\n" << kUsage;
     return 2;

@@ -1,0 +1,15 @@
+// NumPy .npy files (format versions 1-3): read into a Tensor, write from one. Little-
+// endian numeric types and bool; typed errors for anything else.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/tensor.h"
+
+namespace onemodel {
+
+Tensor ParseNpy(const uint8_t* data, size_t size, const std::string& what);
+std::vector<uint8_t> SerializeNpy(const Tensor& t);
+
+}  // namespace onemodel
