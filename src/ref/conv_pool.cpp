@@ -219,6 +219,90 @@ void ConvTranspose(OpContext& ctx) {
 }
 
 namespace {
+// Integer convolution: int32 sums (wrapping) of (x - x_zp) * (w - w_zp), channel outer,
+// kernel position inner; padding taps contribute nothing. w_zp may be per output channel.
+std::vector<int32_t> IntConv(OpContext& ctx, const Tensor& x, const Tensor& w, const Tensor* xzp, const Tensor* wzp,
+                             Shape* out_shape) {
+  const int64_t group = ctx.attr_i("group", 1);
+  std::vector<int64_t> kernel = ctx.attr_ints("kernel_shape", Shape(w.shape().begin() + 2, w.shape().end()));
+  const Geometry g = MakeGeometry(ctx, x.shape(), kernel, false);
+  const int64_t N = x.shape()[0], C = x.shape()[1], M = w.shape()[0];
+  if (group <= 0 || C % group || M % group || w.shape()[1] != C / group) throw ctx.Fail(ErrorCode::kShapeMismatch, "input, weight and group do not agree");
+  const int64_t Cg = C / group, Mg = M / group;
+  auto get = [](const Tensor& t, int64_t i) -> int64_t {
+    return t.dtype() == DType::kInt8 ? int64_t(t.data<int8_t>()[i]) : int64_t(t.data<uint8_t>()[i]);
+  };
+  const int64_t xz = xzp && xzp->numel() ? get(*xzp, 0) : 0;
+  *out_shape = Shape{N, M};
+  out_shape->insert(out_shape->end(), g.out.begin(), g.out.end());
+  const int64_t in_sp = Prod(g.in), out_sp = Prod(g.out), k_sp = Prod(g.kernel);
+  std::vector<int64_t> in_st(size_t(g.dims), 1);
+  for (int64_t d = g.dims - 1; d > 0; --d) in_st[size_t(d - 1)] = in_st[size_t(d)] * g.in[size_t(d)];
+  std::vector<int32_t> acc_out(static_cast<size_t>(N * M * out_sp));
+  for (int64_t n = 0; n < N; ++n)
+    for (int64_t m = 0; m < M; ++m) {
+      const int64_t grp = m / Mg;
+      const int64_t wz = wzp && wzp->numel() ? get(*wzp, wzp->numel() > 1 ? m : 0) : 0;
+      ForEach(g.out, [&](int64_t o, const std::vector<int64_t>& op) {
+        uint32_t acc = 0;
+        for (int64_t c = 0; c < Cg; ++c) {
+          const int64_t xbase = (n * C + grp * Cg + c) * in_sp, wbase = (m * Cg + c) * k_sp;
+          ForEach(g.kernel, [&](int64_t k, const std::vector<int64_t>& kp) {
+            int64_t off = 0;
+            for (int64_t d = 0; d < g.dims; ++d) {
+              const size_t i = size_t(d);
+              const int64_t q = op[i] * g.stride[i] - g.pad_b[i] + kp[i] * g.dil[i];
+              if (q < 0 || q >= g.in[i]) return;
+              off += q * in_st[i];
+            }
+            acc += uint32_t((get(x, xbase + off) - xz) * (get(w, wbase + k) - wz));
+          });
+        }
+        acc_out[size_t((n * M + m) * out_sp + o)] = int32_t(acc);
+      });
+    }
+  return acc_out;
+}
+}  // namespace
+
+void ConvInteger(OpContext& ctx) {
+  Shape s;
+  const auto acc = IntConv(ctx, ctx.in(0), ctx.in(1), ctx.has_input(2) ? &ctx.in(2) : nullptr,
+                           ctx.has_input(3) ? &ctx.in(3) : nullptr, &s);
+  Tensor& y = ctx.out(0, DType::kInt32, s);
+  std::copy(acc.begin(), acc.end(), y.mutable_data<int32_t>());
+}
+
+// y = saturate(round_half_even((acc + bias) * m) + y_zp), m = x_scale * w_scale / y_scale
+// in f32, the product in binary64 (as QLinearMatMul).
+void QLinearConv(OpContext& ctx) {
+  const Tensor& x = ctx.in(0);
+  const Tensor& w = ctx.in(3);
+  Shape s;
+  const auto acc = IntConv(ctx, x, w, &ctx.in(2), &ctx.in(5), &s);
+  const float xs = ctx.in(1).data<float>()[0], ys = ctx.in(6).data<float>()[0];
+  const Tensor& wsc = ctx.in(4);
+  const Tensor& yzp = ctx.in(7);
+  const int64_t yz = yzp.dtype() == DType::kInt8 ? int64_t(yzp.data<int8_t>()[0]) : int64_t(yzp.data<uint8_t>()[0]);
+  const int64_t M = s[1];
+  int64_t sp = 1;
+  for (size_t k = 2; k < s.size(); ++k) sp *= s[k];
+  Tensor& y = ctx.out(0, yzp.dtype(), s);
+  const double lo = yzp.dtype() == DType::kInt8 ? -128 : 0, hi = yzp.dtype() == DType::kInt8 ? 127 : 255;
+  for (size_t i = 0; i < acc.size(); ++i) {
+    const int64_t m = (int64_t(i) / sp) % M;
+    const float wsv = wsc.data<float>()[wsc.numel() > 1 ? m : 0];
+    const float mult = float(xs * wsv) / ys;
+    int64_t a = acc[i];
+    if (ctx.has_input(8)) a = int64_t(int32_t(uint32_t(a) + uint32_t(ctx.in(8).data<int32_t>()[m])));
+    double v = math::RoundEvenD(double(a) * double(mult)) + double(yz);
+    v = v < lo ? lo : v > hi ? hi : v;
+    if (yzp.dtype() == DType::kInt8) y.mutable_data<int8_t>()[i] = int8_t(v);
+    else y.mutable_data<uint8_t>()[i] = uint8_t(v);
+  }
+}
+
+namespace {
 enum class Pool { kMax, kAverage, kLp };
 
 void PoolOp(OpContext& ctx, Pool kind, bool global) {
