@@ -2,6 +2,8 @@
 // naming the problem (natively and on wasm: this file runs on every row).
 #include "tests/catch.h"
 
+#include <cstdio>
+#include <filesystem>
 #include <cstring>
 #include <string>
 
@@ -176,6 +178,97 @@ TEST_CASE("session: bad inputs are typed errors and the session stays usable", "
   expect({{"X", Floats({2, 3})}, {"Q", Floats({1})}}, ErrorCode::kInvalidArgument, "no input named 'Q'");
   // After all that, a good run still works.
   CHECK(s.Run({{"X", Floats({2, 3})}}).size() == 1);
+}
+
+}  // namespace test
+}  // namespace onemodel
+
+namespace onemodel {
+namespace test {
+
+TEST_CASE("loader: model-local functions run with their attribute references resolved", "[loader]") {
+  onnx::ModelProto m = SmallModel();
+  auto* op2 = m.add_opset_import();
+  op2->set_domain("custom");
+  op2->set_version(1);
+  // custom.ScaledRelu(X) = LeakyRelu(X, alpha = caller's 'slope').
+  auto* f = m.add_functions();
+  f->set_name("ScaledRelu");
+  f->set_domain("custom");
+  f->add_input("x");
+  f->add_output("y");
+  f->add_attribute("slope");
+  auto* fo = f->add_opset_import();
+  fo->set_domain("");
+  fo->set_version(17);
+  auto* body = f->add_node();
+  body->set_op_type("LeakyRelu");
+  body->add_input("x");
+  body->add_output("y");
+  auto* ref = body->add_attribute();
+  ref->set_name("alpha");
+  ref->set_ref_attr_name("slope");
+  ref->set_type(onnx::AttributeProto::FLOAT);
+  auto* relu = m.mutable_graph()->mutable_node(1);
+  relu->set_op_type("ScaledRelu");
+  relu->set_domain("custom");
+  auto* a = relu->add_attribute();
+  a->set_name("slope");
+  a->set_type(onnx::AttributeProto::FLOAT);
+  a->set_f(0.5f);
+  const std::string b = Bytes(m);
+  Session s = Session::FromBytes(reinterpret_cast<const uint8_t*>(b.data()), b.size());
+  auto out = s.Run({{"X", Floats({2, 3})}});
+  const float* y = out[0].tensor.data<float>();
+  CHECK(y[0] == -0.75f);  // 0.5 * (1 - 2.5)
+  CHECK(y[3] == 1.5f);
+}
+
+TEST_CASE("loader: external data is read from beside the model, and only from there", "[loader]") {
+  const std::string dir = (std::filesystem::temp_directory_path() / "onemodel-test-external").string();
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  REQUIRE(!ec);
+  onnx::ModelProto m = SmallModel();
+  auto* w = m.mutable_graph()->mutable_initializer(0);
+  w->clear_float_data();
+  w->set_data_location(onnx::TensorProto::EXTERNAL);
+  auto* loc = w->add_external_data();
+  loc->set_key("location");
+  loc->set_value("weights.bin");
+  auto* off = w->add_external_data();
+  off->set_key("offset");
+  off->set_value("4");
+  std::vector<float> vals = {99.0f, -2.5f, -1.5f, -0.5f, 0.5f, 1.5f, 2.5f};  // the first float is skipped
+  {
+    std::FILE* f = std::fopen((dir + "/weights.bin").c_str(), "wb");
+    REQUIRE(f);
+    std::fwrite(vals.data(), 4, vals.size(), f);
+    std::fclose(f);
+    std::FILE* g = std::fopen((dir + "/model.onnx").c_str(), "wb");
+    const std::string b = Bytes(m);
+    std::fwrite(b.data(), 1, b.size(), g);
+    std::fclose(g);
+  }
+  Session s = Session::Load(dir + "/model.onnx");
+  auto out = s.Run({{"X", Floats({2, 3})}});
+  CHECK(out[0].tensor.data<float>()[3] == 1.5f);
+  // A location outside the model's folder is refused.
+  loc->set_value("../weights.bin");
+  const std::string b2 = Bytes(m);
+  std::FILE* g = std::fopen((dir + "/evil.onnx").c_str(), "wb");
+  std::fwrite(b2.data(), 1, b2.size(), g);
+  std::fclose(g);
+  try {
+    Session::Load(dir + "/evil.onnx");
+    FAIL("no error");
+  } catch (const Error& e) {
+    CHECK(e.code() == ErrorCode::kInvalidModel);
+    CHECK(std::string(e.what()).find("inside the model's folder") != std::string::npos);
+  }
+  // From bytes, external data has no folder: a typed error.
+  const std::string b3 = Bytes(m);
+  CHECK_THROWS_AS(Session::FromBytes(reinterpret_cast<const uint8_t*>(b3.data()), b3.size()), Error);
 }
 
 }  // namespace test

@@ -42,7 +42,8 @@ class Executor {
       const Node& node = g.nodes[i];
       const int64_t opset = OpsetFor(node.domain);
       OpFn fn = FindRefOp(node.domain, node.op_type);
-      if (!fn) {
+      const Function* func = fn ? nullptr : FindFunction(node);
+      if (!fn && !func) {
         throw Error(ErrorCode::kUnsupportedOp, model_.origin + ": operator " +
                                                    (node.domain.empty() ? "" : node.domain + ".") + node.op_type +
                                                    " (" + node.Describe() + ") is not supported");
@@ -56,7 +57,12 @@ class Executor {
         if (!v) throw Error(ErrorCode::kInternal, node.Describe() + ": value '" + in + "' is not available");
         ctx.inputs.push_back(v);
       }
-      fn(ctx);
+      if (fn) {
+        fn(ctx);
+      } else {
+        std::vector<Value> outs = CallFunction(*func, node, ctx.inputs);
+        for (size_t k = 0; k < outs.size() && k < ctx.outputs.size(); ++k) ctx.outputs[k] = std::move(outs[k]);
+      }
       for (size_t k = 0; k < node.outputs.size(); ++k) {
         if (!node.outputs[k].empty()) env[node.outputs[k]] = std::move(ctx.outputs[k]);
       }
@@ -78,6 +84,44 @@ class Executor {
     return out;
   }
 
+  const Function* FindFunction(const Node& n) const {
+    auto it = model_.functions.find(n.domain + ":" + n.op_type);
+    return it == model_.functions.end() ? nullptr : &it->second;
+  }
+
+  // Runs a model-local function: its body with the caller's inputs bound to the formal
+  // inputs and attribute references (ref_attr_name) resolved from the calling node. The
+  // body sees nothing of the caller's graph but what is passed in.
+  std::vector<Value> CallFunction(const Function& f, const Node& call, const std::vector<const Value*>& inputs) {
+    Graph g;
+    g.name = f.name;
+    for (const std::string& in : f.inputs) g.inputs.push_back({in, {}});
+    for (const std::string& out : f.outputs) g.outputs.push_back({out, {}});
+    for (Node n : f.nodes) {
+      std::map<std::string, Attribute> attrs;
+      for (auto& [name, a] : n.attributes) {
+        if (a.ref_attr_name.empty()) { attrs[name] = a; continue; }
+        const Attribute* given = call.attr(a.ref_attr_name);
+        if (given) { Attribute c = *given; c.name = name; attrs[name] = c; }
+      }
+      n.attributes = std::move(attrs);
+      g.nodes.push_back(std::move(n));
+    }
+    std::unordered_map<std::string, Value> env;
+    for (size_t i = 0; i < f.inputs.size() && i < inputs.size(); ++i) {
+      if (inputs[i]) env[f.inputs[i]] = *inputs[i];
+    }
+    if (++depth_ > 64) { --depth_; throw Error(ErrorCode::kInvalidModel, "function '" + f.name + "' recurses too deeply"); }
+    try {
+      auto out = RunGraph(g, std::move(env), nullptr);
+      --depth_;
+      return out;
+    } catch (...) {
+      --depth_;
+      throw;
+    }
+  }
+
   int64_t OpsetFor(const std::string& domain) const {
     auto it = model_.opsets.find(domain);
     return it == model_.opsets.end() ? 1 : it->second;
@@ -89,6 +133,7 @@ class Executor {
     return it == m.end() ? nullptr : &it->second;
   }
   const Model& model_;
+  int depth_ = 0;
 };
 
 std::vector<Value> RunSubgraph(Executor* ex, const Graph& g, const std::vector<Value>& inputs, const Scope& scope) {
@@ -122,7 +167,7 @@ Session Session::FromBytes(const uint8_t* data, size_t size, const SessionOption
 namespace {
 void CheckOps(const Model& m, const Graph& g) {
   for (const Node& n : g.nodes) {
-    if (!FindRefOp(n.domain, n.op_type)) {
+    if (!FindRefOp(n.domain, n.op_type) && !m.functions.count(n.domain + ":" + n.op_type)) {
       throw Error(ErrorCode::kUnsupportedOp, m.origin + ": operator " + (n.domain.empty() ? "" : n.domain + ".") +
                                                  n.op_type + " (" + n.Describe() + ") is not supported");
     }
