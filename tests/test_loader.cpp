@@ -273,3 +273,60 @@ TEST_CASE("loader: external data is read from beside the model, and only from th
 
 }  // namespace test
 }  // namespace onemodel
+
+#include "graph/infer.h"
+#include "onnx/import.h"
+
+namespace onemodel {
+namespace test {
+
+TEST_CASE("infer: static types and shapes, with constant folding by the reference kernels", "[loader][infer]") {
+  onnx::ModelProto m = SmallModel();
+  // Z = Reshape(Y, Concat(Shape(W)[1:], [-1])): a shape computed from constants folds.
+  auto* g = m.mutable_graph();
+  auto node = [&](const char* op, std::vector<std::string> in, const char* out) {
+    auto* n = g->add_node();
+    n->set_op_type(op);
+    for (auto& i : in) n->add_input(i);
+    n->add_output(out);
+    return n;
+  };
+  auto* c = g->add_initializer();
+  c->set_name("minus1");
+  c->set_data_type(onnx::TensorProto::INT64);
+  c->add_dims(1);
+  c->add_int64_data(-1);
+  auto* st = g->add_initializer();
+  st->set_name("one");
+  st->set_data_type(onnx::TensorProto::INT64);
+  st->add_dims(1);
+  st->add_int64_data(1);
+  node("Shape", {"W"}, "ws");
+  auto* sl = node("Slice", {"ws", "one", "minus1"}, "ws1");  // [3] ... ends=-1 gives []
+  (void)sl;
+  node("Concat", {"one", "minus1"}, "newshape")->add_attribute()->set_name("axis");
+  g->mutable_node(g->node_size() - 1)->mutable_attribute(0)->set_type(onnx::AttributeProto::INT);
+  node("Reshape", {"Y", "newshape"}, "Z");
+  g->add_output()->set_name("Z");
+  const std::string b = m.SerializeAsString();
+  const Model model = ImportModel(reinterpret_cast<const uint8_t*>(b.data()), b.size(), "infer.onnx", "");
+  const auto v = InferTypes(model);
+  REQUIRE(v.count("Y"));
+  CHECK(v.at("Y").type.dtype == DType::kFloat);
+  CHECK(v.at("Y").type.dims == Shape{2, 3});  // [2,N] + [2,3] broadcasts to [2,3]
+  CHECK(v.at("ws").is_constant);             // Shape of an initializer folds
+  CHECK(v.at("newshape").is_constant);
+  CHECK(v.at("Z").type.dims == Shape{1, 6});  // Reshape to [1,-1] of a static [2,3]
+  // With X declared [2,N] and no override, Y is still [2,3] (W fixes N).
+  std::map<std::string, TensorType> over;
+  TensorType x;
+  x.dtype = DType::kFloat;
+  x.has_shape = true;
+  x.dims = {2, 1};
+  x.dim_params = {"", ""};
+  over["X"] = x;
+  CHECK(InferTypes(model, over).at("Z").type.dims == Shape{1, 6});
+}
+
+}  // namespace test
+}  // namespace onemodel

@@ -14,6 +14,7 @@
 #include "core/npy.h"
 #include "core/io.h"
 #include "onnx/tensor_proto.h"
+#include "graph/infer.h"
 #include "onnx/import.h"
 #include "ref/op_context.h"
 #include "runtime/session.h"
@@ -248,6 +249,34 @@ CaseResult RunCase(const std::string& dir, const Options& o, std::string* hash, 
       feeds[s.inputs()[i].name] = read_value(p, s.inputs()[i].type);
     }
     std::vector<Value> outs = s.Run(feeds);
+    // Static inference, given the inputs' concrete types, must agree with what ran.
+    std::map<std::string, TensorType> given;
+    for (const auto& [name, v] : feeds) {
+      if (!v.is_tensor()) continue;
+      TensorType tt;
+      tt.dtype = v.tensor.dtype();
+      tt.has_shape = true;
+      tt.dims = v.tensor.shape();
+      tt.dim_params.assign(tt.dims.size(), "");
+      given[name] = tt;
+    }
+    const auto inferred = InferTypes(s.model(), given);
+    for (size_t i = 0; i < outs.size(); ++i) {
+      auto it = inferred.find(s.outputs()[i].name);
+      if (it == inferred.end() || !outs[i].is_tensor()) continue;
+      const TensorType& tt = it->second.type;
+      const Tensor& got = outs[i].tensor;
+      bool ok = tt.dtype == DType::kUndefined || tt.dtype == got.dtype();
+      if (tt.has_shape) {
+        ok = ok && tt.dims.size() == got.shape().size();
+        for (size_t k = 0; ok && k < tt.dims.size(); ++k) ok = tt.dims[k] < 0 || tt.dims[k] == got.shape()[k];
+      }
+      if (!ok) {
+        *why = "static inference says output " + std::to_string(i) + " is " + DTypeName(tt.dtype) + " " +
+               ShapeToString(tt.dims) + ", the run gave " + DTypeName(got.dtype()) + " " + ShapeToString(got.shape());
+        return CaseResult::kFailed;
+      }
+    }
     Sha256 h;
     for (const Value& v : outs) {
       if (v.kind == Value::Kind::kTensor) GoldenSerialize(v.tensor, h);
@@ -448,7 +477,18 @@ int CmdInfo(const Options& o, std::ostream& out) {
   for (const auto& in : m.graph->inputs) {
     if (!m.graph->initializers.count(in.name)) out << "input " << in.name << " " << TypeString(in.type) << "\n";
   }
-  for (const auto& o2 : m.graph->outputs) out << "output " << o2.name << " " << TypeString(o2.type) << "\n";
+  const auto inferred = InferTypes(m);
+  for (const auto& o2 : m.graph->outputs) {
+    out << "output " << o2.name << " " << TypeString(o2.type);
+    auto it = inferred.find(o2.name);
+    if (it != inferred.end() && it->second.type.has_shape) {
+      ValueType vt;
+      vt.kind = ValueType::Kind::kTensor;
+      vt.tensor = it->second.type;
+      out << " (inferred " << TypeString(vt) << ")";
+    }
+    out << "\n";
+  }
   std::map<std::string, int> ops;
   std::function<void(const Graph&)> count = [&](const Graph& g) {
     for (const Node& n : g.nodes) {
