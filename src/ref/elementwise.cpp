@@ -307,12 +307,14 @@ void BitShift(OpContext& ctx) {
 }
 
 // Integer Mod: fmod=0 takes the divisor's sign (Python), fmod=1 the dividend's (C).
-// x mod 0 is 0 (decision). Float Mod needs an exact fmod: not yet implemented.
+// x mod 0 is 0 (decision). Floating-point Mod (fmod=1) is an exact fmod (misc_ops.cpp).
 void Mod(OpContext& ctx) {
   const bool cfmod = ctx.attr_i("fmod", 0) != 0;
   const DType t = ctx.in(0).dtype();
   if (t == DType::kFloat || t == DType::kDouble || t == DType::kFloat16 || t == DType::kBFloat16) {
-    throw ctx.Fail(ErrorCode::kUnsupportedOp, "floating-point Mod is not implemented yet");
+    if (!cfmod) throw ctx.Fail(ErrorCode::kInvalidModel, "floating-point Mod requires fmod=1");
+    ModFloat(ctx);
+    return;
   }
   IntegerBinary(ctx, [cfmod](auto a, auto b) {
     using T = decltype(a);
