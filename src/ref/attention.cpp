@@ -15,21 +15,6 @@ namespace onemodel {
 namespace ref {
 namespace {
 
-std::vector<float> F32(const OpContext& ctx, const Tensor& t) {
-  std::vector<float> v(static_cast<size_t>(t.numel()));
-  const bool ok = DispatchNumeric(t.dtype(), [&]<class T>() {
-    if constexpr (!kIsFloat<T>) throw ctx.Fail(ErrorCode::kTypeMismatch, "expected a float tensor");
-    else for (int64_t i = 0; i < t.numel(); ++i) v[size_t(i)] = float(Widen(t.data<T>()[i]));
-  });
-  if (!ok) throw ctx.Fail(ErrorCode::kTypeMismatch, "unsupported element type");
-  return v;
-}
-void Put(Tensor& t, int64_t i, float v) {
-  if (t.dtype() == DType::kFloat) t.mutable_data<float>()[i] = v;
-  else if (t.dtype() == DType::kFloat16) t.mutable_data<uint16_t>()[i] = F32ToHalf(v);
-  else if (t.dtype() == DType::kBFloat16) t.mutable_data<uint16_t>()[i] = F32ToBF16(v);
-  else t.mutable_data<double>()[i] = v;
-}
 
 // A [B, H, S, D] view of Q/K/V given as 4-D or as 3-D [B, S, H*D].
 struct Heads {
@@ -39,7 +24,7 @@ struct Heads {
 };
 Heads ToHeads(const OpContext& ctx, const Tensor& t, int64_t heads) {
   Heads r;
-  const auto x = F32(ctx, t);
+  const auto x = ToF32(ctx, t);
   if (t.rank() == 4) {
     r.B = t.shape()[0]; r.H = t.shape()[1]; r.S = t.shape()[2]; r.D = t.shape()[3];
     r.v = x;
@@ -108,7 +93,7 @@ void Attention(OpContext& ctx) {
       maskf.resize(static_cast<size_t>(mask->numel()));
       for (int64_t i = 0; i < mask->numel(); ++i) maskf[size_t(i)] = mask->data<uint8_t>()[i] ? 0.0f : -std::numeric_limits<float>::infinity();
     } else {
-      maskf = F32(ctx, *mask);
+      maskf = ToF32(ctx, *mask);
     }
   }
   auto mask_at = [&](int64_t b, int64_t h, int64_t i, int64_t j) -> float {
@@ -145,8 +130,8 @@ void Attention(OpContext& ctx) {
   Tensor* pk_out = ctx.wants_output(1) ? &ctx.out(1, tq.dtype(), {B, Hk, Skv, K.D}) : nullptr;
   Tensor* pv_out = ctx.wants_output(2) ? &ctx.out(2, tq.dtype(), {B, V.H, Skv, Dv}) : nullptr;
   Tensor* qk_out = ctx.wants_output(3) ? &ctx.out(3, tq.dtype(), {B, Hq, Sq, Skv}) : nullptr;
-  if (pk_out) for (size_t i = 0; i < K.v.size(); ++i) Put(*pk_out, int64_t(i), K.v[i]);
-  if (pv_out) for (size_t i = 0; i < V.v.size(); ++i) Put(*pv_out, int64_t(i), V.v[i]);
+  if (pk_out) for (size_t i = 0; i < K.v.size(); ++i) StoreF32(*pk_out, int64_t(i), K.v[i]);
+  if (pv_out) for (size_t i = 0; i < V.v.size(); ++i) StoreF32(*pv_out, int64_t(i), V.v[i]);
 
   std::vector<float> row(static_cast<size_t>(Skv)), e(static_cast<size_t>(Skv));
   for (int64_t b = 0; b < B; ++b)
@@ -162,8 +147,8 @@ void Attention(OpContext& ctx) {
           bias_max = bias > bias_max || bias_max != bias_max ? bias : bias_max;
           const float with_bias = acc + bias;
           row[size_t(j)] = with_bias;
-          if (qk_out && mode <= 1) Put(*qk_out, ((b * Hq + h) * Sq + i) * Skv + j, acc);
-          if (qk_out && mode == 2) Put(*qk_out, ((b * Hq + h) * Sq + i) * Skv + j, with_bias);
+          if (qk_out && mode <= 1) StoreF32(*qk_out, ((b * Hq + h) * Sq + i) * Skv + j, acc);
+          if (qk_out && mode == 2) StoreF32(*qk_out, ((b * Hq + h) * Sq + i) * Skv + j, with_bias);
         }
         // Softmax with the reference's guards for fully masked rows.
         float m = ninf;
@@ -179,13 +164,13 @@ void Attention(OpContext& ctx) {
         const bool all_masked = bias_max == ninf;
         for (int64_t j = 0; j < Skv; ++j) {
           e[size_t(j)] = all_masked ? 0.0f : e[size_t(j)] / s;
-          if (qk_out && mode == 3) Put(*qk_out, ((b * Hq + h) * Sq + i) * Skv + j, e[size_t(j)]);
+          if (qk_out && mode == 3) StoreF32(*qk_out, ((b * Hq + h) * Sq + i) * Skv + j, e[size_t(j)]);
         }
         for (int64_t d = 0; d < Dv; ++d) {
           float o = -0.0f;
           for (int64_t j = 0; j < Skv; ++j) o = o + e[size_t(j)] * V.at(b, hk, j, d);
           const int64_t off = tq.rank() == 3 ? (b * Sq + i) * Hq * Dv + h * Dv + d : ((b * Hq + h) * Sq + i) * Dv + d;
-          Put(y, off, o);
+          StoreF32(y, off, o);
         }
       }
     }

@@ -18,28 +18,6 @@ struct Geometry {
   std::vector<int64_t> in, kernel, stride, dil, pad_b, pad_e, out;
 };
 
-std::vector<float> AsF32(const OpContext& ctx, const Tensor& t, bool allow_bytes = false) {
-  std::vector<float> v(static_cast<size_t>(t.numel()));
-  const bool ok = DispatchNumeric(t.dtype(), [&]<class T>() {
-    if constexpr (std::is_same_v<T, int8_t> || std::is_same_v<T, uint8_t>) {
-      if (!allow_bytes) throw ctx.Fail(ErrorCode::kTypeMismatch, "expected float, float16 or bfloat16, got " + DTypeName(t.dtype()));
-      for (int64_t i = 0; i < t.numel(); ++i) v[size_t(i)] = float(t.data<T>()[i]);  // exact
-    } else if constexpr (!kIsFloat<T> || std::is_same_v<T, double>) {
-      throw ctx.Fail(ErrorCode::kTypeMismatch, "expected float, float16 or bfloat16, got " + DTypeName(t.dtype()));
-    } else {
-      for (int64_t i = 0; i < t.numel(); ++i) v[size_t(i)] = float(Widen(t.data<T>()[i]));
-    }
-  });
-  if (!ok) throw ctx.Fail(ErrorCode::kTypeMismatch, "unsupported element type " + DTypeName(t.dtype()));
-  return v;
-}
-void StoreF32(Tensor& t, int64_t i, float v) {
-  if (t.dtype() == DType::kFloat) t.mutable_data<float>()[i] = v;
-  else if (t.dtype() == DType::kUInt8) t.mutable_data<uint8_t>()[i] = uint8_t(v);  // MaxPool: an input value
-  else if (t.dtype() == DType::kInt8) t.mutable_data<int8_t>()[i] = int8_t(v);
-  else if (t.dtype() == DType::kFloat16) t.mutable_data<uint16_t>()[i] = F32ToHalf(v);
-  else t.mutable_data<uint16_t>()[i] = F32ToBF16(v);
-}
 
 // Resolves strides, dilations, pads (explicit or auto_pad) and output sizes.
 Geometry MakeGeometry(const OpContext& ctx, const Shape& x, const std::vector<int64_t>& kernel, bool ceil_mode) {
@@ -109,9 +87,9 @@ void Conv(OpContext& ctx) {
                                                   ShapeToString(w.shape()) + " and group " + std::to_string(group) + " do not agree");
   }
   const int64_t Cg = C / group, Mg = M / group;
-  const auto xv = AsF32(ctx, x), wv = AsF32(ctx, w);
+  const auto xv = ToF32(ctx, x), wv = ToF32(ctx, w);
   std::vector<float> bias;
-  if (ctx.has_input(2)) bias = AsF32(ctx, ctx.in(2));
+  if (ctx.has_input(2)) bias = ToF32(ctx, ctx.in(2));
   Shape os{N, M};
   os.insert(os.end(), g.out.begin(), g.out.end());
   Tensor& y = ctx.out(0, x.dtype(), os);
@@ -181,9 +159,9 @@ void ConvTranspose(OpContext& ctx) {
       out[i] = full - pb[i] - pe[i];
     }
   }
-  const auto xv = AsF32(ctx, x), wv = AsF32(ctx, w);
+  const auto xv = ToF32(ctx, x), wv = ToF32(ctx, w);
   std::vector<float> bias;
-  if (ctx.has_input(2)) bias = AsF32(ctx, ctx.in(2));
+  if (ctx.has_input(2)) bias = ToF32(ctx, ctx.in(2));
   Shape os{N, M};
   os.insert(os.end(), out.begin(), out.end());
   Tensor& y = ctx.out(0, x.dtype(), os);
@@ -327,7 +305,7 @@ void PoolOp(OpContext& ctx, Pool kind, bool global) {
   const bool include_pad = ctx.attr_i("count_include_pad", 0) != 0;
   const float p = float(ctx.attr_i("p", 2));
   const int64_t N = x.shape()[0], C = x.shape()[1];
-  const auto xv = AsF32(ctx, x, kind == Pool::kMax);
+  const auto xv = ToF32(ctx, x, kind == Pool::kMax);
   Shape os{N, C};
   os.insert(os.end(), g.out.begin(), g.out.end());
   Tensor& y = ctx.out(0, x.dtype(), os);

@@ -13,11 +13,6 @@ namespace onemodel {
 namespace ref {
 namespace {
 
-inline void CopyElem(const Tensor& src, int64_t si, Tensor& dst, int64_t di) {
-  if (src.dtype() == DType::kString) { dst.mutable_strings()[size_t(di)] = src.strings()[size_t(si)]; return; }
-  const size_t es = DTypeStorageSize(src.dtype());
-  std::memcpy(dst.mutable_data<uint8_t>() + size_t(di) * es, static_cast<const uint8_t*>(src.raw()) + size_t(si) * es, es);
-}
 
 // x mod y with the sign of x, exactly (the remainder is always representable): binary
 // long division on the significands. No libm.
@@ -130,7 +125,7 @@ void CenterCropPad(OpContext& ctx) {
       if (p < 0 || p >= x.shape()[size_t(k)]) { inside = false; break; }
       src += p * st[size_t(k)];
     }
-    if (inside) CopyElem(x, src, y, o);
+    if (inside) CopyElement(x, src, y, o);
     for (int64_t k = x.rank() - 1; k >= 0; --k) {
       if (++pos[size_t(k)] < s[size_t(k)]) break;
       pos[size_t(k)] = 0;
@@ -184,8 +179,8 @@ void Unique(OpContext& ctx) {
     const int64_t src_slice = first[size_t(order[size_t(k)])];
     for (int64_t b = 0; b < outer; ++b)
       for (int64_t j = 0; j < inner; ++j) {
-        if (has_axis) CopyElem(x, (b * n + src_slice) * inner + j, y, (b * u + k) * inner + j);
-        else CopyElem(x, src_slice, y, k);
+        if (has_axis) CopyElement(x, (b * n + src_slice) * inner + j, y, (b * u + k) * inner + j);
+        else CopyElement(x, src_slice, y, k);
       }
   }
   if (ctx.wants_output(1)) {

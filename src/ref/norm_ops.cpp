@@ -29,27 +29,6 @@ float Sum(int64_t n, bool lanes, F f) {
   return acc[0];
 }
 
-// Reads any float tensor as f32 values.
-std::vector<float> AsF32(const OpContext& ctx, const Tensor& t) {
-  std::vector<float> v(static_cast<size_t>(t.numel()));
-  const bool ok = DispatchNumeric(t.dtype(), [&]<class T>() {
-    if constexpr (!kIsFloat<T> || std::is_same_v<T, double>) {
-      throw ctx.Fail(ErrorCode::kTypeMismatch, "expected float, float16 or bfloat16, got " + DTypeName(t.dtype()));
-    } else {
-      for (int64_t i = 0; i < t.numel(); ++i) v[size_t(i)] = float(Widen(t.data<T>()[i]));
-    }
-  });
-  if (!ok) throw ctx.Fail(ErrorCode::kTypeMismatch, "unsupported element type " + DTypeName(t.dtype()));
-  return v;
-}
-void StoreF32(const OpContext& ctx, Tensor& t, int64_t i, float v) {
-  switch (t.dtype()) {
-    case DType::kFloat: t.mutable_data<float>()[i] = v; break;
-    case DType::kFloat16: t.mutable_data<uint16_t>()[i] = F32ToHalf(v); break;
-    case DType::kBFloat16: t.mutable_data<uint16_t>()[i] = F32ToBF16(v); break;
-    default: throw ctx.Fail(ErrorCode::kTypeMismatch, "unsupported output type");
-  }
-}
 
 float InvStd(float var, float eps) { return 1.0f / __builtin_sqrtf(var + eps); }
 
@@ -61,15 +40,15 @@ void LastAxesNorm(OpContext& ctx, bool rms) {
   int64_t outer = 1, n = 1;
   for (int64_t k = 0; k < axis; ++k) outer *= x.shape()[size_t(k)];
   for (int64_t k = axis; k < x.rank(); ++k) n *= x.shape()[size_t(k)];
-  const auto xv = AsF32(ctx, x);
+  const auto xv = ToF32(ctx, x);
   const Tensor& sc = ctx.in(1);
-  const auto scale = AsF32(ctx, sc);
+  const auto scale = ToF32(ctx, sc);
   const Shape norm_shape(x.shape().begin() + axis, x.shape().end());
   const auto is = BroadcastIndex(sc.shape(), norm_shape);
   std::vector<float> bias;
   std::vector<int64_t> ib;
   if (!rms && ctx.has_input(2)) {
-    bias = AsF32(ctx, ctx.in(2));
+    bias = ToF32(ctx, ctx.in(2));
     ib = BroadcastIndex(ctx.in(2).shape(), norm_shape);
   }
   Tensor& y = ctx.out(0, x.dtype(), x.shape());
@@ -93,10 +72,10 @@ void LastAxesNorm(OpContext& ctx, bool rms) {
       float v = rms ? row[i] * inv : (row[i] - mean) * inv;
       v = v * scale[size_t(is[size_t(i)])];
       if (!bias.empty()) v = v + bias[size_t(ib[size_t(i)])];
-      StoreF32(ctx, y, o * n + i, v);
+      StoreF32(y, o * n + i, v);
     }
-    if (mean_t) StoreF32(ctx, *mean_t, o, mean);
-    if (inv_t) StoreF32(ctx, *inv_t, o, inv);
+    if (mean_t) StoreF32(*mean_t, o, mean);
+    if (inv_t) StoreF32(*inv_t, o, inv);
   }
 }
 
@@ -109,8 +88,8 @@ void BatchNormalization(OpContext& ctx) {
   if (ctx.attr_i("training_mode", 0) != 0) throw ctx.Fail(ErrorCode::kUnsupportedOp, "training-mode BatchNormalization is not supported");
   const Tensor& x = ctx.in(0);
   const float eps = ctx.attr_f("epsilon", 1e-5f);
-  const auto xv = AsF32(ctx, x), sc = AsF32(ctx, ctx.in(1)), b = AsF32(ctx, ctx.in(2)), mean = AsF32(ctx, ctx.in(3)),
-             var = AsF32(ctx, ctx.in(4));
+  const auto xv = ToF32(ctx, x), sc = ToF32(ctx, ctx.in(1)), b = ToF32(ctx, ctx.in(2)), mean = ToF32(ctx, ctx.in(3)),
+             var = ToF32(ctx, ctx.in(4));
   const int64_t N = x.shape()[0], C = x.rank() > 1 ? x.shape()[1] : 1;
   int64_t inner = 1;
   for (int64_t k = 2; k < x.rank(); ++k) inner *= x.shape()[size_t(k)];
@@ -123,7 +102,7 @@ void BatchNormalization(OpContext& ctx) {
         float v = (xv[size_t(off)] - mean[size_t(c)]) * inv;
         v = v * sc[size_t(c)];
         v = v + b[size_t(c)];
-        StoreF32(ctx, y, off, v);
+        StoreF32(y, off, v);
       }
     }
 }
@@ -132,7 +111,7 @@ void BatchNormalization(OpContext& ctx) {
 void GroupStats(OpContext& ctx, int64_t groups, bool per_channel_affine, bool instance) {
   const Tensor& x = ctx.in(0);
   const float eps = ctx.attr_f("epsilon", 1e-5f);
-  const auto xv = AsF32(ctx, x), sc = AsF32(ctx, ctx.in(1)), b = AsF32(ctx, ctx.in(2));
+  const auto xv = ToF32(ctx, x), sc = ToF32(ctx, ctx.in(1)), b = ToF32(ctx, ctx.in(2));
   const int64_t N = x.shape()[0], C = x.shape()[1];
   int64_t inner = 1;
   for (int64_t k = 2; k < x.rank(); ++k) inner *= x.shape()[size_t(k)];
@@ -151,7 +130,7 @@ void GroupStats(OpContext& ctx, int64_t groups, bool per_channel_affine, bool in
         float v = (row[i] - mean) * inv;
         v = v * sc[pi];
         v = v + b[pi];
-        StoreF32(ctx, y, (bn * C + g * cg) * inner + i, v);
+        StoreF32(y, (bn * C + g * cg) * inner + i, v);
       }
     }
 }
@@ -166,7 +145,7 @@ void LpNormalization(OpContext& ctx) {
   const int64_t axis = NormAxis(ctx, ctx.attr_i("axis", -1), x.rank());
   const int64_t p = ctx.attr_i("p", 2);
   if (p != 1 && p != 2) throw ctx.Fail(ErrorCode::kInvalidModel, "p must be 1 or 2");
-  const auto xv = AsF32(ctx, x);
+  const auto xv = ToF32(ctx, x);
   const int64_t dim = x.shape()[size_t(axis)];
   int64_t outer = 1, inner = 1;
   for (int64_t k = 0; k < axis; ++k) outer *= x.shape()[size_t(k)];
@@ -178,14 +157,14 @@ void LpNormalization(OpContext& ctx) {
       auto at = [&](int64_t i) { return xv[size_t((b * dim + i) * inner + j)]; };
       float norm = Sum(dim, lanes, [&](int64_t i) { const float v = at(i); return p == 1 ? (v < 0 ? -v : v) : v * v; });
       if (p == 2) norm = __builtin_sqrtf(norm);
-      for (int64_t i = 0; i < dim; ++i) StoreF32(ctx, y, (b * dim + i) * inner + j, norm == 0.0f ? 0.0f : at(i) / norm);
+      for (int64_t i = 0; i < dim; ++i) StoreF32(y, (b * dim + i) * inner + j, norm == 0.0f ? 0.0f : at(i) / norm);
     }
 }
 
 void MeanVarianceNormalization(OpContext& ctx) {
   const Tensor& x = ctx.in(0);
   std::vector<int64_t> axes = ctx.attr_ints("axes", {0, 2, 3});
-  const auto xv = AsF32(ctx, x);
+  const auto xv = ToF32(ctx, x);
   std::vector<bool> red(size_t(x.rank()), false);
   for (int64_t a : axes) red[size_t(NormAxis(ctx, a, x.rank()))] = true;
   // Group elements by their non-reduced coordinates.
@@ -203,7 +182,7 @@ void MeanVarianceNormalization(OpContext& ctx) {
     const float mean = Sum(n, lanes, [&](int64_t i) { return xv[size_t(m[size_t(i)])]; }) / float(n);
     const float var = Sum(n, lanes, [&](int64_t i) { const float d = xv[size_t(m[size_t(i)])] - mean; return d * d; }) / float(n);
     const float sd = __builtin_sqrtf(var);
-    for (int64_t i : m) StoreF32(ctx, y, i, (xv[size_t(i)] - mean) / (sd + 1e-9f));
+    for (int64_t i : m) StoreF32(y, i, (xv[size_t(i)] - mean) / (sd + 1e-9f));
   }
 }
 
@@ -212,7 +191,7 @@ void LRN(OpContext& ctx) {
   const Tensor& x = ctx.in(0);
   const float alpha = ctx.attr_f("alpha", 1e-4f), beta = ctx.attr_f("beta", 0.75f), bias = ctx.attr_f("bias", 1.0f);
   const int64_t size = ctx.attr_i("size", 1);
-  const auto xv = AsF32(ctx, x);
+  const auto xv = ToF32(ctx, x);
   const int64_t N = x.shape()[0], C = x.shape()[1];
   int64_t inner = 1;
   for (int64_t k = 2; k < x.rank(); ++k) inner *= x.shape()[size_t(k)];
@@ -227,7 +206,7 @@ void LRN(OpContext& ctx) {
           s = s + v * v;
         }
         const float d = math::Pow(bias + (alpha / float(size)) * s, beta);
-        StoreF32(ctx, y, (n * C + c) * inner + i, xv[size_t((n * C + c) * inner + i)] / d);
+        StoreF32(y, (n * C + c) * inner + i, xv[size_t((n * C + c) * inner + i)] / d);
       }
 }
 

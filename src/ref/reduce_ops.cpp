@@ -324,12 +324,7 @@ void NllFrom(OpContext& ctx, const std::vector<float>& lp, const Shape& in_shape
       loss[i] = weight ? wi * v : v;
       wt[i] = wi;
     }
-  auto store = [&](Tensor& o, int64_t i, float v) {
-    if (o.dtype() == DType::kFloat) o.mutable_data<float>()[i] = v;
-    else if (o.dtype() == DType::kDouble) o.mutable_data<double>()[i] = v;
-    else if (o.dtype() == DType::kFloat16) o.mutable_data<uint16_t>()[i] = F32ToHalf(v);
-    else o.mutable_data<uint16_t>()[i] = F32ToBF16(v);
-  };
+  auto store = [](Tensor& o, int64_t i, float v) { StoreF32(o, i, v); };
   if (red == "none") {
     Tensor& o = ctx.out(out_index, out_type, target.shape());
     for (size_t i = 0; i < loss.size(); ++i) store(o, int64_t(i), loss[i]);
@@ -348,29 +343,20 @@ void NllFrom(OpContext& ctx, const std::vector<float>& lp, const Shape& in_shape
   }
 }
 
-std::vector<float> FloatsOf(const OpContext& ctx, const Tensor& t) {
-  std::vector<float> v(static_cast<size_t>(t.numel()));
-  const bool ok = DispatchNumeric(t.dtype(), [&]<class T>() {
-    if constexpr (!kIsFloat<T>) throw ctx.Fail(ErrorCode::kTypeMismatch, "input must be floating point");
-    else for (int64_t i = 0; i < t.numel(); ++i) v[size_t(i)] = float(Widen(t.data<T>()[i]));
-  });
-  if (!ok) throw ctx.Fail(ErrorCode::kTypeMismatch, "unsupported element type");
-  return v;
-}
 
 }  // namespace
 
 void NegativeLogLikelihoodLoss(OpContext& ctx) {
   const Tensor& x = ctx.in(0);
   if (x.dtype() == DType::kDouble) throw ctx.Fail(ErrorCode::kUnsupportedOp, "double inputs are not supported yet");
-  NllFrom(ctx, FloatsOf(ctx, x), x.shape(), ctx.in(1), ctx.has_input(2) ? &ctx.in(2) : nullptr, 0, x.dtype());
+  NllFrom(ctx, ToF32(ctx, x), x.shape(), ctx.in(1), ctx.has_input(2) ? &ctx.in(2) : nullptr, 0, x.dtype());
 }
 
 // log_prob = LogSoftmax over axis 1 (the softmax family's order), then the NLL.
 void SoftmaxCrossEntropyLoss(OpContext& ctx) {
   const Tensor& x = ctx.in(0);
   if (x.dtype() == DType::kDouble) throw ctx.Fail(ErrorCode::kUnsupportedOp, "double inputs are not supported yet");
-  const std::vector<float> xv = FloatsOf(ctx, x);
+  const std::vector<float> xv = ToF32(ctx, x);
   const Plan p = MakePlan(ctx, x.shape(), {1}, true, false);
   std::vector<float> lp(xv.size());
   std::vector<float> e(static_cast<size_t>(p.per_output));
@@ -386,11 +372,7 @@ void SoftmaxCrossEntropyLoss(OpContext& ctx) {
   NllFrom(ctx, lp, x.shape(), ctx.in(1), ctx.has_input(2) ? &ctx.in(2) : nullptr, 0, x.dtype());
   if (ctx.wants_output(1)) {
     Tensor& o = ctx.out(1, x.dtype(), x.shape());
-    for (size_t i = 0; i < lp.size(); ++i) {
-      if (o.dtype() == DType::kFloat) o.mutable_data<float>()[i] = lp[i];
-      else if (o.dtype() == DType::kFloat16) o.mutable_data<uint16_t>()[i] = F32ToHalf(lp[i]);
-      else o.mutable_data<uint16_t>()[i] = F32ToBF16(lp[i]);
-    }
+    for (size_t i = 0; i < lp.size(); ++i) StoreF32(o, int64_t(i), lp[i]);
   }
 }
 

@@ -12,21 +12,6 @@ namespace onemodel {
 namespace ref {
 namespace {
 
-std::vector<float> F32(const OpContext& ctx, const Tensor& t) {
-  std::vector<float> v(static_cast<size_t>(t.numel()));
-  const bool ok = DispatchNumeric(t.dtype(), [&]<class T>() {
-    if constexpr (!kIsFloat<T>) throw ctx.Fail(ErrorCode::kTypeMismatch, "expected a float tensor");
-    else for (int64_t i = 0; i < t.numel(); ++i) v[size_t(i)] = float(Widen(t.data<T>()[i]));
-  });
-  if (!ok) throw ctx.Fail(ErrorCode::kTypeMismatch, "unsupported element type");
-  return v;
-}
-void Put(Tensor& t, int64_t i, float v) {
-  if (t.dtype() == DType::kFloat) t.mutable_data<float>()[i] = v;
-  else if (t.dtype() == DType::kFloat16) t.mutable_data<uint16_t>()[i] = F32ToHalf(v);
-  else if (t.dtype() == DType::kBFloat16) t.mutable_data<uint16_t>()[i] = F32ToBF16(v);
-  else t.mutable_data<double>()[i] = v;
-}
 
 struct Act {
   std::string name;
@@ -58,16 +43,16 @@ void Recurrent(OpContext& ctx, Kind kind) {
   const int64_t H = ctx.attr_i("hidden_size", 0);
   if (tx.rank() != 3 || H <= 0) throw ctx.Fail(ErrorCode::kShapeMismatch, "X must be 3-D and hidden_size positive");
   const int64_t S = layout ? tx.shape()[1] : tx.shape()[0], B = layout ? tx.shape()[0] : tx.shape()[1], I = tx.shape()[2];
-  const auto X = F32(ctx, tx), W = F32(ctx, ctx.in(1)), R = F32(ctx, ctx.in(2));
+  const auto X = ToF32(ctx, tx), W = ToF32(ctx, ctx.in(1)), R = ToF32(ctx, ctx.in(2));
   if (int64_t(W.size()) != D * G * H * I || int64_t(R.size()) != D * G * H * H) throw ctx.Fail(ErrorCode::kShapeMismatch, "W or R has the wrong shape");
   std::vector<float> Bv(static_cast<size_t>(D * 2 * G * H), 0.0f);
-  if (ctx.has_input(3)) Bv = F32(ctx, ctx.in(3));
+  if (ctx.has_input(3)) Bv = ToF32(ctx, ctx.in(3));
   std::vector<int64_t> lens(static_cast<size_t>(B), S);
   if (ctx.has_input(4)) lens = ReadInts(ctx, ctx.in(4));
   auto initial = [&](size_t i) {
     std::vector<float> v(static_cast<size_t>(D * B * H), 0.0f);
     if (ctx.has_input(i)) {
-      const auto t = F32(ctx, ctx.in(i));
+      const auto t = ToF32(ctx, ctx.in(i));
       if (layout) {  // [B, D, H] -> [D, B, H]
         for (int64_t b = 0; b < B; ++b) for (int64_t d = 0; d < D; ++d) for (int64_t h = 0; h < H; ++h)
           v[size_t((d * B + b) * H + h)] = t[size_t((b * D + d) * H + h)];
@@ -81,7 +66,7 @@ void Recurrent(OpContext& ctx, Kind kind) {
   std::vector<float> P(static_cast<size_t>(D * 3 * H), 0.0f);
   if (kind == Kind::kLstm) {
     Cs = initial(6);
-    if (ctx.has_input(7)) P = F32(ctx, ctx.in(7));
+    if (ctx.has_input(7)) P = ToF32(ctx, ctx.in(7));
   }
   // Activations: per direction, in the op's order.
   std::vector<std::string> names;
@@ -176,7 +161,7 @@ void Recurrent(OpContext& ctx, Kind kind) {
           for (int64_t k = 0; k < H; ++k) c[k] = cn[size_t(k)];
         }
         for (int64_t k = 0; k < H; ++k) h[k] = hn[size_t(k)];
-        if (Y) for (int64_t k = 0; k < H; ++k) Put(*Y, yidx(t, d, b, k), h[k]);
+        if (Y) for (int64_t k = 0; k < H; ++k) StoreF32(*Y, yidx(t, d, b, k), h[k]);
       }
     }
   }
@@ -185,7 +170,7 @@ void Recurrent(OpContext& ctx, Kind kind) {
     if (!ctx.wants_output(out)) return;
     Tensor& t = ctx.out(out, tx.dtype(), layout ? Shape{B, D, H} : Shape{D, B, H});
     for (int64_t d = 0; d < D; ++d) for (int64_t b = 0; b < B; ++b) for (int64_t h = 0; h < H; ++h)
-      Put(t, layout ? (b * D + d) * H + h : (d * B + b) * H + h, st[size_t((d * B + b) * H + h)]);
+      StoreF32(t, layout ? (b * D + d) * H + h : (d * B + b) * H + h, st[size_t((d * B + b) * H + h)]);
   };
   put_state(1, Hs);
   if (kind == Kind::kLstm) put_state(2, Cs);

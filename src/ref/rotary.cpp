@@ -6,17 +6,6 @@
 
 namespace onemodel {
 namespace ref {
-namespace {
-std::vector<float> F32(const OpContext& ctx, const Tensor& t) {
-  std::vector<float> v(static_cast<size_t>(t.numel()));
-  const bool ok = DispatchNumeric(t.dtype(), [&]<class T>() {
-    if constexpr (!kIsFloat<T>) throw ctx.Fail(ErrorCode::kTypeMismatch, "expected a float tensor");
-    else for (int64_t i = 0; i < t.numel(); ++i) v[size_t(i)] = float(Widen(t.data<T>()[i]));
-  });
-  if (!ok) throw ctx.Fail(ErrorCode::kTypeMismatch, "unsupported element type");
-  return v;
-}
-}  // namespace
 
 void RotaryEmbedding(OpContext& ctx) {
   const Tensor& x = ctx.in(0);
@@ -30,7 +19,7 @@ void RotaryEmbedding(OpContext& ctx) {
   int64_t rd = ctx.attr_i("rotary_embedding_dim", 0);
   if (rd == 0) rd = D;
   const int64_t half = rd / 2;
-  const auto xv = F32(ctx, x), cosv = F32(ctx, ctx.in(1)), sinv = F32(ctx, ctx.in(2));
+  const auto xv = ToF32(ctx, x), cosv = ToF32(ctx, ctx.in(1)), sinv = ToF32(ctx, ctx.in(2));
   const bool has_pos = ctx.has_input(3);
   const std::vector<int64_t> pos = has_pos ? ReadInts(ctx, ctx.in(3)) : std::vector<int64_t>{};
   if (ctx.in(1).shape().back() != half) throw ctx.Fail(ErrorCode::kShapeMismatch, "cos_cache's last dimension must be rotary_embedding_dim / 2");
@@ -51,10 +40,7 @@ void RotaryEmbedding(OpContext& ctx) {
           out[size_t(i2)] = sn * x1 + c * x2;
         }
         for (int64_t d = 0; d < D; ++d) {
-          const int64_t o = xi(b, s, h, d);
-          if (y.dtype() == DType::kFloat) y.mutable_data<float>()[o] = out[size_t(d)];
-          else if (y.dtype() == DType::kFloat16) y.mutable_data<uint16_t>()[o] = F32ToHalf(out[size_t(d)]);
-          else y.mutable_data<uint16_t>()[o] = F32ToBF16(out[size_t(d)]);
+          StoreF32(y, xi(b, s, h, d), out[size_t(d)]);
         }
       }
     }

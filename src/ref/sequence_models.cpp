@@ -8,21 +8,6 @@
 namespace onemodel {
 namespace ref {
 namespace {
-std::vector<float> F32(const OpContext& ctx, const Tensor& t) {
-  std::vector<float> v(static_cast<size_t>(t.numel()));
-  const bool ok = DispatchNumeric(t.dtype(), [&]<class T>() {
-    if constexpr (!kIsFloat<T>) throw ctx.Fail(ErrorCode::kTypeMismatch, "expected a float tensor");
-    else for (int64_t i = 0; i < t.numel(); ++i) v[size_t(i)] = float(Widen(t.data<T>()[i]));
-  });
-  if (!ok) throw ctx.Fail(ErrorCode::kTypeMismatch, "unsupported element type");
-  return v;
-}
-void Put(Tensor& t, int64_t i, float v) {
-  if (t.dtype() == DType::kFloat) t.mutable_data<float>()[i] = v;
-  else if (t.dtype() == DType::kFloat16) t.mutable_data<uint16_t>()[i] = F32ToHalf(v);
-  else if (t.dtype() == DType::kBFloat16) t.mutable_data<uint16_t>()[i] = F32ToBF16(v);
-  else t.mutable_data<double>()[i] = v;
-}
 }  // namespace
 
 void CausalConvWithState(OpContext& ctx) {
@@ -32,11 +17,11 @@ void CausalConvWithState(OpContext& ctx) {
   const int64_t B = x.shape()[0], C = x.shape()[1], L = x.shape()[2], K = w.shape()[2];
   const std::string act = ctx.attr_s("activation", "none");
   if (act != "none" && act != "silu" && act != "swish") throw ctx.Fail(ErrorCode::kInvalidModel, "activation must be none, silu or swish");
-  const auto xv = F32(ctx, x), wv = F32(ctx, w);
+  const auto xv = ToF32(ctx, x), wv = ToF32(ctx, w);
   std::vector<float> bias;
-  if (ctx.has_input(2)) bias = F32(ctx, ctx.in(2));
+  if (ctx.has_input(2)) bias = ToF32(ctx, ctx.in(2));
   std::vector<float> past(static_cast<size_t>(B * C * (K - 1)), 0.0f);
-  if (ctx.has_input(3)) past = F32(ctx, ctx.in(3));
+  if (ctx.has_input(3)) past = ToF32(ctx, ctx.in(3));
   Tensor& y = ctx.out(0, x.dtype(), x.shape());
   Tensor* st = ctx.wants_output(1) ? &ctx.out(1, x.dtype(), {B, C, K - 1}) : nullptr;
   const int64_t P = L + K - 1;
@@ -50,9 +35,9 @@ void CausalConvWithState(OpContext& ctx) {
         for (int64_t j = 0; j < K; ++j) acc = acc + padded[size_t(t + j)] * wv[size_t(c * K + j)];
         if (!bias.empty()) acc = acc + bias[size_t(c)];
         if (act != "none") acc = acc * math::Sigmoid(acc);
-        Put(y, (b * C + c) * L + t, acc);
+        StoreF32(y, (b * C + c) * L + t, acc);
       }
-      if (st) for (int64_t i = 0; i < K - 1; ++i) Put(*st, (b * C + c) * (K - 1) + i, padded[size_t(P - (K - 1) + i)]);
+      if (st) for (int64_t i = 0; i < K - 1; ++i) StoreF32(*st, (b * C + c) * (K - 1) + i, padded[size_t(P - (K - 1) + i)]);
     }
 }
 
@@ -67,13 +52,13 @@ void LinearAttention(OpContext& ctx) {
   if (!gating && !delta && rule != "linear") throw ctx.Fail(ErrorCode::kInvalidModel, "unknown update_rule '" + rule + "'");
   if (tq.rank() != 3 || tk.rank() != 3 || tv.rank() != 3) throw ctx.Fail(ErrorCode::kShapeMismatch, "query, key and value must be rank 3");
   const int64_t B = tq.shape()[0], T = tq.shape()[1], dk = tq.shape()[2] / Hq, dv = tv.shape()[2] / Hk, G = Hq / Hk;
-  const auto q = F32(ctx, tq), k = F32(ctx, tk), v = F32(ctx, tv);
+  const auto q = ToF32(ctx, tq), k = ToF32(ctx, tk), v = ToF32(ctx, tv);
   std::vector<float> decay, beta;
   int64_t decay_last = 0, beta_last = 0;
-  if (gating) { if (!ctx.has_input(4)) throw ctx.Fail(ErrorCode::kMissingInput, "decay is required"); decay = F32(ctx, ctx.in(4)); decay_last = ctx.in(4).shape().back(); }
-  if (delta) { if (!ctx.has_input(5)) throw ctx.Fail(ErrorCode::kMissingInput, "beta is required"); beta = F32(ctx, ctx.in(5)); beta_last = ctx.in(5).shape().back(); }
+  if (gating) { if (!ctx.has_input(4)) throw ctx.Fail(ErrorCode::kMissingInput, "decay is required"); decay = ToF32(ctx, ctx.in(4)); decay_last = ctx.in(4).shape().back(); }
+  if (delta) { if (!ctx.has_input(5)) throw ctx.Fail(ErrorCode::kMissingInput, "beta is required"); beta = ToF32(ctx, ctx.in(5)); beta_last = ctx.in(5).shape().back(); }
   std::vector<float> S(static_cast<size_t>(B * Hk * dk * dv), 0.0f);
-  if (ctx.has_input(3)) S = F32(ctx, ctx.in(3));
+  if (ctx.has_input(3)) S = ToF32(ctx, ctx.in(3));
   const float sc = ctx.has_attr("scale") && ctx.attr_f("scale", 0.0f) != 0.0f ? ctx.attr_f("scale", 0.0f) : 1.0f / __builtin_sqrtf(float(dk));
   Tensor& y = ctx.out(0, tq.dtype(), {B, T, Hq * dv});
   std::vector<float> vt(static_cast<size_t>(dv));
@@ -106,7 +91,7 @@ void LinearAttention(OpContext& ctx) {
           for (int64_t m = 0; m < dv; ++m) {
             float acc = -0.0f;
             for (int64_t d = 0; d < dk; ++d) acc = acc + qt[d] * s[d * dv + m];
-            Put(y, (b * T + t) * Hq * dv + hq * dv + m, sc * acc);
+            StoreF32(y, (b * T + t) * Hq * dv + hq * dv + m, sc * acc);
           }
         }
       }
@@ -114,7 +99,7 @@ void LinearAttention(OpContext& ctx) {
   if (ctx.wants_output(1)) {
     const DType st = ctx.has_input(3) ? ctx.in(3).dtype() : tq.dtype();
     Tensor& ps = ctx.out(1, st, {B, Hk, dk, dv});
-    for (size_t i = 0; i < S.size(); ++i) Put(ps, int64_t(i), S[i]);
+    for (size_t i = 0; i < S.size(); ++i) StoreF32(ps, int64_t(i), S[i]);
   }
 }
 

@@ -9,15 +9,6 @@ namespace onemodel {
 namespace ref {
 namespace {
 
-// dst[di] = src[si] for any element type (strings included).
-inline void CopyElem(const Tensor& src, int64_t si, Tensor& dst, int64_t di) {
-  if (src.dtype() == DType::kString) {
-    dst.mutable_strings()[size_t(di)] = src.strings()[size_t(si)];
-    return;
-  }
-  const size_t es = DTypeStorageSize(src.dtype());
-  std::memcpy(dst.mutable_data<uint8_t>() + size_t(di) * es, static_cast<const uint8_t*>(src.raw()) + size_t(si) * es, es);
-}
 
 // A tensor with the same elements and a new shape.
 Tensor Reshaped(const OpContext& ctx, const Tensor& x, const Shape& shape) {
@@ -179,7 +170,7 @@ void Transpose(OpContext& ctx) {
   for (int64_t o = 0; o < out.numel(); ++o) {
     int64_t src = 0;
     for (int64_t i = 0; i < r; ++i) src += pos[size_t(i)] * in_st[size_t(perm[size_t(i)])];
-    CopyElem(x, src, out, o);
+    CopyElement(x, src, out, o);
     for (int64_t k = r - 1; k >= 0; --k) {
       if (++pos[size_t(k)] < s[size_t(k)]) break;
       pos[size_t(k)] = 0;
@@ -210,7 +201,7 @@ void Concat(OpContext& ctx) {
     for (size_t i = 0; i < ctx.num_inputs(); ++i) {
       const Tensor& t = ctx.in(i);
       const int64_t chunk = t.shape()[size_t(axis)] * inner;
-      for (int64_t j = 0; j < chunk; ++j) CopyElem(t, b * chunk + j, out, o++);
+      for (int64_t j = 0; j < chunk; ++j) CopyElement(t, b * chunk + j, out, o++);
     }
   }
 }
@@ -221,7 +212,7 @@ void Expand(OpContext& ctx) {
   const Shape s = BroadcastShapes(ctx, {x.shape(), want});
   Tensor& out = ctx.out(0, x.dtype(), s);
   const auto idx = BroadcastIndex(x.shape(), s);
-  for (size_t i = 0; i < idx.size(); ++i) CopyElem(x, idx[i], out, int64_t(i));
+  for (size_t i = 0; i < idx.size(); ++i) CopyElement(x, idx[i], out, int64_t(i));
 }
 
 void ConstantOfShape(OpContext& ctx) {
@@ -232,7 +223,7 @@ void ConstantOfShape(OpContext& ctx) {
     return;
   }
   Tensor& out = ctx.out(0, v->t.dtype(), s);
-  for (int64_t i = 0; i < out.numel(); ++i) CopyElem(v->t, 0, out, i);
+  for (int64_t i = 0; i < out.numel(); ++i) CopyElement(v->t, 0, out, i);
 }
 
 void Gather(OpContext& ctx) {
@@ -253,7 +244,7 @@ void Gather(OpContext& ctx) {
     for (int64_t j : idx) {
       const int64_t jj = j < 0 ? j + dim : j;
       if (jj < 0 || jj >= dim) throw ctx.Fail(ErrorCode::kInvalidArgument, "index " + std::to_string(j) + " is out of range for a dimension of " + std::to_string(dim));
-      for (int64_t k = 0; k < inner; ++k) CopyElem(x, (b * dim + jj) * inner + k, out, o++);
+      for (int64_t k = 0; k < inner; ++k) CopyElement(x, (b * dim + jj) * inner + k, out, o++);
     }
   }
 }
@@ -305,7 +296,7 @@ void Slice(OpContext& ctx) {
   for (int64_t o = 0; o < out.numel(); ++o) {
     int64_t src = 0;
     for (int64_t k = 0; k < r; ++k) src += (st[size_t(k)] + pos[size_t(k)] * stp[size_t(k)]) * in_st[size_t(k)];
-    CopyElem(x, src, out, o);
+    CopyElement(x, src, out, o);
     for (int64_t k = r - 1; k >= 0; --k) {
       if (++pos[size_t(k)] < s[size_t(k)]) break;
       pos[size_t(k)] = 0;
@@ -329,7 +320,7 @@ void Tile(OpContext& ctx) {
   for (int64_t o = 0; o < out.numel(); ++o) {
     int64_t src = 0;
     for (int64_t k = 0; k < r; ++k) src += (pos[size_t(k)] % x.shape()[size_t(k)]) * in_st[size_t(k)];
-    CopyElem(x, src, out, o);
+    CopyElement(x, src, out, o);
     for (int64_t k = r - 1; k >= 0; --k) {
       if (++pos[size_t(k)] < s[size_t(k)]) break;
       pos[size_t(k)] = 0;

@@ -12,11 +12,6 @@ namespace onemodel {
 namespace ref {
 namespace {
 
-inline void CopyElem(const Tensor& src, int64_t si, Tensor& dst, int64_t di) {
-  if (src.dtype() == DType::kString) { dst.mutable_strings()[size_t(di)] = src.strings()[size_t(si)]; return; }
-  const size_t es = DTypeStorageSize(src.dtype());
-  std::memcpy(dst.mutable_data<uint8_t>() + size_t(di) * es, static_cast<const uint8_t*>(src.raw()) + size_t(si) * es, es);
-}
 std::vector<int64_t> Strides(const Shape& s) {
   std::vector<int64_t> st(s.size(), 1);
   for (size_t k = s.size(); k-- > 1;) st[k - 1] = st[k] * s[k];
@@ -45,7 +40,7 @@ int64_t FixIndex(const OpContext& ctx, int64_t j, int64_t dim) {
 
 // out[i] = reduce(out[i], upd) for ScatterElements/ScatterND reductions.
 void ApplyReduction(const OpContext& ctx, const std::string& red, const Tensor& upd, int64_t ui, Tensor& out, int64_t oi) {
-  if (red == "none") { CopyElem(upd, ui, out, oi); return; }
+  if (red == "none") { CopyElement(upd, ui, out, oi); return; }
   const bool ok = DispatchNumeric(out.dtype(), [&]<class T>() {
     if constexpr (std::is_same_v<T, bool>) {
       throw ctx.Fail(ErrorCode::kTypeMismatch, "bool reduction is not supported");
@@ -98,7 +93,7 @@ void Split(OpContext& ctx) {
     Tensor& out = ctx.out(o, x.dtype(), s);
     int64_t w = 0;
     for (int64_t b = 0; b < outer; ++b)
-      for (int64_t j = 0; j < sizes[o] * inner; ++j) CopyElem(x, (b * dim + start) * inner + j, out, w++);
+      for (int64_t j = 0; j < sizes[o] * inner; ++j) CopyElement(x, (b * dim + start) * inner + j, out, w++);
     start += sizes[o];
   }
 }
@@ -116,7 +111,7 @@ void GatherElements(OpContext& ctx) {
       const int64_t p = int64_t(k) == axis ? FixIndex(ctx, idx[size_t(i)], x.shape()[k]) : pos[k];
       src += p * st[k];
     }
-    CopyElem(x, src, out, i);
+    CopyElement(x, src, out, i);
   });
 }
 
@@ -184,7 +179,7 @@ void GatherND(OpContext& ctx) {
     const int64_t bi = per_batch ? i / per_batch : 0;
     int64_t base = b ? bi * st[size_t(b - 1)] : 0;
     for (int64_t d = 0; d < k; ++d) base += FixIndex(ctx, idx[size_t(i * k + d)], x.shape()[size_t(b + d)]) * st[size_t(b + d)];
-    for (int64_t j = 0; j < slice; ++j) CopyElem(x, base + j, out, w++);
+    for (int64_t j = 0; j < slice; ++j) CopyElement(x, base + j, out, w++);
   }
 }
 
@@ -198,7 +193,7 @@ void Trilu(OpContext& ctx) {
   ForEachIndex(x.shape(), [&](int64_t i, const std::vector<int64_t>& pos) {
     const int64_t r = pos[pos.size() - 2], c = pos.back();
     const bool keep = upper ? (c - r >= k) : (c - r <= k);
-    if (keep) CopyElem(x, i, out, i);
+    if (keep) CopyElement(x, i, out, i);
   });
   (void)R; (void)C;
   ctx.set_out(0, out);
@@ -230,7 +225,7 @@ void Pad(OpContext& ctx) {
   if (ctx.opset >= 11 && ctx.has_input(2) && ctx.in(2).numel()) cval = ctx.in(2);
   if (mode == "constant" && x.dtype() != DType::kString) {
     if (!cval.empty()) {
-      for (int64_t i = 0; i < out.numel(); ++i) CopyElem(cval, 0, out, i);
+      for (int64_t i = 0; i < out.numel(); ++i) CopyElement(cval, 0, out, i);
     } else if (ctx.opset < 11 && ctx.has_attr("value")) {
       const float v = ctx.attr_f("value", 0.0f);
       DispatchNumeric(x.dtype(), [&]<class T>() {
@@ -258,7 +253,7 @@ void Pad(OpContext& ctx) {
       }
       src += p * st[size_t(k)];
     }
-    CopyElem(x, src, out, o);
+    CopyElement(x, src, out, o);
   });
 }
 
@@ -330,7 +325,7 @@ void OneHot(OpContext& ctx) {
     }
     int64_t want = iv[size_t(src)];
     if (want < 0) want += depth;
-    CopyElem(values, pos[size_t(axis)] == want ? 1 : 0, out, o);
+    CopyElement(values, pos[size_t(axis)] == want ? 1 : 0, out, o);
   });
 }
 
@@ -358,7 +353,7 @@ void Compress(OpContext& ctx) {
     std::vector<int64_t> k2;
     for (int64_t i : keep) if (i < x.numel()) k2.push_back(i);
     Tensor& out = ctx.out(0, x.dtype(), {int64_t(k2.size())});
-    for (size_t i = 0; i < k2.size(); ++i) CopyElem(x, k2[i], out, int64_t(i));
+    for (size_t i = 0; i < k2.size(); ++i) CopyElement(x, k2[i], out, int64_t(i));
     return;
   }
   const int64_t axis = NormAxis(ctx, ctx.attr_i("axis", 0), x.rank());
@@ -374,7 +369,7 @@ void Compress(OpContext& ctx) {
   int64_t w = 0;
   for (int64_t b = 0; b < outer; ++b)
     for (int64_t i : k2)
-      for (int64_t j = 0; j < inner; ++j) CopyElem(x, (b * dim + i) * inner + j, out, w++);
+      for (int64_t j = 0; j < inner; ++j) CopyElement(x, (b * dim + i) * inner + j, out, w++);
 }
 
 void NonZero(OpContext& ctx) {
@@ -449,7 +444,7 @@ void SpaceDepth(OpContext& ctx, bool to_depth) {
       c = crd ? oc * bs * bs + bh * bs + bw : (bh * bs + bw) * Co + oc;
       h = oh / bs; w = ow / bs;
     }
-    CopyElem(x, ((n * C + c) * H + h) * W + w, out, o);
+    CopyElement(x, ((n * C + c) * H + h) * W + w, out, o);
   });
 }
 }  // namespace
@@ -467,7 +462,7 @@ void ReverseSequence(OpContext& ctx) {
     const int64_t b = pos[size_t(ba)], t = pos[size_t(ta)];
     if (t < lens[size_t(b)]) {
       const int64_t src = i + (lens[size_t(b)] - 1 - 2 * t) * st[size_t(ta)];
-      CopyElem(x, src, out, i);
+      CopyElement(x, src, out, i);
     }
   });
   ctx.set_out(0, out);

@@ -1,6 +1,8 @@
 // Reference-kernel helpers (see util.h).
 #include "ref/util.h"
 
+#include <cstring>
+
 namespace onemodel {
 namespace ref {
 
@@ -69,6 +71,43 @@ std::vector<int64_t> ReadInts(const OpContext& ctx, const Tensor& t) {
     throw ctx.Fail(ErrorCode::kTypeMismatch, "expected an int64 or int32 tensor, got " + DTypeName(t.dtype()));
   }
   return v;
+}
+
+std::vector<float> ToF32(const OpContext& ctx, const Tensor& t, bool allow_bytes) {
+  std::vector<float> v(static_cast<size_t>(t.numel()));
+  const bool ok = DispatchNumeric(t.dtype(), [&]<class T>() {
+    if constexpr (std::is_same_v<T, int8_t> || std::is_same_v<T, uint8_t>) {
+      if (!allow_bytes) throw ctx.Fail(ErrorCode::kTypeMismatch, "expected float, float16 or bfloat16, got " + DTypeName(t.dtype()));
+      for (int64_t i = 0; i < t.numel(); ++i) v[size_t(i)] = float(t.data<T>()[i]);
+    } else if constexpr (!kIsFloat<T> || std::is_same_v<T, double>) {
+      throw ctx.Fail(ErrorCode::kTypeMismatch, "expected float, float16 or bfloat16, got " + DTypeName(t.dtype()));
+    } else {
+      for (int64_t i = 0; i < t.numel(); ++i) v[size_t(i)] = float(Widen(t.data<T>()[i]));
+    }
+  });
+  if (!ok) throw ctx.Fail(ErrorCode::kTypeMismatch, "unsupported element type " + DTypeName(t.dtype()));
+  return v;
+}
+
+void StoreF32(Tensor& t, int64_t i, float v) {
+  switch (t.dtype()) {
+    case DType::kFloat: t.mutable_data<float>()[i] = v; break;
+    case DType::kFloat16: t.mutable_data<uint16_t>()[i] = F32ToHalf(v); break;
+    case DType::kBFloat16: t.mutable_data<uint16_t>()[i] = F32ToBF16(v); break;
+    case DType::kDouble: t.mutable_data<double>()[i] = v; break;
+    case DType::kUInt8: t.mutable_data<uint8_t>()[i] = uint8_t(v); break;
+    case DType::kInt8: t.mutable_data<int8_t>()[i] = int8_t(v); break;
+    default: break;
+  }
+}
+
+void CopyElement(const Tensor& src, int64_t si, Tensor& dst, int64_t di) {
+  if (src.dtype() == DType::kString) {
+    dst.mutable_strings()[size_t(di)] = src.strings()[size_t(si)];
+    return;
+  }
+  const size_t es = DTypeStorageSize(src.dtype());
+  std::memcpy(dst.mutable_data<uint8_t>() + size_t(di) * es, static_cast<const uint8_t*>(src.raw()) + size_t(si) * es, es);
 }
 
 }  // namespace ref

@@ -59,6 +59,15 @@ int64_t NormAxis(const OpContext& ctx, int64_t axis, int64_t rank, bool inclusiv
 // Reads an int64/int32 1-D tensor as int64 values.
 std::vector<int64_t> ReadInts(const OpContext& ctx, const Tensor& t);
 
+// Reads a float, float16 or bfloat16 tensor (and int8/uint8 when allow_bytes, exactly)
+// as f32 values; kTypeMismatch naming the node otherwise.
+std::vector<float> ToF32(const OpContext& ctx, const Tensor& t, bool allow_bytes = false);
+// Writes v into element i of a float, float16, bfloat16, double, int8 or uint8 tensor
+// (narrow types round once; int8/uint8 take values that are already integers).
+void StoreF32(Tensor& t, int64_t i, float v);
+// dst[di] = src[si] for any element type, strings included.
+void CopyElement(const Tensor& src, int64_t si, Tensor& dst, int64_t di);
+
 inline uint32_t F2U(float f) { uint32_t u; std::memcpy(&u, &f, 4); return u; }
 inline float U2F(uint32_t u) { float f; std::memcpy(&f, &u, 4); return f; }
 inline bool IsNaNf(float f) { return (F2U(f) & 0x7FFFFFFFu) > 0x7F800000u; }
