@@ -177,21 +177,7 @@ std::string CompareTensors(const Tensor& want, const Tensor& got) {
       if (want.strings()[size_t(i)] != got.strings()[size_t(i)]) return "string " + std::to_string(i) + " differs";
     return "";
   }
-  auto as_double = [](const Tensor& t, int64_t i) -> double {
-    switch (t.dtype()) {
-      case DType::kFloat: return t.data<float>()[i];
-      case DType::kDouble: return t.data<double>()[i];
-      case DType::kFloat16: return HalfToF32(t.data<uint16_t>()[i]);
-      case DType::kBFloat16: return BF16ToF32(t.data<uint16_t>()[i]);
-      case DType::kFloat8E4M3FN: return MiniToF32(t.data<uint8_t>()[i], kFloat8E4M3FN);
-      case DType::kFloat8E4M3FNUZ: return MiniToF32(t.data<uint8_t>()[i], kFloat8E4M3FNUZ);
-      case DType::kFloat8E5M2: return MiniToF32(t.data<uint8_t>()[i], kFloat8E5M2);
-      case DType::kFloat8E5M2FNUZ: return MiniToF32(t.data<uint8_t>()[i], kFloat8E5M2FNUZ);
-      case DType::kFloat4E2M1: return MiniToF32(t.data<uint8_t>()[i], kFloat4E2M1);
-      case DType::kFloat8E8M0: return E8M0ToF32(t.data<uint8_t>()[i]);
-      default: return 0;
-    }
-  };
+  auto as_double = [](const Tensor& t, int64_t i) { return ElementAsDouble(t, i); };
   const bool is_float = IsFloatDType(want.dtype()) && want.dtype() != DType::kComplex64 &&
                         want.dtype() != DType::kComplex128;
   if (is_float) {

@@ -43,16 +43,7 @@ void GoldenSerialize(const Tensor& t, Sha256& hash) {
   for (int64_t d : t.shape()) w.LE(uint64_t(d), 8);
   const int64_t n = t.numel();
   const void* p = t.raw();
-  const MiniFormat* mini = nullptr;
-  switch (t.dtype()) {
-    case DType::kFloat16: mini = &kFloat16; break;
-    case DType::kBFloat16: mini = &kBFloat16; break;
-    case DType::kFloat8E4M3FN: mini = &kFloat8E4M3FN; break;
-    case DType::kFloat8E4M3FNUZ: mini = &kFloat8E4M3FNUZ; break;
-    case DType::kFloat8E5M2: mini = &kFloat8E5M2; break;
-    case DType::kFloat8E5M2FNUZ: mini = &kFloat8E5M2FNUZ; break;
-    default: break;
-  }
+  const MiniFormat* mini = MiniFormatOf(t.dtype());
   switch (t.dtype()) {
     case DType::kFloat:
       for (int64_t i = 0; i < n; ++i) w.LE(CanonF32(Load<uint32_t>(p, i)), 4);

@@ -104,6 +104,19 @@ uint32_t F32ToMini(float x, const MiniFormat& f, bool saturate) {
   return signbit | uint32_t(code);
 }
 
+const MiniFormat* MiniFormatOf(DType t) {
+  switch (t) {
+    case DType::kFloat16: return &kFloat16;
+    case DType::kBFloat16: return &kBFloat16;
+    case DType::kFloat8E4M3FN: return &kFloat8E4M3FN;
+    case DType::kFloat8E4M3FNUZ: return &kFloat8E4M3FNUZ;
+    case DType::kFloat8E5M2: return &kFloat8E5M2;
+    case DType::kFloat8E5M2FNUZ: return &kFloat8E5M2FNUZ;
+    case DType::kFloat4E2M1: return &kFloat4E2M1;
+    default: return nullptr;
+  }
+}
+
 float E8M0ToF32(uint8_t code) {
   if (code == 0xFF) return FromBits(0x7FC00000u);
   if (code == 0) return FromBits(0x00400000u);  // 2^-127, a binary32 subnormal

@@ -7,6 +7,8 @@
 
 #include <cstdint>
 
+#include "core/dtype.h"
+
 namespace onemodel {
 
 // A narrow binary float format: sign, `ebits` exponent bits, `mbits` mantissa bits.
@@ -42,6 +44,10 @@ inline float HalfToF32(uint16_t h) { return MiniToF32(h, kFloat16); }
 inline uint16_t F32ToHalf(float x) { return uint16_t(F32ToMini(x, kFloat16, false)); }
 inline float BF16ToF32(uint16_t h) { return MiniToF32(h, kBFloat16); }
 inline uint16_t F32ToBF16(float x) { return uint16_t(F32ToMini(x, kBFloat16, false)); }
+
+// The format of a narrow float element type (float16, bfloat16, the float8 family but
+// E8M0, float4e2m1), or null for other types.
+const MiniFormat* MiniFormatOf(DType t);
 
 // float8e8m0: an 8-bit power of two 2^(code-127); 0xFF is NaN. Rounding modes of
 // ONNX Cast's round_mode attribute.

@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "core/error.h"
+#include "core/minifloat.h"
 
 namespace onemodel {
 
@@ -61,6 +62,27 @@ Tensor Tensor::Borrow(DType dtype, Shape shape, std::shared_ptr<const void> owne
   t.data_ = data;
   t.owned_ = false;
   return t;
+}
+
+double ElementAsDouble(const Tensor& t, int64_t i) {
+  switch (t.dtype()) {
+    case DType::kFloat: return t.data<float>()[i];
+    case DType::kDouble: return t.data<double>()[i];
+    case DType::kInt8: case DType::kInt4: case DType::kInt2: return t.data<int8_t>()[i];
+    case DType::kUInt8: case DType::kUInt4: case DType::kUInt2: case DType::kBool: return t.data<uint8_t>()[i];
+    case DType::kInt16: return t.data<int16_t>()[i];
+    case DType::kUInt16: return t.data<uint16_t>()[i];
+    case DType::kInt32: return t.data<int32_t>()[i];
+    case DType::kUInt32: return t.data<uint32_t>()[i];
+    case DType::kInt64: return double(t.data<int64_t>()[i]);
+    case DType::kUInt64: return double(t.data<uint64_t>()[i]);
+    case DType::kFloat8E8M0: return E8M0ToF32(t.data<uint8_t>()[i]);
+    default:
+      if (const MiniFormat* f = MiniFormatOf(t.dtype())) {
+        return MiniToF32(DTypeStorageSize(t.dtype()) == 2 ? t.data<uint16_t>()[i] : t.data<uint8_t>()[i], *f);
+      }
+      return 0;
+  }
 }
 
 void Tensor::MakeOwned() {

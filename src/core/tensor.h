@@ -24,6 +24,11 @@ int64_t CheckedNumElements(const Shape& shape, size_t elem_size, const std::stri
 
 std::string ShapeToString(const Shape& shape);
 
+class Tensor;
+// Element i of a numeric tensor as a binary64: integers exactly (int64 and uint64 beyond
+// 2^53 round), every float format decoded exactly. 0 for strings.
+double ElementAsDouble(const Tensor& t, int64_t i);
+
 class Tensor {
  public:
   Tensor() = default;

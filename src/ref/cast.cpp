@@ -23,18 +23,6 @@ struct Scalar {
   uint64_t mag = 0;
 };
 
-const MiniFormat* MiniOf(DType t) {
-  switch (t) {
-    case DType::kFloat16: return &kFloat16;
-    case DType::kBFloat16: return &kBFloat16;
-    case DType::kFloat8E4M3FN: return &kFloat8E4M3FN;
-    case DType::kFloat8E4M3FNUZ: return &kFloat8E4M3FNUZ;
-    case DType::kFloat8E5M2: return &kFloat8E5M2;
-    case DType::kFloat8E5M2FNUZ: return &kFloat8E5M2FNUZ;
-    case DType::kFloat4E2M1: return &kFloat4E2M1;
-    default: return nullptr;
-  }
-}
 
 Scalar Read(const Tensor& t, int64_t i) {
   Scalar s;
@@ -54,7 +42,7 @@ Scalar Read(const Tensor& t, int64_t i) {
     case DType::kUInt32: s.mag = static_cast<const uint32_t*>(p)[i]; break;
     case DType::kUInt64: s.mag = static_cast<const uint64_t*>(p)[i]; break;
     default: {
-      const MiniFormat* f = MiniOf(t.dtype());
+      const MiniFormat* f = MiniFormatOf(t.dtype());
       const uint32_t code = DTypeStorageSize(t.dtype()) == 2 ? static_cast<const uint16_t*>(p)[i] : static_cast<const uint8_t*>(p)[i];
       s.is_float = s.f32_exact = true;
       s.d = MiniToF32(code, *f);
@@ -149,7 +137,7 @@ void Write(const Scalar& s, Tensor& out, int64_t i, bool saturate, E8M0Round mod
       static_cast<uint8_t*>(p)[i] = F32ToE8M0(ToFloatOnce(s), saturate, mode);
       break;
     default: {
-      const MiniFormat* f = MiniOf(out.dtype());
+      const MiniFormat* f = MiniFormatOf(out.dtype());
       const bool sat = (out.dtype() == DType::kFloat16 || out.dtype() == DType::kBFloat16) ? false : saturate;
       const uint32_t code = F32ToMini(ToFloatOnce(s), *f, sat);
       if (DTypeStorageSize(out.dtype()) == 2) static_cast<uint16_t*>(p)[i] = uint16_t(code);

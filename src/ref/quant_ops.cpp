@@ -16,29 +16,7 @@ namespace onemodel {
 namespace ref {
 namespace {
 
-// Reads element i of any numeric tensor as a double (integers exactly, float8 decoded).
-double Get(const Tensor& t, int64_t i) {
-  switch (t.dtype()) {
-    case DType::kFloat: return t.data<float>()[i];
-    case DType::kDouble: return t.data<double>()[i];
-    case DType::kFloat16: return HalfToF32(t.data<uint16_t>()[i]);
-    case DType::kBFloat16: return BF16ToF32(t.data<uint16_t>()[i]);
-    case DType::kInt8: case DType::kInt4: case DType::kInt2: return t.data<int8_t>()[i];
-    case DType::kUInt8: case DType::kUInt4: case DType::kUInt2: return t.data<uint8_t>()[i];
-    case DType::kInt16: return t.data<int16_t>()[i];
-    case DType::kUInt16: return t.data<uint16_t>()[i];
-    case DType::kInt32: return t.data<int32_t>()[i];
-    case DType::kUInt32: return t.data<uint32_t>()[i];
-    case DType::kInt64: return double(t.data<int64_t>()[i]);
-    case DType::kFloat8E4M3FN: return MiniToF32(t.data<uint8_t>()[i], kFloat8E4M3FN);
-    case DType::kFloat8E4M3FNUZ: return MiniToF32(t.data<uint8_t>()[i], kFloat8E4M3FNUZ);
-    case DType::kFloat8E5M2: return MiniToF32(t.data<uint8_t>()[i], kFloat8E5M2);
-    case DType::kFloat8E5M2FNUZ: return MiniToF32(t.data<uint8_t>()[i], kFloat8E5M2FNUZ);
-    case DType::kFloat4E2M1: return MiniToF32(t.data<uint8_t>()[i], kFloat4E2M1);
-    case DType::kFloat8E8M0: return E8M0ToF32(t.data<uint8_t>()[i]);
-    default: return 0;
-  }
-}
+double Get(const Tensor& t, int64_t i) { return ElementAsDouble(t, i); }
 bool IsIntType(DType t) {
   switch (t) {
     case DType::kInt8: case DType::kUInt8: case DType::kInt16: case DType::kUInt16: case DType::kInt32:
@@ -75,16 +53,6 @@ void PutFloat(Tensor& t, int64_t i, float v) {
     case DType::kBFloat16: t.mutable_data<uint16_t>()[i] = F32ToBF16(v); break;
     case DType::kDouble: t.mutable_data<double>()[i] = v; break;
     default: break;
-  }
-}
-const MiniFormat* Mini(DType t) {
-  switch (t) {
-    case DType::kFloat8E4M3FN: return &kFloat8E4M3FN;
-    case DType::kFloat8E4M3FNUZ: return &kFloat8E4M3FNUZ;
-    case DType::kFloat8E5M2: return &kFloat8E5M2;
-    case DType::kFloat8E5M2FNUZ: return &kFloat8E5M2FNUZ;
-    case DType::kFloat4E2M1: return &kFloat4E2M1;
-    default: return nullptr;
   }
 }
 
@@ -175,7 +143,7 @@ void QuantizeLinear(OpContext& ctx) {
   const bool saturate = ctx.attr_i("saturate", 1) != 0;
   const auto idx = ParamIndex(ctx, x, scale);
   Tensor& y = ctx.out(0, out_t, x.shape());
-  const MiniFormat* mf = Mini(out_t);
+  const MiniFormat* mf = MiniFormatOf(out_t);
   if (!mf && !IsIntType(out_t)) throw ctx.Fail(ErrorCode::kTypeMismatch, "unsupported output type " + DTypeName(out_t));
   for (int64_t i = 0; i < x.numel(); ++i) {
     const float xv = float(Get(x, i)), sv = float(Get(scale, idx[size_t(i)]));
