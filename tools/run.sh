@@ -1,18 +1,30 @@
 #!/usr/bin/env bash
-# The main job on its built-in default: builds the native and wasm rows, shows which
-# target each one dispatches to on this machine, and runs the canonical-sum check that
-# every target equals the reference (the exact-mode promise in miniature), natively
-# and under node. Later issues make this the golden-row run.
+# The main job on its built-in default: builds the native and wasm rows, runs the ONNX
+# node cases (tools/find_cases.sh picks the set) in exact mode natively and under node
+# (wasm SIMD and scalar), and shows that the three rows print the same case hashes.
+# Output: build/run/<row>.txt (case/<name> <hash> lines) and a summary per row.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$ROOT"
 tools/build.sh native wasm
-echo "== native"
-build/native/onemodel version
+CASES=$(tools/find_cases.sh)
+OUT=build/run
+mkdir -p "$OUT"
+echo "== $(build/native/onemodel version)"
 build/native/onemodel targets
-build/native/onemodel bench-lanes --all --n 4096
-echo "== wasm (node $(node --version))"
-node js/bin/onemodel.mjs version
-node js/bin/onemodel.mjs targets
-node js/bin/onemodel.mjs bench-lanes --n 4096
-node js/bin/onemodel.mjs --simd off bench-lanes --n 4096
+for row in native wasm-simd wasm-scalar; do
+  case "$row" in
+    native) cmd=(build/native/onemodel) ;;
+    wasm-simd) cmd=(node js/bin/onemodel.mjs --simd on) ;;
+    wasm-scalar) cmd=(node js/bin/onemodel.mjs --simd off) ;;
+  esac
+  start=$(date +%s)
+  "${cmd[@]}" cases "$CASES" >"$OUT/$row.txt" 2>"$OUT/$row.err" || true
+  echo "== $row: $(tail -1 "$OUT/$row.err") in $(( $(date +%s) - start )) s; sha256 of the case lines: $(sha256sum < "$OUT/$row.txt" | cut -c1-16)"
+done
+if cmp -s "$OUT/native.txt" "$OUT/wasm-simd.txt" && cmp -s "$OUT/native.txt" "$OUT/wasm-scalar.txt"; then
+  echo "ALL ROWS EQUAL (3 rows, $(wc -l < "$OUT/native.txt") lines)"
+else
+  echo "ROWS DIFFER:"; diff "$OUT/native.txt" "$OUT/wasm-simd.txt" | head; diff "$OUT/native.txt" "$OUT/wasm-scalar.txt" | head
+  exit 1
+fi
