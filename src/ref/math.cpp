@@ -444,6 +444,60 @@ double PowD(double x, double y) {
   return (x < 0 && par == 1) ? -r : r;
 }
 
+namespace {
+// sin(r), cos(r) for |r| <= pi/4 by Taylor series to degree 19 / 18 (truncation error
+// below 1e-20).
+double SinPolyD(double r) {
+  const double z = r * r;
+  const double c[] = {-1.0 / 121645100408832000.0, 1.0 / 355687428096000.0, -1.0 / 1307674368000.0,
+                      1.0 / 6227020800.0, -1.0 / 39916800.0, 1.0 / 362880.0, -1.0 / 5040.0, 1.0 / 120.0,
+                      -1.0 / 6.0};
+  double p = c[0];
+  for (size_t k = 1; k < sizeof(c) / sizeof(c[0]); ++k) p = p * z + c[k];
+  return r + (r * z) * p;
+}
+double CosPolyD(double r) {
+  const double z = r * r;
+  const double c[] = {-1.0 / 6402373705728000.0, 1.0 / 20922789888000.0, -1.0 / 87178291200.0,
+                      1.0 / 479001600.0, -1.0 / 3628800.0, 1.0 / 40320.0, -1.0 / 720.0, 1.0 / 24.0, -0.5};
+  double p = c[0];
+  for (size_t k = 1; k < sizeof(c) / sizeof(c[0]); ++k) p = p * z + c[k];
+  return 1.0 + z * p;
+}
+// x - q * pi/2 with pi/2 in four parts of 33 bits (exact products for |q| < 2^20).
+double ReducePiO2D(double x, int64_t* q) {
+  const double t = x * 0.63661977236758134308;  // 2/pi
+  const double qd = t < 0 ? -double(int64_t(-t + 0.5)) : double(int64_t(t + 0.5));
+  *q = int64_t(qd);
+  return (((x - qd * 1.5707963267341256) - qd * 6.077100506303966e-11) - qd * 2.0222662487111665e-21) -
+         qd * 8.4784276603689e-32;
+}
+}  // namespace
+
+double SinD(double x) {
+  if (x != x || x == __builtin_huge_val() || x == -__builtin_huge_val()) return __builtin_nan("");
+  int64_t q;
+  const double r = ReducePiO2D(x, &q);
+  switch (q & 3) {
+    case 0: return SinPolyD(r);
+    case 1: return CosPolyD(r);
+    case 2: return -SinPolyD(r);
+    default: return -CosPolyD(r);
+  }
+}
+
+double CosD(double x) {
+  if (x != x || x == __builtin_huge_val() || x == -__builtin_huge_val()) return __builtin_nan("");
+  int64_t q;
+  const double r = ReducePiO2D(x, &q);
+  switch (q & 3) {
+    case 0: return CosPolyD(r);
+    case 1: return -SinPolyD(r);
+    case 2: return -CosPolyD(r);
+    default: return SinPolyD(r);
+  }
+}
+
 float Pow(float x, float y) {
   // In binary64, then one rounding to binary32.
   return float(PowD(double(x), double(y)));

@@ -35,6 +35,10 @@ float Floor(float x);
 double ExpD(double x);
 double LogD(double x);
 double PowD(double x, double y);
+// sin and cos in binary64 for |x| <= 2*pi*2^20 (used by the spectral operators):
+// Cody-Waite reduction by pi/2 and Taylor polynomials to degree 19.
+double SinD(double x);
+double CosD(double x);
 
 }  // namespace math
 }  // namespace onemodel
