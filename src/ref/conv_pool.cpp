@@ -368,3 +368,84 @@ void GlobalLpPool(OpContext& ctx) { PoolOp(ctx, Pool::kLp, true); }
 
 }  // namespace ref
 }  // namespace onemodel
+
+namespace onemodel {
+namespace ref {
+
+// Col2Im: sums columns back into an image. Pixels start at +0.0 and receive their
+// contributions in the order (channel, kernel position, column); taps outside the
+// image are dropped.
+void Col2Im(OpContext& ctx) {
+  const Tensor& x = ctx.in(0);
+  const auto image = ReadInts(ctx, ctx.in(1)), block = ReadInts(ctx, ctx.in(2));
+  const int64_t D = int64_t(image.size());
+  if (x.rank() != 3 || int64_t(block.size()) != D) throw ctx.Fail(ErrorCode::kShapeMismatch, "input must be [N, C*prod(block), L]");
+  const auto strides = ctx.attr_ints("strides", std::vector<int64_t>(size_t(D), 1));
+  const auto dil = ctx.attr_ints("dilations", std::vector<int64_t>(size_t(D), 1));
+  const auto pads = ctx.attr_ints("pads", std::vector<int64_t>(size_t(2 * D), 0));
+  const int64_t K = Prod(block), N = x.shape()[0], C = x.shape()[1] / K, L = x.shape()[2];
+  std::vector<int64_t> cols(static_cast<size_t>(D));
+  for (int64_t d = 0; d < D; ++d) {
+    const size_t i = size_t(d);
+    cols[i] = (image[i] + pads[i] + pads[i + size_t(D)] - (dil[i] * (block[i] - 1) + 1)) / strides[i] + 1;
+  }
+  if (Prod(cols) != L) throw ctx.Fail(ErrorCode::kShapeMismatch, "the number of columns does not match the image and block");
+  const auto xv = ToF32(ctx, x);
+  Shape os{N, C};
+  os.insert(os.end(), image.begin(), image.end());
+  std::vector<float> acc(static_cast<size_t>(N * C * Prod(image)), 0.0f);
+  const int64_t img = Prod(image);
+  for (int64_t n = 0; n < N; ++n)
+    for (int64_t c = 0; c < C; ++c)
+      ForEach(block, [&](int64_t k, const std::vector<int64_t>& kp) {
+        ForEach(cols, [&](int64_t l, const std::vector<int64_t>& lp) {
+          int64_t off = 0;
+          for (int64_t d = 0; d < D; ++d) {
+            const size_t i = size_t(d);
+            const int64_t p = lp[i] * strides[i] - pads[i] + kp[i] * dil[i];
+            if (p < 0 || p >= image[i]) return;
+            off = off * image[i] + p;
+          }
+          float& dst = acc[size_t((n * C + c) * img + off)];
+          dst = dst + xv[size_t(((n * C + c) * K + k) * L + l)];
+        });
+      });
+  Tensor& y = ctx.out(0, x.dtype(), os);
+  for (size_t i = 0; i < acc.size(); ++i) StoreF32(y, int64_t(i), acc[i]);
+}
+
+// MaxUnpool: zeros, with X scattered to the positions I, which are flat indices into
+// the default unpooled shape; a larger output_shape keeps their coordinates.
+void MaxUnpool(OpContext& ctx) {
+  const Tensor& x = ctx.in(0);
+  const auto idx = ReadInts(ctx, ctx.in(1));
+  const int64_t D = x.rank() - 2;
+  Shape dflt = x.shape();
+  const auto kernel = ctx.attr_ints("kernel_shape");
+  const auto strides = ctx.attr_ints("strides", std::vector<int64_t>(size_t(D), 1));
+  const auto pads = ctx.attr_ints("pads", std::vector<int64_t>(size_t(2 * D), 0));
+  if (int64_t(kernel.size()) != D) throw ctx.Fail(ErrorCode::kInvalidModel, "kernel_shape is required");
+  for (int64_t d = 0; d < D; ++d) {
+    const size_t i = size_t(d);
+    dflt[i + 2] = (x.shape()[i + 2] - 1) * strides[i] + kernel[i] - pads[i] - pads[i + size_t(D)];
+  }
+  const Shape os = ctx.has_input(2) && ctx.in(2).numel() ? Shape(ReadInts(ctx, ctx.in(2))) : dflt;
+  if (os.size() != dflt.size()) throw ctx.Fail(ErrorCode::kShapeMismatch, "output_shape has the wrong rank");
+  Tensor& y = ctx.out(0, x.dtype(), os);
+  for (int64_t i = 0; i < x.numel(); ++i) {
+    int64_t rem = idx[size_t(i)], off = 0, mul = 1;
+    if (rem < 0) throw ctx.Fail(ErrorCode::kInvalidArgument, "index out of range");
+    for (size_t k = dflt.size(); k-- > 0;) {
+      const int64_t p = rem % dflt[k];
+      rem /= dflt[k];
+      if (p >= os[k]) throw ctx.Fail(ErrorCode::kInvalidArgument, "index out of range for output_shape");
+      off += p * mul;
+      mul *= os[k];
+    }
+    if (rem != 0) throw ctx.Fail(ErrorCode::kInvalidArgument, "index out of range");
+    CopyElement(x, i, y, off);
+  }
+}
+
+}  // namespace ref
+}  // namespace onemodel
