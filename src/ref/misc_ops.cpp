@@ -344,3 +344,77 @@ void Det(OpContext& ctx) {
 
 }  // namespace ref
 }  // namespace onemodel
+
+namespace onemodel {
+namespace ref {
+
+// TensorScatter: writes `update` into a copy of `past_cache` along `axis`, at per-batch
+// offsets write_indices (0 by default), wrapping around in circular mode.
+void TensorScatter(OpContext& ctx) {
+  const Tensor& cache = ctx.in(0);
+  const Tensor& upd = ctx.in(1);
+  const std::string mode = ctx.attr_s("mode", "linear");
+  if (mode != "linear" && mode != "circular") throw ctx.Fail(ErrorCode::kInvalidModel, "mode must be linear or circular");
+  const int64_t r = cache.rank();
+  const int64_t axis = NormAxis(ctx, ctx.attr_i("axis", -2), r);
+  if (upd.rank() != r) throw ctx.Fail(ErrorCode::kShapeMismatch, "update must have the cache's rank");
+  for (int64_t k = 0; k < r; ++k) {
+    if (k != axis && upd.shape()[size_t(k)] != cache.shape()[size_t(k)]) throw ctx.Fail(ErrorCode::kShapeMismatch, "update and cache differ off the axis");
+  }
+  const int64_t B = cache.shape()[0];
+  std::vector<int64_t> wi(static_cast<size_t>(B), 0);
+  if (ctx.has_input(2)) wi = ReadInts(ctx, ctx.in(2));
+  Tensor out(cache.dtype(), cache.shape());
+  for (int64_t i = 0; i < cache.numel(); ++i) CopyElement(cache, i, out, i);
+  const int64_t maxlen = cache.shape()[size_t(axis)], len = upd.shape()[size_t(axis)];
+  int64_t outer = 1, inner = 1;
+  for (int64_t k = 0; k < axis; ++k) outer *= cache.shape()[size_t(k)];
+  for (int64_t k = axis + 1; k < r; ++k) inner *= cache.shape()[size_t(k)];
+  const int64_t per_batch = outer / std::max<int64_t>(B, 1);
+  for (int64_t o = 0; o < outer; ++o) {
+    const int64_t b = per_batch ? o / per_batch : 0;
+    for (int64_t s = 0; s < len; ++s) {
+      int64_t pos = wi[size_t(b)] + s;
+      if (mode == "circular") pos = ((pos % maxlen) + maxlen) % maxlen;
+      if (pos < 0 || pos >= maxlen) throw ctx.Fail(ErrorCode::kInvalidArgument, "write index out of range");
+      for (int64_t j = 0; j < inner; ++j) CopyElement(upd, (o * len + s) * inner + j, out, (o * maxlen + pos) * inner + j);
+    }
+  }
+  ctx.set_out(0, out);
+}
+
+// MelWeightMatrix, following ONNX's reference in binary64 (log10 and 10^x through the
+// project's own binary64 log and exp).
+void MelWeightMatrix(OpContext& ctx) {
+  auto scalar = [&](size_t i) { return ElementAsDouble(ctx.in(i), 0); };
+  const int64_t mels = int64_t(scalar(0)), dft = int64_t(scalar(1));
+  const double sr = scalar(2), lo = scalar(3), hi = scalar(4);
+  const DType dt = DType(ctx.attr_i("output_datatype", int64_t(DType::kFloat)));
+  const int64_t bins = dft / 2 + 1;
+  const double ln10 = math::LogD(10.0);
+  auto mel = [&](double hz) { return 2595.0 * (math::LogD(1.0 + hz / 700.0) / ln10); };
+  const double lmel = mel(lo), hmel = mel(hi);
+  const double step = (hmel - lmel) / double(mels + 2);
+  std::vector<int64_t> fb(static_cast<size_t>(mels + 2));
+  for (int64_t i = 0; i < mels + 2; ++i) {
+    const double m = double(i) * step + lmel;
+    const double hz = 700.0 * (math::ExpD((m / 2595.0) * ln10) - 1.0);
+    const double q = (double(dft + 1) * hz) / sr;
+    fb[size_t(i)] = int64_t(q < 0 ? -double(int64_t(-q)) - (double(int64_t(-q)) != -q ? 1 : 0) : double(int64_t(q)));
+  }
+  std::vector<double> w(static_cast<size_t>(bins * mels), 0.0);
+  for (int64_t i = 0; i < mels; ++i) {
+    const int64_t l = fb[size_t(i)], c = fb[size_t(i + 1)], h = fb[size_t(i + 2)];
+    if (c - l == 0) { if (c >= 0 && c < bins) w[size_t(c * mels + i)] = 1; }
+    else for (int64_t j = l; j <= c; ++j) if (j >= 0 && j < bins) w[size_t(j * mels + i)] = double(j - l) / double(c - l);
+    if (h - c > 0) for (int64_t j = c; j < h; ++j) if (j >= 0 && j < bins) w[size_t(j * mels + i)] = double(h - j) / double(h - c);
+  }
+  Tensor& y = ctx.out(0, dt, {bins, mels});
+  const bool ok = DispatchNumeric(dt, [&]<class T>() {
+    for (size_t i = 0; i < w.size(); ++i) y.mutable_data<T>()[i] = Narrow<T>(typename Compute<T>::type(w[i]));
+  });
+  if (!ok) throw ctx.Fail(ErrorCode::kTypeMismatch, "unsupported output type");
+}
+
+}  // namespace ref
+}  // namespace onemodel
