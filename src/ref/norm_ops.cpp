@@ -84,15 +84,42 @@ void LastAxesNorm(OpContext& ctx, bool rms) {
 void LayerNormalization(OpContext& ctx) { LastAxesNorm(ctx, false); }
 void RMSNormalization(OpContext& ctx) { LastAxesNorm(ctx, true); }
 
+// Training mode (as ONNX's reference): the batch's per-channel mean and population
+// variance (left-to-right sums over batch then positions, divided once) normalise x;
+// the running statistics update as stat * momentum + batch_stat * (1 - momentum).
 void BatchNormalization(OpContext& ctx) {
-  if (ctx.attr_i("training_mode", 0) != 0) throw ctx.Fail(ErrorCode::kUnsupportedOp, "training-mode BatchNormalization is not supported");
   const Tensor& x = ctx.in(0);
   const float eps = ctx.attr_f("epsilon", 1e-5f);
-  const auto xv = ToF32(ctx, x), sc = ToF32(ctx, ctx.in(1)), b = ToF32(ctx, ctx.in(2)), mean = ToF32(ctx, ctx.in(3)),
-             var = ToF32(ctx, ctx.in(4));
+  const bool training = ctx.attr_i("training_mode", 0) != 0;
+  const auto xv = ToF32(ctx, x), sc = ToF32(ctx, ctx.in(1)), b = ToF32(ctx, ctx.in(2));
+  auto mean = ToF32(ctx, ctx.in(3)), var = ToF32(ctx, ctx.in(4));
   const int64_t N = x.shape()[0], C = x.rank() > 1 ? x.shape()[1] : 1;
   int64_t inner = 1;
   for (int64_t k = 2; k < x.rank(); ++k) inner *= x.shape()[size_t(k)];
+  if (training) {
+    const float momentum = ctx.attr_f("momentum", 0.9f);
+    std::vector<float> bm(static_cast<size_t>(C)), bv(static_cast<size_t>(C));
+    const float cnt = float(N * inner);
+    for (int64_t c = 0; c < C; ++c) {
+      float s = -0.0f;
+      for (int64_t n = 0; n < N; ++n) for (int64_t i = 0; i < inner; ++i) s = s + xv[size_t((n * C + c) * inner + i)];
+      const float m = s / cnt;
+      float q = -0.0f;
+      for (int64_t n = 0; n < N; ++n) for (int64_t i = 0; i < inner; ++i) { const float d = xv[size_t((n * C + c) * inner + i)] - m; q = q + d * d; }
+      bm[size_t(c)] = m;
+      bv[size_t(c)] = q / cnt;
+    }
+    if (ctx.wants_output(1)) {
+      Tensor& t = ctx.out(1, ctx.in(3).dtype(), ctx.in(3).shape());
+      for (int64_t c = 0; c < C; ++c) StoreF32(t, c, mean[size_t(c)] * momentum + bm[size_t(c)] * (1.0f - momentum));
+    }
+    if (ctx.wants_output(2)) {
+      Tensor& t = ctx.out(2, ctx.in(4).dtype(), ctx.in(4).shape());
+      for (int64_t c = 0; c < C; ++c) StoreF32(t, c, var[size_t(c)] * momentum + bv[size_t(c)] * (1.0f - momentum));
+    }
+    mean = bm;
+    var = bv;
+  }
   Tensor& y = ctx.out(0, x.dtype(), x.shape());
   for (int64_t n = 0; n < N; ++n)
     for (int64_t c = 0; c < C; ++c) {

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <numeric>
 
+#include "core/random.h"
 #include "ref/ops.h"
 #include "ref/util.h"
 
@@ -488,18 +489,40 @@ void Mean(OpContext& ctx) {
   ctx.set_out(0, out);
 }
 
-// Inference Dropout: the identity, with an all-true mask. Training mode needs random
-// draws: not supported (skipped).
+// Dropout. Inference: the identity with an all-true mask. Training mode: mask = u >=
+// ratio with u from the seeded generator of the random operators (ref/random_ops.cpp,
+// values differ from numpy's), y = x * mask / (1 - ratio); ratio 0 keeps everything.
 void Dropout(OpContext& ctx) {
-  if (ctx.has_input(2)) {
-    const Tensor& tm = ctx.in(2);
-    if (tm.numel() && tm.data<uint8_t>()[0]) throw ctx.Fail(ErrorCode::kUnsupportedOp, "training-mode Dropout is not supported");
-  }
   const Tensor& x = ctx.in(0);
-  ctx.set_out(0, CopyOf(x));
+  const bool training = ctx.has_input(2) && ctx.in(2).numel() && ctx.in(2).data<uint8_t>()[0];
+  float ratio = ctx.opset < 12 ? ctx.attr_f("ratio", 0.5f) : 0.5f;
+  if (ctx.has_input(1) && ctx.in(1).numel()) ratio = float(ElementAsDouble(ctx.in(1), 0));
+  if (!training || ratio == 0.0f) {
+    ctx.set_out(0, CopyOf(x));
+    if (ctx.wants_output(1)) {
+      Tensor& m = ctx.out(1, DType::kBool, x.shape());
+      for (int64_t i = 0; i < m.numel(); ++i) m.mutable_data<uint8_t>()[i] = 1;
+    }
+    return;
+  }
+  if (!(ratio > 0.0f && ratio < 1.0f)) throw ctx.Fail(ErrorCode::kInvalidArgument, "ratio must be in [0, 1)");
+  uint64_t seed = 1469598103934665603ull;
+  if (ctx.has_attr("seed")) seed ^= uint64_t(ctx.attr_i("seed", 0)) * 0x9E3779B97F4A7C15ull;
+  else for (char c : ctx.node.outputs[0]) seed = (seed ^ uint8_t(c)) * 1099511628211ull;
+  SplitMix64 rng(seed);
+  Tensor& y = ctx.out(0, x.dtype(), x.shape());
+  std::vector<uint8_t> keep(static_cast<size_t>(x.numel()));
+  for (auto& k : keep) k = float(rng.NextU32() >> 8) * (1.0f / 16777216.0f) >= ratio;
+  const float scale = 1.0f / (1.0f - ratio);
+  const bool ok = DispatchNumeric(x.dtype(), [&]<class T>() {
+    using C = typename Compute<T>::type;
+    for (int64_t i = 0; i < x.numel(); ++i)
+      y.mutable_data<T>()[i] = Narrow<T>(keep[size_t(i)] ? C(Widen(x.data<T>()[i]) * C(scale)) : C(0));
+  });
+  if (!ok) throw ctx.Fail(ErrorCode::kTypeMismatch, "unsupported element type");
   if (ctx.wants_output(1)) {
     Tensor& m = ctx.out(1, DType::kBool, x.shape());
-    for (int64_t i = 0; i < m.numel(); ++i) m.mutable_data<uint8_t>()[i] = 1;
+    for (int64_t i = 0; i < m.numel(); ++i) m.mutable_data<uint8_t>()[i] = keep[size_t(i)];
   }
 }
 
