@@ -1,5 +1,6 @@
 // Reference ai.onnx.ml operators the conformance cases use: LabelEncoder, Binarizer,
 // ArrayFeatureExtractor.
+#include <algorithm>
 #include <cstring>
 
 #include "ref/ops.h"
@@ -99,6 +100,63 @@ void ArrayFeatureExtractor(OpContext& ctx) {
       if (x.dtype() == DType::kString) y.mutable_strings()[size_t(dst)] = x.strings()[size_t(src)];
       else std::memcpy(y.mutable_data<uint8_t>() + size_t(dst) * es, static_cast<const uint8_t*>(x.raw()) + size_t(src) * es, es);
     }
+}
+
+}  // namespace ref
+}  // namespace onemodel
+
+namespace onemodel {
+namespace ref {
+
+void TfIdfVectorizer(OpContext& ctx) {
+  const Tensor& x = ctx.in(0);
+  const int64_t minn = ctx.attr_i("min_gram_length", 1), maxn = ctx.attr_i("max_gram_length", 1);
+  const int64_t maxskip = ctx.attr_i("max_skip_count", 0);
+  const std::string mode = ctx.attr_s("mode", "TF");
+  const auto counts = ctx.attr_ints("ngram_counts"), indexes = ctx.attr_ints("ngram_indexes");
+  const auto weights = ctx.attr_floats("weights");
+  const bool strs = ctx.has_attr("pool_strings");
+  std::vector<std::string> spool;
+  std::vector<int64_t> ipool;
+  if (strs) spool = ctx.node.attr("pool_strings")->strings; else ipool = ctx.attr_ints("pool_int64s");
+  const int64_t pool_size = strs ? int64_t(spool.size()) : int64_t(ipool.size());
+  // Enumerate the pool's n-grams: (n, first pool entry) -> output coordinate.
+  std::vector<std::pair<int64_t, int64_t>> grams;  // (n, start)
+  for (size_t n = 1; n <= counts.size(); ++n) {
+    const int64_t begin = counts[n - 1], end = n < counts.size() ? counts[n] : pool_size;
+    for (int64_t p = begin; p + int64_t(n) <= end; p += int64_t(n)) grams.push_back({int64_t(n), p});
+  }
+  if (grams.size() != indexes.size()) throw ctx.Fail(ErrorCode::kInvalidModel, "ngram_indexes does not match the pool");
+  int64_t width = 0;
+  for (int64_t i : indexes) width = std::max(width, i + 1);
+  const bool two = x.rank() == 2;
+  const int64_t rows = two ? x.shape()[0] : 1, cols = two ? x.shape()[1] : x.numel();
+  Tensor& y = ctx.out(0, DType::kFloat, two ? Shape{rows, width} : Shape{width});
+  auto same = [&](int64_t pool_at, int64_t xi) {
+    if (strs) return x.dtype() == DType::kString && spool[size_t(pool_at)] == x.strings()[size_t(xi)];
+    return x.dtype() != DType::kString && ipool[size_t(pool_at)] == int64_t(ElementAsDouble(x, xi));
+  };
+  for (int64_t r = 0; r < rows; ++r) {
+    std::vector<int64_t> cnt(grams.size(), 0);
+    for (size_t g = 0; g < grams.size(); ++g) {
+      const int64_t n = grams[g].first, p = grams[g].second;
+      if (n < minn || n > maxn) continue;
+      const int64_t skips = n == 1 ? 0 : maxskip;
+      for (int64_t s = 0; s <= skips; ++s)
+        for (int64_t i = 0; i + (n - 1) * (s + 1) < cols; ++i) {
+          bool hit = true;
+          for (int64_t k = 0; k < n && hit; ++k) hit = same(p + k, r * cols + i + k * (s + 1));
+          if (hit) ++cnt[g];
+        }
+    }
+    for (size_t g = 0; g < grams.size(); ++g) {
+      const float w = g < weights.size() ? weights[g] : 1.0f;
+      float v = float(cnt[g]);
+      if (mode == "IDF") v = cnt[g] > 0 ? w : 0.0f;
+      else if (mode == "TFIDF") v = v * w;
+      y.mutable_data<float>()[r * width + indexes[g]] = v;
+    }
+  }
 }
 
 }  // namespace ref
