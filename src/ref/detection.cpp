@@ -68,3 +68,77 @@ void NonMaxSuppression(OpContext& ctx) {
 
 }  // namespace ref
 }  // namespace onemodel
+
+namespace onemodel {
+namespace ref {
+
+// RoiAlign, following ONNX's reference in binary64: per bin, a grid of bilinear samples
+// averaged (avg) or maximised (max, over the weighted corner values as the reference
+// does), rounded once to the output type.
+void RoiAlign(OpContext& ctx) {
+  const Tensor& x = ctx.in(0);
+  const Tensor& rois = ctx.in(1);
+  const auto bidx = ReadInts(ctx, ctx.in(2));
+  const bool half = ctx.attr_s("coordinate_transformation_mode", ctx.opset >= 16 ? "half_pixel" : "output_half_pixel") == "half_pixel";
+  const bool avg = ctx.attr_s("mode", "avg") == "avg";
+  const int64_t PH = ctx.attr_i("output_height", 1), PW = ctx.attr_i("output_width", 1);
+  const double sampling = ctx.attr_f("sampling_ratio", 0.0f), scale = ctx.attr_f("spatial_scale", 1.0f);
+  if (x.rank() != 4 || rois.rank() != 2 || rois.shape()[1] != 4) throw ctx.Fail(ErrorCode::kShapeMismatch, "X must be 4-D and rois [R, 4]");
+  const int64_t C = x.shape()[1], H = x.shape()[2], W = x.shape()[3], R = rois.shape()[0];
+  const auto xv = ToF32(ctx, x);
+  const auto rv = ToF32(ctx, rois);
+  Tensor& y = ctx.out(0, x.dtype(), {R, C, PH, PW});
+  for (int64_t n = 0; n < R; ++n) {
+    const double off = half ? 0.5 : 0.0;
+    const double sw = double(rv[size_t(n * 4)]) * scale - off, sh = double(rv[size_t(n * 4 + 1)]) * scale - off;
+    const double ew = double(rv[size_t(n * 4 + 2)]) * scale - off, eh = double(rv[size_t(n * 4 + 3)]) * scale - off;
+    double rw = ew - sw, rh = eh - sh;
+    if (!half) { rw = rw < 1.0 ? 1.0 : rw; rh = rh < 1.0 ? 1.0 : rh; }
+    const double bh = rh / double(PH), bw = rw / double(PW);
+    auto ceil_pos = [](double v) { const int64_t t = int64_t(v); return double(t) < v ? t + 1 : t; };
+    const int64_t gh = sampling > 0 ? int64_t(sampling) : ceil_pos(rh / double(PH));
+    const int64_t gw = sampling > 0 ? int64_t(sampling) : ceil_pos(rw / double(PW));
+    const double count = double(std::max<int64_t>(gh * gw, 1));
+    const int64_t b = bidx[size_t(n)];
+    for (int64_t c = 0; c < C; ++c) {
+      const float* img = xv.data() + (b * C + c) * H * W;
+      for (int64_t ph = 0; ph < PH; ++ph)
+        for (int64_t pw = 0; pw < PW; ++pw) {
+          double out = 0.0;
+          bool first = true;
+          for (int64_t iy = 0; iy < gh; ++iy)
+            for (int64_t ix = 0; ix < gw; ++ix) {
+              double yy = sh + double(ph) * bh + (double(iy) + 0.5) * bh / double(gh);
+              double xx = sw + double(pw) * bw + (double(ix) + 0.5) * bw / double(gw);
+              double w1 = 0, w2 = 0, w3 = 0, w4 = 0;
+              int64_t p1 = 0, p2 = 0, p3 = 0, p4 = 0;
+              if (!(yy < -1.0 || yy > double(H) || xx < -1.0 || xx > double(W))) {
+                yy = yy < 0 ? 0 : yy;
+                xx = xx < 0 ? 0 : xx;
+                int64_t yl = int64_t(yy), xl = int64_t(xx), yh2, xh2;
+                if (yl >= H - 1) { yh2 = yl = H - 1; yy = double(yl); } else { yh2 = yl + 1; }
+                if (xl >= W - 1) { xh2 = xl = W - 1; xx = double(xl); } else { xh2 = xl + 1; }
+                const double ly = yy - double(yl), lx = xx - double(xl), hy = 1.0 - ly, hx = 1.0 - lx;
+                w1 = hy * hx; w2 = hy * lx; w3 = ly * hx; w4 = ly * lx;
+                p1 = yl * W + xl; p2 = yl * W + xh2; p3 = yh2 * W + xl; p4 = yh2 * W + xh2;
+              }
+              if (avg) {
+                out += w1 * img[p1] + w2 * img[p2] + w3 * img[p3] + w4 * img[p4];
+              } else {
+                double v = w1 * img[p1];
+                v = std::max(v, w2 * double(img[p2]));
+                v = std::max(v, w3 * double(img[p3]));
+                v = std::max(v, w4 * double(img[p4]));
+                out = first ? v : std::max(out, v);
+                first = false;
+              }
+            }
+          if (avg) out /= count;
+          StoreF32(y, ((n * C + c) * PH + ph) * PW + pw, float(out));
+        }
+    }
+  }
+}
+
+}  // namespace ref
+}  // namespace onemodel
