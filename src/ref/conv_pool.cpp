@@ -449,3 +449,64 @@ void MaxUnpool(OpContext& ctx) {
 
 }  // namespace ref
 }  // namespace onemodel
+
+namespace onemodel {
+namespace ref {
+
+// DeformConv (2-D), following ONNX's reference in f32: each tap samples X bilinearly at
+// its offset position (zeros outside), times the weight, times the mask; per output,
+// the bias first, then for each input channel the sum of its taps (row-major) added.
+void DeformConv(OpContext& ctx) {
+  const Tensor& x = ctx.in(0);
+  const Tensor& w = ctx.in(1);
+  const Tensor& off = ctx.in(2);
+  if (x.rank() != 4) throw ctx.Fail(ErrorCode::kUnsupportedOp, "only 2-D DeformConv is supported");
+  const int64_t N = x.shape()[0], IC = x.shape()[1], IH = x.shape()[2], IW = x.shape()[3], OC = w.shape()[0];
+  const int64_t group = ctx.attr_i("group", 1), og = ctx.attr_i("offset_group", 1);
+  const auto kernel = ctx.attr_ints("kernel_shape", Shape(w.shape().begin() + 2, w.shape().end()));
+  const auto st = ctx.attr_ints("strides", {1, 1}), dil = ctx.attr_ints("dilations", {1, 1});
+  const auto pads = ctx.attr_ints("pads", {0, 0, 0, 0});
+  const int64_t KH = kernel[0], KW = kernel[1], OH = off.shape()[2], OW = off.shape()[3];
+  if (IC != w.shape()[1] * group || OC % group || IC % og) throw ctx.Fail(ErrorCode::kShapeMismatch, "channels, group and offset_group disagree");
+  const int64_t icg = w.shape()[1], ocg = OC / group, icog = IC / og;
+  const auto xv = ToF32(ctx, x), wv = ToF32(ctx, w), ov = ToF32(ctx, off);
+  std::vector<float> bias, mask;
+  if (ctx.has_input(3)) bias = ToF32(ctx, ctx.in(3));
+  if (ctx.has_input(4)) mask = ToF32(ctx, ctx.in(4));
+  Tensor& y = ctx.out(0, x.dtype(), {N, OC, OH, OW});
+  auto pix = [&](const float* img, int64_t r, int64_t c) { return (r < 0 || r >= IH || c < 0 || c >= IW) ? 0.0f : img[r * IW + c]; };
+  for (int64_t b = 0; b < N; ++b)
+    for (int64_t oc = 0; oc < OC; ++oc)
+      for (int64_t i = 0; i < OH; ++i)
+        for (int64_t j = 0; j < OW; ++j) {
+          float acc = bias.empty() ? 0.0f : bias[size_t(oc)];
+          for (int64_t ic = 0; ic < IC; ++ic) {
+            if (ic / icg != oc / ocg) continue;
+            const int64_t g = ic / icog;
+            const float* img = xv.data() + (b * IC + ic) * IH * IW;
+            float s = -0.0f;
+            for (int64_t kh = 0; kh < KH; ++kh)
+              for (int64_t kw = 0; kw < KW; ++kw) {
+                const int64_t k = kh * KW + kw;
+                const float dy = ov[size_t((((b * og + g) * KH * KW + k) * 2 + 0) * OH * OW + i * OW + j)];
+                const float dx = ov[size_t((((b * og + g) * KH * KW + k) * 2 + 1) * OH * OW + i * OW + j)];
+                const float yy = float(-pads[0] + st[0] * i + kh * dil[0]) + dy;
+                const float xx = float(-pads[1] + st[1] * j + kw * dil[1]) + dx;
+                const float fy = math::Floor(yy), fx = math::Floor(xx);
+                const int64_t y0 = int64_t(fy), x0 = int64_t(fx);
+                const float ty = yy - fy, tx = xx - fx;
+                const float top = (1 - tx) * pix(img, y0, x0) + tx * pix(img, y0, x0 + 1);
+                const float bot = (1 - tx) * pix(img, y0 + 1, x0) + tx * pix(img, y0 + 1, x0 + 1);
+                const float v = (1 - ty) * top + ty * bot;
+                float t = v * wv[size_t((oc * icg + ic % icg) * KH * KW + k)];
+                if (!mask.empty()) t = t * mask[size_t(((b * og + g) * KH * KW + k) * OH * OW + i * OW + j)];
+                s = s + t;
+              }
+            acc = acc + s;
+          }
+          StoreF32(y, ((b * OC + oc) * OH + i) * OW + j, acc);
+        }
+}
+
+}  // namespace ref
+}  // namespace onemodel
