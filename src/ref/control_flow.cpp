@@ -109,8 +109,44 @@ void Loop(OpContext& ctx) {
   }
 }
 
+// Scan-8: a leading batch axis on states and scan inputs (scanned along axis 1), an
+// optional first input sequence_lens, and the scan run once per batch element.
+void Scan8(OpContext& ctx) {
+  const Graph& body = GraphAttr(ctx, "body");
+  const int64_t m = ctx.attr_i("num_scan_inputs", 0);
+  const int64_t n_state = int64_t(ctx.num_inputs()) - 1 - m;
+  const int64_t k_out = int64_t(ctx.outputs.size()) - n_state;
+  const auto dirs = ctx.attr_ints("directions", std::vector<int64_t>(size_t(m), 0));
+  if (n_state < 0 || m <= 0) throw ctx.Fail(ErrorCode::kInvalidModel, "num_scan_inputs does not fit the inputs");
+  const Tensor& first_scan = ctx.in(size_t(1 + n_state));
+  const int64_t B = first_scan.shape()[0], S = first_scan.shape()[1];
+  std::vector<int64_t> lens(static_cast<size_t>(B), S);
+  if (ctx.has_input(0)) lens = ReadInts(ctx, ctx.in(0));
+  std::vector<std::vector<Tensor>> final_states(static_cast<size_t>(n_state)), scans(static_cast<size_t>(k_out));
+  for (int64_t b = 0; b < B; ++b) {
+    std::vector<Value> state;
+    for (int64_t i = 0; i < n_state; ++i) state.push_back(Value::FromTensor(SliceAt(ctx.in(size_t(1 + i)), 0, b)));
+    std::vector<std::vector<Tensor>> outs(static_cast<size_t>(k_out));
+    const int64_t len = lens[size_t(b)];
+    for (int64_t t = 0; t < len; ++t) {
+      std::vector<Value> in = state;
+      for (int64_t j = 0; j < m; ++j) {
+        const Tensor seq = SliceAt(ctx.in(size_t(1 + n_state + j)), 0, b);
+        in.push_back(Value::FromTensor(SliceAt(seq, 0, dirs[size_t(j)] ? len - 1 - t : t)));
+      }
+      std::vector<Value> out = RunSubgraph(ctx.executor, body, in, *ctx.scope);
+      for (int64_t i = 0; i < n_state; ++i) state[size_t(i)] = out[size_t(i)];
+      for (int64_t k = 0; k < k_out; ++k) outs[size_t(k)].push_back(out[size_t(n_state + k)].tensor);
+    }
+    for (int64_t i = 0; i < n_state; ++i) final_states[size_t(i)].push_back(state[size_t(i)].tensor);
+    for (int64_t k = 0; k < k_out; ++k) scans[size_t(k)].push_back(Stack(ctx, outs[size_t(k)], 0, GraphOutType(body, size_t(n_state + k)), {}));
+  }
+  for (int64_t i = 0; i < n_state; ++i) ctx.set_out(size_t(i), Stack(ctx, final_states[size_t(i)], 0, DType::kFloat, {}));
+  for (int64_t k = 0; k < k_out; ++k) ctx.set_out(size_t(n_state + k), Stack(ctx, scans[size_t(k)], 0, DType::kFloat, {}));
+}
+
 void Scan(OpContext& ctx) {
-  if (ctx.opset < 9) throw ctx.Fail(ErrorCode::kUnsupportedOp, "Scan-8 (with sequence_lens) is not supported");
+  if (ctx.opset < 9) { Scan8(ctx); return; }
   const Graph& body = GraphAttr(ctx, "body");
   const int64_t m = ctx.attr_i("num_scan_inputs", 0);
   const int64_t n_state = int64_t(ctx.num_inputs()) - m;
