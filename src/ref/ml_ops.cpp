@@ -161,3 +161,85 @@ void TfIdfVectorizer(OpContext& ctx) {
 
 }  // namespace ref
 }  // namespace onemodel
+
+namespace onemodel {
+namespace ref {
+
+// ai.onnx.ml TreeEnsemble (opset 5), as ONNX's reference: each tree routes a row to one
+// leaf; leaves aggregate per target in tree order (SUM, AVERAGE: += w / trees, MIN,
+// MAX); post_transform is not applied (the reference ignores it too).
+void TreeEnsemble(OpContext& ctx) {
+  const Tensor& x = ctx.in(0);
+  if (x.rank() != 2) throw ctx.Fail(ErrorCode::kShapeMismatch, "X must be [N, features]");
+  auto tensor_vals = [&](const char* name) {
+    std::vector<double> v;
+    if (const Attribute* a = ctx.node.attr(name)) for (int64_t i = 0; i < a->t.numel(); ++i) v.push_back(ElementAsDouble(a->t, i));
+    return v;
+  };
+  const auto splits = tensor_vals("nodes_splits"), leaf_w = tensor_vals("leaf_weights"), members = tensor_vals("membership_values");
+  auto ints = [&](const char* name) {  // an INTS attribute, or an integer TENSOR one
+    std::vector<int64_t> v;
+    if (const Attribute* a = ctx.node.attr(name)) {
+      if (a->type == Attribute::Type::kTensor) for (int64_t i = 0; i < a->t.numel(); ++i) v.push_back(int64_t(ElementAsDouble(a->t, i)));
+      else v = a->ints;
+    }
+    return v;
+  };
+  const auto feat = ints("nodes_featureids"), modes = ints("nodes_modes");
+  const auto tnode = ints("nodes_truenodeids"), fnode = ints("nodes_falsenodeids");
+  const auto tleaf = ints("nodes_trueleafs"), fleaf = ints("nodes_falseleafs");
+  const auto leaf_t = ints("leaf_targetids"), roots = ints("tree_roots");
+  const auto missing = ints("nodes_missing_value_tracks_true");
+  const int64_t agg = ctx.attr_i("aggregate_function", 1), nt = ctx.attr_i("n_targets", 1);
+  // Membership sets: consecutive runs of values separated by NaN, one per MEMBER node.
+  std::vector<std::vector<double>> sets(modes.size());
+  size_t mi = 0;
+  for (size_t i = 0; i < modes.size(); ++i) {
+    if (modes[i] != 6) continue;
+    while (mi < members.size() && members[mi] == members[mi]) sets[i].push_back(members[mi++]);
+    ++mi;  // the NaN separator
+  }
+  const int64_t N = x.shape()[0], F = x.shape()[1];
+  Tensor& y = ctx.out(0, x.dtype(), {N, nt});
+  const double init = agg == 2 ? 3.4028234663852886e38 : agg == 3 ? -3.4028234663852886e38 : 0.0;
+  for (int64_t r = 0; r < N; ++r) {
+    std::vector<float> res(static_cast<size_t>(nt), float(init));
+    for (int64_t root : roots) {
+      int64_t node = root;
+      bool leaf = tleaf.at(size_t(root)) && fleaf.at(size_t(root)) && tnode.at(size_t(root)) == fnode.at(size_t(root));
+      int64_t guard = 0;
+      while (!leaf) {
+        if (++guard > int64_t(modes.size()) + 1) throw ctx.Fail(ErrorCode::kInvalidModel, "a tree has a cycle");
+        const size_t n = size_t(node);
+        const int64_t fi = feat.at(n);
+        if (fi < 0 || fi >= F) throw ctx.Fail(ErrorCode::kInvalidModel, "feature id out of range");
+        const double v = ElementAsDouble(x, r * F + fi), s = n < splits.size() ? splits[n] : 0.0;
+        bool go;
+        switch (modes.at(n)) {
+          case 0: go = v <= s; break;
+          case 1: go = v < s; break;
+          case 2: go = v >= s; break;
+          case 3: go = v > s; break;
+          case 4: go = v == s; break;
+          case 5: go = v != s; break;
+          default: go = std::find(sets[n].begin(), sets[n].end(), v) != sets[n].end(); break;
+        }
+        if (!go && v != v && n < missing.size() && missing[n]) go = true;
+        leaf = go ? tleaf.at(n) != 0 : fleaf.at(n) != 0;
+        node = go ? tnode.at(n) : fnode.at(n);
+      }
+      const float w = float(leaf_w.at(size_t(node)));
+      const int64_t t = leaf_t.at(size_t(node));
+      if (t < 0 || t >= nt) throw ctx.Fail(ErrorCode::kInvalidModel, "leaf target out of range");
+      float& dst = res[size_t(t)];
+      if (agg == 1) dst = dst + w;
+      else if (agg == 0) dst = dst + w / float(roots.size());
+      else if (agg == 2) dst = w < dst ? w : dst;
+      else dst = w > dst ? w : dst;
+    }
+    for (int64_t t = 0; t < nt; ++t) StoreF32(y, r * nt + t, res[size_t(t)]);
+  }
+}
+
+}  // namespace ref
+}  // namespace onemodel
