@@ -178,3 +178,84 @@ void Attention(OpContext& ctx) {
 
 }  // namespace ref
 }  // namespace onemodel
+
+namespace onemodel {
+namespace ref {
+
+// ai.onnx.preview FlexAttention, following ONNX's reference in f32: scores =
+// (Q * sqrt(scale)) (K * sqrt(scale))^T as a GEMM, the optional score_mod graph on the
+// whole score tensor, a canonical-order softmax, the optional prob_mod graph, then the
+// product with V.
+void FlexAttention(OpContext& ctx) {
+  const Tensor& tq = ctx.in(0);
+  const Tensor& tk = ctx.in(1);
+  const Tensor& tv = ctx.in(2);
+  if (tq.rank() != 4 || tk.rank() != 4 || tv.rank() != 4) throw ctx.Fail(ErrorCode::kShapeMismatch, "Q, K and V must be rank 4");
+  if (tq.dtype() == DType::kDouble) throw ctx.Fail(ErrorCode::kUnsupportedOp, "binary64 FlexAttention is not implemented yet");
+  const int64_t B = tq.shape()[0], Hq = tq.shape()[1], L = tq.shape()[2], E = tq.shape()[3];
+  const int64_t Hk = tk.shape()[1], S = tk.shape()[2], Ev = tv.shape()[3];
+  if (tk.shape()[3] != E || tv.shape()[2] != S || tv.shape()[1] != Hk || Hk <= 0 || Hq % Hk) {
+    throw ctx.Fail(ErrorCode::kShapeMismatch, "Q, K and V shapes do not agree");
+  }
+  const float scale = ctx.has_attr("scale") ? ctx.attr_f("scale", 1.0f) : 1.0f / __builtin_sqrtf(float(E));
+  const float sq = __builtin_sqrtf(scale);
+  const auto q = ToF32(ctx, tq), k = ToF32(ctx, tk), v = ToF32(ctx, tv);
+  Tensor scores(DType::kFloat, {B, Hq, L, S});
+  float* sc = scores.mutable_data<float>();
+  for (int64_t b = 0; b < B; ++b)
+    for (int64_t h = 0; h < Hq; ++h) {
+      const int64_t hk = h / (Hq / Hk);
+      for (int64_t i = 0; i < L; ++i)
+        for (int64_t j = 0; j < S; ++j) {
+          float acc = -0.0f;
+          for (int64_t d = 0; d < E; ++d)
+            acc = acc + (q[size_t(((b * Hq + h) * L + i) * E + d)] * sq) * (k[size_t(((b * Hk + hk) * S + j) * E + d)] * sq);
+          sc[((b * Hq + h) * L + i) * S + j] = acc;
+        }
+    }
+  auto apply = [&](const char* name, Tensor t) -> Tensor {
+    const Attribute* a = ctx.node.attr(name);
+    if (!a || !a->g) return t;
+    std::vector<Value> out = RunSubgraph(ctx.executor, *a->g, {Value::FromTensor(t)}, *ctx.scope);
+    if (out.size() != 1 || !out[0].is_tensor() || out[0].tensor.shape() != t.shape()) {
+      throw ctx.Fail(ErrorCode::kInvalidModel, std::string(name) + " must map the tensor to one of the same shape");
+    }
+    Tensor r(DType::kFloat, t.shape());
+    const auto f = ToF32(ctx, out[0].tensor);
+    std::copy(f.begin(), f.end(), r.mutable_data<float>());
+    return r;
+  };
+  scores = apply("score_mod", scores);
+  Tensor probs(DType::kFloat, scores.shape());
+  const float* s2 = scores.data<float>();
+  float* p = probs.mutable_data<float>();
+  for (int64_t row = 0; row < B * Hq * L; ++row) {
+    float m = -std::numeric_limits<float>::infinity();
+    for (int64_t j = 0; j < S; ++j) m = s2[row * S + j] > m ? s2[row * S + j] : m;
+    float acc[kCanonicalLanes];
+    for (size_t t = 0; t < kCanonicalLanes; ++t) acc[t] = -0.0f;
+    for (int64_t j = 0; j < S; ++j) {
+      p[row * S + j] = math::Exp(s2[row * S + j] - m);
+      acc[size_t(j) % kCanonicalLanes] += p[row * S + j];
+    }
+    for (size_t hh = kCanonicalLanes / 2; hh >= 1; hh /= 2)
+      for (size_t t = 0; t < hh; ++t) acc[t] += acc[t + hh];
+    for (int64_t j = 0; j < S; ++j) p[row * S + j] = p[row * S + j] / acc[0];
+  }
+  probs = apply("prob_mod", probs);
+  const float* pp = probs.data<float>();
+  Tensor& y = ctx.out(0, tv.dtype(), {B, Hq, L, Ev});
+  for (int64_t b = 0; b < B; ++b)
+    for (int64_t h = 0; h < Hq; ++h) {
+      const int64_t hk = h / (Hq / Hk);
+      for (int64_t i = 0; i < L; ++i)
+        for (int64_t d = 0; d < Ev; ++d) {
+          float acc = -0.0f;
+          for (int64_t j = 0; j < S; ++j) acc = acc + pp[((b * Hq + h) * L + i) * S + j] * v[size_t(((b * Hk + hk) * S + j) * Ev + d)];
+          StoreF32(y, ((b * Hq + h) * L + i) * Ev + d, acc);
+        }
+    }
+}
+
+}  // namespace ref
+}  // namespace onemodel
