@@ -9,6 +9,7 @@
 #include "core/exact.h"
 #include "ref/math.h"
 #include "ref/ops.h"
+#include "ref/reduce.h"
 #include "ref/util.h"
 
 namespace onemodel {
@@ -155,12 +156,8 @@ void Attention(OpContext& ctx) {
         for (int64_t j = 0; j < Skv; ++j) m = row[size_t(j)] > m ? row[size_t(j)] : m;
         const float safe = m == ninf ? 0.0f : m;
         for (int64_t j = 0; j < Skv; ++j) e[size_t(j)] = math::Exp(row[size_t(j)] - safe);
-        float acc[kCanonicalLanes];
-        for (size_t k = 0; k < kCanonicalLanes; ++k) acc[k] = -0.0f;
-        for (int64_t j = 0; j < Skv; ++j) acc[size_t(j) % kCanonicalLanes] += e[size_t(j)];
-        for (size_t hh = kCanonicalLanes / 2; hh >= 1; hh /= 2)
-          for (size_t k = 0; k < hh; ++k) acc[k] += acc[k + hh];
-        const float s = acc[0] == 0.0f ? 1.0f : acc[0];
+        const float total = SumCanonicalBy<float>(Skv, [&](int64_t j) { return e[size_t(j)]; });
+        const float s = total == 0.0f ? 1.0f : total;
         const bool all_masked = bias_max == ninf;
         for (int64_t j = 0; j < Skv; ++j) {
           e[size_t(j)] = all_masked ? 0.0f : e[size_t(j)] / s;
@@ -232,15 +229,9 @@ void FlexAttention(OpContext& ctx) {
   for (int64_t row = 0; row < B * Hq * L; ++row) {
     float m = -std::numeric_limits<float>::infinity();
     for (int64_t j = 0; j < S; ++j) m = s2[row * S + j] > m ? s2[row * S + j] : m;
-    float acc[kCanonicalLanes];
-    for (size_t t = 0; t < kCanonicalLanes; ++t) acc[t] = -0.0f;
-    for (int64_t j = 0; j < S; ++j) {
-      p[row * S + j] = math::Exp(s2[row * S + j] - m);
-      acc[size_t(j) % kCanonicalLanes] += p[row * S + j];
-    }
-    for (size_t hh = kCanonicalLanes / 2; hh >= 1; hh /= 2)
-      for (size_t t = 0; t < hh; ++t) acc[t] += acc[t + hh];
-    for (int64_t j = 0; j < S; ++j) p[row * S + j] = p[row * S + j] / acc[0];
+    for (int64_t j = 0; j < S; ++j) p[row * S + j] = math::Exp(s2[row * S + j] - m);
+    const float total = SumCanonicalBy<float>(S, [&](int64_t j) { return p[row * S + j]; });
+    for (int64_t j = 0; j < S; ++j) p[row * S + j] = p[row * S + j] / total;
   }
   probs = apply("prob_mod", probs);
   const float* pp = probs.data<float>();

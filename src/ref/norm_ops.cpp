@@ -7,6 +7,7 @@
 #include "core/exact.h"
 #include "ref/math.h"
 #include "ref/ops.h"
+#include "ref/reduce.h"
 #include "ref/util.h"
 
 namespace onemodel {
@@ -21,12 +22,7 @@ float Sum(int64_t n, bool lanes, F f) {
     for (int64_t i = 0; i < n; ++i) acc += f(i);
     return acc;
   }
-  float acc[kCanonicalLanes];
-  for (size_t j = 0; j < kCanonicalLanes; ++j) acc[j] = -0.0f;
-  for (int64_t i = 0; i < n; ++i) acc[size_t(i) % kCanonicalLanes] += f(i);
-  for (size_t h = kCanonicalLanes / 2; h >= 1; h /= 2)
-    for (size_t j = 0; j < h; ++j) acc[j] += acc[j + h];
-  return acc[0];
+  return SumCanonicalBy<float>(n, f);
 }
 
 

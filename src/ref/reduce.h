@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 
 #include "core/exact.h"
 
@@ -18,6 +19,20 @@ float SumCanonical(const float* x, size_t n) {
   for (size_t j = 0; j < L; ++j) acc[j] = -0.0f;
   for (size_t i = 0; i < n; ++i) acc[i % L] += x[i];
   for (size_t h = L / 2; h >= 1; h /= 2) {
+    for (size_t j = 0; j < h; ++j) acc[j] += acc[j + h];
+  }
+  return acc[0];
+}
+
+// The same order over any sequence: get(i) for i in [0, n), at the project's L, in the
+// compute type C (float or double). Every reference kernel that sums along one
+// contiguous run uses this.
+template <class C, class Get>
+C SumCanonicalBy(int64_t n, Get get) {
+  C acc[kCanonicalLanes];
+  for (size_t j = 0; j < kCanonicalLanes; ++j) acc[j] = C(-0.0);
+  for (int64_t i = 0; i < n; ++i) acc[size_t(i) % kCanonicalLanes] += get(i);
+  for (size_t h = kCanonicalLanes / 2; h >= 1; h /= 2) {
     for (size_t j = 0; j < h; ++j) acc[j] += acc[j + h];
   }
   return acc[0];

@@ -11,6 +11,7 @@
 #include "core/exact.h"
 #include "ref/math.h"
 #include "ref/ops.h"
+#include "ref/reduce.h"
 #include "ref/util.h"
 
 namespace onemodel {
@@ -78,14 +79,7 @@ Plan MakePlan(const OpContext& ctx, const Shape& in, std::vector<int64_t> axes, 
 template <class C, class Get>
 C SumOrdered(int64_t n, bool lanes, Get get) {
   if constexpr (std::is_floating_point_v<C>) {
-    if (lanes) {
-      C acc[kCanonicalLanes];
-      for (size_t j = 0; j < kCanonicalLanes; ++j) acc[j] = C(-0.0);
-      for (int64_t i = 0; i < n; ++i) acc[size_t(i) % kCanonicalLanes] += get(i);
-      for (size_t h = kCanonicalLanes / 2; h >= 1; h /= 2)
-        for (size_t j = 0; j < h; ++j) acc[j] += acc[j + h];
-      return acc[0];
-    }
+    if (lanes) return SumCanonicalBy<C>(n, get);
     C acc = C(-0.0);
     for (int64_t i = 0; i < n; ++i) acc += get(i);
     return acc;
