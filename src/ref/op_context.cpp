@@ -1,6 +1,8 @@
 // OpContext helpers and the reference-kernel registry (generated from ops.inc).
 #include "ref/op_context.h"
 
+#include <unordered_map>
+
 #include "ref/ops.h"
 
 namespace onemodel {
@@ -73,10 +75,14 @@ const Entry kOps[] = {
 }  // namespace
 
 OpFn FindRefOp(const std::string& domain, const std::string& op_type) {
-  for (const Entry& e : kOps) {
-    if (op_type == e.op && domain == e.domain) return e.fn;
-  }
-  return nullptr;
+  // Built once: the executor looks up every node of every run.
+  static const std::unordered_map<std::string, OpFn> kByName = [] {
+    std::unordered_map<std::string, OpFn> m;
+    for (const Entry& e : kOps) m[std::string(e.domain) + ":" + e.op] = e.fn;
+    return m;
+  }();
+  auto it = kByName.find(domain + ":" + op_type);
+  return it == kByName.end() ? nullptr : it->second;
 }
 
 std::vector<std::string> ListRefOps() {

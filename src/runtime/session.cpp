@@ -21,8 +21,8 @@ class Executor {
     for (const auto& [name, t] : g.initializers) {
       if (!env.count(name)) env[name] = Value::FromTensor(t);
     }
-    // Last reader of each value (subgraphs' outer references count), so values can be
-    // freed once consumed.
+    // After which node each value is read for the last time (subgraphs' outer
+    // references count), so it can be freed then; graph outputs and initializers stay.
     std::unordered_map<std::string, size_t> last_use;
     for (size_t i = 0; i < g.nodes.size(); ++i) {
       for (const auto& n : g.nodes[i].inputs) last_use[n] = i;
@@ -33,6 +33,10 @@ class Executor {
     }
     std::set<std::string> keep;
     for (const auto& o : g.outputs) keep.insert(o.name);
+    std::vector<std::vector<std::string>> free_after(g.nodes.size());
+    for (const auto& [name, i] : last_use) {
+      if (!name.empty() && !keep.count(name) && !g.initializers.count(name)) free_after[i].push_back(name);
+    }
     const Scope scope = [&](const std::string& name) -> const Value* {
       auto it = env.find(name);
       if (it != env.end()) return &it->second;
@@ -66,14 +70,7 @@ class Executor {
       for (size_t k = 0; k < node.outputs.size(); ++k) {
         if (!node.outputs[k].empty()) env[node.outputs[k]] = std::move(ctx.outputs[k]);
       }
-      for (auto lu = last_use.begin(); lu != last_use.end();) {
-        if (lu->second == i && !keep.count(lu->first) && !g.initializers.count(lu->first)) {
-          env.erase(lu->first);
-          lu = last_use.erase(lu);
-        } else {
-          ++lu;
-        }
-      }
+      for (const std::string& name : free_after[i]) env.erase(name);
     }
     std::vector<Value> out;
     for (const auto& o : g.outputs) {
