@@ -55,6 +55,15 @@ if [ -f "$MODEL" ]; then
   check "hash --input changes that input's hash" test "$(grep "^input/$first " <<<"$g_n")" != "$(grep "^input/$first " <<<"$h_n")"
   err=$($NATIVE hash "$MODEL" --input "nope=$TMP/x.npy" 2>&1); rc=$?
   check "hash --input unknown name: exit 1, names it" bash -c "test $rc = 1 && grep -q \"no input named 'nope'\" <<<\"\$0\"" "$err"
+  mkdir -p "$TMP/sn" "$TMP/sw"
+  $NATIVE hash "$MODEL" --input "$first=$TMP/x.npy" --save "$TMP/sn" >/dev/null 2>&1
+  "${NODE[@]}" hash "$MODEL" --input "$first=$TMP/x.npy" --save "$TMP/sw" >/dev/null 2>&1
+  check "hash --save writes every output as .npy, the same bytes natively and on wasm" bash -c \
+    "n=\$(ls '$TMP/sn' | wc -l); test \$n -ge 1 && test \$n = \$(grep -vc '^input/' <<<'$g_n') && diff -r '$TMP/sn' '$TMP/sw'"
+  check "hash --save files are valid .npy (numpy loads them)" /usr/bin/python3 -c \
+    "import numpy as np, glob; [np.load(f) for f in glob.glob('$TMP/sn/*.npy')]"
+  err=$($NATIVE hash "$MODEL" --save "$TMP/missing-dir" 2>&1); rc=$?
+  check "hash --save to a missing folder: exit 1, names it" bash -c "test $rc = 1 && grep -q 'missing-dir' <<<\"\$0\"" "$err"
   printf 'garbage' > "$TMP/bad.onnx"
   err=$("${NODE[@]}" info "$TMP/bad.onnx" 2>&1); rc=$?
   check "node: a corrupt model is a typed error" bash -c "test $rc = 1 && grep -q 'invalid_model' <<<\"\$0\"" "$err"

@@ -40,9 +40,10 @@ const char* kUsage =
     "                          run every ONNX case folder in DIR (model.onnx + test_data_set_*),\n"
     "                          compare with the expected outputs, print case/<name> <hash>;\n"
     "                          --verbose: one PASS/FAIL/SKIP line per case (with the reason) on stderr\n"
-    "  hash MODEL [--input NAME=FILE.npy ...] [--dim NAME=N ...]\n"
+    "  hash MODEL [--input NAME=FILE.npy ...] [--dim NAME=N ...] [--save DIR]\n"
     "                          run MODEL in exact mode; print input/<name> <hash> per input, then\n"
-    "                          <model>/<output> <hash> per output (inputs not given are generated)\n"
+    "                          <model>/<output> <hash> per output (inputs not given are generated);\n"
+    "                          --save DIR also writes each tensor output to DIR/<output>.npy\n"
     "  info MODEL              list the model's inputs, outputs, opsets and operators\n"
     "  bench-lanes [--n N] [--reps R] [--all]\n"
     "                          time the canonical L-lane f32 sum for L = 16, 32, 64, 128\n"
@@ -404,10 +405,21 @@ void HashValue(const Value& v, Sha256& h) {
   else GoldenSerializeEmptyOptional(h);
 }
 
+// An output name as a file name: characters other than [A-Za-z0-9._-] become '_'.
+std::string SafeFileName(const std::string& name) {
+  std::string r = name;
+  for (char& c : r) {
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-';
+    if (!ok) c = '_';
+  }
+  return r.empty() || r[0] == '.' ? "_" + r : r;
+}
+
 int CmdHash(const Options& o, std::ostream& out) {
   std::string model;
   std::map<std::string, std::string> files;
   std::map<std::string, int64_t> dims;
+  std::string save_dir;
   for (size_t i = 0; i < o.rest.size(); ++i) {
     const std::string& a = o.rest[i];
     auto kv = [&](const std::string& flag) {
@@ -418,6 +430,11 @@ int CmdHash(const Options& o, std::ostream& out) {
       return std::make_pair(s.substr(0, eq), s.substr(eq + 1));
     };
     if (a == "--input") { auto [k, v] = kv("--input"); files[k] = v; }
+    else if (a == "--save") {
+      if (i + 1 >= o.rest.size()) throw Error(ErrorCode::kInvalidArgument, "--save needs a directory");
+      save_dir = o.rest[++i];
+      if (!IsDirectory(save_dir)) throw Error(ErrorCode::kInvalidArgument, "--save: '" + save_dir + "' is not a directory");
+    }
     else if (a == "--dim") { auto [k, v] = kv("--dim"); dims[k] = ParseInt("--dim " + k, v, 0, int64_t(1) << 31); }
     else if (!a.empty() && a[0] != '-' && model.empty()) model = a;
     else throw Error(ErrorCode::kInvalidArgument, "hash: unexpected argument '" + a + "'");
@@ -447,6 +464,10 @@ int CmdHash(const Options& o, std::ostream& out) {
     Sha256 h;
     HashValue(outs[i], h);
     out << stem << "/" << s.outputs()[i].name << " " << h.HexDigest() << "\n";
+    if (!save_dir.empty() && outs[i].is_tensor()) {
+      const auto bytes = SerializeNpy(outs[i].tensor);
+      WriteFile(JoinPath(save_dir, SafeFileName(s.outputs()[i].name) + ".npy"), bytes.data(), bytes.size());
+    }
   }
   return 0;
 }

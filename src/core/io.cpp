@@ -32,7 +32,8 @@ EM_JS(int, om_js_read, (const char* path, double offset, double length, uint8_t*
       const total = fs.fstatSync(fd).size;
       const start = Math.min(offset, total);
       const n = length < 0 ? total - start : Math.min(length, total - start);
-      const ptr = _malloc(Math.max(n, 1));
+      // Pointers above 2 GiB arrive as negative numbers: read them unsigned (>>> 0).
+      const ptr = _malloc(Math.max(n, 1)) >>> 0;
       if (!ptr) return -1;
       let done = 0;
       while (done < n) {
@@ -41,12 +42,22 @@ EM_JS(int, om_js_read, (const char* path, double offset, double length, uint8_t*
         if (got <= 0) break;
         done += got;
       }
-      HEAPU32[out_ptr >> 2] = ptr;
-      HEAPF64[out_size >> 3] = done;
+      HEAPU32[(out_ptr >>> 0) >>> 2] = ptr;
+      HEAPF64[(out_size >>> 0) >>> 3] = done;
       return 0;
     } finally {
       fs.closeSync(fd);
     }
+  } catch (e) {
+    return -1;
+  }
+});
+// Writes [data, data+size) to a new file at path; 0, or -1 on error.
+EM_JS(int, om_js_write, (const char* path, const uint8_t* data, double size), {
+  try {
+    const p = data >>> 0;
+    require('fs').writeFileSync(UTF8ToString(path), HEAPU8.subarray(p, p + size));
+    return 0;
   } catch (e) {
     return -1;
   }
@@ -104,6 +115,11 @@ std::shared_ptr<FileBytes> ReadFile(const std::string& path) { return JsRead(pat
 std::vector<uint8_t> ReadFileRange(const std::string& path, int64_t offset, int64_t length) {
   auto b = JsRead(path, offset, length);
   return std::vector<uint8_t>(b->data(), b->data() + b->size());
+}
+
+void WriteFile(const std::string& path, const uint8_t* data, size_t size) {
+  RequireFs();
+  if (om_js_write(path.c_str(), data, double(size)) != 0) throw Error(ErrorCode::kIo, "cannot write '" + path + "'");
 }
 
 bool IsDirectory(const std::string& path) { return om_js_has_fs() && om_js_stat(path.c_str()) == 1; }
@@ -168,6 +184,13 @@ std::vector<uint8_t> ReadFileRange(const std::string& path, int64_t offset, int6
 
 std::shared_ptr<FileBytes> ReadFile(const std::string& path) {
   return std::make_shared<VectorBytes>(ReadFileRange(path, 0, -1));
+}
+
+void WriteFile(const std::string& path, const uint8_t* data, size_t size) {
+  std::FILE* f = std::fopen(path.c_str(), "wb");
+  if (!f) throw Error(ErrorCode::kIo, "cannot create '" + path + "': " + std::strerror(errno));
+  const bool ok = (size == 0 || std::fwrite(data, 1, size, f) == size);
+  if (std::fclose(f) != 0 || !ok) throw Error(ErrorCode::kIo, "cannot write '" + path + "'");
 }
 
 bool IsDirectory(const std::string& path) {

@@ -22,6 +22,8 @@ class FileBytes {
 std::shared_ptr<FileBytes> ReadFile(const std::string& path);
 // Reads [offset, offset + length) of a file (length -1: to the end).
 std::vector<uint8_t> ReadFileRange(const std::string& path, int64_t offset, int64_t length);
+// Creates or replaces the file at path with [data, data + size).
+void WriteFile(const std::string& path, const uint8_t* data, size_t size);
 bool IsDirectory(const std::string& path);
 bool FileExists(const std::string& path);
 // Entry names (not paths) in a directory, sorted by byte value.

@@ -5,6 +5,7 @@
 // row sum in the canonical L-lane order; fully masked rows give 0. f32 compute.
 #include <cmath>
 #include <limits>
+#include <type_traits>
 
 #include "core/exact.h"
 #include "ref/math.h"
@@ -179,32 +180,65 @@ void Attention(OpContext& ctx) {
 namespace onemodel {
 namespace ref {
 
-// ai.onnx.preview FlexAttention, following ONNX's reference in f32: scores =
-// (Q * sqrt(scale)) (K * sqrt(scale))^T as a GEMM, the optional score_mod graph on the
-// whole score tensor, a canonical-order softmax, the optional prob_mod graph, then the
-// product with V.
-void FlexAttention(OpContext& ctx) {
+// ai.onnx.preview FlexAttention, following ONNX's reference: scores = (Q * sqrt(scale))
+// (K * sqrt(scale))^T as a GEMM, the optional score_mod graph on the whole score tensor,
+// a canonical-order softmax, the optional prob_mod graph, then the product with V.
+// Computed in binary64 for double inputs (with the project's ExpD) and in f32 for every
+// other type (f16 and bf16 are widened, as ONNX's reference promotes them).
+namespace {
+
+template <class C>
+std::vector<C> ToCompute(const OpContext& ctx, const Tensor& t) {
+  if constexpr (std::is_same_v<C, float>) {
+    return ToF32(ctx, t);
+  } else {
+    std::vector<C> r(static_cast<size_t>(t.numel()));
+    for (int64_t i = 0; i < t.numel(); ++i) r[size_t(i)] = C(ElementAsDouble(t, i));
+    return r;
+  }
+}
+
+template <class C>
+void StoreCompute(Tensor& t, int64_t i, C v) {
+  if constexpr (std::is_same_v<C, float>) {
+    StoreF32(t, i, v);
+  } else {
+    t.mutable_data<double>()[i] = v;
+  }
+}
+
+template <class C>
+C ExpC(C x) {
+  if constexpr (std::is_same_v<C, float>) {
+    return math::Exp(x);
+  } else {
+    return math::ExpD(x);
+  }
+}
+
+template <class C>
+void FlexAttentionImpl(OpContext& ctx) {
+  constexpr DType kC = std::is_same_v<C, float> ? DType::kFloat : DType::kDouble;
   const Tensor& tq = ctx.in(0);
   const Tensor& tk = ctx.in(1);
   const Tensor& tv = ctx.in(2);
-  if (tq.rank() != 4 || tk.rank() != 4 || tv.rank() != 4) throw ctx.Fail(ErrorCode::kShapeMismatch, "Q, K and V must be rank 4");
-  if (tq.dtype() == DType::kDouble) throw ctx.Fail(ErrorCode::kUnsupportedOp, "binary64 FlexAttention is not implemented yet");
   const int64_t B = tq.shape()[0], Hq = tq.shape()[1], L = tq.shape()[2], E = tq.shape()[3];
   const int64_t Hk = tk.shape()[1], S = tk.shape()[2], Ev = tv.shape()[3];
   if (tk.shape()[3] != E || tv.shape()[2] != S || tv.shape()[1] != Hk || Hk <= 0 || Hq % Hk) {
     throw ctx.Fail(ErrorCode::kShapeMismatch, "Q, K and V shapes do not agree");
   }
-  const float scale = ctx.has_attr("scale") ? ctx.attr_f("scale", 1.0f) : 1.0f / __builtin_sqrtf(float(E));
-  const float sq = __builtin_sqrtf(scale);
-  const auto q = ToF32(ctx, tq), k = ToF32(ctx, tk), v = ToF32(ctx, tv);
-  Tensor scores(DType::kFloat, {B, Hq, L, S});
-  float* sc = scores.mutable_data<float>();
+  // The scale attribute is a float; its square root is taken in the compute type.
+  const C scale = ctx.has_attr("scale") ? C(ctx.attr_f("scale", 1.0f)) : C(1) / __builtin_sqrt(C(E));
+  const C sq = __builtin_sqrt(scale);
+  const auto q = ToCompute<C>(ctx, tq), k = ToCompute<C>(ctx, tk), v = ToCompute<C>(ctx, tv);
+  Tensor scores(kC, {B, Hq, L, S});
+  C* sc = scores.mutable_data<C>();
   for (int64_t b = 0; b < B; ++b)
     for (int64_t h = 0; h < Hq; ++h) {
       const int64_t hk = h / (Hq / Hk);
       for (int64_t i = 0; i < L; ++i)
         for (int64_t j = 0; j < S; ++j) {
-          float acc = -0.0f;
+          C acc = C(-0.0);
           for (int64_t d = 0; d < E; ++d)
             acc = acc + (q[size_t(((b * Hq + h) * L + i) * E + d)] * sq) * (k[size_t(((b * Hk + hk) * S + j) * E + d)] * sq);
           sc[((b * Hq + h) * L + i) * S + j] = acc;
@@ -217,35 +251,50 @@ void FlexAttention(OpContext& ctx) {
     if (out.size() != 1 || !out[0].is_tensor() || out[0].tensor.shape() != t.shape()) {
       throw ctx.Fail(ErrorCode::kInvalidModel, std::string(name) + " must map the tensor to one of the same shape");
     }
-    Tensor r(DType::kFloat, t.shape());
-    const auto f = ToF32(ctx, out[0].tensor);
-    std::copy(f.begin(), f.end(), r.mutable_data<float>());
+    Tensor r(kC, t.shape());
+    const auto f = ToCompute<C>(ctx, out[0].tensor);
+    std::copy(f.begin(), f.end(), r.mutable_data<C>());
     return r;
   };
   scores = apply("score_mod", scores);
-  Tensor probs(DType::kFloat, scores.shape());
-  const float* s2 = scores.data<float>();
-  float* p = probs.mutable_data<float>();
+  Tensor probs(kC, scores.shape());
+  const C* s2 = scores.data<C>();
+  C* p = probs.mutable_data<C>();
   for (int64_t row = 0; row < B * Hq * L; ++row) {
-    float m = -std::numeric_limits<float>::infinity();
+    C m = -std::numeric_limits<C>::infinity();
     for (int64_t j = 0; j < S; ++j) m = s2[row * S + j] > m ? s2[row * S + j] : m;
-    for (int64_t j = 0; j < S; ++j) p[row * S + j] = math::Exp(s2[row * S + j] - m);
-    const float total = SumCanonicalBy<float>(S, [&](int64_t j) { return p[row * S + j]; });
+    for (int64_t j = 0; j < S; ++j) p[row * S + j] = ExpC<C>(s2[row * S + j] - m);
+    const C total = SumCanonicalBy<C>(S, [&](int64_t j) { return p[row * S + j]; });
     for (int64_t j = 0; j < S; ++j) p[row * S + j] = p[row * S + j] / total;
   }
   probs = apply("prob_mod", probs);
-  const float* pp = probs.data<float>();
+  const C* pp = probs.data<C>();
   Tensor& y = ctx.out(0, tv.dtype(), {B, Hq, L, Ev});
   for (int64_t b = 0; b < B; ++b)
     for (int64_t h = 0; h < Hq; ++h) {
       const int64_t hk = h / (Hq / Hk);
       for (int64_t i = 0; i < L; ++i)
         for (int64_t d = 0; d < Ev; ++d) {
-          float acc = -0.0f;
+          C acc = C(-0.0);
           for (int64_t j = 0; j < S; ++j) acc = acc + pp[((b * Hq + h) * L + i) * S + j] * v[size_t(((b * Hk + hk) * S + j) * Ev + d)];
-          StoreF32(y, ((b * Hq + h) * L + i) * Ev + d, acc);
+          StoreCompute<C>(y, ((b * Hq + h) * L + i) * Ev + d, acc);
         }
     }
+}
+
+}  // namespace
+
+void FlexAttention(OpContext& ctx) {
+  const Tensor& tq = ctx.in(0);
+  const Tensor& tk = ctx.in(1);
+  const Tensor& tv = ctx.in(2);
+  if (tq.rank() != 4 || tk.rank() != 4 || tv.rank() != 4) throw ctx.Fail(ErrorCode::kShapeMismatch, "Q, K and V must be rank 4");
+  if (tq.dtype() == DType::kDouble) {
+    if (tk.dtype() != DType::kDouble || tv.dtype() != DType::kDouble) throw ctx.Fail(ErrorCode::kTypeMismatch, "Q, K and V must share one type");
+    FlexAttentionImpl<double>(ctx);
+  } else {
+    FlexAttentionImpl<float>(ctx);
+  }
 }
 
 }  // namespace ref

@@ -85,6 +85,18 @@ OpFn FindRefOp(const std::string& domain, const std::string& op_type) {
   return it == kByName.end() ? nullptr : it->second;
 }
 
+Error UnsupportedOpError(const std::string& origin, const Node& node) {
+  std::string msg = origin + ": operator " + (node.domain.empty() ? "" : node.domain + ".") + node.op_type + " (" +
+                    node.Describe() + ") is not supported";
+  if (node.domain.empty() && node.op_type == "ImageDecoder") {
+    msg += ": image codecs are out of scope (JPEG, WebP and JPEG 2000 decoding is defined only to a tolerance, so "
+           "exact mode cannot own its bits; decode images before the model)";
+  } else if (node.domain == "ai.onnx.preview.training") {
+    msg += ": training operators are out of scope for an inference runtime";
+  }
+  return Error(ErrorCode::kUnsupportedOp, msg);
+}
+
 std::vector<std::string> ListRefOps() {
   std::vector<std::string> v;
   for (const Entry& e : kOps) v.push_back(std::string(e.domain).empty() ? e.op : std::string(e.domain) + "." + e.op);

@@ -57,6 +57,11 @@ using OpFn = void (*)(OpContext&);
 
 // Returns the reference kernel for (domain, op_type), or null.
 OpFn FindRefOp(const std::string& domain, const std::string& op_type);
+
+// The typed error for a node whose operator has no reference kernel. For operators that
+// are out of scope by decision (docs/exact-mode.md, "Operators left out"), the message
+// says why.
+Error UnsupportedOpError(const std::string& origin, const Node& node);
 // All (domain, op_type) pairs with a reference kernel, for `onemodel ops`.
 std::vector<std::string> ListRefOps();
 

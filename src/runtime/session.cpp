@@ -48,9 +48,7 @@ class Executor {
       OpFn fn = FindRefOp(node.domain, node.op_type);
       const Function* func = fn ? nullptr : FindFunction(node);
       if (!fn && !func) {
-        throw Error(ErrorCode::kUnsupportedOp, model_.origin + ": operator " +
-                                                   (node.domain.empty() ? "" : node.domain + ".") + node.op_type +
-                                                   " (" + node.Describe() + ") is not supported");
+        throw UnsupportedOpError(model_.origin, node);
       }
       OpContext ctx(node, opset);
       ctx.executor = this;
@@ -165,8 +163,7 @@ namespace {
 void CheckOps(const Model& m, const Graph& g) {
   for (const Node& n : g.nodes) {
     if (!FindRefOp(n.domain, n.op_type) && !m.functions.count(n.domain + ":" + n.op_type)) {
-      throw Error(ErrorCode::kUnsupportedOp, m.origin + ": operator " + (n.domain.empty() ? "" : n.domain + ".") +
-                                                 n.op_type + " (" + n.Describe() + ") is not supported");
+      throw UnsupportedOpError(m.origin, n);
     }
     for (const auto& [k, a] : n.attributes) {
       if (a.g) CheckOps(m, *a.g);
