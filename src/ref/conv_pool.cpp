@@ -96,29 +96,42 @@ void Conv(OpContext& ctx) {
   const int64_t in_sp = Prod(g.in), out_sp = Prod(g.out), k_sp = Prod(g.kernel);
   std::vector<int64_t> in_st(size_t(g.dims), 1);
   for (int64_t d = g.dims - 1; d > 0; --d) in_st[size_t(d - 1)] = in_st[size_t(d)] * g.in[size_t(d)];
+  // The taps of one output position (input offset within a channel, kernel index) are
+  // listed once and shared by every output channel; each output still folds channel
+  // (outer) then kernel position (row-major), skipping padding taps, as above.
+  std::vector<int64_t> tap_off, tap_k;
+  tap_off.reserve(size_t(k_sp));
+  tap_k.reserve(size_t(k_sp));
+  const float* xd = xv.data();
+  const float* wd = wv.data();
   for (int64_t n = 0; n < N; ++n)
-    for (int64_t m = 0; m < M; ++m) {
-      const int64_t grp = m / Mg;
-      ForEach(g.out, [&](int64_t o, const std::vector<int64_t>& op) {
+    ForEach(g.out, [&](int64_t o, const std::vector<int64_t>& op) {
+      tap_off.clear();
+      tap_k.clear();
+      ForEach(g.kernel, [&](int64_t k, const std::vector<int64_t>& kp) {
+        int64_t off = 0;
+        for (int64_t d = 0; d < g.dims; ++d) {
+          const size_t i = size_t(d);
+          const int64_t p = op[i] * g.stride[i] - g.pad_b[i] + kp[i] * g.dil[i];
+          if (p < 0 || p >= g.in[i]) return;
+          off += p * in_st[i];
+        }
+        tap_off.push_back(off);
+        tap_k.push_back(k);
+      });
+      const size_t taps = tap_off.size();
+      for (int64_t m = 0; m < M; ++m) {
+        const int64_t grp = m / Mg;
         float acc = -0.0f;
         for (int64_t c = 0; c < Cg; ++c) {
-          const float* xc = xv.data() + (n * C + grp * Cg + c) * in_sp;
-          const float* wc = wv.data() + (m * Cg + c) * k_sp;
-          ForEach(g.kernel, [&](int64_t k, const std::vector<int64_t>& kp) {
-            int64_t off = 0;
-            for (int64_t d = 0; d < g.dims; ++d) {
-              const size_t i = size_t(d);
-              const int64_t p = op[i] * g.stride[i] - g.pad_b[i] + kp[i] * g.dil[i];
-              if (p < 0 || p >= g.in[i]) return;
-              off += p * in_st[i];
-            }
-            acc = acc + xc[off] * wc[k];
-          });
+          const float* xc = xd + (n * C + grp * Cg + c) * in_sp;
+          const float* wc = wd + (m * Cg + c) * k_sp;
+          for (size_t t = 0; t < taps; ++t) acc = acc + xc[tap_off[t]] * wc[tap_k[t]];
         }
         if (!bias.empty()) acc = acc + bias[size_t(m)];
         StoreF32(y, (n * M + m) * out_sp + o, acc);
-      });
-    }
+      }
+    });
 }
 
 void ConvTranspose(OpContext& ctx) {
