@@ -44,6 +44,10 @@ const char* kUsage =
     "                          run MODEL in exact mode; print input/<name> <hash> per input, then\n"
     "                          <model>/<output> <hash> per output (inputs not given are generated);\n"
     "                          --save DIR also writes each tensor output to DIR/<output>.npy\n"
+    "  golden [--models DIR ...] [--cases DIR ...] [--only A,B]\n"
+    "                          every model DIR/<m>.onnx (stored inputs from DIR/<m>.inputs, others\n"
+    "                          generated): input/<m>/<name> <hash> lines, then <m>/<output> <hash>;\n"
+    "                          then a case/<name> <hash> line per node case; progress on stderr\n"
     "  info MODEL              list the model's inputs, outputs, opsets and operators\n"
     "  bench-lanes [--n N] [--reps R] [--all]\n"
     "                          time the canonical L-lane f32 sum for L = 16, 32, 64, 128\n"
@@ -298,6 +302,37 @@ CaseResult RunCase(const std::string& dir, const Options& o, std::string* hash, 
   }
 }
 
+struct CaseCounts {
+  int passed = 0, failed = 0, skipped = 0;
+};
+
+// Runs every case folder of dir (name order) whose name contains filter; prints one
+// `case/<name> <hash>` line per case on out.
+CaseCounts RunCaseFolders(const Options& o, const std::string& dir, const std::string& filter, bool verbose,
+                          std::ostream& out, std::ostream& err) {
+  if (!IsDirectory(dir)) throw Error(ErrorCode::kIo, "cases: '" + dir + "' is not a directory");
+  CaseCounts c;
+  for (const std::string& name : ListDirectory(dir)) {
+    const std::string cdir = JoinPath(dir, name);
+    if (!FileExists(JoinPath(cdir, "model.onnx"))) continue;
+    if (!filter.empty() && name.find(filter) == std::string::npos) continue;
+    std::string hash, why;
+    const CaseResult r = RunCase(cdir, o, &hash, &why);
+    std::string line_name = name;
+    if (line_name.rfind("test_", 0) == 0) line_name = line_name.substr(5);
+    out << "case/" << line_name << " " << hash << "\n";
+    if (r == CaseResult::kPassed) ++c.passed;
+    else if (r == CaseResult::kFailed) ++c.failed;
+    else ++c.skipped;
+    if (verbose) {
+      if (r == CaseResult::kPassed) err << "PASS " << name << "\n";
+      else err << (r == CaseResult::kFailed ? "FAIL " : "SKIP ") << name << ": " << why << "\n";
+    }
+  }
+  out.flush();
+  return c;
+}
+
 int CmdCases(const Options& o, std::ostream& out, std::ostream& err) {
   std::string dir, filter;
   bool verbose = false;
@@ -312,28 +347,9 @@ int CmdCases(const Options& o, std::ostream& out, std::ostream& err) {
     else throw Error(ErrorCode::kInvalidArgument, "cases: unexpected argument '" + a + "'");
   }
   if (dir.empty()) throw Error(ErrorCode::kInvalidArgument, "cases: give the folder of case folders");
-  if (!IsDirectory(dir)) throw Error(ErrorCode::kIo, "cases: '" + dir + "' is not a directory");
-  int passed = 0, failed = 0, skipped = 0;
-  for (const std::string& name : ListDirectory(dir)) {
-    const std::string cdir = JoinPath(dir, name);
-    if (!FileExists(JoinPath(cdir, "model.onnx"))) continue;
-    if (!filter.empty() && name.find(filter) == std::string::npos) continue;
-    std::string hash, why;
-    const CaseResult r = RunCase(cdir, o, &hash, &why);
-    std::string line_name = name;
-    if (line_name.rfind("test_", 0) == 0) line_name = line_name.substr(5);
-    out << "case/" << line_name << " " << hash << "\n";
-    if (r == CaseResult::kPassed) ++passed;
-    else if (r == CaseResult::kFailed) ++failed;
-    else ++skipped;
-    if (verbose) {
-      if (r == CaseResult::kPassed) err << "PASS " << name << "\n";
-      else err << (r == CaseResult::kFailed ? "FAIL " : "SKIP ") << name << ": " << why << "\n";
-    }
-  }
-  out.flush();
-  err << passed << " passed, " << failed << " failed, " << skipped << " skipped\n";
-  return failed == 0 ? 0 : 1;
+  const CaseCounts c = RunCaseFolders(o, dir, filter, verbose, out, err);
+  err << c.passed << " passed, " << c.failed << " failed, " << c.skipped << " skipped\n";
+  return c.failed == 0 ? 0 : 1;
 }
 
 std::string ModelStem(const std::string& path) {
@@ -415,6 +431,43 @@ std::string SafeFileName(const std::string& name) {
   return r.empty() || r[0] == '.' ? "_" + r : r;
 }
 
+// Runs one model in exact mode with inputs from files (NAME -> .npy path) or generated;
+// prints `input/<input_prefix><name> <hash>` per input, then `<stem>/<output> <hash>`.
+void RunModelLines(const Options& o, const std::string& model, const std::map<std::string, std::string>& files,
+                   const std::map<std::string, int64_t>& dims, const std::string& input_prefix,
+                   const std::string& save_dir, std::ostream& out) {
+  SessionOptions so;
+  so.threads = o.threads;
+  so.isa = IsaName(o.isa);
+  Session s = Session::Load(model, so);
+  std::map<std::string, Value> feeds;
+  for (const auto& [name, path] : files) {
+    bool known = false;
+    for (const auto& in : s.inputs()) known |= in.name == name;
+    if (!known) throw Error(ErrorCode::kInvalidArgument, model + ": the model has no input named '" + name + "'");
+    auto bytes = ReadFile(path);
+    feeds[name] = Value::FromTensor(ParseNpy(bytes->data(), bytes->size(), path));
+  }
+  for (const auto& in : s.inputs()) {
+    if (!feeds.count(in.name)) feeds[in.name] = Value::FromTensor(GenerateInput(in, dims));
+    Sha256 h;
+    HashValue(feeds[in.name], h);
+    out << "input/" << input_prefix << in.name << " " << h.HexDigest() << "\n";
+  }
+  const std::vector<Value> outs = s.Run(feeds);
+  const std::string stem = ModelStem(model);
+  for (size_t i = 0; i < outs.size(); ++i) {
+    Sha256 h;
+    HashValue(outs[i], h);
+    out << stem << "/" << s.outputs()[i].name << " " << h.HexDigest() << "\n";
+    if (!save_dir.empty() && outs[i].is_tensor()) {
+      const auto bytes = SerializeNpy(outs[i].tensor);
+      WriteFile(JoinPath(save_dir, SafeFileName(s.outputs()[i].name) + ".npy"), bytes.data(), bytes.size());
+    }
+  }
+  out.flush();
+}
+
 int CmdHash(const Options& o, std::ostream& out) {
   std::string model;
   std::map<std::string, std::string> files;
@@ -440,34 +493,67 @@ int CmdHash(const Options& o, std::ostream& out) {
     else throw Error(ErrorCode::kInvalidArgument, "hash: unexpected argument '" + a + "'");
   }
   if (model.empty()) throw Error(ErrorCode::kInvalidArgument, "hash: give the model file");
-  SessionOptions so;
-  so.threads = o.threads;
-  so.isa = IsaName(o.isa);
-  Session s = Session::Load(model, so);
-  std::map<std::string, Value> feeds;
-  for (const auto& [name, path] : files) {
-    bool known = false;
-    for (const auto& in : s.inputs()) known |= in.name == name;
-    if (!known) throw Error(ErrorCode::kInvalidArgument, "the model has no input named '" + name + "'");
-    auto bytes = ReadFile(path);
-    feeds[name] = Value::FromTensor(ParseNpy(bytes->data(), bytes->size(), path));
+  RunModelLines(o, model, files, dims, "", save_dir, out);
+  return 0;
+}
+
+// The stored inputs of DIR/<stem>.onnx, from DIR/<stem>.inputs: one `NAME=PATH` per line,
+// PATH relative to DIR (tools/prepare.sh writes them); none when the file is absent.
+std::map<std::string, std::string> ReadInputList(const std::string& dir, const std::string& stem) {
+  std::map<std::string, std::string> files;
+  const std::string list = JoinPath(dir, stem + ".inputs");
+  if (!FileExists(list)) return files;
+  const auto bytes = ReadFile(list);
+  std::string text(reinterpret_cast<const char*>(bytes->data()), bytes->size());
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t nl = text.find('\n', start);
+    if (nl == std::string::npos) nl = text.size();
+    const std::string line = text.substr(start, nl - start);
+    start = nl + 1;
+    if (line.empty() || line[0] == '#') continue;
+    const size_t eq = line.find('=');
+    if (eq == std::string::npos || eq == 0) throw Error(ErrorCode::kInvalidArgument, list + ": a line is not NAME=PATH: '" + line + "'");
+    const std::string path = line.substr(eq + 1);
+    files[line.substr(0, eq)] = !path.empty() && path[0] == '/' ? path : JoinPath(dir, path);
   }
-  for (const auto& in : s.inputs()) {
-    if (!feeds.count(in.name)) feeds[in.name] = Value::FromTensor(GenerateInput(in, dims));
-    Sha256 h;
-    HashValue(feeds[in.name], h);
-    out << "input/" << in.name << " " << h.HexDigest() << "\n";
+  return files;
+}
+
+// golden: every model of --models (its stored inputs from <stem>.inputs, others generated)
+// in name order, then every node case of --cases; progress on err.
+int CmdGolden(const Options& o, std::ostream& out, std::ostream& err) {
+  std::vector<std::string> model_dirs, case_dirs;
+  std::string only;
+  for (size_t i = 0; i < o.rest.size(); ++i) {
+    const std::string& a = o.rest[i];
+    auto value = [&]() {
+      if (i + 1 >= o.rest.size()) throw Error(ErrorCode::kInvalidArgument, a + " needs a value");
+      return o.rest[++i];
+    };
+    if (a == "--models") model_dirs.push_back(value());
+    else if (a == "--cases") case_dirs.push_back(value());
+    else if (a == "--only") only = "," + value() + ",";
+    else throw Error(ErrorCode::kInvalidArgument, "golden: unexpected argument '" + a + "'");
   }
-  const std::vector<Value> outs = s.Run(feeds);
-  const std::string stem = ModelStem(model);
-  for (size_t i = 0; i < outs.size(); ++i) {
-    Sha256 h;
-    HashValue(outs[i], h);
-    out << stem << "/" << s.outputs()[i].name << " " << h.HexDigest() << "\n";
-    if (!save_dir.empty() && outs[i].is_tensor()) {
-      const auto bytes = SerializeNpy(outs[i].tensor);
-      WriteFile(JoinPath(save_dir, SafeFileName(s.outputs()[i].name) + ".npy"), bytes.data(), bytes.size());
+  if (model_dirs.empty() && case_dirs.empty()) throw Error(ErrorCode::kInvalidArgument, "golden: give --models DIR and/or --cases DIR");
+  for (const std::string& dir : model_dirs) {
+    if (!IsDirectory(dir)) throw Error(ErrorCode::kIo, "golden: '" + dir + "' is not a directory");
+    for (const std::string& name : ListDirectory(dir)) {
+      if (name.size() <= 5 || name.substr(name.size() - 5) != ".onnx") continue;
+      const std::string stem = name.substr(0, name.size() - 5);
+      if (!only.empty() && only.find("," + stem + ",") == std::string::npos) continue;
+      err << "[golden] " << stem << " ..." << std::flush;
+      const auto t0 = std::chrono::steady_clock::now();
+      RunModelLines(o, JoinPath(dir, name), ReadInputList(dir, stem), {}, stem + "/", "", out);
+      const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      err << " " << s << " s\n";
     }
+  }
+  for (const std::string& dir : case_dirs) {
+    err << "[golden] node cases in " << dir << " ..." << std::flush;
+    const CaseCounts c = RunCaseFolders(o, dir, "", false, out, err);
+    err << " " << c.passed << " passed, " << c.failed << " failed, " << c.skipped << " skipped\n";
   }
   return 0;
 }
@@ -546,6 +632,7 @@ int RunCli(const std::vector<std::string>& args, std::ostream& out, std::ostream
     if (cmd == "bench-lanes") return CmdBenchLanes(o, out, err);
     if (cmd == "cases") return CmdCases(o, out, err);
     if (cmd == "hash") return CmdHash(o, out);
+    if (cmd == "golden") return CmdGolden(o, out, err);
     if (cmd == "info") return CmdInfo(o, out);
     if (cmd == "help") { out << kUsage; return 0; }
     err << "onemodel: unknown command '" << cmd << "'\n" << kUsage;
