@@ -3,7 +3,9 @@
 # arm64 (cross build, runs under qemu-aarch64), wasm (SIMD128 and scalar builds).
 # Default: all rows. Outputs: build/<row>/onemodel, build/<row>/libonemodel.a,
 # build/<row>/onemodel_tests; build/wasm/{simd,scalar}/ and the node CLI's modules
-# build/wasm/onemodel-{simd,scalar}.{js,wasm}.
+# build/wasm/onemodel-{simd,scalar}.{js,wasm}. Rows built only on request:
+# native-debug (g++ -O0, the golden rows' debug build) and native-broken (the AVX2 sum
+# kernel broken on purpose, for tools/golden_broken_demo.sh); neither has tests.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$ROOT"
@@ -40,6 +42,10 @@ for row in "${ROWS[@]}"; do
   echo "[build] $row" >&2
   case "$row" in
     native) configure_build build/native -DCMAKE_CXX_COMPILER=g++ -DCMAKE_C_COMPILER=gcc ;;
+    native-debug) configure_build build/native-debug -DCMAKE_CXX_COMPILER=g++ -DCMAKE_C_COMPILER=gcc \
+                    -DCMAKE_BUILD_TYPE=Debug -DONEMODEL_BUILD_TESTS=OFF ;;
+    native-broken) configure_build build/native-broken -DCMAKE_CXX_COMPILER=g++ -DCMAKE_C_COMPILER=gcc \
+                     -DONEMODEL_DEMO_BROKEN_KERNEL=ON -DONEMODEL_BUILD_TESTS=OFF ;;
     native-clang) configure_build build/native-clang -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_C_COMPILER=clang ;;
     arm64) configure_build build/arm64 -DCMAKE_TOOLCHAIN_FILE="$ROOT/cmake/aarch64-linux-gnu.cmake" \
              -DONEMODEL_PROTOBUF_PREFIX="$(pb_prefix aarch64)" ;;
@@ -59,6 +65,6 @@ for row in "${ROWS[@]}"; do
         cp "$dir/onemodel.wasm" "build/wasm/onemodel-$flavour.wasm"
       done
       ;;
-    *) echo "tools/build.sh: unknown row '$row' (rows: native native-clang arm64 wasm)" >&2; exit 2 ;;
+    *) echo "tools/build.sh: unknown row '$row' (rows: native native-clang arm64 wasm native-debug native-broken)" >&2; exit 2 ;;
   esac
 done

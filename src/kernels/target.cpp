@@ -7,7 +7,21 @@
 namespace onemodel {
 namespace ONEMODEL_NS {
 
-float SumF32(const float* x, size_t n) { return SumCanonicalVec<kCanonicalLanes>(x, n); }
+float SumF32(const float* x, size_t n) {
+#if defined(ONEMODEL_DEMO_BROKEN_KERNEL) && defined(ONEMODEL_TARGET_AVX2)
+  // The golden tools' demonstration (tools/golden_broken_demo.sh): on AVX2 only, the
+  // sum's lanes are combined left to right instead of by the canonical tree, which
+  // rounds differently for some inputs. Never defined in a normal build.
+  alignas(64) float lanes[kCanonicalLanes] = {};
+  for (size_t j = 0; j < kCanonicalLanes; ++j) lanes[j] = -0.0f;
+  for (size_t i = 0; i < n; ++i) lanes[i % kCanonicalLanes] += x[i];
+  float acc = -0.0f;
+  for (size_t j = 0; j < kCanonicalLanes; ++j) acc += lanes[j];
+  return acc;
+#else
+  return SumCanonicalVec<kCanonicalLanes>(x, n);
+#endif
+}
 
 void FillKernelTable(KernelTable* table) {
 #define ONEMODEL_KERNEL(name, ret, params) table->name = &name;

@@ -10,6 +10,7 @@
 
 #include "core/error.h"
 #include "graph/graph.h"
+#include "kernels/kernels.h"
 #include "runtime/value.h"
 
 namespace onemodel {
@@ -28,6 +29,10 @@ struct OpContext {
   std::vector<const Value*> inputs;
   std::vector<Value> outputs;
   Executor* executor = nullptr;  // for control flow (subgraphs)
+  // The session's kernels (its ISA cap); null: the reference kernels. A reference
+  // operator may hand a contiguous inner loop to one of them; each is bitwise equal
+  // to its reference kernel (tests/test_kernels.cpp).
+  const KernelTable* kernels = nullptr;
   const Scope* scope = nullptr;   // this node's view of every visible value
 
   OpContext(const Node& n, int64_t op) : node(n), opset(op), outputs(n.outputs.size()) {}

@@ -145,12 +145,20 @@ void Reduce(OpContext& ctx, Red kind, int64_t axes_input_since) {
       const T* px = x.data<T>();
       T* po = out.mutable_data<T>();
       const int64_t n = p.per_output;
+      bool contiguous = p.lanes;
+      for (int64_t i = 0; contiguous && i < n; ++i) contiguous = p.offsets[size_t(i)] == i;
       for (int64_t o = 0; o < p.outputs; ++o) {
         const T* row = px + p.base[size_t(o)];
         auto at = [&](int64_t i) -> C { return Widen(row[p.offsets[size_t(i)]]); };
         C r{};
         switch (kind) {
-          case Red::kSum: r = SumOrdered<C>(n, p.lanes, at); break;
+          case Red::kSum:
+            if constexpr (std::is_same_v<T, float>) {
+              // A contiguous run in the canonical order: the session's sum kernel.
+              if (contiguous && ctx.kernels && ctx.kernels->SumF32) { r = ctx.kernels->SumF32(row, size_t(n)); break; }
+            }
+            r = SumOrdered<C>(n, p.lanes, at);
+            break;
           case Red::kMean: {
             const C s = SumOrdered<C>(n, p.lanes, at);
             if constexpr (std::is_floating_point_v<C>) r = s / C(n);

@@ -411,7 +411,9 @@ void TopK(OpContext& ctx) {
         std::stable_sort(order.begin(), order.end(), [&](int64_t p, int64_t q) {
           const double a = v(p), c = v(q);
           if (largest) { if (a != a) return c == c; if (c != c) return false; return a > c; }
-          if (c != c) return a == a; if (a != a) return false; return a < c;
+          if (c != c) return a == a;
+          if (a != a) return false;
+          return a < c;
         });
         for (int64_t i = 0; i < k; ++i) {
           const int64_t o = (b * k + i) * inner + j;

@@ -13,7 +13,7 @@ namespace onemodel {
 
 class Executor {
  public:
-  Executor(const Model& m) : model_(m) {}
+  Executor(const Model& m, const KernelTable* kernels) : model_(m), kernels_(kernels) {}
 
   // Runs graph g with the given bindings (inputs), seeing `outer` for names defined
   // in enclosing graphs.
@@ -52,6 +52,7 @@ class Executor {
       }
       OpContext ctx(node, opset);
       ctx.executor = this;
+      ctx.kernels = kernels_;
       ctx.scope = &scope;
       for (const auto& in : node.inputs) {
         if (in.empty()) { ctx.inputs.push_back(nullptr); continue; }
@@ -128,6 +129,7 @@ class Executor {
     return it == m.end() ? nullptr : &it->second;
   }
   const Model& model_;
+  const KernelTable* kernels_;
   int depth_ = 0;
 };
 
@@ -175,6 +177,7 @@ void CheckOps(const Model& m, const Graph& g) {
 
 void Session::Prepare(const SessionOptions& opts) {
   opts_ = opts;
+  dispatch_ = MakeDispatch(opts.isa.empty() ? DefaultIsaCap() : ParseIsa(opts.isa));
   if (opts.mode == Mode::kFast) {
     // Fast mode does not exist yet: it runs the exact path (same bits).
   }
@@ -223,7 +226,7 @@ std::vector<Value> Session::Run(const std::map<std::string, Value>& feeds) const
     }
     env[in.name] = v;
   }
-  Executor ex(*model_);
+  Executor ex(*model_, &dispatch_.kernels);
   return ex.RunGraph(g, std::move(env), nullptr);
 }
 

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "graph/graph.h"
+#include "runtime/dispatch.h"
 #include "runtime/value.h"
 
 namespace onemodel {
@@ -48,6 +49,7 @@ class Session {
   std::shared_ptr<Model> model_;
   std::vector<ValueInfo> inputs_;
   SessionOptions opts_;
+  Dispatch dispatch_;
 };
 
 }  // namespace onemodel

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# The committed-hash check: runs the five committed graphs of testdata/graphs through
+# `onemodel golden` on every row of one kind and compares each row, line by line, with
+# testdata/graphs/golden-exact.txt (the first row). Fast (seconds per row): .ci/run and
+# the GitHub workflow run it.
+#   tools/golden_ci.sh native [--no-build]  every ISA cap this CPU runs, 1 and 3 threads
+#   tools/golden_ci.sh wasm [--no-build]    node: SIMD and scalar builds, each with V8's
+#                                           default tiering, --liftoff-only and --no-liftoff
+# Ends with `ALL ROWS EQUAL (R rows, L lines)` or the differing lines and rows (exit 1).
+# Rows are saved in build/golden-ci-<kind>/. To re-record the hashes after a deliberate
+# change: build/native/onemodel --isa ref golden --models testdata/graphs \
+#   > testdata/graphs/golden-exact.txt  (and say why in the commit message).
+set -euo pipefail
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$ROOT"
+KIND="${1:?usage: tools/golden_ci.sh native|wasm [--no-build]}"
+BUILD=1; [ "${2:-}" = --no-build ] && BUILD=0
+G=testdata/graphs
+rows=(--row "committed=cat $G/golden-exact.txt")
+case "$KIND" in
+  native)
+    [ "$BUILD" = 1 ] && tools/build.sh native
+    for entry in $(build/native/onemodel targets | sed -n 's/^compiled://p'); do
+      [[ "$entry" == *"("* ]] && continue  # this CPU lacks it
+      for t in 1 3; do rows+=(--row "native-$entry-t$t=build/native/onemodel --isa $entry --threads $t golden --models $G"); done
+    done
+    ;;
+  wasm)
+    [ "$BUILD" = 1 ] && tools/build.sh wasm
+    for simd in on off; do
+      name=simd; [ "$simd" = off ] && name=scalar
+      rows+=(--row "wasm-$name=node js/bin/onemodel.mjs --simd $simd golden --models $G")
+      rows+=(--row "wasm-$name-liftoff-only=node --liftoff-only js/bin/onemodel.mjs --simd $simd golden --models $G")
+      rows+=(--row "wasm-$name-no-liftoff=node --no-liftoff js/bin/onemodel.mjs --simd $simd golden --models $G")
+    done
+    ;;
+  *) echo "tools/golden_ci.sh: kind must be native or wasm, not '$KIND'" >&2; exit 2 ;;
+esac
+exec node tools/golden_hash.mjs --out "build/golden-ci-$KIND" --keep-going "${rows[@]}"
