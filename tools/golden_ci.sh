@@ -15,14 +15,15 @@ ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$ROOT"
 KIND="${1:?usage: tools/golden_ci.sh native|wasm [--no-build]}"
 BUILD=1; [ "${2:-}" = --no-build ] && BUILD=0
+BIN="${ONEMODEL_BIN:-build/native/onemodel}"  # native kind: the CLI to check (the workflow's own builds)
 G=testdata/graphs
 rows=(--row "committed=cat $G/golden-exact.txt")
 case "$KIND" in
   native)
     [ "$BUILD" = 1 ] && tools/build.sh native
-    for entry in $(build/native/onemodel targets | sed -n 's/^compiled://p'); do
+    for entry in $("$BIN" targets | sed -n 's/^compiled://p' | tr -d '\r'); do
       [[ "$entry" == *"("* ]] && continue  # this CPU lacks it
-      for t in 1 3; do rows+=(--row "native-$entry-t$t=build/native/onemodel --isa $entry --threads $t golden --models $G"); done
+      for t in 1 3; do rows+=(--row "native-$entry-t$t=$BIN --isa $entry --threads $t golden --models $G"); done
     done
     ;;
   wasm)

@@ -2,14 +2,15 @@
 # The test command (README): builds every row, then runs the Catch2 suite natively once
 # per ISA cap (gcc and clang), on arm64 under qemu (a CPU with and one without the
 # dot-product extension), and on wasm (SIMD128 and scalar builds) under node; then the
-# CLI checks. Each row prints its own count; the last line is the total
+# CLI checks, the node cases on every row, and the committed golden graphs
+# (tools/golden_ci.sh native and wasm, one test each). Each row prints its own count; the last line is the total
 # `N passed, N failed, N skipped` (test cases); exits non-zero on any failure.
 # Options: --no-build (use existing builds), --rows "native arm64 ..." (subset).
 set -uo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$ROOT"
 BUILD=1
-ROWS="native native-clang arm64 wasm cli cases"
+ROWS="native native-clang arm64 wasm cli cases golden"
 while [ $# -gt 0 ]; do
   case "$1" in
     --no-build) BUILD=0 ;;
@@ -22,7 +23,7 @@ done
 if [ "$BUILD" = 1 ]; then
   build_rows=""
   for r in $ROWS; do
-    case "$r" in cli|cases) build_rows="$build_rows native wasm" ;; *) build_rows="$build_rows $r" ;; esac
+    case "$r" in cli|cases|golden) build_rows="$build_rows native wasm" ;; *) build_rows="$build_rows $r" ;; esac
   done
   # shellcheck disable=SC2086
   tools/build.sh $(echo $build_rows | tr ' ' '\n' | awk '!seen[$0]++') || { echo "0 passed, 1 failed, 0 skipped"; exit 1; }
@@ -118,6 +119,15 @@ for row in $ROWS; do
       last=$(echo "$out" | tail -1)
       if [[ "$last" =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed$ ]]; then p=${BASH_REMATCH[1]}; f=${BASH_REMATCH[2]}; else p=0; f=1; fi
       echo "row $row: $label -> $p passed, $f failed, 0 skipped"
+      TOTAL_P=$((TOTAL_P + p)); TOTAL_F=$((TOTAL_F + f))
+      ;;
+    golden)
+      p=0; f=0
+      for kind in native wasm; do
+        out=$(tools/golden_ci.sh "$kind" --no-build 2>/dev/null); echo "$out" | tail -3 | sed "s/^/    $kind: /"
+        if tail -1 <<<"$out" | grep -q '^ALL ROWS EQUAL'; then p=$((p + 1)); else f=$((f + 1)); fi
+      done
+      echo "row golden: committed graphs vs testdata/graphs/golden-exact.txt -> $p passed, $f failed, 0 skipped"
       TOTAL_P=$((TOTAL_P + p)); TOTAL_F=$((TOTAL_F + f))
       ;;
     *) echo "tools/test.sh: unknown row $row" >&2; exit 2 ;;
