@@ -230,28 +230,42 @@ std::vector<int32_t> IntConv(OpContext& ctx, const Tensor& x, const Tensor& w, c
   std::vector<int64_t> in_st(size_t(g.dims), 1);
   for (int64_t d = g.dims - 1; d > 0; --d) in_st[size_t(d - 1)] = in_st[size_t(d)] * g.in[size_t(d)];
   std::vector<int32_t> acc_out(static_cast<size_t>(N * M * out_sp));
+  // Operands minus their zero points, read once; padding taps are skipped (as padding
+  // with the zero point). Sums modulo 2^32 do not depend on the order of the terms.
+  std::vector<uint32_t> xc(static_cast<size_t>(x.numel())), wc(static_cast<size_t>(w.numel()));
+  for (int64_t i = 0; i < x.numel(); ++i) xc[size_t(i)] = uint32_t(get(x, i) - xz);
+  for (int64_t i = 0; i < w.numel(); ++i) {
+    const int64_t m = i / (Cg * k_sp);
+    const int64_t wz = wzp && wzp->numel() ? get(*wzp, wzp->numel() > 1 ? m : 0) : 0;
+    wc[size_t(i)] = uint32_t(get(w, i) - wz);
+  }
+  std::vector<int64_t> tap_off, tap_k;
   for (int64_t n = 0; n < N; ++n)
-    for (int64_t m = 0; m < M; ++m) {
-      const int64_t grp = m / Mg;
-      const int64_t wz = wzp && wzp->numel() ? get(*wzp, wzp->numel() > 1 ? m : 0) : 0;
-      ForEach(g.out, [&](int64_t o, const std::vector<int64_t>& op) {
+    ForEach(g.out, [&](int64_t o, const std::vector<int64_t>& op) {
+      tap_off.clear();
+      tap_k.clear();
+      ForEach(g.kernel, [&](int64_t k, const std::vector<int64_t>& kp) {
+        int64_t off = 0;
+        for (int64_t d = 0; d < g.dims; ++d) {
+          const size_t i = size_t(d);
+          const int64_t q = op[i] * g.stride[i] - g.pad_b[i] + kp[i] * g.dil[i];
+          if (q < 0 || q >= g.in[i]) return;
+          off += q * in_st[i];
+        }
+        tap_off.push_back(off);
+        tap_k.push_back(k);
+      });
+      for (int64_t m = 0; m < M; ++m) {
+        const int64_t grp = m / Mg;
         uint32_t acc = 0;
         for (int64_t c = 0; c < Cg; ++c) {
-          const int64_t xbase = (n * C + grp * Cg + c) * in_sp, wbase = (m * Cg + c) * k_sp;
-          ForEach(g.kernel, [&](int64_t k, const std::vector<int64_t>& kp) {
-            int64_t off = 0;
-            for (int64_t d = 0; d < g.dims; ++d) {
-              const size_t i = size_t(d);
-              const int64_t q = op[i] * g.stride[i] - g.pad_b[i] + kp[i] * g.dil[i];
-              if (q < 0 || q >= g.in[i]) return;
-              off += q * in_st[i];
-            }
-            acc += uint32_t((get(x, xbase + off) - xz) * (get(w, wbase + k) - wz));
-          });
+          const uint32_t* xp = xc.data() + (n * C + grp * Cg + c) * in_sp;
+          const uint32_t* wp = wc.data() + (m * Cg + c) * k_sp;
+          for (size_t t = 0; t < tap_off.size(); ++t) acc += xp[tap_off[t]] * wp[tap_k[t]];
         }
         acc_out[size_t((n * M + m) * out_sp + o)] = int32_t(acc);
-      });
-    }
+      }
+    });
   return acc_out;
 }
 }  // namespace

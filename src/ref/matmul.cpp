@@ -1,7 +1,9 @@
 // Reference MatMul and Gemm. Each output element has one accumulator that starts at
 // -0.0 and folds its K products in index order (exact-contract section 3); narrow
 // floats accumulate in f32 and round once; integers wrap.
+#include <algorithm>
 #include <type_traits>
+#include <vector>
 
 #include "ref/ops.h"
 #include "ref/util.h"
@@ -54,16 +56,21 @@ void MatMul(OpContext& ctx) {
       const T* pa = a.data<T>();
       const T* pb = b.data<T>();
       T* po = out.mutable_data<T>();
+      // One row of accumulators at a time: every output still folds its K products in
+      // index order from -0.0; the n loop only visits B's rows contiguously.
+      std::vector<C> acc(static_cast<size_t>(N));
       for (size_t bi = 0; bi < ia.size(); ++bi) {
         const T* A = pa + ia[bi] * M * K;
         const T* B = pb + ib[bi] * K * N;
         T* O = po + int64_t(bi) * M * N;
         for (int64_t m = 0; m < M; ++m) {
-          for (int64_t n = 0; n < N; ++n) {
-            C acc = Zero<C>();
-            for (int64_t k = 0; k < K; ++k) acc = MulAdd<C>(acc, Widen(A[m * K + k]), Widen(B[k * N + n]));
-            O[m * N + n] = Narrow<T>(acc);
+          std::fill(acc.begin(), acc.end(), Zero<C>());
+          for (int64_t k = 0; k < K; ++k) {
+            const C x = Widen(A[m * K + k]);
+            const T* brow = B + k * N;
+            for (int64_t n = 0; n < N; ++n) acc[size_t(n)] = MulAdd<C>(acc[size_t(n)], x, Widen(brow[n]));
           }
+          for (int64_t n = 0; n < N; ++n) O[m * N + n] = Narrow<T>(acc[size_t(n)]);
         }
       }
     }

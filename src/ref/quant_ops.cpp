@@ -106,19 +106,31 @@ void IntMatMul(const OpContext& ctx, const Tensor& a, const Tensor& b, const Ten
   if (!b1) out_shape->push_back(N);
   const auto ia = BroadcastIndex(ba, batch), ib = BroadcastIndex(bb, batch);
   acc->assign(ia.size() * size_t(M * N), 0);
-  for (size_t bi = 0; bi < ia.size(); ++bi)
-    for (int64_t m = 0; m < M; ++m)
-      for (int64_t n = 0; n < N; ++n) {
-        uint32_t s = 0;
-        const int64_t za = azp ? int64_t(Get(*azp, azp->numel() > 1 ? m : 0)) : 0;
-        const int64_t zb = bzp ? int64_t(Get(*bzp, bzp->numel() > 1 ? n : 0)) : 0;
-        for (int64_t k = 0; k < K; ++k) {
-          const int64_t x = int64_t(Get(a, ia[bi] * M * K + m * K + k)) - za;
-          const int64_t y = int64_t(Get(b, ib[bi] * K * N + k * N + n)) - zb;
-          s += uint32_t(x * y);
-        }
-        (*acc)[bi * size_t(M * N) + size_t(m * N + n)] = int32_t(s);
+  // Operands minus their zero points, read once. Integer sums modulo 2^32 do not depend
+  // on the order of the terms, so the loops run row by row (k outer, n inner).
+  auto centred = [](const Tensor& t, const Tensor* zp, int64_t rows, int64_t cols, bool zp_per_row) {
+    std::vector<uint32_t> v(static_cast<size_t>(t.numel()));
+    std::vector<int64_t> z(static_cast<size_t>(zp_per_row ? rows : cols), 0);
+    for (size_t i = 0; i < z.size(); ++i) z[i] = zp ? int64_t(Get(*zp, zp->numel() > 1 ? int64_t(i) : 0)) : 0;
+    for (int64_t i = 0; i < t.numel(); ++i) {
+      const int64_t r = (i / cols) % rows, c = i % cols;
+      v[size_t(i)] = uint32_t(int64_t(Get(t, i)) - z[size_t(zp_per_row ? r : c)]);
+    }
+    return v;
+  };
+  const std::vector<uint32_t> av = centred(a, azp, M, K, true), bv = centred(b, bzp, K, N, false);
+  for (size_t bi = 0; bi < ia.size(); ++bi) {
+    uint32_t* out = reinterpret_cast<uint32_t*>(acc->data()) + bi * size_t(M * N);
+    for (int64_t m = 0; m < M; ++m) {
+      const uint32_t* arow = av.data() + ia[bi] * M * K + m * K;
+      uint32_t* orow = out + m * N;
+      for (int64_t k = 0; k < K; ++k) {
+        const uint32_t x = arow[k];
+        const uint32_t* brow = bv.data() + ib[bi] * K * N + k * N;
+        for (int64_t n = 0; n < N; ++n) orow[n] += x * brow[n];
       }
+    }
+  }
 }
 
 // round_half_even(v) + zp, saturated to the integer type t.
