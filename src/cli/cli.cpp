@@ -32,7 +32,8 @@ namespace onemodel {
 namespace {
 
 const char* kUsage =
-    "usage: onemodel [--isa ISA] [--threads N] COMMAND [ARGS]\n"
+    "usage: onemodel [--isa ISA] [--threads N] [--mode exact|fast] COMMAND [ARGS]\n"
+    "  (--mode fast currently runs the exact path: fast mode's rewrites are not built yet)\n"
     "commands:\n"
     "  version                 print the version and build\n"
     "  targets                 print the CPU's features, the compiled targets and the chosen one\n"
@@ -60,8 +61,15 @@ const char* kUsage =
 struct Options {
   Isa isa;
   int threads;
+  Mode mode = Mode::kExact;
   std::vector<std::string> rest;
 };
+
+Mode ParseMode(const std::string& m) {
+  if (m == "exact") return Mode::kExact;
+  if (m == "fast") return Mode::kFast;
+  throw Error(ErrorCode::kInvalidArgument, "--mode takes exact or fast, not '" + m + "'");
+}
 
 int64_t ParseInt(const std::string& flag, const std::string& v, int64_t lo, int64_t hi) {
   char* end = nullptr;
@@ -221,6 +229,7 @@ CaseResult RunCase(const std::string& dir, const Options& o, std::string* hash, 
     SessionOptions so;
     so.threads = o.threads;
     so.isa = IsaName(o.isa);
+    so.mode = o.mode;
     Session s = Session::Load(JoinPath(dir, "model.onnx"), so);
     const std::string data = JoinPath(dir, "test_data_set_0");
     std::map<std::string, Value> feeds;
@@ -334,20 +343,20 @@ CaseCounts RunCaseFolders(const Options& o, const std::string& dir, const std::s
 }
 
 int CmdCases(const Options& o, std::ostream& out, std::ostream& err) {
+  Options o2 = o;  // cases also takes --mode after the command
   std::string dir, filter;
   bool verbose = false;
   for (size_t i = 0; i < o.rest.size(); ++i) {
     const std::string& a = o.rest[i];
     if (a == "--filter" && i + 1 < o.rest.size()) filter = o.rest[++i];
     else if (a == "--mode" && i + 1 < o.rest.size()) {
-      const std::string m = o.rest[++i];
-      if (m != "exact" && m != "fast") throw Error(ErrorCode::kInvalidArgument, "--mode takes exact or fast, not '" + m + "'");
+      o2.mode = ParseMode(o.rest[++i]);
     } else if (a == "--verbose") verbose = true;
     else if (!a.empty() && a[0] != '-' && dir.empty()) dir = a;
     else throw Error(ErrorCode::kInvalidArgument, "cases: unexpected argument '" + a + "'");
   }
   if (dir.empty()) throw Error(ErrorCode::kInvalidArgument, "cases: give the folder of case folders");
-  const CaseCounts c = RunCaseFolders(o, dir, filter, verbose, out, err);
+  const CaseCounts c = RunCaseFolders(o2, dir, filter, verbose, out, err);
   err << c.passed << " passed, " << c.failed << " failed, " << c.skipped << " skipped\n";
   return c.failed == 0 ? 0 : 1;
 }
@@ -439,6 +448,7 @@ void RunModelLines(const Options& o, const std::string& model, const std::map<st
   SessionOptions so;
   so.threads = o.threads;
   so.isa = IsaName(o.isa);
+  so.mode = o.mode;
   Session s = Session::Load(model, so);
   std::map<std::string, Value> feeds;
   for (const auto& [name, path] : files) {
@@ -616,6 +626,7 @@ int RunCli(const std::vector<std::string>& args, std::ostream& out, std::ostream
       const std::string& a = args[i];
       if (a == "--isa" && i + 1 < args.size()) { o.isa = ParseIsa(args[++i]); isa_given = true; }
       else if (a == "--threads" && i + 1 < args.size()) o.threads = int(ParseInt("--threads", args[++i], 1, 1024));
+      else if (a == "--mode" && i + 1 < args.size()) o.mode = ParseMode(args[++i]);
       else if (a == "-h" || a == "--help") { out << kUsage; return 0; }
       else if (a.size() > 1 && a[0] == '-' ) { err << "onemodel: unknown option '" << a << "'\n" << kUsage; return 2; }
       else break;

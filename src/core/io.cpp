@@ -17,16 +17,32 @@
 namespace onemodel {
 
 #if defined(__EMSCRIPTEN__)
-// node's fs, reached from the wasm module; in a browser these report "no file system".
+// Files reached from the wasm module: node's fs, or, where there is none (a browser
+// page), the in-memory table a caller puts in Module.onemodelFiles (a Map from path to
+// Uint8Array; js/browser.mjs fills it). With neither, these report "no file system".
 EM_JS(int, om_js_has_fs, (), {
+  if (Module['onemodelFiles']) return 1;
   return (typeof process !== 'undefined' && process.versions && process.versions.node) ? 1 : 0;
 });
 // Reads [offset, offset+length) (length < 0: to the end) into a malloc'ed buffer;
 // stores the pointer and size; returns 0, or -1 on error.
 EM_JS(int, om_js_read, (const char* path, double offset, double length, uint8_t** out_ptr, double* out_size), {
   try {
-    const fs = require('fs');
     const p = UTF8ToString(path);
+    const table = Module['onemodelFiles'];
+    if (table) {
+      const bytes = table.get(p);
+      if (!bytes) return -1;
+      const start = Math.min(offset, bytes.length);
+      const n = length < 0 ? bytes.length - start : Math.min(length, bytes.length - start);
+      const ptr = _malloc(Math.max(n, 1)) >>> 0;
+      if (!ptr) return -1;
+      HEAPU8.set(bytes.subarray(start, start + n), ptr);
+      HEAPU32[(out_ptr >>> 0) >>> 2] = ptr;
+      HEAPF64[(out_size >>> 0) >>> 3] = n;
+      return 0;
+    }
+    const fs = require('fs');
     const fd = fs.openSync(p, 'r');
     try {
       const total = fs.fstatSync(fd).size;
@@ -56,16 +72,29 @@ EM_JS(int, om_js_read, (const char* path, double offset, double length, uint8_t*
 EM_JS(int, om_js_write, (const char* path, const uint8_t* data, double size), {
   try {
     const p = data >>> 0;
+    const table = Module['onemodelFiles'];
+    if (table) {
+      table.set(UTF8ToString(path), HEAPU8.slice(p, p + size));
+      return 0;
+    }
     require('fs').writeFileSync(UTF8ToString(path), HEAPU8.subarray(p, p + size));
     return 0;
   } catch (e) {
     return -1;
   }
 });
-// 1 directory, 2 file, 0 missing.
+// 1 directory, 2 file, 0 missing. In the table, a directory is a prefix of a path.
 EM_JS(int, om_js_stat, (const char* path), {
   try {
-    const st = require('fs').statSync(UTF8ToString(path));
+    const p = UTF8ToString(path);
+    const table = Module['onemodelFiles'];
+    if (table) {
+      if (table.has(p)) return 2;
+      const dir = p.endsWith('/') ? p : p + '/';
+      for (const k of table.keys()) if (k.startsWith(dir)) return 1;
+      return 0;
+    }
+    const st = require('fs').statSync(p);
     return st.isDirectory() ? 1 : 2;
   } catch (e) {
     return 0;
@@ -74,7 +103,18 @@ EM_JS(int, om_js_stat, (const char* path), {
 // Newline-separated entry names in a malloc'ed C string, or 0.
 EM_JS(char*, om_js_list, (const char* path), {
   try {
-    const names = require('fs').readdirSync(UTF8ToString(path)).join('\n');
+    const p = UTF8ToString(path);
+    const table = Module['onemodelFiles'];
+    let names;
+    if (table) {
+      const dir = p.endsWith('/') ? p : p + '/';
+      const set = new Set();
+      for (const k of table.keys()) if (k.startsWith(dir)) set.add(k.slice(dir.length).split('/')[0]);
+      if (!set.size) return 0;
+      names = [...set].join('\n');
+    } else {
+      names = require('fs').readdirSync(p).join('\n');
+    }
     const n = lengthBytesUTF8(names) + 1;
     const ptr = _malloc(n);
     stringToUTF8(names, ptr, n);

@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# This machine's native golden rows: `onemodel golden` over the reference model set
+# (tools/prepare.sh), the committed graphs and the node cases, on every row below, then
+# a line-by-line comparison (tools/golden_hash.mjs) that ends with the verdict
+# `ALL ROWS EQUAL (R rows, L lines)` or the differing lines and rows (exit 1).
+#   reference     g++ build, reference kernels (--isa ref), 1 thread: the oracle row
+#   native-ISA    g++ build at every ISA cap this CPU runs, 1 thread and default threads
+#   clang         clang build, best ISA, default threads
+#   debug-O0      g++ -O0 build, best ISA                    (partial, see below)
+#   arm64-*       cross build under qemu-aarch64: -cpu max at neondot and neon,
+#                 -cpu cortex-a72 at neon                    (partial)
+# Partial rows run the committed graphs, the node cases and dbnet, crnn,
+# mobilenet_v3_large and minilm_l6 (qemu and -O0 are 10-50x slower); every line they
+# print must still equal the reference.
+# Usage: tools/golden.sh [--no-build] [--jobs N (default 2)] [--rows "reference native clang debug arm64"]
+# Results: build/golden/<row>.txt and build/golden/table.md. Long: not part of CI.
+set -euo pipefail
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$ROOT"
+BUILD=1; JOBS=2; KINDS="reference native clang debug arm64"
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --no-build) BUILD=0 ;;
+    --jobs) JOBS="$2"; shift ;;
+    --rows) KINDS="$2"; shift ;;
+    *) echo "tools/golden.sh: unknown option $1" >&2; exit 2 ;;
+  esac
+  shift
+done
+M="${ONEMODEL_MODELS:-$ROOT/models}"
+[ -f "$M/resnet50.onnx" ] || { echo "tools/golden.sh: no reference models in $M: run tools/prepare.sh" >&2; exit 1; }
+C="$(tools/find_cases.sh)"
+G=testdata/graphs
+SUBSET=dbnet,crnn,mobilenet_v3_large,minilm_l6
+has() { [[ " $KINDS " == *" $1 "* ]]; }
+if [ "$BUILD" = 1 ]; then
+  b=(native); has clang && b+=(native-clang); has debug && b+=(native-debug); has arm64 && b+=(arm64)
+  tools/build.sh "${b[@]}"
+fi
+full() { echo "$1 golden --models $M --models $G --cases $C"; }
+part() { echo "{ $1 golden --models $G --cases $C && $1 golden --models $M --only $SUBSET; }"; }
+supported=()
+for e in $(build/native/onemodel targets | sed -n 's/^compiled://p'); do [[ "$e" == *"("* ]] || supported+=("$e"); done
+best="${supported[-1]}"
+rows=(); partial=()
+has reference && rows+=(--row "reference=$(full "build/native/onemodel --isa ref --threads 1")")
+if has native; then
+  for isa in "${supported[@]}"; do
+    [ "$isa" = ref ] && continue
+    rows+=(--row "native-$isa-t1=$(full "build/native/onemodel --isa $isa --threads 1")")
+    rows+=(--row "native-$isa-tdefault=$(full "build/native/onemodel --isa $isa")")
+  done
+fi
+has clang && rows+=(--row "clang-$best=$(full "build/native-clang/onemodel --isa $best")")
+if has debug; then rows+=(--row "debug-O0-$best=$(part "build/native-debug/onemodel --isa $best")"); partial+=(--partial "debug-O0-$best"); fi
+if has arm64; then
+  Q="qemu-aarch64 -L /usr/aarch64-linux-gnu"
+  for r in "max neondot" "max neon" "cortex-a72 neon"; do
+    set -- $r
+    rows+=(--row "arm64-$1-$2=$(part "$Q -cpu $1 build/arm64/onemodel --isa $2 --threads 1")"); partial+=(--partial "arm64-$1-$2")
+  done
+fi
+exec node tools/golden_hash.mjs --out build/golden --table build/golden/table.md --keep-going --jobs "$JOBS" "${partial[@]}" "${rows[@]}"

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# The wasm golden rows: `golden` over the reference model set, the committed graphs and
+# the node cases under node (the SIMD128 and the scalar build, each with V8's default
+# tiering, --liftoff-only and --no-liftoff) and in headless Chromium (Debian's chromium
+# driven by playwright-core; the page loads the npm package's js/browser.mjs from a
+# localhost server and gets the files in memory: tools/golden_browser.mjs), compared
+# line by line with the native reference row (g++, --isa ref, 1 thread). Ends with
+# `ALL ROWS EQUAL (R rows, L lines)` or the differing lines and rows (exit 1).
+# Usage: tools/golden_wasm.sh [--no-build] [--jobs N (default 2)] [--rows "node liftoff chromium"]
+#   node: default tiering; liftoff: --liftoff-only and --no-liftoff rows; chromium.
+# Installs chromium (apt) and the npm dev dependencies when they are missing.
+# Results: build/golden-wasm/<row>.txt and build/golden-wasm/table.md. Long: not in CI.
+set -euo pipefail
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$ROOT"
+BUILD=1; JOBS=2; KINDS="node liftoff chromium"
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --no-build) BUILD=0 ;;
+    --jobs) JOBS="$2"; shift ;;
+    --rows) KINDS="$2"; shift ;;
+    *) echo "tools/golden_wasm.sh: unknown option $1" >&2; exit 2 ;;
+  esac
+  shift
+done
+has() { [[ " $KINDS " == *" $1 "* ]]; }
+M="${ONEMODEL_MODELS:-$ROOT/models}"
+[ -f "$M/resnet50.onnx" ] || { echo "tools/golden_wasm.sh: no reference models in $M: run tools/prepare.sh" >&2; exit 1; }
+C="$(tools/find_cases.sh)"
+G=testdata/graphs
+if has chromium; then
+  if [ ! -x /usr/bin/chromium ]; then
+    SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"
+    $SUDO apt-get update -q && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q chromium >/dev/null
+  fi
+  [ -d node_modules/playwright-core ] || npm install --ignore-scripts --no-audit --no-fund >/dev/null
+fi
+[ "$BUILD" = 1 ] && tools/build.sh native wasm
+ARGS="golden --models $M --models $G --cases $C"
+rows=(--row "reference=build/native/onemodel --isa ref --threads 1 $ARGS")
+for simd in on off; do
+  f=simd; [ "$simd" = off ] && f=scalar
+  has node && rows+=(--row "node-$f=node js/bin/onemodel.mjs --simd $simd $ARGS")
+  if has liftoff; then
+    rows+=(--row "node-$f-liftoff-only=node --liftoff-only js/bin/onemodel.mjs --simd $simd $ARGS")
+    rows+=(--row "node-$f-no-liftoff=node --no-liftoff js/bin/onemodel.mjs --simd $simd $ARGS")
+  fi
+done
+has chromium && rows+=(--row "chromium-simd=node tools/golden_browser.mjs --simd on --models $M --models $G --cases $C")
+exec node tools/golden_hash.mjs --out build/golden-wasm --table build/golden-wasm/table.md --keep-going --jobs "$JOBS" "${rows[@]}"
