@@ -2,6 +2,7 @@
 // starts at -0.0 and folds, in index order, input channel (outer) then kernel position
 // (row-major); taps that fall in the padding contribute nothing; the bias is added
 // after the full sum (exact-contract section 3). Pool windows fold in row-major order.
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -96,6 +97,63 @@ void Conv(OpContext& ctx) {
   const int64_t in_sp = Prod(g.in), out_sp = Prod(g.out), k_sp = Prod(g.kernel);
   std::vector<int64_t> in_st(size_t(g.dims), 1);
   for (int64_t d = g.dims - 1; d > 0; --d) in_st[size_t(d - 1)] = in_st[size_t(d)] * g.in[size_t(d)];
+  if (g.dims <= 2) {
+    // 1-D and 2-D (1-D as one row): one plane of accumulators per output channel; the
+    // loops run channel, kernel row, kernel column, then over the output positions
+    // whose tap is inside the input. Each output still folds channel (outer) then
+    // kernel position (row-major) from -0.0, skipping padding taps: the same sums as
+    // the general path below, with the innermost loop along an output row.
+    const bool two = g.dims == 2;
+    const int64_t IH = two ? g.in[0] : 1, IW = g.in[two ? 1 : 0];
+    const int64_t OH = two ? g.out[0] : 1, OW = g.out[two ? 1 : 0];
+    const int64_t KH = two ? g.kernel[0] : 1, KW = g.kernel[two ? 1 : 0];
+    const int64_t SH = two ? g.stride[0] : 1, SW = g.stride[two ? 1 : 0];
+    const int64_t DH = two ? g.dil[0] : 1, DW = g.dil[two ? 1 : 0];
+    const int64_t PH = two ? g.pad_b[0] : 0, PW = g.pad_b[two ? 1 : 0];
+    // For kernel column kw, the output columns [lo, hi) whose input column is inside.
+    std::vector<int64_t> col_lo(static_cast<size_t>(KW)), col_hi(static_cast<size_t>(KW));
+    for (int64_t kw = 0; kw < KW; ++kw) {
+      const int64_t shift = kw * DW - PW;  // iw = ow * SW + shift
+      int64_t lo = shift >= 0 ? 0 : (-shift + SW - 1) / SW;
+      int64_t hi = IW - shift <= 0 ? 0 : (IW - shift + SW - 1) / SW;
+      lo = std::min(lo, OW);
+      hi = std::max(lo, std::min(hi, OW));
+      col_lo[size_t(kw)] = lo;
+      col_hi[size_t(kw)] = hi;
+    }
+    std::vector<float> acc(static_cast<size_t>(OH * OW));
+    for (int64_t n = 0; n < N; ++n)
+      for (int64_t m = 0; m < M; ++m) {
+        const int64_t grp = m / Mg;
+        std::fill(acc.begin(), acc.end(), -0.0f);
+        for (int64_t c = 0; c < Cg; ++c) {
+          const float* xc = xv.data() + (n * C + grp * Cg + c) * in_sp;
+          const float* wc = wv.data() + (m * Cg + c) * k_sp;
+          for (int64_t kh = 0; kh < KH; ++kh)
+            for (int64_t kw = 0; kw < KW; ++kw) {
+              const float wt = wc[kh * KW + kw];
+              const int64_t lo = col_lo[size_t(kw)], hi = col_hi[size_t(kw)], shift = kw * DW - PW;
+              for (int64_t oh = 0; oh < OH; ++oh) {
+                const int64_t ih = oh * SH - PH + kh * DH;
+                if (ih < 0 || ih >= IH) continue;
+                const float* xrow = xc + ih * IW + shift;
+                float* arow = acc.data() + oh * OW;
+                if (SW == 1) {
+                  for (int64_t ow = lo; ow < hi; ++ow) arow[ow] = arow[ow] + xrow[ow] * wt;
+                } else {
+                  for (int64_t ow = lo; ow < hi; ++ow) arow[ow] = arow[ow] + xrow[ow * SW] * wt;
+                }
+              }
+            }
+        }
+        for (int64_t o = 0; o < OH * OW; ++o) {
+          float r = acc[size_t(o)];
+          if (!bias.empty()) r = r + bias[size_t(m)];
+          StoreF32(y, (n * M + m) * out_sp + o, r);
+        }
+      }
+    return;
+  }
   // The taps of one output position (input offset within a channel, kernel index) are
   // listed once and shared by every output channel; each output still folds channel
   // (outer) then kernel position (row-major), skipping padding taps, as above.
