@@ -1,8 +1,9 @@
 // Compares OneModel's exact outputs with ONNX Runtime's (onnxruntime-node, a dev
 // dependency: npm install) on the reference model set, with the stored inputs.
-//   node tools/compare_ort.mjs [--models DIR] [--onemodel BIN] [--only a,b] [--threads N]
+//   node tools/compare_ort.mjs [--models DIR] [--onemodel BIN] [--only a,b] [--ort-opt all|basic|disabled]
 // For each model: runs `onemodel hash --save` (exact mode) and an onnxruntime-node
-// session (1 thread, its default graph optimisations), then prints one markdown table
+// session (1 thread; graph optimisation level --ort-opt, default all, as ORT's own
+// default), then prints one markdown table
 // row per output:
 //   max_abs  = max |ours - ort|
 //   max_rel  = max |ours - ort| / max(|ort|, 1e-3 * max|ort|)   (elementwise; the floor
@@ -23,10 +24,12 @@ const args = process.argv.slice(2);
 let modelsDir = path.join(ROOT, 'models');
 let onemodel = path.join(ROOT, 'build/native/onemodel');
 let only = null;
+let ortOpt = 'all';
 for (let i = 0; i < args.length; ++i) {
   if (args[i] === '--models') modelsDir = path.resolve(args[++i]);
   else if (args[i] === '--onemodel') onemodel = path.resolve(args[++i]);
   else if (args[i] === '--only') only = new Set(args[++i].split(','));
+  else if (args[i] === '--ort-opt') ortOpt = args[++i];
   else { console.error(`compare_ort: unknown argument ${args[i]}`); process.exit(2); }
 }
 const ort = (await import('onnxruntime-node')).default;
@@ -108,7 +111,7 @@ for (const m of spec.models) {
   const t0 = Date.now();
   execFileSync(onemodel, [...cli, '--save', tmp], { stdio: ['ignore', 'ignore', 'inherit'] });
   const oursMs = Date.now() - t0;
-  const sess = await ort.InferenceSession.create(file, { intraOpNumThreads: 1, interOpNumThreads: 1 });
+  const sess = await ort.InferenceSession.create(file, { intraOpNumThreads: 1, interOpNumThreads: 1, graphOptimizationLevel: ortOpt });
   const res = await sess.run(feeds);
   const verdicts = [];
   const names = sess.outputNames;

@@ -297,6 +297,43 @@ std::vector<int32_t> IntConv(OpContext& ctx, const Tensor& x, const Tensor& w, c
     const int64_t wz = wzp && wzp->numel() ? get(*wzp, wzp->numel() > 1 ? m : 0) : 0;
     wc[size_t(i)] = uint32_t(get(w, i) - wz);
   }
+  if (g.dims <= 2) {  // as Conv's 1-D/2-D path: a plane of accumulators per output channel
+    const bool two = g.dims == 2;
+    const int64_t IH = two ? g.in[0] : 1, IW = g.in[two ? 1 : 0];
+    const int64_t OH = two ? g.out[0] : 1, OW = g.out[two ? 1 : 0];
+    const int64_t KH = two ? g.kernel[0] : 1, KW = g.kernel[two ? 1 : 0];
+    const int64_t SH = two ? g.stride[0] : 1, SW = g.stride[two ? 1 : 0];
+    const int64_t DH = two ? g.dil[0] : 1, DW = g.dil[two ? 1 : 0];
+    const int64_t PH = two ? g.pad_b[0] : 0, PW = g.pad_b[two ? 1 : 0];
+    std::vector<uint32_t> plane(static_cast<size_t>(OH * OW));
+    for (int64_t n = 0; n < N; ++n)
+      for (int64_t m = 0; m < M; ++m) {
+        const int64_t grp = m / Mg;
+        std::fill(plane.begin(), plane.end(), 0u);
+        for (int64_t c = 0; c < Cg; ++c) {
+          const uint32_t* xp = xc.data() + (n * C + grp * Cg + c) * in_sp;
+          const uint32_t* wp = wc.data() + (m * Cg + c) * k_sp;
+          for (int64_t kh = 0; kh < KH; ++kh)
+            for (int64_t kw = 0; kw < KW; ++kw) {
+              const uint32_t wt = wp[kh * KW + kw];
+              const int64_t shift = kw * DW - PW;
+              int64_t lo = shift >= 0 ? 0 : (-shift + SW - 1) / SW;
+              int64_t hi = IW - shift <= 0 ? 0 : (IW - shift + SW - 1) / SW;
+              lo = std::min(lo, OW);
+              hi = std::max(lo, std::min(hi, OW));
+              for (int64_t oh = 0; oh < OH; ++oh) {
+                const int64_t ih = oh * SH - PH + kh * DH;
+                if (ih < 0 || ih >= IH) continue;
+                const uint32_t* xrow = xp + ih * IW + shift;
+                uint32_t* prow = plane.data() + oh * OW;
+                for (int64_t ow = lo; ow < hi; ++ow) prow[ow] += xrow[ow * SW] * wt;
+              }
+            }
+        }
+        for (int64_t o = 0; o < OH * OW; ++o) acc_out[size_t((n * M + m) * out_sp + o)] = int32_t(plane[size_t(o)]);
+      }
+    return acc_out;
+  }
   std::vector<int64_t> tap_off, tap_k;
   for (int64_t n = 0; n < N; ++n)
     ForEach(g.out, [&](int64_t o, const std::vector<int64_t>& op) {
