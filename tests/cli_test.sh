@@ -69,5 +69,18 @@ if [ -f "$MODEL" ]; then
   check "node: a corrupt model is a typed error" bash -c "test $rc = 1 && grep -q 'invalid_model' <<<\"\$0\"" "$err"
   rm -rf "$TMP"
 fi
+# golden: argument errors and a malformed stored-input list are typed errors.
+err=$($NATIVE golden 2>&1); rc=$?
+check "golden without --models/--cases: exit 1, says what to give" bash -c "test $rc = 1 && grep -q 'give --models DIR' <<<\"\$0\"" "$err"
+err=$("${NODE[@]}" golden --models /nonexistent-dir 2>&1); rc=$?
+check "node golden --models missing folder: exit 1, names it" bash -c "test $rc = 1 && grep -q '/nonexistent-dir' <<<\"\$0\"" "$err"
+TMPG=$(mktemp -d)
+cp testdata/graphs/conv_net.onnx "$TMPG/"; echo "no-equals-sign" > "$TMPG/conv_net.inputs"
+err=$($NATIVE golden --models "$TMPG" 2>&1); rc=$?
+check "golden: a malformed .inputs line is an error naming the file" bash -c "test $rc = 1 && grep -q 'conv_net.inputs' <<<\"\$0\"" "$err"
+rm -f "$TMPG/conv_net.inputs"
+g1=$($NATIVE golden --models "$TMPG" 2>/dev/null); g2=$("${NODE[@]}" golden --models "$TMPG" 2>/dev/null)
+check "golden without stored inputs generates them, same lines natively and on wasm" bash -c "test -n '$g1' && test '$g1' = '$g2' && grep -q '^input/conv_net/x ' <<<'$g1'"
+rm -rf "$TMPG"
 echo "$P passed, $F failed"
 [ "$F" = 0 ]

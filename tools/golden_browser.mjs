@@ -94,6 +94,7 @@ let code = 0;
 try {
   const page = await browser.newPage();
   page.on('pageerror', (e) => process.stderr.write(`[page error] ${e.message}\n`));
+  page.on('console', (m) => process.stderr.write(m.text()));  // the module's live stderr
   await page.goto(`http://127.0.0.1:${port}/`);
   const flavour = await page.evaluate(async (simdArg) => {
     const { loadOneModel } = await import('/js/browser.mjs');
@@ -113,7 +114,7 @@ try {
       return window.om.run(j.args, files);
     }, job);
     process.stdout.write(r.stdout);
-    process.stderr.write(`[browser] ${job.label}: ${((Date.now() - t0) / 1000).toFixed(1)} s${r.code ? `, exit ${r.code}: ${r.stderr.trim()}` : ''}\n`);
+    process.stderr.write(`[browser] ${job.label}: ${((Date.now() - t0) / 1000).toFixed(1)} s in the page${r.code ? `, exit ${r.code}` : ''}\n`);
     if (r.code) code = 1;
   }
 } catch (e) {

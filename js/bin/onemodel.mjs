@@ -18,8 +18,7 @@ try {
   for (const a of rest) args.push_back(a);
   const r = module.runCli(args);
   args.delete();
-  process.stdout.write(r.stdout);
-  process.stderr.write(r.stderr);
+  process.stdout.write(r.stdout);  // stderr was written as the command ran
   process.exitCode = r.code;
 } catch (e) {
   process.stderr.write(`${e.message}\n`);
