@@ -94,7 +94,7 @@ let code = 0;
 try {
   const page = await browser.newPage();
   page.on('pageerror', (e) => process.stderr.write(`[page error] ${e.message}\n`));
-  page.on('console', (m) => process.stderr.write(m.text()));  // the module's live stderr
+  page.on('console', (m) => { if (m.type() === 'log') process.stderr.write(m.text()); });  // the module's live stderr
   await page.goto(`http://127.0.0.1:${port}/`);
   const flavour = await page.evaluate(async (simdArg) => {
     const { loadOneModel } = await import('/js/browser.mjs');
