@@ -9,18 +9,9 @@
 // baseUrl is the folder serving onemodel-{simd,scalar}.{js,wasm} (build/wasm in the
 // repository). The files Map (path -> Uint8Array) is the module's whole file system
 // for that call; paths are any strings the command names.
+import { simdSupported } from './simd.mjs';
 
-const SIMD_PROBE = new Uint8Array([
-  0, 97, 115, 109, 1, 0, 0, 0, 1, 4, 1, 96, 0, 0, 3, 2, 1, 0, 10, 9, 1, 7, 0, 65, 0, 253, 17, 26, 11,
-]);
-
-export function simdSupported() {
-  try {
-    return WebAssembly.validate(SIMD_PROBE);
-  } catch {
-    return false;
-  }
-}
+export { simdSupported };
 
 function loadScript(url) {
   return new Promise((resolve, reject) => {

@@ -1,6 +1,7 @@
 // Loads the OneModel wasm module: the SIMD128 build where the engine validates SIMD,
 // else the scalar build (or as forced by `simd`). Node: reads the .wasm with fs and
 // passes it in (Emscripten's fetch() path fails under Node 20); browsers: fetches it.
+import { simdSupported } from './simd.mjs';
 import { createRequire } from 'node:module';
 import { readFileSync, existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -8,18 +9,7 @@ import { dirname, join } from 'node:path';
 
 const here = dirname(fileURLToPath(import.meta.url));
 
-// The smallest module using a v128 instruction (i32x4.splat of 0, dropped).
-const SIMD_PROBE = new Uint8Array([
-  0, 97, 115, 109, 1, 0, 0, 0, 1, 4, 1, 96, 0, 0, 3, 2, 1, 0, 10, 9, 1, 7, 0, 65, 0, 253, 17, 26, 11,
-]);
-
-export function simdSupported() {
-  try {
-    return WebAssembly.validate(SIMD_PROBE);
-  } catch {
-    return false;
-  }
-}
+export { simdSupported };
 
 // Returns the folder holding onemodel-{simd,scalar}.{js,wasm}: ONEMODEL_WASM_DIR, the
 // repo's build/wasm, or the package's dist/.

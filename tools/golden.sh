@@ -17,22 +17,10 @@
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$ROOT"
-BUILD=1; JOBS=2; KINDS="reference native clang debug arm64"
-while [ $# -gt 0 ]; do
-  case "$1" in
-    --no-build) BUILD=0 ;;
-    --jobs) JOBS="$2"; shift ;;
-    --rows) KINDS="$2"; shift ;;
-    *) echo "tools/golden.sh: unknown option $1" >&2; exit 2 ;;
-  esac
-  shift
-done
-M="${ONEMODEL_MODELS:-$ROOT/models}"
-[ -f "$M/resnet50.onnx" ] || { echo "tools/golden.sh: no reference models in $M: run tools/prepare.sh" >&2; exit 1; }
-C="$(tools/find_cases.sh)"
-G=testdata/graphs
+DEFAULT_KINDS="reference native clang debug arm64"
+# shellcheck source=tools/lib/golden_args.sh
+source tools/lib/golden_args.sh "$@"
 SUBSET=dbnet,crnn,mobilenet_v3_large,minilm_l6
-has() { [[ " $KINDS " == *" $1 "* ]]; }
 if [ "$BUILD" = 1 ]; then
   b=(native); has clang && b+=(native-clang); has debug && b+=(native-debug); has arm64 && b+=(arm64)
   tools/build.sh "${b[@]}"

@@ -13,21 +13,9 @@
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$ROOT"
-BUILD=1; JOBS=2; KINDS="node liftoff chromium"
-while [ $# -gt 0 ]; do
-  case "$1" in
-    --no-build) BUILD=0 ;;
-    --jobs) JOBS="$2"; shift ;;
-    --rows) KINDS="$2"; shift ;;
-    *) echo "tools/golden_wasm.sh: unknown option $1" >&2; exit 2 ;;
-  esac
-  shift
-done
-has() { [[ " $KINDS " == *" $1 "* ]]; }
-M="${ONEMODEL_MODELS:-$ROOT/models}"
-[ -f "$M/resnet50.onnx" ] || { echo "tools/golden_wasm.sh: no reference models in $M: run tools/prepare.sh" >&2; exit 1; }
-C="$(tools/find_cases.sh)"
-G=testdata/graphs
+DEFAULT_KINDS="node liftoff chromium"
+# shellcheck source=tools/lib/golden_args.sh
+source tools/lib/golden_args.sh "$@"
 if has chromium; then
   if [ ! -x /usr/bin/chromium ]; then
     SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"

@@ -74,6 +74,52 @@ template <class F> void ForEach(const std::vector<int64_t>& dims, F f) {
 }
 int64_t Prod(const std::vector<int64_t>& v) { int64_t p = 1; for (int64_t d : v) p *= d; return p; }
 
+// A 1-D or 2-D geometry as planes (1-D as one row), with, per kernel column kw, the
+// output columns [col_lo, col_hi) whose input column ow * SW + kw * DW - PW is inside.
+struct Plane {
+  int64_t IH, IW, OH, OW, KH, KW, SH, SW, DH, DW, PH, PW;
+  std::vector<int64_t> col_lo, col_hi;
+};
+Plane MakePlane(const Geometry& g) {
+  const bool two = g.dims == 2;
+  const size_t c = two ? 1 : 0;
+  Plane p{two ? g.in[0] : 1, g.in[c], two ? g.out[0] : 1, g.out[c], two ? g.kernel[0] : 1, g.kernel[c],
+          two ? g.stride[0] : 1, g.stride[c], two ? g.dil[0] : 1, g.dil[c], two ? g.pad_b[0] : 0, g.pad_b[c], {}, {}};
+  for (int64_t kw = 0; kw < p.KW; ++kw) {
+    const int64_t shift = kw * p.DW - p.PW;
+    int64_t lo = shift >= 0 ? 0 : (-shift + p.SW - 1) / p.SW;
+    int64_t hi = p.IW - shift <= 0 ? 0 : (p.IW - shift + p.SW - 1) / p.SW;
+    lo = std::min(lo, p.OW);
+    hi = std::max(lo, std::min(hi, p.OW));
+    p.col_lo.push_back(lo);
+    p.col_hi.push_back(hi);
+  }
+  return p;
+}
+
+// Adds one input channel's contribution to an output channel's plane of accumulators:
+// kernel row, kernel column, then the output positions whose tap is inside the input.
+// Each accumulator gets its terms in kernel order, a = a + x * w (never fused).
+template <class T>
+void AccumulatePlane(const Plane& pl, const T* x, const T* w, T* acc) {
+  for (int64_t kh = 0; kh < pl.KH; ++kh)
+    for (int64_t kw = 0; kw < pl.KW; ++kw) {
+      const T wt = w[kh * pl.KW + kw];
+      const int64_t lo = pl.col_lo[size_t(kw)], hi = pl.col_hi[size_t(kw)], shift = kw * pl.DW - pl.PW;
+      for (int64_t oh = 0; oh < pl.OH; ++oh) {
+        const int64_t ih = oh * pl.SH - pl.PH + kh * pl.DH;
+        if (ih < 0 || ih >= pl.IH) continue;
+        const T* xrow = x + ih * pl.IW + shift;
+        T* arow = acc + oh * pl.OW;
+        if (pl.SW == 1) {
+          for (int64_t ow = lo; ow < hi; ++ow) arow[ow] = arow[ow] + xrow[ow] * wt;
+        } else {
+          for (int64_t ow = lo; ow < hi; ++ow) arow[ow] = arow[ow] + xrow[ow * pl.SW] * wt;
+        }
+      }
+    }
+}
+
 }  // namespace
 
 void Conv(OpContext& ctx) {
@@ -103,25 +149,8 @@ void Conv(OpContext& ctx) {
     // whose tap is inside the input. Each output still folds channel (outer) then
     // kernel position (row-major) from -0.0, skipping padding taps: the same sums as
     // the general path below, with the innermost loop along an output row.
-    const bool two = g.dims == 2;
-    const int64_t IH = two ? g.in[0] : 1, IW = g.in[two ? 1 : 0];
-    const int64_t OH = two ? g.out[0] : 1, OW = g.out[two ? 1 : 0];
-    const int64_t KH = two ? g.kernel[0] : 1, KW = g.kernel[two ? 1 : 0];
-    const int64_t SH = two ? g.stride[0] : 1, SW = g.stride[two ? 1 : 0];
-    const int64_t DH = two ? g.dil[0] : 1, DW = g.dil[two ? 1 : 0];
-    const int64_t PH = two ? g.pad_b[0] : 0, PW = g.pad_b[two ? 1 : 0];
-    // For kernel column kw, the output columns [lo, hi) whose input column is inside.
-    std::vector<int64_t> col_lo(static_cast<size_t>(KW)), col_hi(static_cast<size_t>(KW));
-    for (int64_t kw = 0; kw < KW; ++kw) {
-      const int64_t shift = kw * DW - PW;  // iw = ow * SW + shift
-      int64_t lo = shift >= 0 ? 0 : (-shift + SW - 1) / SW;
-      int64_t hi = IW - shift <= 0 ? 0 : (IW - shift + SW - 1) / SW;
-      lo = std::min(lo, OW);
-      hi = std::max(lo, std::min(hi, OW));
-      col_lo[size_t(kw)] = lo;
-      col_hi[size_t(kw)] = hi;
-    }
-    std::vector<float> acc(static_cast<size_t>(OH * OW));
+    const Plane pl = MakePlane(g);
+    std::vector<float> acc(static_cast<size_t>(pl.OH * pl.OW));
     for (int64_t n = 0; n < N; ++n)
       for (int64_t m = 0; m < M; ++m) {
         const int64_t grp = m / Mg;
@@ -129,24 +158,9 @@ void Conv(OpContext& ctx) {
         for (int64_t c = 0; c < Cg; ++c) {
           const float* xc = xv.data() + (n * C + grp * Cg + c) * in_sp;
           const float* wc = wv.data() + (m * Cg + c) * k_sp;
-          for (int64_t kh = 0; kh < KH; ++kh)
-            for (int64_t kw = 0; kw < KW; ++kw) {
-              const float wt = wc[kh * KW + kw];
-              const int64_t lo = col_lo[size_t(kw)], hi = col_hi[size_t(kw)], shift = kw * DW - PW;
-              for (int64_t oh = 0; oh < OH; ++oh) {
-                const int64_t ih = oh * SH - PH + kh * DH;
-                if (ih < 0 || ih >= IH) continue;
-                const float* xrow = xc + ih * IW + shift;
-                float* arow = acc.data() + oh * OW;
-                if (SW == 1) {
-                  for (int64_t ow = lo; ow < hi; ++ow) arow[ow] = arow[ow] + xrow[ow] * wt;
-                } else {
-                  for (int64_t ow = lo; ow < hi; ++ow) arow[ow] = arow[ow] + xrow[ow * SW] * wt;
-                }
-              }
-            }
+          AccumulatePlane<float>(pl, xc, wc, acc.data());
         }
-        for (int64_t o = 0; o < OH * OW; ++o) {
+        for (int64_t o = 0; o < pl.OH * pl.OW; ++o) {
           float r = acc[size_t(o)];
           if (!bias.empty()) r = r + bias[size_t(m)];
           StoreF32(y, (n * M + m) * out_sp + o, r);
@@ -298,14 +312,8 @@ std::vector<int32_t> IntConv(OpContext& ctx, const Tensor& x, const Tensor& w, c
     wc[size_t(i)] = uint32_t(get(w, i) - wz);
   }
   if (g.dims <= 2) {  // as Conv's 1-D/2-D path: a plane of accumulators per output channel
-    const bool two = g.dims == 2;
-    const int64_t IH = two ? g.in[0] : 1, IW = g.in[two ? 1 : 0];
-    const int64_t OH = two ? g.out[0] : 1, OW = g.out[two ? 1 : 0];
-    const int64_t KH = two ? g.kernel[0] : 1, KW = g.kernel[two ? 1 : 0];
-    const int64_t SH = two ? g.stride[0] : 1, SW = g.stride[two ? 1 : 0];
-    const int64_t DH = two ? g.dil[0] : 1, DW = g.dil[two ? 1 : 0];
-    const int64_t PH = two ? g.pad_b[0] : 0, PW = g.pad_b[two ? 1 : 0];
-    std::vector<uint32_t> plane(static_cast<size_t>(OH * OW));
+    const Plane pl = MakePlane(g);
+    std::vector<uint32_t> plane(static_cast<size_t>(pl.OH * pl.OW));
     for (int64_t n = 0; n < N; ++n)
       for (int64_t m = 0; m < M; ++m) {
         const int64_t grp = m / Mg;
@@ -313,24 +321,9 @@ std::vector<int32_t> IntConv(OpContext& ctx, const Tensor& x, const Tensor& w, c
         for (int64_t c = 0; c < Cg; ++c) {
           const uint32_t* xp = xc.data() + (n * C + grp * Cg + c) * in_sp;
           const uint32_t* wp = wc.data() + (m * Cg + c) * k_sp;
-          for (int64_t kh = 0; kh < KH; ++kh)
-            for (int64_t kw = 0; kw < KW; ++kw) {
-              const uint32_t wt = wp[kh * KW + kw];
-              const int64_t shift = kw * DW - PW;
-              int64_t lo = shift >= 0 ? 0 : (-shift + SW - 1) / SW;
-              int64_t hi = IW - shift <= 0 ? 0 : (IW - shift + SW - 1) / SW;
-              lo = std::min(lo, OW);
-              hi = std::max(lo, std::min(hi, OW));
-              for (int64_t oh = 0; oh < OH; ++oh) {
-                const int64_t ih = oh * SH - PH + kh * DH;
-                if (ih < 0 || ih >= IH) continue;
-                const uint32_t* xrow = xp + ih * IW + shift;
-                uint32_t* prow = plane.data() + oh * OW;
-                for (int64_t ow = lo; ow < hi; ++ow) prow[ow] += xrow[ow * SW] * wt;
-              }
-            }
+          AccumulatePlane<uint32_t>(pl, xp, wp, plane.data());
         }
-        for (int64_t o = 0; o < OH * OW; ++o) acc_out[size_t((n * M + m) * out_sp + o)] = int32_t(plane[size_t(o)]);
+        for (int64_t o = 0; o < pl.OH * pl.OW; ++o) acc_out[size_t((n * M + m) * out_sp + o)] = int32_t(plane[size_t(o)]);
       }
     return acc_out;
   }
