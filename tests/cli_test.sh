@@ -64,6 +64,11 @@ if [ -f "$MODEL" ]; then
     "import numpy as np, glob; [np.load(f) for f in glob.glob('$TMP/sn/*.npy')]"
   err=$($NATIVE hash "$MODEL" --save "$TMP/missing-dir" 2>&1); rc=$?
   check "hash --save to a missing folder: exit 1, names it" bash -c "test $rc = 1 && grep -q 'missing-dir' <<<\"\$0\"" "$err"
+  b_n=$($NATIVE bench "$MODEL" --runs 3 2>&1); b_w=$("${NODE[@]}" bench "$MODEL" --runs 3 2>&1)
+  check "bench: last line median_ms=<x> min_ms=<y>, natively and on wasm" bash -c \
+    "tail -1 <<<'$b_n' | grep -Eq '^median_ms=[0-9]+\.[0-9]{3} min_ms=[0-9]+\.[0-9]{3}$' && tail -1 <<<'$b_w' | grep -Eq '^median_ms=[0-9.]+ min_ms=[0-9.]+$'"
+  err=$($NATIVE bench "$MODEL" --runs 0 2>&1); rc=$?
+  check "bench --runs 0: exit 1, names the option" bash -c "test $rc = 1 && grep -q -- '--runs' <<<\"\$0\"" "$err"
   printf 'garbage' > "$TMP/bad.onnx"
   err=$("${NODE[@]}" info "$TMP/bad.onnx" 2>&1); rc=$?
   check "node: a corrupt model is a typed error" bash -c "test $rc = 1 && grep -q 'invalid_model' <<<\"\$0\"" "$err"

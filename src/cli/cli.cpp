@@ -1,6 +1,7 @@
 // Command-line commands (see cli.h).
 #include "cli/cli.h"
 
+#include <algorithm>
 #include <chrono>
 #include <functional>
 #include <map>
@@ -49,6 +50,9 @@ const char* kUsage =
     "                          every model DIR/<m>.onnx (stored inputs from DIR/<m>.inputs, others\n"
     "                          generated): input/<m>/<name> <hash> lines, then <m>/<output> <hash>;\n"
     "                          then a case/<name> <hash> line per node case; progress on stderr\n"
+    "  bench MODEL [--runs N] [--input NAME=FILE.npy ...] [--dim NAME=N ...]\n"
+    "                          time Session::Run (after one warm-up run); last line\n"
+    "                          median_ms=<x> min_ms=<y>\n"
     "  info MODEL              list the model's inputs, outputs, opsets and operators\n"
     "  bench-lanes [--n N] [--reps R] [--all]\n"
     "                          time the canonical L-lane f32 sum for L = 16, 32, 64, 128\n"
@@ -442,14 +446,18 @@ std::string SafeFileName(const std::string& name) {
 
 // Runs one model in exact mode with inputs from files (NAME -> .npy path) or generated;
 // prints `input/<input_prefix><name> <hash>` per input, then `<stem>/<output> <hash>`.
-void RunModelLines(const Options& o, const std::string& model, const std::map<std::string, std::string>& files,
-                   const std::map<std::string, int64_t>& dims, const std::string& input_prefix,
-                   const std::string& save_dir, std::ostream& out) {
+Session LoadSession(const Options& o, const std::string& model) {
   SessionOptions so;
   so.threads = o.threads;
   so.isa = IsaName(o.isa);
   so.mode = o.mode;
-  Session s = Session::Load(model, so);
+  return Session::Load(model, so);
+}
+
+// The session's inputs: from .npy files where given (NAME -> path), else generated.
+std::map<std::string, Value> MakeFeeds(const Session& s, const std::string& model,
+                                       const std::map<std::string, std::string>& files,
+                                       const std::map<std::string, int64_t>& dims) {
   std::map<std::string, Value> feeds;
   for (const auto& [name, path] : files) {
     bool known = false;
@@ -460,6 +468,16 @@ void RunModelLines(const Options& o, const std::string& model, const std::map<st
   }
   for (const auto& in : s.inputs()) {
     if (!feeds.count(in.name)) feeds[in.name] = Value::FromTensor(GenerateInput(in, dims));
+  }
+  return feeds;
+}
+
+void RunModelLines(const Options& o, const std::string& model, const std::map<std::string, std::string>& files,
+                   const std::map<std::string, int64_t>& dims, const std::string& input_prefix,
+                   const std::string& save_dir, std::ostream& out) {
+  Session s = LoadSession(o, model);
+  std::map<std::string, Value> feeds = MakeFeeds(s, model, files, dims);
+  for (const auto& in : s.inputs()) {
     Sha256 h;
     HashValue(feeds[in.name], h);
     out << "input/" << input_prefix << in.name << " " << h.HexDigest() << "\n";
@@ -478,32 +496,70 @@ void RunModelLines(const Options& o, const std::string& model, const std::map<st
   out.flush();
 }
 
-int CmdHash(const Options& o, std::ostream& out) {
+// MODEL [--input NAME=FILE.npy ...] [--dim NAME=N ...] plus, per command, --save DIR
+// (hash) or --runs N (bench).
+struct ModelArgs {
   std::string model;
   std::map<std::string, std::string> files;
   std::map<std::string, int64_t> dims;
   std::string save_dir;
+  int runs = 10;
+};
+
+ModelArgs ParseModelArgs(const Options& o, const std::string& cmd) {
+  ModelArgs m;
   for (size_t i = 0; i < o.rest.size(); ++i) {
     const std::string& a = o.rest[i];
-    auto kv = [&](const std::string& flag) {
-      if (i + 1 >= o.rest.size()) throw Error(ErrorCode::kInvalidArgument, flag + " needs NAME=VALUE");
-      const std::string s = o.rest[++i];
-      const size_t eq = s.find('=');
-      if (eq == std::string::npos || eq == 0) throw Error(ErrorCode::kInvalidArgument, flag + " needs NAME=VALUE, not '" + s + "'");
-      return std::make_pair(s.substr(0, eq), s.substr(eq + 1));
+    auto value = [&]() {
+      if (i + 1 >= o.rest.size()) throw Error(ErrorCode::kInvalidArgument, a + " needs a value");
+      return o.rest[++i];
     };
-    if (a == "--input") { auto [k, v] = kv("--input"); files[k] = v; }
-    else if (a == "--save") {
-      if (i + 1 >= o.rest.size()) throw Error(ErrorCode::kInvalidArgument, "--save needs a directory");
-      save_dir = o.rest[++i];
-      if (!IsDirectory(save_dir)) throw Error(ErrorCode::kInvalidArgument, "--save: '" + save_dir + "' is not a directory");
-    }
-    else if (a == "--dim") { auto [k, v] = kv("--dim"); dims[k] = ParseInt("--dim " + k, v, 0, int64_t(1) << 31); }
-    else if (!a.empty() && a[0] != '-' && model.empty()) model = a;
-    else throw Error(ErrorCode::kInvalidArgument, "hash: unexpected argument '" + a + "'");
+    auto kv = [&]() {
+      const std::string v = value();
+      const size_t eq = v.find('=');
+      if (eq == std::string::npos || eq == 0) throw Error(ErrorCode::kInvalidArgument, a + " needs NAME=VALUE, not '" + v + "'");
+      return std::make_pair(v.substr(0, eq), v.substr(eq + 1));
+    };
+    if (a == "--input") { auto [k, v] = kv(); m.files[k] = v; }
+    else if (a == "--dim") { auto [k, v] = kv(); m.dims[k] = ParseInt("--dim " + k, v, 0, int64_t(1) << 31); }
+    else if (a == "--save" && cmd == "hash") {
+      m.save_dir = value();
+      if (!IsDirectory(m.save_dir)) throw Error(ErrorCode::kInvalidArgument, "--save: '" + m.save_dir + "' is not a directory");
+    } else if (a == "--runs" && cmd == "bench") m.runs = int(ParseInt("--runs", value(), 1, 100000));
+    else if (!a.empty() && a[0] != '-' && m.model.empty()) m.model = a;
+    else throw Error(ErrorCode::kInvalidArgument, cmd + ": unexpected argument '" + a + "'");
   }
-  if (model.empty()) throw Error(ErrorCode::kInvalidArgument, "hash: give the model file");
-  RunModelLines(o, model, files, dims, "", save_dir, out);
+  if (m.model.empty()) throw Error(ErrorCode::kInvalidArgument, cmd + ": give the model file");
+  return m;
+}
+
+int CmdHash(const Options& o, std::ostream& out) {
+  const ModelArgs m = ParseModelArgs(o, "hash");
+  RunModelLines(o, m.model, m.files, m.dims, "", m.save_dir, out);
+  return 0;
+}
+
+// bench: one untimed warm-up run, then --runs timed runs of Session::Run (inputs made
+// once, outside the timing); the last line is `median_ms=<x> min_ms=<y>`.
+int CmdBench(const Options& o, std::ostream& out) {
+  const ModelArgs m = ParseModelArgs(o, "bench");
+  Session s = LoadSession(o, m.model);
+  const std::map<std::string, Value> feeds = MakeFeeds(s, m.model, m.files, m.dims);
+  s.Run(feeds);
+  std::vector<double> ms;
+  for (int r = 0; r < m.runs; ++r) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const std::vector<Value> outs = s.Run(feeds);
+    ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+  }
+  std::vector<double> sorted = ms;
+  std::sort(sorted.begin(), sorted.end());
+  const size_t n = sorted.size();
+  const double median = n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+  out << "model: " << m.model << "\n";
+  out << "mode: " << (o.mode == Mode::kExact ? "exact" : "fast") << " isa: " << IsaName(o.isa) << " threads: " << o.threads
+      << " runs: " << m.runs << "\n";
+  out << std::fixed << std::setprecision(3) << "median_ms=" << median << " min_ms=" << sorted.front() << "\n";
   return 0;
 }
 
@@ -644,6 +700,7 @@ int RunCli(const std::vector<std::string>& args, std::ostream& out, std::ostream
     if (cmd == "cases") return CmdCases(o, out, err);
     if (cmd == "hash") return CmdHash(o, out);
     if (cmd == "golden") return CmdGolden(o, out, err);
+    if (cmd == "bench") return CmdBench(o, out);
     if (cmd == "info") return CmdInfo(o, out);
     if (cmd == "help") { out << kUsage; return 0; }
     err << "onemodel: unknown command '" << cmd << "'\n" << kUsage;

@@ -1,0 +1,124 @@
+// Benchmarks OneModel's exact mode against ONNX Runtime 1.30 side by side in one run:
+// native (build/native/onemodel bench) vs onnxruntime-node at 1 and 2 threads, and
+// wasm SIMD in node (js/bin/onemodel.mjs bench) vs onnxruntime-web's wasm backend at
+// 1 thread, on the reference models with their stored inputs; then GEMM GFLOP/s at
+// 1024 x 1024 x 1024 per ISA cap against this CPU's peak. Medians of --runs timed
+// runs after one warm-up; ratios are ours / ORT (below 1.0: we are faster).
+//   node tools/bench.mjs [--runs N] [--only a,b] [--no-wasm] [--no-gemm] [--models DIR]
+// Needs `npm install` (onnxruntime-node, onnxruntime-web) and tools/prepare.sh. Prints a
+// markdown table (docs/performance.md records one); never part of the tests.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { readNpy } from './lib/npy.mjs';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const args = process.argv.slice(2);
+let runs = 10, only = null, wasm = true, gemm = true, modelsDir = path.join(ROOT, 'models');
+for (let i = 0; i < args.length; ++i) {
+  if (args[i] === '--runs') runs = Number(args[++i]);
+  else if (args[i] === '--only') only = new Set(args[++i].split(','));
+  else if (args[i] === '--no-wasm') wasm = false;
+  else if (args[i] === '--no-gemm') gemm = false;
+  else if (args[i] === '--models') modelsDir = path.resolve(args[++i]);
+  else { console.error(`bench: unknown argument ${args[i]}`); process.exit(2); }
+}
+const MODELS = ['resnet50', 'mobilenet_v3_large', 'dbnet', 'crnn', 'bert_base', 'minilm_l6', 'whisper_encoder'];
+const spec = JSON.parse(fs.readFileSync(path.join(ROOT, 'tools/models.json'), 'utf8'));
+const byName = new Map(spec.models.map((m) => [m.name, m]));
+const median = (v) => { const s = [...v].sort((a, b) => a - b); const n = s.length; return n % 2 ? s[(n - 1) / 2] : (s[n / 2 - 1] + s[n / 2]) / 2; };
+const log = (s) => process.stderr.write(`[bench] ${s}\n`);
+
+function feedsFor(ort, m) {
+  const feeds = {};
+  for (const [name, f] of Object.entries(m.inputs)) {
+    const t = readNpy(path.join(modelsDir, 'inputs', f));
+    feeds[name] = new ort.Tensor(t.type, t.data, t.dims);
+  }
+  return feeds;
+}
+async function timeOrt(ort, file, feeds, opts) {
+  const s = await ort.InferenceSession.create(file, opts);
+  await s.run(feeds);
+  const t = [];
+  for (let r = 0; r < runs; ++r) { const t0 = performance.now(); await s.run(feeds); t.push(performance.now() - t0); }
+  await s.release?.();
+  return median(t);
+}
+function timeOurs(cmd, pre, file, m, threads) {
+  const a = [...pre, '--threads', String(threads), 'bench', file, '--runs', String(runs)];
+  for (const [name, f] of Object.entries(m.inputs)) a.push('--input', `${name}=${path.join(modelsDir, 'inputs', f)}`);
+  const out = execFileSync(cmd, a, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 1 << 26 });
+  const r = /median_ms=([0-9.]+)/.exec(out.trim().split('\n').pop());
+  return Number(r[1]);
+}
+
+const ortNode = (await import('onnxruntime-node')).default ?? (await import('onnxruntime-node'));
+let ortWeb = null;
+if (wasm) { ortWeb = await import('onnxruntime-web'); ortWeb.env.wasm.numThreads = 1; }
+const fmt = (x) => (x >= 100 ? x.toFixed(0) : x.toFixed(1));
+const ratio = (a, b) => (a / b).toFixed(2);
+const rows = [];
+for (const name of MODELS) {
+  if (only && !only.has(name)) continue;
+  const m = byName.get(name);
+  const file = path.join(modelsDir, `${name}.onnx`);
+  if (!m || !fs.existsSync(file)) { log(`${name}: not prepared, skipped`); continue; }
+  const r = { name };
+  const feeds = feedsFor(ortNode, m);
+  for (const t of [1, 2]) {
+    r[`ort${t}`] = await timeOrt(ortNode, file, feeds, { intraOpNumThreads: t, interOpNumThreads: 1 });
+    r[`ours${t}`] = timeOurs(path.join(ROOT, 'build/native/onemodel'), [], file, m, t);
+    log(`${name} ${t} thread(s): ORT ${fmt(r[`ort${t}`])} ms, ours ${fmt(r[`ours${t}`])} ms`);
+  }
+  if (ortWeb) {
+    r.web = await timeOrt(ortWeb, file, feedsFor(ortWeb, m), { executionProviders: ['wasm'] });
+    r.wasm = timeOurs('node', [path.join(ROOT, 'js/bin/onemodel.mjs'), '--simd', 'on'], file, m, 1);
+    log(`${name} wasm: onnxruntime-web ${fmt(r.web)} ms, ours ${fmt(r.wasm)} ms`);
+  }
+  rows.push(r);
+}
+console.log(`Medians of ${runs} runs after one warm-up (ms); ratio = OneModel exact / ONNX Runtime 1.30.`);
+console.log('');
+console.log('| model | ORT 1t | ours 1t | ratio | ORT 2t | ours 2t | ratio | ours 2t vs 1t | ORT-web 1t | ours wasm 1t | ratio |');
+console.log('|---|---|---|---|---|---|---|---|---|---|---|');
+for (const r of rows) {
+  const w = r.web !== undefined ? `${fmt(r.web)} | ${fmt(r.wasm)} | ${ratio(r.wasm, r.web)}` : '- | - | -';
+  console.log(`| ${r.name} | ${fmt(r.ort1)} | ${fmt(r.ours1)} | ${ratio(r.ours1, r.ort1)} | ${fmt(r.ort2)} | ${fmt(r.ours2)} | ${ratio(r.ours2, r.ort2)} | ${ratio(r.ours1, r.ours2)}x | ${w} |`);
+}
+
+if (gemm) {
+  // A 1024 x 1024 x 1024 MatMul made here (B a constant), timed per ISA cap.
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'om-gemm-'));
+  const file = path.join(tmp, 'gemm1024.onnx');
+  execFileSync('/usr/bin/python3', ['-c', `
+import numpy as np, onnx
+from onnx import helper, numpy_helper, TensorProto
+b = np.random.default_rng(1).standard_normal((1024, 1024)).astype(np.float32)
+g = helper.make_graph([helper.make_node('MatMul', ['a', 'b'], ['y'])], 'gemm',
+    [helper.make_tensor_value_info('a', TensorProto.FLOAT, [1024, 1024])],
+    [helper.make_tensor_value_info('y', TensorProto.FLOAT, [1024, 1024])], [numpy_helper.from_array(b, 'b')])
+m = helper.make_model(g, opset_imports=[helper.make_opsetid('', 17)]); m.ir_version = 8
+onnx.save(m, '${file}')`]);
+  const flops = 2 * 1024 ** 3;
+  const targets = execFileSync(path.join(ROOT, 'build/native/onemodel'), ['targets'], { encoding: 'utf8' });
+  const isas = (/^compiled:(.*)$/m.exec(targets)[1] || '').trim().split(/\s+/).filter((e) => !e.includes('('));
+  const mhz = Math.max(...fs.readFileSync('/proc/cpuinfo', 'utf8').split('\n').filter((l) => l.startsWith('cpu MHz')).map((l) => Number(l.split(':')[1])));
+  const lanes = { ref: 1, scalar: 1, sse41: 4, avx2: 8, avx512: 16 };
+  console.log('');
+  console.log(`GEMM 1024 x 1024 x 1024 (f32), 1 thread. Peak per core at ${mhz.toFixed(0)} MHz: lanes x 2 FLOP x 2 ports (with FMA; exact mode uses none, so its ceiling is half).`);
+  console.log('');
+  console.log('| ISA cap | median ms | GFLOP/s | peak GFLOP/s (FMA) | share of peak |');
+  console.log('|---|---|---|---|---|');
+  const ortMs = await timeOrt(ortNode, file, { a: new ortNode.Tensor('float32', new Float32Array(1024 * 1024).fill(0.5), [1024, 1024]) }, { intraOpNumThreads: 1 });
+  for (const isa of isas) {
+    const out = execFileSync(path.join(ROOT, 'build/native/onemodel'), ['--isa', isa, '--threads', '1', 'bench', file, '--runs', String(Math.min(runs, 3))], { encoding: 'utf8' });
+    const ms = Number(/median_ms=([0-9.]+)/.exec(out)[1]);
+    const peak = (mhz / 1000) * (lanes[isa] || 1) * 2 * 2;
+    console.log(`| ${isa} | ${fmt(ms)} | ${(flops / ms / 1e6).toFixed(1)} | ${peak.toFixed(0)} | ${((flops / ms / 1e6) / peak * 100).toFixed(1)}% |`);
+  }
+  console.log(`| onnxruntime-node (its best) | ${fmt(ortMs)} | ${(flops / ortMs / 1e6).toFixed(1)} | | |`);
+  fs.rmSync(tmp, { recursive: true, force: true });
+}
