@@ -74,6 +74,25 @@ template <class F> void ForEach(const std::vector<int64_t>& dims, F f) {
 }
 int64_t Prod(const std::vector<int64_t>& v) { int64_t p = 1; for (int64_t d : v) p *= d; return p; }
 
+// The in-bounds taps of output position op: each tap's input offset within a channel
+// and its kernel index, in kernel (row-major) order; padding taps are left out.
+void ListTaps(const Geometry& g, const std::vector<int64_t>& op, const std::vector<int64_t>& in_st,
+              std::vector<int64_t>* tap_off, std::vector<int64_t>* tap_k) {
+  tap_off->clear();
+  tap_k->clear();
+  ForEach(g.kernel, [&](int64_t k, const std::vector<int64_t>& kp) {
+    int64_t off = 0;
+    for (int64_t d = 0; d < g.dims; ++d) {
+      const size_t i = size_t(d);
+      const int64_t p = op[i] * g.stride[i] - g.pad_b[i] + kp[i] * g.dil[i];
+      if (p < 0 || p >= g.in[i]) return;
+      off += p * in_st[i];
+    }
+    tap_off->push_back(off);
+    tap_k->push_back(k);
+  });
+}
+
 // A 1-D or 2-D geometry as planes (1-D as one row), with, per kernel column kw, the
 // output columns [col_lo, col_hi) whose input column ow * SW + kw * DW - PW is inside.
 struct Plane {
@@ -178,19 +197,7 @@ void Conv(OpContext& ctx) {
   const float* wd = wv.data();
   for (int64_t n = 0; n < N; ++n)
     ForEach(g.out, [&](int64_t o, const std::vector<int64_t>& op) {
-      tap_off.clear();
-      tap_k.clear();
-      ForEach(g.kernel, [&](int64_t k, const std::vector<int64_t>& kp) {
-        int64_t off = 0;
-        for (int64_t d = 0; d < g.dims; ++d) {
-          const size_t i = size_t(d);
-          const int64_t p = op[i] * g.stride[i] - g.pad_b[i] + kp[i] * g.dil[i];
-          if (p < 0 || p >= g.in[i]) return;
-          off += p * in_st[i];
-        }
-        tap_off.push_back(off);
-        tap_k.push_back(k);
-      });
+      ListTaps(g, op, in_st, &tap_off, &tap_k);
       const size_t taps = tap_off.size();
       for (int64_t m = 0; m < M; ++m) {
         const int64_t grp = m / Mg;
@@ -330,19 +337,7 @@ std::vector<int32_t> IntConv(OpContext& ctx, const Tensor& x, const Tensor& w, c
   std::vector<int64_t> tap_off, tap_k;
   for (int64_t n = 0; n < N; ++n)
     ForEach(g.out, [&](int64_t o, const std::vector<int64_t>& op) {
-      tap_off.clear();
-      tap_k.clear();
-      ForEach(g.kernel, [&](int64_t k, const std::vector<int64_t>& kp) {
-        int64_t off = 0;
-        for (int64_t d = 0; d < g.dims; ++d) {
-          const size_t i = size_t(d);
-          const int64_t q = op[i] * g.stride[i] - g.pad_b[i] + kp[i] * g.dil[i];
-          if (q < 0 || q >= g.in[i]) return;
-          off += q * in_st[i];
-        }
-        tap_off.push_back(off);
-        tap_k.push_back(k);
-      });
+      ListTaps(g, op, in_st, &tap_off, &tap_k);
       for (int64_t m = 0; m < M; ++m) {
         const int64_t grp = m / Mg;
         uint32_t acc = 0;
