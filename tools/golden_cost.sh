@@ -4,6 +4,8 @@
 # the per-model time it reports on stderr; prints a markdown table of times and the
 # ratio fast/exact. Each cell is the best of --runs N (default 3).
 # Usage: tools/golden_cost.sh ["1 2"] [--runs N] [--only a,b]
+# The exact runs' output lines at each thread count are rows of their own; the script
+# ends with golden_hash.mjs's verdict over them (exact mode must not depend on threads).
 # Note: fast mode's rewrites (FMA, fused passes, int8 rewrites) are not built yet; it
 # runs the exact path, so the ratios are ~1.0 by construction and measure noise.
 set -euo pipefail
@@ -24,12 +26,17 @@ B=build/native/onemodel
 [ -x "$B" ] || tools/build.sh native
 models=$(ls "$M"/*.onnx | xargs -n1 basename | sed 's/\.onnx$//')
 [ -n "$ONLY" ] && models=$(tr ',' '\n' <<<"$ONLY")
-best() {  # mode threads model -> best seconds over RUNS
-  local b=""
+OUT=build/golden-cost
+rm -rf "$OUT"; mkdir -p "$OUT"
+best() {  # mode threads model -> best seconds over RUNS (exact lines kept per thread count)
+  local b="" lines
+  lines=$(mktemp)
   for _ in $(seq "$RUNS"); do
-    t=$("$B" --mode "$1" --threads "$2" golden --models "$M" --only "$3" 2>&1 >/dev/null | sed -n 's/.* \([0-9.e-]*\) s$/\1/p' | tail -1)
+    t=$("$B" --mode "$1" --threads "$2" golden --models "$M" --only "$3" 2>&1 >"$lines" | sed -n 's/.* \([0-9.e-]*\) s$/\1/p' | tail -1)
     [ -z "$b" ] && b=$t || b=$(awk -v a="$b" -v c="$t" 'BEGIN{print (c<a)?c:a}')
   done
+  [ "$1" = exact ] && cat "$lines" >> "$OUT/exact-t$2.txt"
+  rm -f "$lines"
   echo "$b"
 }
 hdr="| model |"; sep="|---|"
@@ -44,3 +51,4 @@ for m in $models; do
   echo "$line"
 done
 echo "fast mode = exact path for now (no fast rewrites yet): ratios near 1.00 are expected."
+node tools/golden_hash.mjs --merge "$OUT"/exact-t*.txt
