@@ -8,6 +8,8 @@
 #include <string>
 
 #include "core/error.h"
+#include "graph/infer.h"
+#include "onnx/import.h"
 #include "onnx/onnx.pb.h"
 #include "runtime/session.h"
 
@@ -180,11 +182,6 @@ TEST_CASE("session: bad inputs are typed errors and the session stays usable", "
   CHECK(s.Run({{"X", Floats({2, 3})}}).size() == 1);
 }
 
-}  // namespace test
-}  // namespace onemodel
-
-namespace onemodel {
-namespace test {
 
 TEST_CASE("loader: model-local functions run with their attribute references resolved", "[loader]") {
   onnx::ModelProto m = SmallModel();
@@ -271,14 +268,6 @@ TEST_CASE("loader: external data is read from beside the model, and only from th
   CHECK_THROWS_AS(Session::FromBytes(reinterpret_cast<const uint8_t*>(b3.data()), b3.size()), Error);
 }
 
-}  // namespace test
-}  // namespace onemodel
-
-#include "graph/infer.h"
-#include "onnx/import.h"
-
-namespace onemodel {
-namespace test {
 
 TEST_CASE("infer: static types and shapes, with constant folding by the reference kernels", "[loader][infer]") {
   onnx::ModelProto m = SmallModel();

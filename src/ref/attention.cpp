@@ -174,11 +174,6 @@ void Attention(OpContext& ctx) {
     }
 }
 
-}  // namespace ref
-}  // namespace onemodel
-
-namespace onemodel {
-namespace ref {
 
 // ai.onnx.preview FlexAttention, following ONNX's reference: scores = (Q * sqrt(scale))
 // (K * sqrt(scale))^T as a GEMM, the optional score_mod graph on the whole score tensor,

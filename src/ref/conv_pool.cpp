@@ -476,11 +476,6 @@ void GlobalMaxPool(OpContext& ctx) { PoolOp(ctx, Pool::kMax, true); }
 void GlobalAveragePool(OpContext& ctx) { PoolOp(ctx, Pool::kAverage, true); }
 void GlobalLpPool(OpContext& ctx) { PoolOp(ctx, Pool::kLp, true); }
 
-}  // namespace ref
-}  // namespace onemodel
-
-namespace onemodel {
-namespace ref {
 
 // Col2Im: sums columns back into an image. Pixels start at +0.0 and receive their
 // contributions in the order (channel, kernel position, column); taps outside the
@@ -557,11 +552,6 @@ void MaxUnpool(OpContext& ctx) {
   }
 }
 
-}  // namespace ref
-}  // namespace onemodel
-
-namespace onemodel {
-namespace ref {
 
 // DeformConv (2-D), following ONNX's reference in f32: each tap samples X bilinearly at
 // its offset position (zeros outside), times the weight, times the mask; per output,

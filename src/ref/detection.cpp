@@ -66,11 +66,6 @@ void NonMaxSuppression(OpContext& ctx) {
   std::copy(sel.begin(), sel.end(), y.mutable_data<int64_t>());
 }
 
-}  // namespace ref
-}  // namespace onemodel
-
-namespace onemodel {
-namespace ref {
 
 // RoiAlign, following ONNX's reference in binary64: per bin, a grid of bilinear samples
 // averaged (avg) or maximised (max, over the weighted corner values as the reference

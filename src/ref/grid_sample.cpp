@@ -125,11 +125,6 @@ void GridSample(OpContext& ctx) {
     }
 }
 
-}  // namespace ref
-}  // namespace onemodel
-
-namespace onemodel {
-namespace ref {
 
 // AffineGrid: grid = theta . [base coordinates, 1], the base coordinates evenly spaced
 // in [-1, 1] (pixel corners with align_corners, else pixel centres), in f32; each grid

@@ -342,11 +342,6 @@ void Det(OpContext& ctx) {
   }
 }
 
-}  // namespace ref
-}  // namespace onemodel
-
-namespace onemodel {
-namespace ref {
 
 // TensorScatter: writes `update` into a copy of `past_cache` along `axis`, at per-batch
 // offsets write_indices (0 by default), wrapping around in circular mode.

@@ -102,11 +102,6 @@ void ArrayFeatureExtractor(OpContext& ctx) {
     }
 }
 
-}  // namespace ref
-}  // namespace onemodel
-
-namespace onemodel {
-namespace ref {
 
 void TfIdfVectorizer(OpContext& ctx) {
   const Tensor& x = ctx.in(0);
@@ -159,11 +154,6 @@ void TfIdfVectorizer(OpContext& ctx) {
   }
 }
 
-}  // namespace ref
-}  // namespace onemodel
-
-namespace onemodel {
-namespace ref {
 
 // ai.onnx.ml TreeEnsemble (opset 5), as ONNX's reference: each tree routes a row to one
 // leaf; leaves aggregate per target in tree order (SUM, AVERAGE: += w / trees, MIN,
