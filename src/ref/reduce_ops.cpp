@@ -145,7 +145,8 @@ void Reduce(OpContext& ctx, Red kind, int64_t axes_input_since) {
       const T* px = x.data<T>();
       T* po = out.mutable_data<T>();
       const int64_t n = p.per_output;
-      bool contiguous = p.lanes;
+      // Only a float sum can go to the sum kernel; only then check the run is contiguous.
+      bool contiguous = kind == Red::kSum && std::is_same_v<T, float> && p.lanes && ctx.kernels;
       for (int64_t i = 0; contiguous && i < n; ++i) contiguous = p.offsets[size_t(i)] == i;
       for (int64_t o = 0; o < p.outputs; ++o) {
         const T* row = px + p.base[size_t(o)];
