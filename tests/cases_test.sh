@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Conformance row: runs the ONNX node cases natively (every ISA cap, 1 and 3 threads)
+# Conformance row: runs the ONNX node cases natively (every ISA cap; 1, 2, 3 and 7 threads)
 # and on wasm (SIMD and scalar), checks that
 #   1. every case in testdata/cases-passing-<set>.txt still passes (no regression) and
 #      no case fails outright (a case that cannot run yet is a skip, with its reason);
@@ -28,7 +28,9 @@ for isa in $(build/native/onemodel targets | sed -n 's/^compiled://p'); do
   run "native-$isa" build/native/onemodel --isa "$isa"
 done
 run native-threads1 build/native/onemodel --threads 1
+run native-threads2 build/native/onemodel --threads 2
 run native-threads3 build/native/onemodel --threads 3
+run native-threads7 build/native/onemodel --threads 7
 [ -x build/native-clang/onemodel ] && run native-clang build/native-clang/onemodel
 run wasm-simd node js/bin/onemodel.mjs --simd on
 run wasm-scalar node js/bin/onemodel.mjs --simd off

@@ -2,6 +2,7 @@
 // against its reference kernel: lengths 1 .. 4L+3 and one large, specials included.
 #include "tests/catch.h"
 
+#include <algorithm>
 #include <cstring>
 #include <vector>
 
@@ -9,6 +10,8 @@
 #include "core/exact.h"
 #include "core/random.h"
 #include "core/threadpool.h"
+#include "ref/blas.h"
+#include "ref/elementwise_kernels.h"
 #include "ref/reduce.h"
 #include "runtime/dispatch.h"
 #include "tests/test_util.h"
@@ -65,6 +68,150 @@ TEST_CASE("kernels: results do not depend on the thread count", "[kernels][threa
     INFO("threads " << threads);
     CHECK(DiffF32(want.data(), got.data(), want.size()) == "");
   }
+}
+
+namespace {
+// Fills x with values of one of three kinds: plain, wide-range, or with specials mixed in
+// (NaN, +-0, +-inf, subnormals, ties: the corpus of test_util).
+void Fill(SplitMix64& rng, float* x, size_t n, int variant) {
+  for (size_t i = 0; i < n; ++i) {
+    if (variant == 0) x[i] = rng.Uniform(-1.0f, 1.0f);
+    else if (variant == 1) x[i] = rng.Uniform(-1.0f, 1.0f) * float(1u << (rng.NextU32() % 30));
+    else x[i] = (rng.NextU32() % 5 == 0) ? F32Specials()[rng.NextU32() % F32Specials().size()] : rng.Uniform(-4.0f, 4.0f);
+  }
+}
+constexpr uint32_t kGuard = 0x7FC0DEADu;  // a NaN written around outputs: must survive
+}  // namespace
+
+TEST_CASE("kernels: GemmF32 equals the reference fold for every shape and layout", "[kernels][gemm]") {
+  const Dispatch d = MakeDispatch(ActiveIsa());
+  REQUIRE(d.kernels.GemmF32 != nullptr);
+  SplitMix64 rng(21);
+  // Sizes around every tile and block edge: register tiles (4, 8 rows; 8, 16, 32, 64
+  // columns), the K block (256) and the N block (512).
+  const int64_t ms[] = {1, 2, 3, 4, 5, 7, 8, 9, 13, 17};
+  const int64_t ns[] = {1, 3, 7, 8, 9, 15, 16, 17, 31, 33, 64, 65};
+  const int64_t ks[] = {0, 1, 2, 5, 16, 31};
+  int cases = 0;
+  auto run = [&](int64_t M, int64_t N, int64_t K, bool ta, bool tb, int64_t ldc_pad, int variant) {
+    std::vector<float> a(size_t(std::max<int64_t>(M * K, 1))), b(size_t(std::max<int64_t>(K * N, 1)));
+    Fill(rng, a.data(), a.size(), variant);
+    Fill(rng, b.data(), b.size(), variant);
+    const int64_t ldc = N + ldc_pad;
+    std::vector<float> want(size_t(M * ldc), U2F(kGuard)), got(size_t(M * ldc), U2F(kGuard));
+    const int64_t a_rs = ta ? 1 : K, a_cs = ta ? M : 1, b_rs = tb ? 1 : N, b_cs = tb ? K : 1;
+    ref::GemmF32(M, N, K, a.data(), a_rs, a_cs, b.data(), b_rs, b_cs, want.data(), ldc);
+    d.kernels.GemmF32(M, N, K, a.data(), a_rs, a_cs, b.data(), b_rs, b_cs, got.data(), ldc);
+    ++cases;
+    for (size_t i = 0; i < want.size(); ++i) {
+      // Padding columns keep their guard bits exactly.
+      const bool pad = int64_t(i) % ldc >= N;
+      if (pad ? F2U(got[i]) != kGuard : !SameF32(want[i], got[i])) {
+        FAIL_CHECK(IsaName(d.isa) << " M=" << M << " N=" << N << " K=" << K << " ta=" << ta << " tb=" << tb << " ldc=" << ldc
+                                  << " variant " << variant << " at " << i << ": want 0x" << std::hex << F2U(want[i])
+                                  << " got 0x" << F2U(got[i]));
+        return;
+      }
+    }
+  };
+  for (int64_t M : ms)
+    for (int64_t N : ns)
+      for (int64_t K : ks) run(M, N, K, (M + N) % 2 == 1, (N + K) % 3 == 0, (M % 3 == 0) ? 3 : 0, int((M + N + K) % 3));
+  // Across the K block (256) and the N block (512), every layout and input kind.
+  for (bool ta : {false, true})
+    for (bool tb : {false, true})
+      for (int variant = 0; variant < 3; ++variant) {
+        run(11, 530, 300, ta, tb, 0, variant);
+        run(37, 77, 513, ta, tb, 5, variant);
+      }
+  run(64, 1024, 600, false, false, 0, 0);  // a large one
+  INFO(cases << " shapes");
+  // Signed zeros: a fold of -0.0 products starts at -0.0 and stays -0.0; K = 0 gives -0.0.
+  std::vector<float> z(16, -0.0f), one(16, 1.0f), c(4, 0.0f);
+  d.kernels.GemmF32(2, 2, 4, z.data(), 4, 1, one.data(), 2, 1, c.data(), 2);
+  for (float v : c) CHECK(F2U(v) == 0x80000000u);
+  d.kernels.GemmF32(2, 2, 0, z.data(), 4, 1, one.data(), 2, 1, c.data(), 2);
+  for (float v : c) CHECK(F2U(v) == 0x80000000u);
+}
+
+TEST_CASE("kernels: MulAddStridedF32 and MaxStepStridedF32 equal their references", "[kernels]") {
+  const Dispatch d = MakeDispatch(ActiveIsa());
+  REQUIRE(d.kernels.MulAddStridedF32 != nullptr);
+  REQUIRE(d.kernels.MaxStepStridedF32 != nullptr);
+  SplitMix64 rng(33);
+  std::vector<size_t> lengths;
+  for (size_t n = 0; n <= 4 * kCanonicalLanes + 3; ++n) lengths.push_back(n);
+  lengths.push_back(10007);
+  for (int64_t stride : {1, 2, 3}) {
+    for (size_t n : lengths) {
+      for (int variant = 0; variant < 3; ++variant) {
+        std::vector<float> x(n * size_t(stride) + 1), acc0(n + 8);
+        Fill(rng, x.data(), x.size(), variant);
+        Fill(rng, acc0.data(), n, variant);
+        for (size_t i = n; i < acc0.size(); ++i) acc0[i] = U2F(kGuard);
+        const float w = variant == 2 ? F32Specials()[n % F32Specials().size()] : rng.Uniform(-2.0f, 2.0f);
+        std::vector<float> want = acc0, got = acc0;
+        ref::MulAddStridedF32(want.data(), x.data(), stride, w, int64_t(n));
+        d.kernels.MulAddStridedF32(got.data(), x.data(), stride, w, int64_t(n));
+        INFO(IsaName(d.isa) << " MulAdd stride " << stride << " n=" << n << " variant " << variant);
+        CHECK(DiffF32(want.data(), got.data(), want.size()) == "");
+        for (size_t i = n; i < got.size(); ++i) CHECK(F2U(got[i]) == kGuard);
+        want = acc0;
+        got = acc0;
+        ref::MaxStepStridedF32(want.data(), x.data(), stride, int64_t(n));
+        d.kernels.MaxStepStridedF32(got.data(), x.data(), stride, int64_t(n));
+        INFO("MaxStep");
+        // Max keeps the first of equal values: +0 and -0 are told apart bitwise.
+        for (size_t i = 0; i < n; ++i) {
+          if (!SameF32(want[i], got[i])) {
+            FAIL_CHECK("at " << i << ": want 0x" << std::hex << F2U(want[i]) << " got 0x" << F2U(got[i]));
+            break;
+          }
+        }
+      }
+    }
+  }
+  // MaxStep: the first NaN sticks; -0 stays before +0 and +0 before -0.
+  float acc[4] = {-0.0f, 0.0f, U2F(0x7FC00000u), 1.0f};
+  const float x[4] = {0.0f, -0.0f, 5.0f, U2F(0x7FC00001u)};
+  d.kernels.MaxStepStridedF32(acc, x, 1, 4);
+  CHECK(F2U(acc[0]) == 0x80000000u);
+  CHECK(F2U(acc[1]) == 0x00000000u);
+  CHECK(IsNaN(acc[2]));
+  CHECK(IsNaN(acc[3]));
+}
+
+TEST_CASE("kernels: BinaryF32 equals its reference for every op and broadcast", "[kernels]") {
+  const Dispatch d = MakeDispatch(ActiveIsa());
+  REQUIRE(d.kernels.BinaryF32 != nullptr);
+  SplitMix64 rng(45);
+  std::vector<size_t> lengths;
+  for (size_t n = 0; n <= 4 * kCanonicalLanes + 3; ++n) lengths.push_back(n);
+  lengths.push_back(4099);
+  for (int32_t op = kBinAddF32; op <= kBinMinF32; ++op)
+    for (int64_t sa : {0, 1})
+      for (int64_t sb : {0, 1})
+        for (size_t n : lengths)
+          for (int variant = 0; variant < 3; ++variant) {
+            std::vector<float> a(std::max<size_t>(n, 1)), b(std::max<size_t>(n, 1));
+            Fill(rng, a.data(), a.size(), variant);
+            Fill(rng, b.data(), b.size(), variant);
+            std::vector<float> want(n + 4, U2F(kGuard)), got(n + 4, U2F(kGuard));
+            ref::BinaryF32(op, a.data(), sa, b.data(), sb, want.data(), int64_t(n));
+            d.kernels.BinaryF32(op, a.data(), sa, b.data(), sb, got.data(), int64_t(n));
+            const std::string diff = DiffF32(want.data(), got.data(), want.size());
+            if (!diff.empty()) {
+              FAIL_CHECK(IsaName(d.isa) << " op " << op << " sa=" << sa << " sb=" << sb << " n=" << n << " variant " << variant << ": " << diff);
+            }
+          }
+  // In place (out aliasing a).
+  std::vector<float> a(100), b(100);
+  Fill(rng, a.data(), a.size(), 2);
+  Fill(rng, b.data(), b.size(), 2);
+  std::vector<float> want(100), got = a;
+  ref::BinaryF32(kBinDivF32, a.data(), 1, b.data(), 1, want.data(), 100);
+  d.kernels.BinaryF32(kBinDivF32, got.data(), 1, b.data(), 1, got.data(), 100);
+  CHECK(DiffF32(want.data(), got.data(), 100) == "");
 }
 
 TEST_CASE("dispatch: ISA names and errors", "[dispatch]") {

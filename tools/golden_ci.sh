@@ -3,7 +3,7 @@
 # `onemodel golden` on every row of one kind and compares each row, line by line, with
 # testdata/graphs/golden-exact.txt (the first row). Fast (seconds per row): .ci/run and
 # the GitHub workflow run it.
-#   tools/golden_ci.sh native [--no-build]  every ISA cap this CPU runs, 1 and 3 threads
+#   tools/golden_ci.sh native [--no-build]  every ISA cap this CPU runs, 1, 2, 3 and 7 threads
 #   tools/golden_ci.sh wasm [--no-build]    node: SIMD and scalar builds, each with V8's
 #                                           default tiering, --liftoff-only and --no-liftoff
 # Ends with `ALL ROWS EQUAL (R rows, L lines)` or the differing lines and rows (exit 1).
@@ -23,7 +23,7 @@ case "$KIND" in
     [ "$BUILD" = 1 ] && tools/build.sh native
     for entry in $("$BIN" targets | sed -n 's/^compiled://p' | tr -d '\r'); do
       [[ "$entry" == *"("* ]] && continue  # this CPU lacks it
-      for t in 1 3; do rows+=(--row "native-$entry-t$t=$BIN --isa $entry --threads $t golden --models $G"); done
+      for t in 1 2 3 7; do rows+=(--row "native-$entry-t$t=$BIN --isa $entry --threads $t golden --models $G"); done
     done
     ;;
   wasm)

@@ -11,6 +11,15 @@
 #endif
 
 namespace onemodel {
+namespace {
+// Set while a thread runs a chunk: nested ParallelFor calls then run inline.
+thread_local bool tl_in_chunk = false;
+struct ChunkScope {
+  bool saved = tl_in_chunk;
+  ChunkScope() { tl_in_chunk = true; }
+  ~ChunkScope() { tl_in_chunk = saved; }
+};
+}  // namespace
 
 int ThreadPool::DefaultThreads() {
   if (const char* s = std::getenv("ONEMODEL_THREADS")) {
@@ -48,11 +57,13 @@ void ThreadPool::ParallelFor(int64_t n, int64_t grain, const std::function<void(
   if (grain < 1) grain = 1;
   int64_t chunks = (n + grain - 1) / grain;
   if (chunks > threads_) chunks = threads_;
-  if (chunks <= 1) {
+  if (chunks <= 1 || tl_in_chunk) {
     FpEnvGuard env;
+    ChunkScope scope;
     fn(0, n);
     return;
   }
+  std::lock_guard<std::mutex> call(call_mu_);
   {
     std::lock_guard<std::mutex> lock(mu_);
     fn_ = &fn;
@@ -75,6 +86,7 @@ void ThreadPool::ParallelFor(int64_t n, int64_t grain, const std::function<void(
     const int64_t b = n * c / chunks, e = n * (c + 1) / chunks;
     try {
       FpEnvGuard env;
+      ChunkScope scope;
       fn(b, e);
     } catch (...) {
       std::lock_guard<std::mutex> lock(mu_);
@@ -106,6 +118,7 @@ void ThreadPool::WorkerLoop(int) {
       lock.unlock();
       try {
         FpEnvGuard env;
+        ChunkScope scope;
         (*fn)(n * c / chunks, n * (c + 1) / chunks);
       } catch (...) {
         lock.lock();

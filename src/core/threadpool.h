@@ -25,7 +25,8 @@ class ThreadPool {
 
   // Calls fn(begin, end) over contiguous chunks covering [0, n), each at least `grain`
   // long (except when n < grain), on up to threads() threads; returns when all are
-  // done. An exception thrown by fn is rethrown here (the first one).
+  // done. An exception thrown by fn is rethrown here (the first one). Calls from
+  // several threads take turns; a call made from inside fn runs inline on its thread.
   void ParallelFor(int64_t n, int64_t grain, const std::function<void(int64_t, int64_t)>& fn);
 
   // Returns the default thread count: ONEMODEL_THREADS if set and valid, else the
@@ -37,6 +38,7 @@ class ThreadPool {
   int threads_;
   std::vector<std::thread> workers_;
   std::mutex mu_;
+  std::mutex call_mu_;  // one ParallelFor at a time
   std::condition_variable cv_work_, cv_done_;
   const std::function<void(int64_t, int64_t)>* fn_ = nullptr;
   int64_t n_ = 0, chunks_ = 0, next_chunk_ = 0, done_chunks_ = 0;

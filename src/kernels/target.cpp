@@ -7,6 +7,11 @@
 namespace onemodel {
 namespace ONEMODEL_NS {
 
+// Every kernel of the list, defined in this file or another per-target file.
+#define ONEMODEL_KERNEL(name, ret, params) ret name params;
+#include "kernels/kernels.inc"
+#undef ONEMODEL_KERNEL
+
 float SumF32(const float* x, size_t n) {
 #if defined(ONEMODEL_DEMO_BROKEN_KERNEL) && defined(ONEMODEL_TARGET_AVX2)
   // The golden tools' demonstration (tools/golden_broken_demo.sh): on AVX2 only, the

@@ -8,6 +8,7 @@
 
 #include "ref/math.h"
 #include "ref/ops.h"
+#include "ref/parallel.h"
 #include "ref/util.h"
 
 namespace onemodel {
@@ -120,7 +121,7 @@ Plane MakePlane(const Geometry& g) {
 // kernel row, kernel column, then the output positions whose tap is inside the input.
 // Each accumulator gets its terms in kernel order, a = a + x * w (never fused).
 template <class T>
-void AccumulatePlane(const Plane& pl, const T* x, const T* w, T* acc) {
+void AccumulatePlane(const Plane& pl, const T* x, const T* w, T* acc, const KernelTable* kernels = nullptr) {
   for (int64_t kh = 0; kh < pl.KH; ++kh)
     for (int64_t kw = 0; kw < pl.KW; ++kw) {
       const T wt = w[kh * pl.KW + kw];
@@ -130,10 +131,120 @@ void AccumulatePlane(const Plane& pl, const T* x, const T* w, T* acc) {
         if (ih < 0 || ih >= pl.IH) continue;
         const T* xrow = x + ih * pl.IW + shift;
         T* arow = acc + oh * pl.OW;
+        if constexpr (std::is_same_v<T, float>) {
+          if (kernels && kernels->MulAddStridedF32) {  // the same loop, vectorised over ow
+            if (hi > lo) kernels->MulAddStridedF32(arow + lo, xrow + lo * pl.SW, pl.SW, wt, hi - lo);
+            continue;
+          }
+        }
         if (pl.SW == 1) {
           for (int64_t ow = lo; ow < hi; ++ow) arow[ow] = arow[ow] + xrow[ow] * wt;
         } else {
           for (int64_t ow = lo; ow < hi; ++ow) arow[ow] = arow[ow] + xrow[ow * pl.SW] * wt;
+        }
+      }
+    }
+}
+
+// Whether a float 1-D/2-D convolution goes through im2col and the GEMM kernel: only
+// with a vector kernel table (the oracle itself runs the plane loops), enough output
+// channels per group to fill a register tile, and finite weights (see ConvGemm2D).
+bool UseConvGemm(const OpContext& ctx, int64_t Kg, int64_t Mg, const std::vector<float>& w) {
+  if (!ctx.kernels || !ctx.kernels->GemmF32 || ctx.kernels->GemmF32 == &ref::GemmF32) return false;
+  if (Mg < 4 || Kg < 4) return false;
+  for (float v : w) if (!std::isfinite(v)) return false;
+  return true;
+}
+
+// Convolution as GEMM: per image and group, Y[Mg x P] = W[Mg x Kg] * col[Kg x P] with
+// col's row (c, kh, kw) in the reference's fold order, so each output folds channel
+// then kernel position from -0.0 exactly as the plane loops do -- except that col holds
+// +0.0 at padding taps where the reference skips the tap. With finite weights such a
+// term is +-0, and adding a zero leaves any nonzero accumulator unchanged, so the two
+// folds stay bitwise equal until both are zeros of possibly different sign; then they
+// stay zeros or take the same next term. Hence the results differ at most in the sign
+// of a zero result, and only at positions with a padding tap: those zeros are
+// recomputed here by the reference fold. Columns go in blocks so col stays small.
+void ConvGemm2D(const OpContext& ctx, const Plane& pl, const float* x, const float* w, int64_t N, int64_t C,
+                int64_t M, int64_t group, int64_t in_sp, float* y) {
+  const int64_t Cg = C / group, Mg = M / group, ksp = pl.KH * pl.KW, Kg = Cg * ksp, P = pl.OH * pl.OW;
+  const bool direct = ksp == 1 && pl.SH == 1 && pl.SW == 1 && pl.PH == 0 && pl.PW == 0 && pl.IH == pl.OH && pl.IW == pl.OW;
+  int64_t max_lo = 0, min_hi = pl.OW;
+  for (int64_t kw = 0; kw < pl.KW; ++kw) {
+    max_lo = std::max(max_lo, pl.col_lo[size_t(kw)]);
+    min_hi = std::min(min_hi, pl.col_hi[size_t(kw)]);
+  }
+  auto has_pad = [&](int64_t p) {
+    const int64_t oh = p / pl.OW, ow = p % pl.OW;
+    const int64_t ih0 = oh * pl.SH - pl.PH, ih1 = ih0 + (pl.KH - 1) * pl.DH;
+    return ih0 < 0 || ih1 >= pl.IH || ow < max_lo || ow >= min_hi;
+  };
+  // Column blocks: col holds at most ~2M floats (8 MB), in whole output rows' worth of
+  // 64 columns at least.
+  const int64_t pc = direct ? P : std::max<int64_t>(64, std::min<int64_t>(P, (int64_t(1) << 21) / std::max<int64_t>(Kg, 1)));
+  thread_local std::vector<float> col;
+  if (!direct && col.size() < size_t(Kg * pc)) col.resize(size_t(Kg * pc));
+  for (int64_t n = 0; n < N; ++n)
+    for (int64_t grp = 0; grp < group; ++grp) {
+      const float* xg = x + (n * C + grp * Cg) * in_sp;
+      const float* wg = w + grp * Mg * Kg;
+      float* yg = y + (n * M + grp * Mg) * P;
+      for (int64_t p0 = 0; p0 < P; p0 += pc) {
+        const int64_t np = std::min(pc, P - p0);
+        const float* B = xg + p0;
+        int64_t b_rs = in_sp;
+        if (!direct) {
+          float* cb = col.data();
+          ParallelFor(ctx, Kg, 8, [&](int64_t r0, int64_t r1) {
+            for (int64_t r = r0; r < r1; ++r) {
+              const int64_t c = r / ksp, kh = (r % ksp) / pl.KW, kw = r % pl.KW;
+              const float* xc = xg + c * in_sp;
+              const int64_t shift = kw * pl.DW - pl.PW, lo = pl.col_lo[size_t(kw)], hi = pl.col_hi[size_t(kw)];
+              float* dst = cb + r * np;
+              int64_t oh = p0 / pl.OW, ow = p0 % pl.OW;
+              for (int64_t i = 0; i < np;) {
+                // The rest of output row oh inside this block.
+                const int64_t run = std::min(np - i, pl.OW - ow);
+                const int64_t ih = oh * pl.SH - pl.PH + kh * pl.DH;
+                if (ih < 0 || ih >= pl.IH) {
+                  std::fill(dst + i, dst + i + run, 0.0f);
+                } else {
+                  const float* xrow = xc + ih * pl.IW + shift;
+                  for (int64_t j = 0; j < run; ++j) {
+                    const int64_t o = ow + j;
+                    dst[i + j] = (o < lo || o >= hi) ? 0.0f : xrow[o * pl.SW];
+                  }
+                }
+                i += run;
+                ow = 0;
+                ++oh;
+              }
+            }
+          });
+          B = cb;
+          b_rs = np;
+        }
+        ParallelGemmF32(ctx, Mg, np, Kg, wg, Kg, 1, B, b_rs, 1, yg + p0, P);
+      }
+      // The zero results at padded positions, by the reference fold.
+      for (int64_t p = 0; p < P; ++p) {
+        if (!has_pad(p)) continue;
+        const int64_t oh = p / pl.OW, ow = p % pl.OW;
+        for (int64_t m = 0; m < Mg; ++m) {
+          float& out = yg[m * P + p];
+          if (out != 0.0f) continue;
+          float acc = -0.0f;
+          for (int64_t c = 0; c < Cg; ++c)
+            for (int64_t kh = 0; kh < pl.KH; ++kh) {
+              const int64_t ih = oh * pl.SH - pl.PH + kh * pl.DH;
+              if (ih < 0 || ih >= pl.IH) continue;
+              for (int64_t kw = 0; kw < pl.KW; ++kw) {
+                const int64_t iw = ow * pl.SW - pl.PW + kw * pl.DW;
+                if (iw < 0 || iw >= pl.IW) continue;
+                acc = acc + xg[c * in_sp + ih * pl.IW + iw] * wg[m * Kg + c * ksp + kh * pl.KW + kw];
+              }
+            }
+          out = acc;
         }
       }
     }
@@ -163,28 +274,48 @@ void Conv(OpContext& ctx) {
   std::vector<int64_t> in_st(size_t(g.dims), 1);
   for (int64_t d = g.dims - 1; d > 0; --d) in_st[size_t(d - 1)] = in_st[size_t(d)] * g.in[size_t(d)];
   if (g.dims <= 2) {
-    // 1-D and 2-D (1-D as one row): one plane of accumulators per output channel; the
-    // loops run channel, kernel row, kernel column, then over the output positions
-    // whose tap is inside the input. Each output still folds channel (outer) then
-    // kernel position (row-major) from -0.0, skipping padding taps: the same sums as
-    // the general path below, with the innermost loop along an output row.
     const Plane pl = MakePlane(g);
-    std::vector<float> acc(static_cast<size_t>(pl.OH * pl.OW));
-    for (int64_t n = 0; n < N; ++n)
-      for (int64_t m = 0; m < M; ++m) {
-        const int64_t grp = m / Mg;
-        std::fill(acc.begin(), acc.end(), -0.0f);
-        for (int64_t c = 0; c < Cg; ++c) {
-          const float* xc = xv.data() + (n * C + grp * Cg + c) * in_sp;
-          const float* wc = wv.data() + (m * Cg + c) * k_sp;
-          AccumulatePlane<float>(pl, xc, wc, acc.data());
+    // Results in f32: straight into y when it is float, else a buffer then StoreF32.
+    std::vector<float> ybuf;
+    float* yf = nullptr;
+    if (y.dtype() == DType::kFloat) {
+      yf = y.mutable_data<float>();
+    } else {
+      ybuf.resize(size_t(N * M * out_sp));
+      yf = ybuf.data();
+    }
+    if (UseConvGemm(ctx, Cg * k_sp, Mg, wv)) {
+      ConvGemm2D(ctx, pl, xv.data(), wv.data(), N, C, M, group, in_sp, yf);
+    } else {
+      // 1-D and 2-D (1-D as one row): one plane of accumulators per output channel;
+      // the loops run channel, kernel row, kernel column, then over the output
+      // positions whose tap is inside the input. Each output still folds channel
+      // (outer) then kernel position (row-major) from -0.0, skipping padding taps: the
+      // same sums as the general path below, with the innermost loop along a row.
+      ParallelFor(ctx, N * M, 1, [&](int64_t b, int64_t e) {
+        for (int64_t nm = b; nm < e; ++nm) {
+          const int64_t n = nm / M, m = nm % M, grp = m / Mg;
+          float* acc = yf + nm * out_sp;
+          std::fill(acc, acc + out_sp, -0.0f);
+          for (int64_t c = 0; c < Cg; ++c) {
+            const float* xc = xv.data() + (n * C + grp * Cg + c) * in_sp;
+            const float* wc = wv.data() + (m * Cg + c) * k_sp;
+            AccumulatePlane<float>(pl, xc, wc, acc, ctx.kernels);
+          }
         }
-        for (int64_t o = 0; o < pl.OH * pl.OW; ++o) {
-          float r = acc[size_t(o)];
-          if (!bias.empty()) r = r + bias[size_t(m)];
-          StoreF32(y, (n * M + m) * out_sp + o, r);
-        }
+      });
+    }
+    // The bias after the full sum.
+    if (!bias.empty()) {
+      for (int64_t nm = 0; nm < N * M; ++nm) {
+        const float bv = bias[size_t(nm % M)];
+        float* o = yf + nm * out_sp;
+        for (int64_t i = 0; i < out_sp; ++i) o[i] = o[i] + bv;
       }
+    }
+    if (yf != nullptr && y.dtype() != DType::kFloat) {
+      for (int64_t i = 0; i < N * M * out_sp; ++i) StoreF32(y, i, ybuf[size_t(i)]);
+    }
     return;
   }
   // The taps of one output position (input offset within a channel, kernel index) are
@@ -260,6 +391,49 @@ void ConvTranspose(OpContext& ctx) {
   const int64_t in_sp = Prod(in), out_sp = Prod(out), k_sp = Prod(kernel);
   std::vector<int64_t> in_st(size_t(D), 1);
   for (int64_t d = D - 1; d > 0; --d) in_st[size_t(d - 1)] = in_st[size_t(d)] * in[size_t(d)];
+  // Patch deconvolution (kernel == stride, no padding or dilation, out = in * stride):
+  // every output takes exactly one kernel position, from every input channel, so for
+  // each kernel position the outputs are a 1x1 convolution: a GEMM whose K is the input
+  // channels in order, the reference's fold. Vector kernel tables only.
+  bool patch = ctx.kernels && ctx.kernels->GemmF32 && ctx.kernels->GemmF32 != &ref::GemmF32;
+  for (int64_t d = 0; d < D && patch; ++d) {
+    const size_t i = size_t(d);
+    patch = kernel[i] == stride[i] && dil[i] == 1 && pb[i] == 0 && out[i] == in[i] * stride[i];
+  }
+  if (patch) {
+    std::vector<int64_t> kst(size_t(D), 1), ost(size_t(D), 1);
+    for (int64_t d = D - 1; d > 0; --d) {
+      kst[size_t(d - 1)] = kst[size_t(d)] * kernel[size_t(d)];
+      ost[size_t(d - 1)] = ost[size_t(d)] * out[size_t(d)];
+    }
+    std::vector<float> tmp(size_t(Mg * in_sp));
+    for (int64_t n = 0; n < N; ++n)
+      for (int64_t grp = 0; grp < group; ++grp)
+        for (int64_t k = 0; k < k_sp; ++k) {
+          // A(m, c) = w[c][m][k]; B = the group's input channels; C = tmp[m][p].
+          const float* A = wv.data() + (grp * Cg * Mg) * k_sp + k;
+          ParallelGemmF32(ctx, Mg, in_sp, Cg, A, k_sp, Mg * k_sp, xv.data() + (n * C + grp * Cg) * in_sp, in_sp, 1,
+                          tmp.data(), in_sp);
+          // Input position p lands on output p * stride + k (per dimension).
+          for (int64_t p = 0; p < in_sp; ++p) {
+            int64_t o = 0, rest = p, kr = k;
+            for (int64_t d = 0; d < D; ++d) {
+              const size_t i = size_t(d);
+              const int64_t pi = rest / in_st[i], ki = kr / kst[i];
+              rest %= in_st[i];
+              kr %= kst[i];
+              o += (pi * stride[i] + ki) * ost[i];
+            }
+            for (int64_t ml = 0; ml < Mg; ++ml) {
+              const int64_t m = grp * Mg + ml;
+              float r = tmp[size_t(ml * in_sp + p)];
+              if (!bias.empty()) r = r + bias[size_t(m)];
+              StoreF32(y, (n * M + m) * out_sp + o, r);
+            }
+          }
+        }
+    return;
+  }
   for (int64_t n = 0; n < N; ++n)
     for (int64_t m = 0; m < M; ++m) {
       const int64_t grp = m / Mg, ml = m % Mg;
@@ -425,6 +599,33 @@ void PoolOp(OpContext& ctx, Pool kind, bool global) {
   std::vector<int64_t> in_st(size_t(g.dims), 1), col_st(size_t(g.dims), 1);
   for (int64_t d = g.dims - 1; d > 0; --d) in_st[size_t(d - 1)] = in_st[size_t(d)] * g.in[size_t(d)];
   for (int64_t d = 1; d < g.dims; ++d) col_st[size_t(d)] = col_st[size_t(d - 1)] * g.in[size_t(d - 1)];
+  if (kind == Pool::kMax && !idx && g.dims <= 2 && ctx.kernels && ctx.kernels->MaxStepStridedF32) {
+    // 1-D/2-D max pool as planes: per channel, the kernel taps in row-major order, each
+    // a MaxStep over the output positions whose tap is inside the input (as above,
+    // padding taps are skipped), vectorised along output rows.
+    const Plane pl = MakePlane(g);
+    std::vector<float> ybuf;
+    float* yf = y.dtype() == DType::kFloat ? y.mutable_data<float>() : (ybuf.resize(size_t(N * C * out_sp)), ybuf.data());
+    ParallelFor(ctx, N * C, 1, [&](int64_t b, int64_t e) {
+      for (int64_t nc = b; nc < e; ++nc) {
+        const float* xc = xv.data() + nc * in_sp;
+        float* acc = yf + nc * out_sp;
+        std::fill(acc, acc + out_sp, -std::numeric_limits<float>::infinity());
+        for (int64_t kh = 0; kh < pl.KH; ++kh)
+          for (int64_t kw = 0; kw < pl.KW; ++kw) {
+            const int64_t lo = pl.col_lo[size_t(kw)], hi = pl.col_hi[size_t(kw)], shift = kw * pl.DW - pl.PW;
+            if (hi <= lo) continue;
+            for (int64_t oh = 0; oh < pl.OH; ++oh) {
+              const int64_t ih = oh * pl.SH - pl.PH + kh * pl.DH;
+              if (ih < 0 || ih >= pl.IH) continue;
+              ctx.kernels->MaxStepStridedF32(acc + oh * pl.OW + lo, xc + ih * pl.IW + shift + lo * pl.SW, pl.SW, hi - lo);
+            }
+          }
+      }
+    });
+    if (!ybuf.empty()) for (int64_t i = 0; i < N * C * out_sp; ++i) StoreF32(y, i, ybuf[size_t(i)]);
+    return;
+  }
   for (int64_t nc = 0; nc < N * C; ++nc) {
     const float* xc = xv.data() + nc * in_sp;
     ForEach(g.out, [&](int64_t o, const std::vector<int64_t>& op) {

@@ -5,7 +5,9 @@
 #include <limits>
 #include <type_traits>
 
+#include "ref/elementwise_kernels.h"
 #include "ref/ops.h"
+#include "ref/parallel.h"
 #include "ref/util.h"
 
 namespace onemodel {
@@ -88,11 +90,85 @@ void CheckSameType(const OpContext& ctx, const Tensor& a, const Tensor& b) {
   }
 }
 
+// A broadcast of a and b to `shape` as runs: dimensions where a and b are both present,
+// only one is, or neither, are merged while the pattern holds; the innermost merged
+// dimension is the run (length `run`, strides sa/sb of 0 or 1), the others are walked
+// by an odometer giving each run's offsets in a and b.
+struct Runs {
+  int64_t run = 1, sa = 1, sb = 1, count = 1;
+  std::vector<int64_t> dims, a_st, b_st;  // outer dimensions, innermost last
+  // Offsets of run r in a and b.
+  void Offsets(int64_t r, int64_t* oa, int64_t* ob) const {
+    *oa = 0;
+    *ob = 0;
+    for (size_t d = dims.size(); d-- > 0;) {
+      const int64_t i = r % dims[d];
+      r /= dims[d];
+      *oa += i * a_st[d];
+      *ob += i * b_st[d];
+    }
+  }
+};
+Runs MakeRuns(const Shape& sa, const Shape& sb, const Shape& out) {
+  const size_t R = out.size();
+  std::vector<int64_t> od, ast, bst;  // merged dims, with contiguous strides of a and b
+  std::vector<int> pat;
+  for (size_t d = 0; d < R; ++d) {
+    const int64_t da = d + sa.size() >= R ? sa[d + sa.size() - R] : 1;
+    const int64_t db = d + sb.size() >= R ? sb[d + sb.size() - R] : 1;
+    if (out[d] == 1) continue;
+    const int p = (da != 1 ? 1 : 0) | (db != 1 ? 2 : 0);
+    if (!pat.empty() && pat.back() == p) od.back() *= out[d];
+    else { od.push_back(out[d]); pat.push_back(p); }
+  }
+  Runs r;
+  if (od.empty()) { r.run = 1; r.sa = r.sb = 0; return r; }
+  // Strides: a's elements are laid out over the dims where it is present.
+  ast.assign(od.size(), 0);
+  bst.assign(od.size(), 0);
+  int64_t sta = 1, stb = 1;
+  for (size_t d = od.size(); d-- > 0;) {
+    if (pat[d] & 1) { ast[d] = sta; sta *= od[d]; }
+    if (pat[d] & 2) { bst[d] = stb; stb *= od[d]; }
+  }
+  r.run = od.back();
+  r.sa = ast.back() ? 1 : 0;
+  r.sb = bst.back() ? 1 : 0;
+  r.dims.assign(od.begin(), od.end() - 1);
+  r.a_st.assign(ast.begin(), ast.end() - 1);
+  r.b_st.assign(bst.begin(), bst.end() - 1);
+  for (int64_t d : r.dims) r.count *= d;
+  return r;
+}
+
+// The float path: runs handed to the session's BinaryF32 kernel, split over threads.
+void BinaryRunsF32(const OpContext& ctx, Arith op, const Tensor& a, const Tensor& b, Tensor& out) {
+  static constexpr int32_t kCode[] = {kBinAddF32, kBinSubF32, kBinMulF32, kBinDivF32, kBinMaxF32, kBinMinF32};
+  const int32_t code = kCode[int(op)];
+  auto* kernel = ctx.kernels && ctx.kernels->BinaryF32 ? ctx.kernels->BinaryF32 : &ref::BinaryF32;
+  const Runs r = MakeRuns(a.shape(), b.shape(), out.shape());
+  const float* pa = a.data<float>();
+  const float* pb = b.data<float>();
+  float* po = out.mutable_data<float>();
+  const int64_t grain = std::max<int64_t>(1, (int64_t(1) << 15) / std::max<int64_t>(r.run, 1));
+  ParallelFor(ctx, r.count, grain, [&](int64_t r0, int64_t r1) {
+    for (int64_t i = r0; i < r1; ++i) {
+      int64_t oa, ob;
+      r.Offsets(i, &oa, &ob);
+      kernel(code, pa + oa, r.sa, pb + ob, r.sb, po + i * r.run, r.run);
+    }
+  });
+}
+
 // out = a op b (broadcast), any numeric type.
 Tensor Binary(const OpContext& ctx, Arith op, const Tensor& a, const Tensor& b) {
   CheckSameType(ctx, a, b);
   const Shape shape = BroadcastShapes(ctx, {a.shape(), b.shape()});
   Tensor out(a.dtype(), shape, ctx.node.Describe() + " output");
+  if (a.dtype() == DType::kFloat && ctx.kernels) {
+    if (out.numel()) BinaryRunsF32(ctx, op, a, b, out);
+    return out;
+  }
   const auto ia = BroadcastIndex(a.shape(), shape), ib = BroadcastIndex(b.shape(), shape);
   const bool ok = DispatchNumeric(a.dtype(), [&]<class T>() {
     if constexpr (std::is_same_v<T, bool>) {
@@ -254,6 +330,12 @@ template <class C> C CeilOf(C x) {
 }
 
 }  // namespace
+
+void BinaryF32(int32_t op, const float* a, int64_t sa, const float* b, int64_t sb, float* out, int64_t n) {
+  static constexpr Arith kOp[] = {Arith::kAdd, Arith::kSub, Arith::kMul, Arith::kDiv, Arith::kMax, Arith::kMin};
+  const Arith o = kOp[op];
+  for (int64_t i = 0; i < n; ++i) out[i] = ApplyArith(o, a[i * sa], b[i * sb]);
+}
 
 void Add(OpContext& ctx) { BinaryOp(ctx, Arith::kAdd); }
 void Sub(OpContext& ctx) { BinaryOp(ctx, Arith::kSub); }

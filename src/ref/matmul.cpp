@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "ref/ops.h"
+#include "ref/parallel.h"
 #include "ref/util.h"
 
 namespace onemodel {
@@ -56,6 +57,13 @@ void MatMul(OpContext& ctx) {
       const T* pa = a.data<T>();
       const T* pb = b.data<T>();
       T* po = out.mutable_data<T>();
+      if constexpr (std::is_same_v<T, float>) {
+        // The GEMM kernel (ref::GemmF32's fold: per output, k ascending from -0.0).
+        for (size_t bi = 0; bi < ia.size(); ++bi) {
+          ParallelGemmF32(ctx, M, N, K, pa + ia[bi] * M * K, K, 1, pb + ib[bi] * K * N, N, 1, po + int64_t(bi) * M * N, N);
+        }
+        return;
+      }
       // One row of accumulators at a time: every output still folds its K products in
       // index order from -0.0; the n loop only visits B's rows contiguously.
       std::vector<C> acc(static_cast<size_t>(N));
@@ -107,6 +115,16 @@ void Gemm(OpContext& ctx) {
       const T* pb = b.data<T>();
       const T* pc = has_c ? ctx.in(2).template data<T>() : nullptr;
       T* po = out.mutable_data<T>();
+      if constexpr (std::is_same_v<T, float>) {
+        // The full sums by the GEMM kernel, then alpha and the bias as below.
+        ParallelGemmF32(ctx, M, N, K, pa, ta ? 1 : K, ta ? M : 1, pb, tb ? 1 : N, tb ? K : 1, po, N);
+        for (int64_t i = 0; i < M * N; ++i) {
+          float r = alpha * po[i];
+          if (has_c) r = r + beta * pc[ic[size_t(i)]];
+          po[i] = r;
+        }
+        return;
+      }
       for (int64_t m = 0; m < M; ++m) {
         for (int64_t n = 0; n < N; ++n) {
           C acc = Zero<C>();

@@ -16,6 +16,7 @@
 namespace onemodel {
 
 class Executor;
+class ThreadPool;
 
 // Looks a name up in the enclosing graphs (for subgraphs); null when absent.
 using Scope = std::function<const Value*(const std::string&)>;
@@ -33,6 +34,9 @@ struct OpContext {
   // operator may hand a contiguous inner loop to one of them; each is bitwise equal
   // to its reference kernel (tests/test_kernels.cpp).
   const KernelTable* kernels = nullptr;
+  // The session's threads; null: one thread. Operators split independent outputs
+  // over it (ref/parallel.h); the split never changes a fold.
+  ThreadPool* pool = nullptr;
   const Scope* scope = nullptr;   // this node's view of every visible value
 
   OpContext(const Node& n, int64_t op) : node(n), opset(op), outputs(n.outputs.size()) {}

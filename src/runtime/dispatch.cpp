@@ -6,6 +6,8 @@
 #include <cstring>
 
 #include "core/error.h"
+#include "ref/blas.h"
+#include "ref/elementwise_kernels.h"
 #include "ref/reduce.h"
 
 namespace onemodel {

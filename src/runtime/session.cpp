@@ -1,19 +1,25 @@
 // Session and executor (see session.h).
 #include "runtime/session.h"
 
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <set>
 #include <unordered_map>
 
 #include "core/error.h"
 #include "core/fpenv.h"
 #include "onnx/import.h"
+#include "core/threadpool.h"
 #include "ref/op_context.h"
 
 namespace onemodel {
 
 class Executor {
  public:
-  Executor(const Model& m, const KernelTable* kernels) : model_(m), kernels_(kernels) {}
+  Executor(const Model& m, const KernelTable* kernels, ThreadPool* pool) : model_(m), kernels_(kernels), pool_(pool) {}
 
   // Runs graph g with the given bindings (inputs), seeing `outer` for names defined
   // in enclosing graphs.
@@ -53,6 +59,7 @@ class Executor {
       OpContext ctx(node, opset);
       ctx.executor = this;
       ctx.kernels = kernels_;
+      ctx.pool = pool_;
       ctx.scope = &scope;
       for (const auto& in : node.inputs) {
         if (in.empty()) { ctx.inputs.push_back(nullptr); continue; }
@@ -60,11 +67,17 @@ class Executor {
         if (!v) throw Error(ErrorCode::kInternal, node.Describe() + ": value '" + in + "' is not available");
         ctx.inputs.push_back(v);
       }
+      const auto t0 = profile_ ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
       if (fn) {
         fn(ctx);
       } else {
         std::vector<Value> outs = CallFunction(*func, node, ctx.inputs);
         for (size_t k = 0; k < outs.size() && k < ctx.outputs.size(); ++k) ctx.outputs[k] = std::move(outs[k]);
+      }
+      if (profile_) {
+        auto& e = profile_->by_op[node.op_type];
+        e.first += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+        e.second += 1;
       }
       for (size_t k = 0; k < node.outputs.size(); ++k) {
         if (!node.outputs[k].empty()) env[node.outputs[k]] = std::move(ctx.outputs[k]);
@@ -118,6 +131,11 @@ class Executor {
     }
   }
 
+  // ONEMODEL_PROFILE=1: time per operator type (subgraph and function bodies count
+  // inside their caller's node too), printed to stderr when the run ends.
+  struct Profile { std::map<std::string, std::pair<double, int64_t>> by_op; };
+  void EnableProfile(Profile* p) { profile_ = p; }
+
   int64_t OpsetFor(const std::string& domain) const {
     auto it = model_.opsets.find(domain);
     return it == model_.opsets.end() ? 1 : it->second;
@@ -130,6 +148,8 @@ class Executor {
   }
   const Model& model_;
   const KernelTable* kernels_;
+  ThreadPool* pool_;
+  Profile* profile_ = nullptr;
   int depth_ = 0;
 };
 
@@ -178,6 +198,10 @@ void CheckOps(const Model& m, const Graph& g) {
 void Session::Prepare(const SessionOptions& opts) {
   opts_ = opts;
   dispatch_ = MakeDispatch(opts.isa.empty() ? DefaultIsaCap() : ParseIsa(opts.isa));
+  if (opts.threads < 0 || opts.threads > 1024) {
+    throw Error(ErrorCode::kInvalidArgument, "threads must be 0 (the default) or 1 .. 1024, got " + std::to_string(opts.threads));
+  }
+  pool_ = std::make_shared<ThreadPool>(opts.threads ? opts.threads : ThreadPool::DefaultThreads());
   if (opts.mode == Mode::kFast) {
     // Fast mode does not exist yet: it runs the exact path (same bits).
   }
@@ -226,8 +250,23 @@ std::vector<Value> Session::Run(const std::map<std::string, Value>& feeds) const
     }
     env[in.name] = v;
   }
-  Executor ex(*model_, &dispatch_.kernels);
-  return ex.RunGraph(g, std::move(env), nullptr);
+  Executor ex(*model_, &dispatch_.kernels, pool_.get());
+  const char* prof = std::getenv("ONEMODEL_PROFILE");
+  if (!prof || std::strcmp(prof, "1") != 0) return ex.RunGraph(g, std::move(env), nullptr);
+  Executor::Profile p;
+  ex.EnableProfile(&p);
+  const auto t0 = std::chrono::steady_clock::now();
+  auto out = ex.RunGraph(g, std::move(env), nullptr);
+  const double total = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  std::vector<std::pair<double, std::string>> rows;
+  for (const auto& [op, e] : p.by_op) rows.push_back({e.first, op});
+  std::sort(rows.rbegin(), rows.rend());
+  std::fprintf(stderr, "[onemodel] profile: %.3f ms in all\n", total);
+  for (const auto& [ms, op] : rows) {
+    std::fprintf(stderr, "[onemodel]   %-24s %10.3f ms %5.1f%% %6lld nodes\n", op.c_str(), ms, 100.0 * ms / (total > 0 ? total : 1),
+                 static_cast<long long>(p.by_op[op].second));
+  }
+  return out;
 }
 
 }  // namespace onemodel

@@ -1,6 +1,7 @@
 // The C++ session API: load a model (path or bytes) with options, then run it with
-// named inputs. Exact mode runs each node with its reference kernel in topological
-// order on one thread: the oracle of exact-contract section 1.
+// named inputs. Exact mode runs the nodes in topological order with the kernels of the
+// session's ISA cap, splitting independent outputs over its threads; every ISA and
+// thread count gives the oracle's bits (exact-contract section 1).
 #pragma once
 
 #include <map>
@@ -23,6 +24,7 @@ struct SessionOptions {
 };
 
 class Executor;
+class ThreadPool;
 
 class Session {
  public:
@@ -50,6 +52,8 @@ class Session {
   std::vector<ValueInfo> inputs_;
   SessionOptions opts_;
   Dispatch dispatch_;
+  // Shared by moved-from copies; concurrent Run calls take turns inside it.
+  std::shared_ptr<ThreadPool> pool_;
 };
 
 }  // namespace onemodel

@@ -1,0 +1,205 @@
+// Per-target dense linear algebra kernels (contracts in ref/blas.h), written once on
+// the vector vocabulary. Vector lanes and register tiles split *outputs*: each C
+// element keeps one accumulator that folds its K products in k order from -0.0, as
+// acc = acc + (a * b) with the product rounded first; K blocks carry the accumulator
+// through C. So every target, tile shape and thread split gives the reference's bits.
+#include <algorithm>
+#include <cstring>
+#include <utility>
+#include <vector>
+
+#include "kernels/kernels.h"
+#include "simd/simd.h"
+
+namespace onemodel {
+#if defined(ONEMODEL_TARGET_AVX512)
+namespace avx2 {
+void GemmF32(int64_t M, int64_t N, int64_t K, const float* A, int64_t a_rs, int64_t a_cs, const float* B,
+             int64_t b_rs, int64_t b_cs, float* C, int64_t ldc);
+}
+#endif
+namespace ONEMODEL_NS {
+namespace {
+
+constexpr size_t kN = Lanes<VF32>();
+#if !defined(ONEMODEL_TARGET_AVX512)
+// Register tile: kMR rows of C by kNV vectors. Targets with 32 vector registers take
+// 8 rows; those with 16 take 4 (8 accumulators, two B vectors, a broadcast, a product).
+#if defined(ONEMODEL_TARGET_AVX512) || defined(ONEMODEL_TARGET_NEON) || defined(ONEMODEL_TARGET_NEONDOT)
+constexpr size_t kMR = 8;
+#else
+constexpr size_t kMR = 4;
+#endif
+constexpr size_t kNV = 2;
+constexpr size_t kNR = kNV * kN;
+constexpr int64_t kKC = 256;  // K block: a packed B block is kKC x kNC floats (512 KiB)
+constexpr int64_t kNC = 512;
+static_assert(kNC % kNR == 0, "kNC must be a whole number of panels");
+
+template <size_t... I, class F> inline void Unroll(std::index_sequence<I...>, F&& f) { (f(std::integral_constant<size_t, I>{}), ...); }
+
+// One kMR x kNR tile of C over a K block. Ap: kc x kMR (rows past mr are zeros), Bp:
+// kc x kNR (columns past nr are zeros). first: the block starts the fold (-0.0),
+// otherwise it continues the accumulators stored in C. Only rows < mr, columns < nr
+// are read or written.
+inline void Tile(int64_t kc, const float* Ap, const float* Bp, float* C, int64_t ldc, size_t mr, size_t nr, bool first) {
+  VF32 acc[kMR][kNV];
+  Unroll(std::make_index_sequence<kMR>{}, [&](auto r) {
+    Unroll(std::make_index_sequence<kNV>{}, [&](auto v) {
+      const size_t col = v * kN;
+      if (first || r >= mr || col >= nr) acc[r][v] = Set<VF32>(-0.0f);
+      else if (nr - col >= kN) acc[r][v] = Load<VF32>(C + int64_t(r) * ldc + int64_t(col));
+      else acc[r][v] = LoadN<VF32>(C + int64_t(r) * ldc + int64_t(col), nr - col, -0.0f);
+    });
+  });
+  for (int64_t k = 0; k < kc; ++k) {
+    const float* b = Bp + k * int64_t(kNR);
+    const float* a = Ap + k * int64_t(kMR);
+    VF32 bv[kNV];
+    Unroll(std::make_index_sequence<kNV>{}, [&](auto v) { bv[v] = Load<VF32>(b + v * kN); });
+    Unroll(std::make_index_sequence<kMR>{}, [&](auto r) {
+      const VF32 av = Set<VF32>(a[r]);
+      Unroll(std::make_index_sequence<kNV>{}, [&](auto v) { acc[r][v] = Add(acc[r][v], Mul(av, bv[v])); });
+    });
+  }
+  Unroll(std::make_index_sequence<kMR>{}, [&](auto r) {
+    if (r >= mr) return;
+    Unroll(std::make_index_sequence<kNV>{}, [&](auto v) {
+      const size_t col = v * kN;
+      if (col >= nr) return;
+      float* c = C + int64_t(r) * ldc + int64_t(col);
+      if (nr - col >= kN) Store(acc[r][v], c); else StoreN(acc[r][v], c, nr - col);
+    });
+  });
+}
+
+// Packs B(k0 .. k0+kc, n0 .. n0+nc) as panels of kNR columns, each kc x kNR, zero-padded.
+void PackB(const float* B, int64_t b_rs, int64_t b_cs, int64_t k0, int64_t kc, int64_t n0, int64_t nc, float* out) {
+  for (int64_t j = 0; j < nc; j += int64_t(kNR)) {
+    const int64_t w = std::min<int64_t>(int64_t(kNR), nc - j);
+    float* panel = out + (j / int64_t(kNR)) * kc * int64_t(kNR);
+    if (b_rs == 1 && b_cs != 1) {  // B transposed: read each column along k
+      for (int64_t n = 0; n < int64_t(kNR); ++n) {
+        if (n < w) {
+          const float* src = B + k0 + (n0 + j + n) * b_cs;
+          for (int64_t k = 0; k < kc; ++k) panel[k * int64_t(kNR) + n] = src[k];
+        } else {
+          for (int64_t k = 0; k < kc; ++k) panel[k * int64_t(kNR) + n] = 0.0f;
+        }
+      }
+      continue;
+    }
+    for (int64_t k = 0; k < kc; ++k) {
+      float* dst = panel + k * int64_t(kNR);
+      const float* src = B + (k0 + k) * b_rs + (n0 + j) * b_cs;
+      if (b_cs == 1) std::memcpy(dst, src, size_t(w) * sizeof(float));
+      else for (int64_t n = 0; n < w; ++n) dst[n] = src[n * b_cs];
+      for (int64_t n = w; n < int64_t(kNR); ++n) dst[n] = 0.0f;
+    }
+  }
+}
+
+// Packs A(m0 .. m0+mr, k0 .. k0+kc) as kc x kMR, rows past mr zero.
+void PackA(const float* A, int64_t a_rs, int64_t a_cs, int64_t m0, int64_t mr, int64_t k0, int64_t kc, float* out) {
+  for (int64_t r = 0; r < int64_t(kMR); ++r) {
+    if (r < mr) {
+      const float* src = A + (m0 + r) * a_rs + k0 * a_cs;
+      for (int64_t k = 0; k < kc; ++k) out[k * int64_t(kMR) + r] = src[k * a_cs];
+    } else {
+      for (int64_t k = 0; k < kc; ++k) out[k * int64_t(kMR) + r] = 0.0f;
+    }
+  }
+}
+
+#endif  // !ONEMODEL_TARGET_AVX512
+}  // namespace
+
+void GemmF32(int64_t M, int64_t N, int64_t K, const float* A, int64_t a_rs, int64_t a_cs, const float* B,
+             int64_t b_rs, int64_t b_cs, float* C, int64_t ldc) {
+#if defined(ONEMODEL_TARGET_AVX512)
+  // Measured (GEMM 1024^3, 1 thread, on this project's AMD EPYC, which runs AVX-512
+  // double-pumped): 8x32 tiles of 512-bit vectors took 32 ms, the AVX2 kernel's 4x16
+  // tiles 24.5 ms; the bits are the same, so the AVX-512 table carries the AVX2 kernel.
+  avx2::GemmF32(M, N, K, A, a_rs, a_cs, B, b_rs, b_cs, C, ldc);
+#else
+
+  if (M <= 0 || N <= 0) return;
+  if (K <= 0) {
+    for (int64_t m = 0; m < M; ++m) std::fill(C + m * ldc, C + m * ldc + N, -0.0f);
+    return;
+  }
+  // Scratch grows once per thread, then is reused (no allocation in steady state).
+  thread_local std::vector<float> bpack, apack;
+  if (bpack.size() < size_t(kKC * kNC)) bpack.resize(size_t(kKC * kNC));
+  if (apack.size() < size_t(kKC) * kMR) apack.resize(size_t(kKC) * kMR);
+  for (int64_t n0 = 0; n0 < N; n0 += kNC) {
+    const int64_t nc = std::min(kNC, N - n0);
+    for (int64_t k0 = 0; k0 < K; k0 += kKC) {
+      const int64_t kc = std::min(kKC, K - k0);
+      PackB(B, b_rs, b_cs, k0, kc, n0, nc, bpack.data());
+      for (int64_t m0 = 0; m0 < M; m0 += int64_t(kMR)) {
+        const int64_t mr = std::min<int64_t>(int64_t(kMR), M - m0);
+        PackA(A, a_rs, a_cs, m0, mr, k0, kc, apack.data());
+        for (int64_t j = 0; j < nc; j += int64_t(kNR)) {
+          const int64_t nr = std::min<int64_t>(int64_t(kNR), nc - j);
+          Tile(kc, apack.data(), bpack.data() + (j / int64_t(kNR)) * kc * int64_t(kNR), C + m0 * ldc + n0 + j, ldc,
+               size_t(mr), size_t(nr), k0 == 0);
+        }
+      }
+    }
+  }
+#endif
+}
+
+void MulAddStridedF32(float* acc, const float* x, int64_t stride, float w, int64_t n) {
+  const VF32 wv = Set<VF32>(w);
+  int64_t i = 0;
+  if (stride == 1) {
+    for (; i + int64_t(kN) <= n; i += int64_t(kN)) Store(Add(Load<VF32>(acc + i), Mul(Load<VF32>(x + i), wv)), acc + i);
+    if (i < n) {
+      const size_t t = size_t(n - i);
+      StoreN(Add(LoadN<VF32>(acc + i, t, -0.0f), Mul(LoadN<VF32>(x + i, t, 0.0f), wv)), acc + i, t);
+    }
+    return;
+  }
+  alignas(64) float buf[kN];
+  for (; i + int64_t(kN) <= n; i += int64_t(kN)) {
+    for (size_t j = 0; j < kN; ++j) buf[j] = x[(i + int64_t(j)) * stride];
+    Store(Add(Load<VF32>(acc + i), Mul(Load<VF32>(buf), wv)), acc + i);
+  }
+  for (; i < n; ++i) {
+    const float p = x[i * stride] * w;
+    acc[i] = acc[i] + p;
+  }
+}
+
+namespace {
+// MaxStep on lanes: v where v is NaN and a is not; a where a is NaN; else v > a ? v : a.
+inline VF32 MaxStep(VF32 a, VF32 v) {
+  const VF32 a_nan = Ne(a, a), v_nan = Ne(v, v);
+  const VF32 take = Or(AndNot(a_nan, v_nan), Gt(v, a));  // Gt is false on NaNs
+  return IfThenElse(take, v, a);
+}
+}  // namespace
+
+void MaxStepStridedF32(float* acc, const float* x, int64_t stride, int64_t n) {
+  int64_t i = 0;
+  if (stride == 1) {
+    for (; i + int64_t(kN) <= n; i += int64_t(kN)) Store(MaxStep(Load<VF32>(acc + i), Load<VF32>(x + i)), acc + i);
+  } else {
+    alignas(64) float buf[kN];
+    for (; i + int64_t(kN) <= n; i += int64_t(kN)) {
+      for (size_t j = 0; j < kN; ++j) buf[j] = x[(i + int64_t(j)) * stride];
+      Store(MaxStep(Load<VF32>(acc + i), Load<VF32>(buf)), acc + i);
+    }
+  }
+  if (i < n) {
+    alignas(64) float buf[kN];
+    const size_t t = size_t(n - i);
+    for (size_t j = 0; j < t; ++j) buf[j] = x[(i + int64_t(j)) * stride];
+    StoreN(MaxStep(LoadN<VF32>(acc + i, t, 0.0f), LoadN<VF32>(buf, t, 0.0f)), acc + i, t);
+  }
+}
+
+}  // namespace ONEMODEL_NS
+}  // namespace onemodel

@@ -1,0 +1,41 @@
+// Reference dense linear algebra kernels (see blas.h): plain loops in program order.
+#include "ref/blas.h"
+
+namespace onemodel {
+namespace ref {
+
+void GemmF32(int64_t M, int64_t N, int64_t K, const float* A, int64_t a_rs, int64_t a_cs, const float* B,
+             int64_t b_rs, int64_t b_cs, float* C, int64_t ldc) {
+  // C's row m holds the row's accumulators: each starts at -0.0 and takes its K
+  // products in k order; the n loop only walks B's row k.
+  for (int64_t m = 0; m < M; ++m) {
+    float* c = C + m * ldc;
+    for (int64_t n = 0; n < N; ++n) c[n] = -0.0f;
+    for (int64_t k = 0; k < K; ++k) {
+      const float a = A[m * a_rs + k * a_cs];
+      const float* b = B + k * b_rs;
+      for (int64_t n = 0; n < N; ++n) {
+        const float p = a * b[n * b_cs];
+        c[n] = c[n] + p;
+      }
+    }
+  }
+}
+
+void MulAddStridedF32(float* acc, const float* x, int64_t stride, float w, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) {
+    const float p = x[i * stride] * w;
+    acc[i] = acc[i] + p;
+  }
+}
+
+void MaxStepStridedF32(float* acc, const float* x, int64_t stride, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) {
+    const float v = x[i * stride], a = acc[i];
+    if (v != v || a != a) { if (a == a) acc[i] = v; }
+    else if (v > a) acc[i] = v;
+  }
+}
+
+}  // namespace ref
+}  // namespace onemodel

@@ -1,0 +1,29 @@
+// Reference (oracle) kernels of the dispatch table's dense linear algebra. They define
+// the bits; the per-target kernels in src/kernels/ equal them bit for bit.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace onemodel {
+namespace ref {
+
+// C[m * ldc + n] = the fold over k = 0, 1, ..., K-1 of A(m, k) * B(k, n), for m < M and
+// n < N, where A(m, k) = A[m * a_rs + k * a_cs] and B(k, n) = B[k * b_rs + n * b_cs].
+// Each element has one accumulator that starts at -0.0 and adds each rounded product
+// in k order: acc = acc + (a * b), never fused (exact-contract section 3). Writes C
+// (no read of its old contents). M, N or K may be 0 (K = 0 writes -0.0).
+void GemmF32(int64_t M, int64_t N, int64_t K, const float* A, int64_t a_rs, int64_t a_cs, const float* B,
+             int64_t b_rs, int64_t b_cs, float* C, int64_t ldc);
+
+// acc[i] = acc[i] + x[i * stride] * w for i < n: one term of a fold into a row of
+// independent accumulators (the convolution planes), the product rounded, then added.
+void MulAddStridedF32(float* acc, const float* x, int64_t stride, float w, int64_t n);
+
+// acc[i] = MaxStep(acc[i], x[i * stride]) for i < n, where MaxStep(a, v) is v when v is
+// NaN and a is not, else a when either is NaN, else (v > a ? v : a): the max pool's
+// fold, in which the first NaN sticks and of equal values (+0 and -0) the first stays.
+void MaxStepStridedF32(float* acc, const float* x, int64_t stride, int64_t n);
+
+}  // namespace ref
+}  // namespace onemodel

@@ -1,0 +1,51 @@
+// Splitting an operator's independent outputs over the session's threads, and the
+// dispatched GEMM with that split. A chunk boundary never falls inside a fold, so the
+// thread count changes speed, never bits (exact-contract section 3).
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <functional>
+
+#include "core/threadpool.h"
+#include "ref/blas.h"
+#include "ref/op_context.h"
+
+namespace onemodel {
+namespace ref {
+
+// Calls fn(begin, end) over chunks of [0, n), each at least `grain` long, on the
+// session's threads (inline when it has one, or n is small).
+inline void ParallelFor(const OpContext& ctx, int64_t n, int64_t grain, const std::function<void(int64_t, int64_t)>& fn) {
+  if (n <= 0) return;
+  if (!ctx.pool || ctx.pool->threads() <= 1 || n < 2 * grain) { fn(0, n); return; }
+  ctx.pool->ParallelFor(n, grain, fn);
+}
+
+// The session's GEMM kernel (ref::GemmF32 when the context has no table), with the
+// rows of C split over the threads, or its columns when there are too few rows.
+inline void ParallelGemmF32(const OpContext& ctx, int64_t M, int64_t N, int64_t K, const float* A, int64_t a_rs, int64_t a_cs,
+                    const float* B, int64_t b_rs, int64_t b_cs, float* C, int64_t ldc) {
+  auto* kernel = ctx.kernels && ctx.kernels->GemmF32 ? ctx.kernels->GemmF32 : &ref::GemmF32;
+  const int threads = ctx.pool ? ctx.pool->threads() : 1;
+  // Below ~64k multiply-adds a split costs more than it saves.
+  if (threads <= 1 || M * N * K < (int64_t(1) << 16)) {
+    kernel(M, N, K, A, a_rs, a_cs, B, b_rs, b_cs, C, ldc);
+    return;
+  }
+  if (M >= 16 * threads) {
+    ParallelFor(ctx, M, 16, [&](int64_t b, int64_t e) {
+      kernel(e - b, N, K, A + b * a_rs, a_rs, a_cs, B, b_rs, b_cs, C + b * ldc, ldc);
+    });
+  } else {
+    // Column chunks of whole 64-column groups.
+    const int64_t groups = (N + 63) / 64;
+    ParallelFor(ctx, groups, 1, [&](int64_t b, int64_t e) {
+      const int64_t n0 = b * 64, n1 = std::min(N, e * 64);
+      kernel(M, n1 - n0, K, A, a_rs, a_cs, B + n0 * b_cs, b_rs, b_cs, C + n0, ldc);
+    });
+  }
+}
+
+}  // namespace ref
+}  // namespace onemodel

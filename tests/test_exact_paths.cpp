@@ -1,0 +1,248 @@
+// Oracle tests of the operators' fast paths: single-operator graphs run by a session at
+// the target under test with 1, 2, 3 and 7 threads, bitwise against the oracle (ISA
+// ref, one thread). The shapes and inputs are chosen to reach each path and its edges:
+// convolution through im2col + GEMM with padding, strides, dilation and groups (signed
+// zero results at padded positions included), patch deconvolution, max pooling planes,
+// nearest resize, broadcast binary runs and GEMMs split by rows and by columns.
+#include "tests/catch.h"
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "core/random.h"
+#include "onnx/onnx.pb.h"
+#include "runtime/dispatch.h"
+#include "runtime/session.h"
+#include "tests/test_util.h"
+
+namespace onemodel {
+namespace test {
+namespace {
+
+struct Attr {
+  std::string name;
+  std::vector<int64_t> ints;
+  bool is_float = false;
+  float f = 0;
+  std::string s;
+};
+Attr Ints(std::string n, std::vector<int64_t> v) { Attr a; a.name = std::move(n); a.ints = std::move(v); return a; }
+Attr Int(std::string n, int64_t v) { return Ints(std::move(n), {v}); }
+Attr Float(std::string n, float v) { Attr a; a.name = std::move(n); a.is_float = true; a.f = v; return a; }
+Attr Str(std::string n, std::string v) { Attr a; a.name = std::move(n); a.s = std::move(v); return a; }
+
+struct Init {
+  std::string name;
+  Shape shape;
+  std::vector<float> data;
+  bool int64 = false;
+};
+
+// One node `op` with inputs: "X" (a graph input), then initializers (empty name: an
+// omitted optional input); one output "Y".
+std::string OneOp(const std::string& op, const Shape& x, const std::vector<Init>& inits, const std::vector<Attr>& attrs,
+                  onnx::TensorProto::DataType xt = onnx::TensorProto::FLOAT) {
+  onnx::ModelProto m;
+  m.set_ir_version(8);
+  auto* os = m.add_opset_import();
+  os->set_domain("");
+  os->set_version(19);
+  auto* g = m.mutable_graph();
+  g->set_name(op);
+  auto* in = g->add_input();
+  in->set_name("X");
+  auto* tt = in->mutable_type()->mutable_tensor_type();
+  tt->set_elem_type(xt);
+  for (int64_t d : x) tt->mutable_shape()->add_dim()->set_dim_value(d);
+  auto* node = g->add_node();
+  node->set_op_type(op);
+  node->add_input("X");
+  for (const Init& i : inits) {
+    node->add_input(i.name);
+    if (i.name.empty()) continue;
+    auto* t = g->add_initializer();
+    t->set_name(i.name);
+    for (int64_t d : i.shape) t->add_dims(d);
+    if (i.int64) {
+      t->set_data_type(onnx::TensorProto::INT64);
+      for (float v : i.data) t->add_int64_data(int64_t(v));
+    } else {
+      t->set_data_type(onnx::TensorProto::FLOAT);
+      for (float v : i.data) t->add_float_data(v);
+    }
+  }
+  node->add_output("Y");
+  for (const Attr& a : attrs) {
+    auto* pa = node->add_attribute();
+    pa->set_name(a.name);
+    if (a.is_float) { pa->set_type(onnx::AttributeProto::FLOAT); pa->set_f(a.f); }
+    else if (!a.s.empty()) { pa->set_type(onnx::AttributeProto::STRING); pa->set_s(a.s); }
+    else if (a.name == "group" || a.name == "transA" || a.name == "transB" || a.name == "ceil_mode") {
+      pa->set_type(onnx::AttributeProto::INT);
+      pa->set_i(a.ints[0]);
+    } else {
+      pa->set_type(onnx::AttributeProto::INTS);
+      for (int64_t v : a.ints) pa->add_ints(v);
+    }
+  }
+  g->add_output()->set_name("Y");
+  return m.SerializeAsString();
+}
+
+// Values: 0 plain, 1 with specials, 2 with runs of -0.0 (zero results whose sign the
+// fold decides), 3 all -0.0.
+std::vector<float> Values(SplitMix64& rng, int64_t n, int kind, float lo = -1.0f, float hi = 1.0f) {
+  std::vector<float> v(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) {
+    float x = rng.Uniform(lo, hi);
+    if (kind == 1 && rng.NextU32() % 7 == 0) x = F32Specials()[rng.NextU32() % F32Specials().size()];
+    if (kind == 2 && (i / 13) % 3 != 0) x = -0.0f;
+    if (kind == 3) x = -0.0f;
+    v[size_t(i)] = x;
+  }
+  return v;
+}
+std::vector<float> Positive(SplitMix64& rng, int64_t n) {
+  std::vector<float> v(static_cast<size_t>(n));
+  for (float& x : v) x = rng.Uniform(0.25f, 1.0f);
+  return v;
+}
+
+Value Input(const Shape& s, const std::vector<float>& v) {
+  Tensor t(DType::kFloat, s);
+  std::memcpy(t.mutable_data<float>(), v.data(), v.size() * sizeof(float));
+  return Value::FromTensor(t);
+}
+
+// Runs the model at ISA ref on one thread and at the target under test on 1, 2, 3 and
+// 7 threads; every output must be the same bytes (NaNs: any NaN).
+void CheckAgainstOracle(const std::string& what, const std::string& bytes, const Shape& xs, const std::vector<float>& x) {
+  auto run = [&](const std::string& isa, int threads) {
+    SessionOptions o;
+    o.isa = isa;
+    o.threads = threads;
+    Session s = Session::FromBytes(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), o, what);
+    auto out = s.Run({{"X", Input(xs, x)}});
+    REQUIRE(out.size() == 1);
+    return out[0].tensor;
+  };
+  const Tensor want = run("ref", 1);
+  REQUIRE(want.dtype() == DType::kFloat);
+  for (int threads : {1, 2, 3, 7}) {
+    const Tensor got = run(IsaName(ActiveIsa()), threads);
+    INFO(what << " at " << IsaName(ActiveIsa()) << ", " << threads << " threads");
+    REQUIRE(got.shape() == want.shape());
+    CHECK(DiffF32(want.data<float>(), got.data<float>(), size_t(want.numel())) == "");
+  }
+}
+
+}  // namespace
+
+TEST_CASE("exact paths: Conv through im2col and GEMM equals the oracle", "[exact_paths]") {
+  SplitMix64 rng(101);
+  struct G { int64_t C, H, W, M, K, S, P, D, group; };
+  const G geos[] = {
+      {3, 17, 19, 8, 3, 1, 1, 1, 1},  {6, 12, 11, 16, 3, 2, 1, 1, 2}, {4, 15, 15, 9, 3, 1, 2, 2, 1},
+      {5, 9, 30, 12, 1, 1, 0, 1, 1},  {8, 10, 10, 5, 5, 2, 2, 1, 1},  {16, 7, 7, 33, 3, 1, 1, 1, 1},
+      {4, 8, 8, 8, 1, 2, 0, 1, 1},    {8, 6, 6, 16, 3, 1, 1, 1, 4},
+  };
+  for (const G& g : geos) {
+    const int64_t Cg = g.C / g.group;
+    const Shape xs{2, g.C, g.H, g.W};
+    for (int kind : {0, 1, 2, 3}) {
+      // Kinds 2 and 3 (-0.0 inputs) with positive weights: zero results whose sign only
+      // the reference fold (padding taps skipped) gets right.
+      const auto w = kind >= 2 ? Positive(rng, g.M * Cg * g.K * g.K) : Values(rng, g.M * Cg * g.K * g.K, 0);
+      const auto x = Values(rng, 2 * g.C * g.H * g.W, kind);
+      for (bool bias : {false, true}) {
+        std::vector<Init> inits{{"W", {g.M, Cg, g.K, g.K}, w}};
+        if (bias) inits.push_back({"B", {g.M}, Values(rng, g.M, 0)});
+        const std::string m = OneOp("Conv", xs, inits,
+                                    {Ints("kernel_shape", {g.K, g.K}), Ints("strides", {g.S, g.S}),
+                                     Ints("pads", {g.P, g.P, g.P, g.P}), Ints("dilations", {g.D, g.D}), Int("group", g.group)});
+        CheckAgainstOracle("Conv C" + std::to_string(g.C) + " M" + std::to_string(g.M) + " K" + std::to_string(g.K) +
+                               " S" + std::to_string(g.S) + " P" + std::to_string(g.P) + " D" + std::to_string(g.D) +
+                               " g" + std::to_string(g.group) + " kind " + std::to_string(kind) + (bias ? " bias" : ""),
+                           m, xs, x);
+      }
+    }
+  }
+  // Non-finite weights (the GEMM path is not exact for them: 0 * inf at a padding tap).
+  auto w = Values(rng, 8 * 3 * 9, 0);
+  w[5] = U2F(0x7F800000u);
+  const Shape xs{1, 3, 9, 9};
+  CheckAgainstOracle("Conv with an infinite weight", OneOp("Conv", xs, {{"W", {8, 3, 3, 3}, w}}, {Ints("pads", {1, 1, 1, 1})}), xs,
+                     Values(rng, 243, 1));
+  // 1-D, depthwise (the plane path) and asymmetric padding.
+  const Shape x1{2, 6, 40};
+  CheckAgainstOracle("Conv 1-D", OneOp("Conv", x1, {{"W", {8, 6, 5}, Values(rng, 240, 0)}}, {Ints("pads", {2, 1}), Ints("strides", {2})}),
+                     x1, Values(rng, 480, 1));
+  const Shape xd{1, 8, 13, 14};
+  CheckAgainstOracle("Conv depthwise", OneOp("Conv", xd, {{"W", {8, 1, 3, 3}, Values(rng, 72, 0)}},
+                                             {Ints("pads", {1, 1, 1, 1}), Ints("strides", {2, 2}), Int("group", 8)}),
+                     xd, Values(rng, 8 * 13 * 14, 2));
+}
+
+TEST_CASE("exact paths: MatMul and Gemm split by rows and by columns equal the oracle", "[exact_paths]") {
+  SplitMix64 rng(202);
+  const Shape a1{3, 70, 300};
+  CheckAgainstOracle("MatMul batched, rows split", OneOp("MatMul", a1, {{"B", {300, 130}, Values(rng, 300 * 130, 1)}}, {}), a1,
+                     Values(rng, 3 * 70 * 300, 1));
+  const Shape a2{5, 64};
+  CheckAgainstOracle("MatMul few rows, columns split", OneOp("MatMul", a2, {{"B", {64, 1000}, Values(rng, 64000, 0)}}, {}), a2,
+                     Values(rng, 320, 2));
+  const Shape a3{200, 96};
+  for (int t = 0; t < 4; ++t) {
+    const bool ta = t & 1, tb = t & 2;
+    const Shape as = ta ? Shape{96, 200} : a3;
+    CheckAgainstOracle("Gemm transA=" + std::to_string(ta) + " transB=" + std::to_string(tb),
+                       OneOp("Gemm", as, {{"B", tb ? Shape{77, 96} : Shape{96, 77}, Values(rng, 96 * 77, 1)}, {"C", {77}, Values(rng, 77, 0)}},
+                             {Int("transA", ta), Int("transB", tb), Float("alpha", 0.75f), Float("beta", -1.5f)}),
+                       as, Values(rng, 200 * 96, 1));
+  }
+}
+
+TEST_CASE("exact paths: ConvTranspose, MaxPool, Resize and broadcast arithmetic equal the oracle", "[exact_paths]") {
+  SplitMix64 rng(303);
+  const Shape xt{2, 6, 9, 11};
+  CheckAgainstOracle("ConvTranspose 2x2 stride 2",
+                     OneOp("ConvTranspose", xt, {{"W", {6, 5, 2, 2}, Values(rng, 120, 1)}, {"B", {5}, Values(rng, 5, 0)}},
+                           {Ints("kernel_shape", {2, 2}), Ints("strides", {2, 2})}),
+                     xt, Values(rng, 2 * 6 * 99, 1));
+  CheckAgainstOracle("ConvTranspose 3x3 stride 2 (general path)",
+                     OneOp("ConvTranspose", xt, {{"W", {6, 4, 3, 3}, Values(rng, 216, 0)}},
+                           {Ints("strides", {2, 2}), Ints("pads", {1, 1, 1, 1})}),
+                     xt, Values(rng, 2 * 6 * 99, 2));
+  const Shape xp{2, 5, 17, 18};
+  for (int kind : {0, 1, 2}) {
+    CheckAgainstOracle("MaxPool 3x3 s2 p1 kind " + std::to_string(kind),
+                       OneOp("MaxPool", xp, {}, {Ints("kernel_shape", {3, 3}), Ints("strides", {2, 2}), Ints("pads", {1, 1, 1, 1})}), xp,
+                       Values(rng, 2 * 5 * 17 * 18, kind));
+    CheckAgainstOracle("MaxPool 2x2 ceil dilated kind " + std::to_string(kind),
+                       OneOp("MaxPool", xp, {}, {Ints("kernel_shape", {2, 2}), Ints("strides", {2, 2}), Ints("dilations", {2, 1}), Int("ceil_mode", 1)}),
+                       xp, Values(rng, 2 * 5 * 17 * 18, kind));
+  }
+  const Shape xr{1, 3, 7, 9};
+  for (int kind : {0, 1, 2}) {
+    for (const char* nm : {"floor", "round_prefer_floor"}) {
+      CheckAgainstOracle(std::string("Resize nearest ") + nm + " kind " + std::to_string(kind),
+                         OneOp("Resize", xr, {{"", {}, {}}, {"scales", {4}, {1.0f, 1.0f, 2.0f, 1.5f}}},
+                               {Str("mode", "nearest"), Str("coordinate_transformation_mode", "asymmetric"), Str("nearest_mode", nm)}),
+                         xr, Values(rng, 3 * 63, kind));
+    }
+  }
+  struct B { Shape x, y; };
+  const B bs[] = {{{2, 3, 4, 5}, {3, 1, 1}}, {{2, 3, 4, 5}, {4, 5}}, {{2, 1, 5}, {1, 4, 1}}, {{7, 300}, {1}}, {{1}, {6, 40}}, {{2, 3, 4, 5}, {2, 3, 4, 5}}};
+  for (const B& b : bs) {
+    int64_t nx = 1, ny = 1;
+    for (int64_t d : b.x) nx *= d;
+    for (int64_t d : b.y) ny *= d;
+    for (const char* op : {"Add", "Sub", "Mul", "Div", "Max", "Min"}) {
+      CheckAgainstOracle(std::string(op) + " broadcast", OneOp(op, b.x, {{"Y2", b.y, Values(rng, ny, 1)}}, {}), b.x, Values(rng, nx, 1));
+    }
+  }
+}
+
+}  // namespace test
+}  // namespace onemodel
