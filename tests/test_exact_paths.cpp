@@ -78,7 +78,7 @@ std::string OneOp(const std::string& op, const Shape& x, const std::vector<Init>
     pa->set_name(a.name);
     if (a.is_float) { pa->set_type(onnx::AttributeProto::FLOAT); pa->set_f(a.f); }
     else if (!a.s.empty()) { pa->set_type(onnx::AttributeProto::STRING); pa->set_s(a.s); }
-    else if (a.name == "group" || a.name == "transA" || a.name == "transB" || a.name == "ceil_mode") {
+    else if (a.name == "group" || a.name == "transA" || a.name == "transB" || a.name == "ceil_mode" || a.name == "axis") {
       pa->set_type(onnx::AttributeProto::INT);
       pa->set_i(a.ints[0]);
     } else {
@@ -241,6 +241,27 @@ TEST_CASE("exact paths: ConvTranspose, MaxPool, Resize and broadcast arithmetic 
     for (const char* op : {"Add", "Sub", "Mul", "Div", "Max", "Min"}) {
       CheckAgainstOracle(std::string(op) + " broadcast", OneOp(op, b.x, {{"Y2", b.y, Values(rng, ny, 1)}}, {}), b.x, Values(rng, nx, 1));
     }
+  }
+}
+
+TEST_CASE("exact paths: activations and data movement equal the oracle", "[exact_paths]") {
+  SplitMix64 rng(404);
+  const Shape xs{2, 3, 37, 41};
+  const int64_t n = 2 * 3 * 37 * 41;
+  for (int kind : {0, 1, 2}) {
+    const auto x = Values(rng, n, kind, -8.0f, 8.0f);
+    const std::string k = " kind " + std::to_string(kind);
+    CheckAgainstOracle("Relu" + k, OneOp("Relu", xs, {}, {}), xs, x);
+    CheckAgainstOracle("HardSwish" + k, OneOp("HardSwish", xs, {}, {}), xs, x);
+    CheckAgainstOracle("HardSigmoid" + k, OneOp("HardSigmoid", xs, {}, {Float("alpha", 0.3f), Float("beta", 0.4f)}), xs, x);
+    CheckAgainstOracle("Clip" + k, OneOp("Clip", xs, {{"lo", {}, {-0.0f}}, {"hi", {}, {6.0f}}}, {}), xs, x);
+    CheckAgainstOracle("Transpose" + k, OneOp("Transpose", xs, {}, {Ints("perm", {0, 3, 1, 2})}), xs, x);
+    CheckAgainstOracle("Transpose last axis kept" + k, OneOp("Transpose", xs, {}, {Ints("perm", {2, 0, 1, 3})}), xs, x);
+    CheckAgainstOracle("Slice" + k,
+                       OneOp("Slice", xs, {{"s", {3}, {1, -3, 30}, true}, {"e", {3}, {3, 2, 2}, true}, {"a", {3}, {1, 2, 3}, true},
+                                           {"st", {3}, {1, -2, -3}, true}}, {}),
+                       xs, x);
+    CheckAgainstOracle("Concat" + k, OneOp("Concat", xs, {{"C2", {2, 2, 37, 41}, Values(rng, 2 * 2 * 37 * 41, kind)}}, {Int("axis", 1)}), xs, x);
   }
 }
 

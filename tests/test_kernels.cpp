@@ -214,6 +214,28 @@ TEST_CASE("kernels: BinaryF32 equals its reference for every op and broadcast", 
   CHECK(DiffF32(want.data(), got.data(), 100) == "");
 }
 
+TEST_CASE("kernels: UnaryF32 equals its reference for every op", "[kernels]") {
+  const Dispatch d = MakeDispatch(ActiveIsa());
+  REQUIRE(d.kernels.UnaryF32 != nullptr);
+  SplitMix64 rng(57);
+  std::vector<size_t> lengths;
+  for (size_t n = 0; n <= 4 * kCanonicalLanes + 3; ++n) lengths.push_back(n);
+  lengths.push_back(4099);
+  const float params[][2] = {{-1.0f, 1.0f}, {0.0f, 6.0f}, {0.2f, 0.5f}, {-0.0f, 0.0f}, {U2F(0x7FC00000u), 2.0f}};
+  for (int32_t op = kUnReluF32; op <= kUnHardSwishF32; ++op)
+    for (const auto& p : params)
+      for (size_t n : lengths)
+        for (int variant = 0; variant < 3; ++variant) {
+          std::vector<float> x(std::max<size_t>(n, 1));
+          Fill(rng, x.data(), x.size(), variant);
+          std::vector<float> want(n + 4, U2F(kGuard)), got(n + 4, U2F(kGuard));
+          ref::UnaryF32(op, p[0], p[1], x.data(), want.data(), int64_t(n));
+          d.kernels.UnaryF32(op, p[0], p[1], x.data(), got.data(), int64_t(n));
+          const std::string diff = DiffF32(want.data(), got.data(), want.size());
+          if (!diff.empty()) FAIL_CHECK(IsaName(d.isa) << " op " << op << " p " << p[0] << "," << p[1] << " n=" << n << ": " << diff);
+        }
+}
+
 TEST_CASE("dispatch: ISA names and errors", "[dispatch]") {
   CHECK(ParseIsa("avx2") == Isa::kAvx2);
   try {

@@ -3,11 +3,66 @@
 
 #include <cstring>
 #include <limits>
+#include <mutex>
+#include <unordered_map>
+#include <vector>
 
 #include "core/error.h"
 #include "core/minifloat.h"
 
 namespace onemodel {
+namespace {
+
+// Recycled tensor buffers: the steady state of the memory plan. A freed buffer of at
+// least kMinBytes goes to a free list by its exact size, and the next tensor of that
+// size takes it, so a model's runs after the first take no memory from the system (an
+// activation's size repeats from run to run). At most kLimit bytes wait in the lists;
+// beyond that, buffers are freed. The cache is never destroyed (tensors may outlive
+// static destruction).
+class BufferCache {
+ public:
+  static constexpr size_t kMinBytes = size_t(64) << 10;
+  static constexpr size_t kLimit = sizeof(size_t) <= 4 ? size_t(256) << 20 : size_t(2) << 30;
+
+  std::shared_ptr<uint8_t> Get(size_t bytes, bool zero) {
+    uint8_t* p = nullptr;
+    if (bytes >= kMinBytes) {
+      std::lock_guard<std::mutex> lock(mu_);
+      auto it = free_.find(bytes);
+      if (it != free_.end() && !it->second.empty()) {
+        p = it->second.back();
+        it->second.pop_back();
+        cached_ -= bytes;
+      }
+    }
+    if (!p) p = new uint8_t[bytes ? bytes : 1];
+    if (zero && bytes) std::memset(p, 0, bytes);
+    if (bytes < kMinBytes) return std::shared_ptr<uint8_t>(p, [](uint8_t* q) { delete[] q; });
+    return std::shared_ptr<uint8_t>(p, [this, bytes](uint8_t* q) { Put(q, bytes); });
+  }
+
+ private:
+  void Put(uint8_t* p, size_t bytes) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (cached_ + bytes <= kLimit) {
+        free_[bytes].push_back(p);
+        cached_ += bytes;
+        return;
+      }
+    }
+    delete[] p;
+  }
+  std::mutex mu_;
+  std::unordered_map<size_t, std::vector<uint8_t*>> free_;
+  size_t cached_ = 0;
+};
+BufferCache& Cache() {
+  static BufferCache* cache = new BufferCache;
+  return *cache;
+}
+
+}  // namespace
 
 size_t MaxTensorBytes() {
   if (sizeof(size_t) <= 4) return size_t(0xFFFFFFFFu);  // wasm32: 4 GiB address space
@@ -30,8 +85,12 @@ int64_t CheckedNumElements(const Shape& shape, size_t elem_size, const std::stri
 
 std::string ShapeToString(const Shape& shape) {
   std::string s = "[";
-  for (size_t i = 0; i < shape.size(); ++i) s += (i ? "," : "") + std::to_string(shape[i]);
-  return s + "]";
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (i) s += ',';
+    s += std::to_string(shape[i]);
+  }
+  s += ']';
+  return s;
 }
 
 Tensor::Tensor(DType dtype, Shape shape, const std::string& what)
@@ -44,11 +103,24 @@ Tensor::Tensor(DType dtype, Shape shape, const std::string& what)
     strings_ = std::make_shared<std::vector<std::string>>(size_t(numel_));
     return;
   }
-  const size_t bytes = nbytes();
-  std::shared_ptr<uint8_t[]> buf(new uint8_t[bytes ? bytes : 1]());
+  std::shared_ptr<uint8_t> buf = Cache().Get(nbytes(), true);
   data_ = buf.get();
   owner_ = std::shared_ptr<const void>(buf, buf.get());
   owned_ = true;
+}
+
+Tensor Tensor::Uninitialized(DType dtype, Shape shape, const std::string& what) {
+  if (dtype == DType::kString) return Tensor(dtype, std::move(shape), what);
+  Tensor t;
+  if (!IsKnownDType(int32_t(dtype))) throw Error(ErrorCode::kTypeMismatch, what + ": unknown element type " + std::to_string(int(dtype)));
+  t.dtype_ = dtype;
+  t.shape_ = std::move(shape);
+  t.numel_ = CheckedNumElements(t.shape_, DTypeStorageSize(dtype), what);
+  std::shared_ptr<uint8_t> buf = Cache().Get(t.nbytes(), false);
+  t.data_ = buf.get();
+  t.owner_ = std::shared_ptr<const void>(buf, buf.get());
+  t.owned_ = true;
+  return t;
 }
 
 Tensor Tensor::Borrow(DType dtype, Shape shape, std::shared_ptr<const void> owner, const void* data,
@@ -88,7 +160,7 @@ double ElementAsDouble(const Tensor& t, int64_t i) {
 void Tensor::MakeOwned() {
   if (owned_ || dtype_ == DType::kString) return;
   const size_t bytes = nbytes();
-  std::shared_ptr<uint8_t[]> buf(new uint8_t[bytes ? bytes : 1]());
+  std::shared_ptr<uint8_t> buf = Cache().Get(bytes, false);
   if (bytes) std::memcpy(buf.get(), data_, bytes);
   data_ = buf.get();
   owner_ = std::shared_ptr<const void>(buf, buf.get());

@@ -34,6 +34,8 @@ class Tensor {
   Tensor() = default;
   // A zero-filled tensor (strings: empty strings).
   Tensor(DType dtype, Shape shape, const std::string& what = "tensor");
+  // A tensor whose elements the caller will all write (its bytes are unspecified).
+  static Tensor Uninitialized(DType dtype, Shape shape, const std::string& what = "tensor");
   // A view of bytes owned by `owner` (which keeps them alive); no copy is made.
   static Tensor Borrow(DType dtype, Shape shape, std::shared_ptr<const void> owner, const void* data,
                        const std::string& what = "tensor");

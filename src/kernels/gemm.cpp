@@ -42,10 +42,15 @@ template <size_t... I, class F> inline void Unroll(std::index_sequence<I...>, F&
 // kc x kNR (columns past nr are zeros). first: the block starts the fold (-0.0),
 // otherwise it continues the accumulators stored in C. Only rows < mr, columns < nr
 // are read or written.
-inline void Tile(int64_t kc, const float* Ap, const float* Bp, float* C, int64_t ldc, size_t mr, size_t nr, bool first) {
-  VF32 acc[kMR][kNV];
+// A(r, k) = Ap[r * ars + k * aks]: a packed block (ars 1, aks kMR) or A itself when its
+// rows are contiguous along k (ars its row stride, aks 1; all kMR rows exist).
+// NV: vectors per row; a last panel of at most kN columns takes the 1-vector tile.
+template <size_t NV>
+inline void Tile(int64_t kc, const float* Ap, int64_t ars, int64_t aks, const float* Bp, float* C, int64_t ldc, size_t mr,
+                 size_t nr, bool first) {
+  VF32 acc[kMR][NV];
   Unroll(std::make_index_sequence<kMR>{}, [&](auto r) {
-    Unroll(std::make_index_sequence<kNV>{}, [&](auto v) {
+    Unroll(std::make_index_sequence<NV>{}, [&](auto v) {
       const size_t col = v * kN;
       if (first || r >= mr || col >= nr) acc[r][v] = Set<VF32>(-0.0f);
       else if (nr - col >= kN) acc[r][v] = Load<VF32>(C + int64_t(r) * ldc + int64_t(col));
@@ -54,17 +59,17 @@ inline void Tile(int64_t kc, const float* Ap, const float* Bp, float* C, int64_t
   });
   for (int64_t k = 0; k < kc; ++k) {
     const float* b = Bp + k * int64_t(kNR);
-    const float* a = Ap + k * int64_t(kMR);
-    VF32 bv[kNV];
-    Unroll(std::make_index_sequence<kNV>{}, [&](auto v) { bv[v] = Load<VF32>(b + v * kN); });
+    const float* a = Ap + k * aks;
+    VF32 bv[NV];
+    Unroll(std::make_index_sequence<NV>{}, [&](auto v) { bv[v] = Load<VF32>(b + v * kN); });
     Unroll(std::make_index_sequence<kMR>{}, [&](auto r) {
-      const VF32 av = Set<VF32>(a[r]);
-      Unroll(std::make_index_sequence<kNV>{}, [&](auto v) { acc[r][v] = Add(acc[r][v], Mul(av, bv[v])); });
+      const VF32 av = Set<VF32>(a[int64_t(r) * ars]);
+      Unroll(std::make_index_sequence<NV>{}, [&](auto v) { acc[r][v] = Add(acc[r][v], Mul(av, bv[v])); });
     });
   }
   Unroll(std::make_index_sequence<kMR>{}, [&](auto r) {
     if (r >= mr) return;
-    Unroll(std::make_index_sequence<kNV>{}, [&](auto v) {
+    Unroll(std::make_index_sequence<NV>{}, [&](auto v) {
       const size_t col = v * kN;
       if (col >= nr) return;
       float* c = C + int64_t(r) * ldc + int64_t(col);
@@ -139,11 +144,22 @@ void GemmF32(int64_t M, int64_t N, int64_t K, const float* A, int64_t a_rs, int6
       PackB(B, b_rs, b_cs, k0, kc, n0, nc, bpack.data());
       for (int64_t m0 = 0; m0 < M; m0 += int64_t(kMR)) {
         const int64_t mr = std::min<int64_t>(int64_t(kMR), M - m0);
-        PackA(A, a_rs, a_cs, m0, mr, k0, kc, apack.data());
+        // Row-major A is read in place (broadcasts from kMR row streams; packing it
+        // would cost as much as the tile when N is small); other layouts and the last
+        // partial tile are packed.
+        const float* ap = A + m0 * a_rs + k0;
+        int64_t ars = a_rs, aks = 1;
+        if (a_cs != 1 || mr < int64_t(kMR)) {
+          PackA(A, a_rs, a_cs, m0, mr, k0, kc, apack.data());
+          ap = apack.data();
+          ars = 1;
+          aks = int64_t(kMR);
+        }
         for (int64_t j = 0; j < nc; j += int64_t(kNR)) {
           const int64_t nr = std::min<int64_t>(int64_t(kNR), nc - j);
-          Tile(kc, apack.data(), bpack.data() + (j / int64_t(kNR)) * kc * int64_t(kNR), C + m0 * ldc + n0 + j, ldc,
-               size_t(mr), size_t(nr), k0 == 0);
+          const float* bp = bpack.data() + (j / int64_t(kNR)) * kc * int64_t(kNR);
+          if (nr <= int64_t(kN)) Tile<1>(kc, ap, ars, aks, bp, C + m0 * ldc + n0 + j, ldc, size_t(mr), size_t(nr), k0 == 0);
+          else Tile<kNV>(kc, ap, ars, aks, bp, C + m0 * ldc + n0 + j, ldc, size_t(mr), size_t(nr), k0 == 0);
         }
       }
     }

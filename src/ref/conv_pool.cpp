@@ -4,6 +4,7 @@
 // after the full sum (exact-contract section 3). Pool windows fold in row-major order.
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 #include "ref/math.h"
@@ -149,11 +150,13 @@ void AccumulatePlane(const Plane& pl, const T* x, const T* w, T* acc, const Kern
 // Whether a float 1-D/2-D convolution goes through im2col and the GEMM kernel: only
 // with a vector kernel table (the oracle itself runs the plane loops), enough output
 // channels per group to fill a register tile, and finite weights (see ConvGemm2D).
-bool UseConvGemm(const OpContext& ctx, int64_t Kg, int64_t Mg, const std::vector<float>& w) {
+bool UseConvGemm(const OpContext& ctx, int64_t Kg, int64_t Mg, const F32View& w) {
   if (!ctx.kernels || !ctx.kernels->GemmF32 || ctx.kernels->GemmF32 == &ref::GemmF32) return false;
   if (Mg < 4 || Kg < 4) return false;
-  for (float v : w) if (!std::isfinite(v)) return false;
-  return true;
+  // Finite: the exponent field is not all ones (a branch-free scan).
+  uint32_t bad = 0;
+  for (size_t i = 0; i < w.size(); ++i) bad |= uint32_t((F2U(w[i]) & 0x7F800000u) == 0x7F800000u);
+  return bad == 0;
 }
 
 // Convolution as GEMM: per image and group, Y[Mg x P] = W[Mg x Kg] * col[Kg x P] with
@@ -209,11 +212,14 @@ void ConvGemm2D(const OpContext& ctx, const Plane& pl, const float* x, const flo
                 if (ih < 0 || ih >= pl.IH) {
                   std::fill(dst + i, dst + i + run, 0.0f);
                 } else {
+                  // Columns [ow, ow + run): zeros before lo and from hi, input between.
                   const float* xrow = xc + ih * pl.IW + shift;
-                  for (int64_t j = 0; j < run; ++j) {
-                    const int64_t o = ow + j;
-                    dst[i + j] = (o < lo || o >= hi) ? 0.0f : xrow[o * pl.SW];
-                  }
+                  const int64_t a = std::min(std::max(lo, ow), ow + run), b = std::max(a, std::min(hi, ow + run));
+                  float* d = dst + i - ow;  // d[o] is column o's slot
+                  std::fill(d + ow, d + a, 0.0f);
+                  if (pl.SW == 1) std::memcpy(d + a, xrow + a, size_t(b - a) * sizeof(float));
+                  else for (int64_t o = a; o < b; ++o) d[o] = xrow[o * pl.SW];
+                  std::fill(d + b, d + ow + run, 0.0f);
                 }
                 i += run;
                 ow = 0;
@@ -264,7 +270,7 @@ void Conv(OpContext& ctx) {
                                                   ShapeToString(w.shape()) + " and group " + std::to_string(group) + " do not agree");
   }
   const int64_t Cg = C / group, Mg = M / group;
-  const auto xv = ToF32(ctx, x), wv = ToF32(ctx, w);
+  const F32View xv(ctx, x), wv(ctx, w);
   std::vector<float> bias;
   if (ctx.has_input(2)) bias = ToF32(ctx, ctx.in(2));
   Shape os{N, M};
@@ -382,7 +388,7 @@ void ConvTranspose(OpContext& ctx) {
       out[i] = full - pb[i] - pe[i];
     }
   }
-  const auto xv = ToF32(ctx, x), wv = ToF32(ctx, w);
+  const F32View xv(ctx, x), wv(ctx, w);
   std::vector<float> bias;
   if (ctx.has_input(2)) bias = ToF32(ctx, ctx.in(2));
   Shape os{N, M};
@@ -589,7 +595,7 @@ void PoolOp(OpContext& ctx, Pool kind, bool global) {
   const bool include_pad = ctx.attr_i("count_include_pad", 0) != 0;
   const float p = float(ctx.attr_i("p", 2));
   const int64_t N = x.shape()[0], C = x.shape()[1];
-  const auto xv = ToF32(ctx, x, kind == Pool::kMax);
+  const F32View xv(ctx, x, kind == Pool::kMax);
   Shape os{N, C};
   os.insert(os.end(), g.out.begin(), g.out.end());
   Tensor& y = ctx.out(0, x.dtype(), os);

@@ -164,11 +164,12 @@ void BinaryRunsF32(const OpContext& ctx, Arith op, const Tensor& a, const Tensor
 Tensor Binary(const OpContext& ctx, Arith op, const Tensor& a, const Tensor& b) {
   CheckSameType(ctx, a, b);
   const Shape shape = BroadcastShapes(ctx, {a.shape(), b.shape()});
-  Tensor out(a.dtype(), shape, ctx.node.Describe() + " output");
   if (a.dtype() == DType::kFloat && ctx.kernels) {
+    Tensor out = Tensor::Uninitialized(a.dtype(), shape, ctx.node.Describe() + " output");
     if (out.numel()) BinaryRunsF32(ctx, op, a, b, out);
     return out;
   }
+  Tensor out(a.dtype(), shape, ctx.node.Describe() + " output");
   const auto ia = BroadcastIndex(a.shape(), shape), ib = BroadcastIndex(b.shape(), shape);
   const bool ok = DispatchNumeric(a.dtype(), [&]<class T>() {
     if constexpr (std::is_same_v<T, bool>) {
@@ -337,6 +338,48 @@ void BinaryF32(int32_t op, const float* a, int64_t sa, const float* b, int64_t s
   for (int64_t i = 0; i < n; ++i) out[i] = ApplyArith(o, a[i * sa], b[i * sb]);
 }
 
+void UnaryF32(int32_t op, float p0, float p1, const float* x, float* out, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) {
+    const float v = x[i];
+    float r = v;
+    switch (op) {
+      case kUnReluF32: r = v != v ? v : v > 0.0f ? v : 0.0f; break;
+      case kUnClipF32: r = v < p0 ? p0 : v; r = r > p1 ? p1 : r; break;
+      case kUnHardSigmoidF32: {
+        const float y = p0 * v + p1;
+        r = y != y ? y : y < 0.0f ? 0.0f : y > 1.0f ? 1.0f : y;
+        break;
+      }
+      case kUnHardSwishF32: {
+        const float y = (1.0f / 6.0f) * v + 0.5f;
+        r = y != y ? y : v * (y < 0.0f ? 0.0f : y > 1.0f ? 1.0f : y);
+        break;
+      }
+      default: break;
+    }
+    out[i] = r;
+  }
+}
+
+namespace {
+// The float fast path of a unary operator: the session's UnaryF32 over chunks, split
+// over threads. Returns false (nothing done) for other element types.
+bool UnaryFastF32(OpContext& ctx, int32_t op, float p0 = 0.0f, float p1 = 0.0f) {
+  const Tensor& x = ctx.in(0);
+  if (x.dtype() != DType::kFloat || !ctx.kernels || !ctx.kernels->UnaryF32) return false;
+  Tensor out = Tensor::Uninitialized(DType::kFloat, x.shape(), ctx.node.Describe() + " output");
+  const float* px = x.data<float>();
+  float* po = out.mutable_data<float>();
+  auto* kernel = ctx.kernels->UnaryF32;
+  const int64_t n = x.numel(), chunk = 4096;
+  ParallelFor(ctx, (n + chunk - 1) / chunk, 8, [&](int64_t b, int64_t e) {
+    for (int64_t c = b; c < e; ++c) kernel(op, p0, p1, px + c * chunk, po + c * chunk, std::min(chunk, n - c * chunk));
+  });
+  ctx.set_out(0, std::move(out));
+  return true;
+}
+}  // namespace
+
 void Add(OpContext& ctx) { BinaryOp(ctx, Arith::kAdd); }
 void Sub(OpContext& ctx) { BinaryOp(ctx, Arith::kSub); }
 void Mul(OpContext& ctx) { BinaryOp(ctx, Arith::kMul); }
@@ -415,6 +458,7 @@ void Mod(OpContext& ctx) {
 void Abs(OpContext& ctx) { Unary(ctx, [](auto v) { return AbsOf(v); }); }
 void Neg(OpContext& ctx) { Unary(ctx, [](auto v) { return NegOf(v); }); }
 void Relu(OpContext& ctx) {
+  if (UnaryFastF32(ctx, kUnReluF32)) return;
   Unary(ctx, [](auto v) -> decltype(v) {
     using C = decltype(v);
     if constexpr (std::is_floating_point_v<C>) { if (v != v) return v; }
@@ -481,6 +525,7 @@ void ThresholdedRelu(OpContext& ctx) {
 }
 void HardSigmoid(OpContext& ctx) {
   const float alpha = ctx.attr_f("alpha", 0.2f), beta = ctx.attr_f("beta", 0.5f);
+  if (UnaryFastF32(ctx, kUnHardSigmoidF32, alpha, beta)) return;
   Unary(ctx, [=](auto v) -> decltype(v) {
     using C = decltype(v);
     const C y = C(alpha) * v + C(beta);  // two roundings: no contraction
@@ -489,6 +534,7 @@ void HardSigmoid(OpContext& ctx) {
   }, false);
 }
 void HardSwish(OpContext& ctx) {
+  if (UnaryFastF32(ctx, kUnHardSwishF32)) return;
   Unary(ctx, [](auto v) -> decltype(v) {
     using C = decltype(v);
     const C y = C(1.0f / 6.0f) * v + C(0.5f);
@@ -532,6 +578,9 @@ void Clip(OpContext& ctx) {
       } else {
         if (ctx.has_input(1) && ctx.in(1).numel()) lo = Widen(ctx.in(1).template data<T>()[0]);
         if (ctx.has_input(2) && ctx.in(2).numel()) hi = Widen(ctx.in(2).template data<T>()[0]);
+      }
+      if constexpr (std::is_same_v<T, float>) {
+        if (UnaryFastF32(ctx, kUnClipF32, lo, hi)) return;
       }
       for (int64_t i = 0; i < x.numel(); ++i) {
         C v = Widen(x.data<T>()[i]);

@@ -10,12 +10,22 @@ namespace onemodel {
 // (a NaN operand gives NaN; -0 < +0).
 enum BinaryOpF32 : int32_t { kBinAddF32 = 0, kBinSubF32, kBinMulF32, kBinDivF32, kBinMaxF32, kBinMinF32 };
 
+// The float unary operations of UnaryF32, each exactly its operator's reference:
+//   Relu         NaN stays; v > 0 ? v : +0
+//   Clip(p0,p1)  v < p0 -> p0, then v > p1 -> p1 (NaN stays)
+//   HardSigmoid(p0 = alpha, p1 = beta)  y = p0 * v + p1 (two roundings), clamped to [0, 1]
+//   HardSwish    y = (1/6) * v + 0.5, clamped to [0, 1], times v
+enum UnaryOpF32 : int32_t { kUnReluF32 = 0, kUnClipF32, kUnHardSigmoidF32, kUnHardSwishF32 };
+
 namespace ref {
 
 // out[i] = a[i * sa] op b[i * sb] for i < n; sa and sb are 0 (one value broadcast) or
 // 1. Each result is one correctly rounded binary32 operation; out may alias a or b
 // when its stride is 1.
 void BinaryF32(int32_t op, const float* a, int64_t sa, const float* b, int64_t sb, float* out, int64_t n);
+
+// out[i] = op(x[i]) for i < n; out may alias x.
+void UnaryF32(int32_t op, float p0, float p1, const float* x, float* out, int64_t n);
 
 }  // namespace ref
 }  // namespace onemodel

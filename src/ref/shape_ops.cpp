@@ -2,7 +2,10 @@
 #include <algorithm>
 #include <limits>
 
+#include <cstring>
+
 #include "ref/ops.h"
+#include "ref/parallel.h"
 #include "ref/util.h"
 
 namespace onemodel {
@@ -166,6 +169,35 @@ void Transpose(OpContext& ctx) {
   }
   Tensor& out = ctx.out(0, x.dtype(), s);
   const auto in_st = Strides(x.shape());
+  if (x.dtype() != DType::kString && r >= 1 && out.numel()) {
+    // Rows of the output's last dimension, each read with the input's stride for it;
+    // elements are copied as bytes of their storage size.
+    const size_t es = DTypeStorageSize(x.dtype());
+    const int64_t inner = s[size_t(r - 1)], rows = out.numel() / inner, step = in_st[size_t(perm[size_t(r - 1)])];
+    const uint8_t* src = static_cast<const uint8_t*>(x.raw());
+    uint8_t* dst = out.mutable_data<uint8_t>();
+    ParallelFor(ctx, rows, std::max<int64_t>(1, 16384 / inner), [&](int64_t b, int64_t e) {
+      for (int64_t row = b; row < e; ++row) {
+        int64_t off = 0, rest = row;
+        for (int64_t i = r - 2; i >= 0; --i) {
+          off += (rest % s[size_t(i)]) * in_st[size_t(perm[size_t(i)])];
+          rest /= s[size_t(i)];
+        }
+        uint8_t* d = dst + size_t(row * inner) * es;
+        auto copy = [&]<class E>() {
+          const E* sp = reinterpret_cast<const E*>(src) + off;
+          E* dp = reinterpret_cast<E*>(d);
+          for (int64_t j = 0; j < inner; ++j) std::memcpy(dp + j, sp + j * step, sizeof(E));
+        };
+        if (es == 4) copy.template operator()<uint32_t>();
+        else if (es == 2) copy.template operator()<uint16_t>();
+        else if (es == 8) copy.template operator()<uint64_t>();
+        else if (es == 1) copy.template operator()<uint8_t>();
+        else for (int64_t j = 0; j < inner; ++j) std::memcpy(d + size_t(j) * es, src + size_t(off + j * step) * es, es);
+      }
+    });
+    return;
+  }
   std::vector<int64_t> pos(size_t(r), 0);
   for (int64_t o = 0; o < out.numel(); ++o) {
     int64_t src = 0;
@@ -197,10 +229,18 @@ void Concat(OpContext& ctx) {
   int64_t inner = 1;
   for (int64_t k = axis + 1; k < first.rank(); ++k) inner *= s[size_t(k)];
   int64_t o = 0;
+  const bool bytes = first.dtype() != DType::kString;
+  const size_t es = bytes ? DTypeStorageSize(first.dtype()) : 0;
+  uint8_t* dst = bytes ? out.mutable_data<uint8_t>() : nullptr;
   for (int64_t b = 0; b < outer; ++b) {
     for (size_t i = 0; i < ctx.num_inputs(); ++i) {
       const Tensor& t = ctx.in(i);
       const int64_t chunk = t.shape()[size_t(axis)] * inner;
+      if (bytes) {
+        if (chunk) std::memcpy(dst + size_t(o) * es, static_cast<const uint8_t*>(t.raw()) + size_t(b * chunk) * es, size_t(chunk) * es);
+        o += chunk;
+        continue;
+      }
       for (int64_t j = 0; j < chunk; ++j) CopyElement(t, b * chunk + j, out, o++);
     }
   }
@@ -292,6 +332,35 @@ void Slice(OpContext& ctx) {
   }
   Tensor& out = ctx.out(0, x.dtype(), s);
   const auto in_st = Strides(x.shape());
+  if (x.dtype() != DType::kString && r >= 1 && out.numel()) {
+    // Rows of the output's last dimension, each read with its step; elements are
+    // copied as bytes of their storage size.
+    const size_t es = DTypeStorageSize(x.dtype());
+    const int64_t inner = s[size_t(r - 1)], rows = out.numel() / inner, step = stp[size_t(r - 1)] * in_st[size_t(r - 1)];
+    const uint8_t* src = static_cast<const uint8_t*>(x.raw());
+    uint8_t* dst = out.mutable_data<uint8_t>();
+    ParallelFor(ctx, rows, std::max<int64_t>(1, 16384 / inner), [&](int64_t b, int64_t e) {
+      for (int64_t row = b; row < e; ++row) {
+        int64_t off = st[size_t(r - 1)] * in_st[size_t(r - 1)], rest = row;
+        for (int64_t i = r - 2; i >= 0; --i) {
+          off += (st[size_t(i)] + (rest % s[size_t(i)]) * stp[size_t(i)]) * in_st[size_t(i)];
+          rest /= s[size_t(i)];
+        }
+        uint8_t* d = dst + size_t(row * inner) * es;
+        auto copy = [&]<class E>() {
+          const E* sp = reinterpret_cast<const E*>(src) + off;
+          E* dp = reinterpret_cast<E*>(d);
+          for (int64_t j = 0; j < inner; ++j) std::memcpy(dp + j, sp + j * step, sizeof(E));
+        };
+        if (es == 4) copy.template operator()<uint32_t>();
+        else if (es == 2) copy.template operator()<uint16_t>();
+        else if (es == 8) copy.template operator()<uint64_t>();
+        else if (es == 1) copy.template operator()<uint8_t>();
+        else for (int64_t j = 0; j < inner; ++j) std::memcpy(d + size_t(j) * es, src + size_t(off + j * step) * es, es);
+      }
+    });
+    return;
+  }
   std::vector<int64_t> pos(size_t(r), 0);
   for (int64_t o = 0; o < out.numel(); ++o) {
     int64_t src = 0;

@@ -62,6 +62,28 @@ std::vector<int64_t> ReadInts(const OpContext& ctx, const Tensor& t);
 // Reads a float, float16 or bfloat16 tensor (and int8/uint8 when allow_bytes, exactly)
 // as f32 values; kTypeMismatch naming the node otherwise.
 std::vector<float> ToF32(const OpContext& ctx, const Tensor& t, bool allow_bytes = false);
+// A float tensor's values in place, or a float16/bfloat16 (int8/uint8 when allow_bytes)
+// tensor's converted once, as ToF32. Lives no longer than the tensor.
+class F32View {
+ public:
+  F32View(const OpContext& ctx, const Tensor& t, bool allow_bytes = false) : n_(size_t(t.numel())) {
+    if (t.dtype() == DType::kFloat) {
+      p_ = t.data<float>();
+    } else {
+      own_ = ToF32(ctx, t, allow_bytes);
+      p_ = own_.data();
+    }
+  }
+  const float* data() const { return p_; }
+  size_t size() const { return n_; }
+  bool empty() const { return n_ == 0; }
+  float operator[](size_t i) const { return p_[i]; }
+
+ private:
+  std::vector<float> own_;
+  const float* p_ = nullptr;
+  size_t n_ = 0;
+};
 // Writes v into element i of a float, float16, bfloat16, double, int8 or uint8 tensor
 // (narrow types round once; int8/uint8 take values that are already integers).
 void StoreF32(Tensor& t, int64_t i, float v);

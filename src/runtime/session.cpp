@@ -75,7 +75,7 @@ class Executor {
         for (size_t k = 0; k < outs.size() && k < ctx.outputs.size(); ++k) ctx.outputs[k] = std::move(outs[k]);
       }
       if (profile_) {
-        auto& e = profile_->by_op[node.op_type];
+        auto& e = profile_->by_op[profile_->per_node ? node.op_type + " " + node.name : node.op_type];
         e.first += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
         e.second += 1;
       }
@@ -132,8 +132,11 @@ class Executor {
   }
 
   // ONEMODEL_PROFILE=1: time per operator type (subgraph and function bodies count
-  // inside their caller's node too), printed to stderr when the run ends.
-  struct Profile { std::map<std::string, std::pair<double, int64_t>> by_op; };
+  // inside their caller's node too), printed to stderr when the run ends; =2: per node.
+  struct Profile {
+    bool per_node = false;
+    std::map<std::string, std::pair<double, int64_t>> by_op;
+  };
   void EnableProfile(Profile* p) { profile_ = p; }
 
   int64_t OpsetFor(const std::string& domain) const {
@@ -252,8 +255,9 @@ std::vector<Value> Session::Run(const std::map<std::string, Value>& feeds) const
   }
   Executor ex(*model_, &dispatch_.kernels, pool_.get());
   const char* prof = std::getenv("ONEMODEL_PROFILE");
-  if (!prof || std::strcmp(prof, "1") != 0) return ex.RunGraph(g, std::move(env), nullptr);
+  if (!prof || (std::strcmp(prof, "1") != 0 && std::strcmp(prof, "2") != 0)) return ex.RunGraph(g, std::move(env), nullptr);
   Executor::Profile p;
+  p.per_node = prof[0] == '2';
   ex.EnableProfile(&p);
   const auto t0 = std::chrono::steady_clock::now();
   auto out = ex.RunGraph(g, std::move(env), nullptr);
@@ -263,7 +267,7 @@ std::vector<Value> Session::Run(const std::map<std::string, Value>& feeds) const
   std::sort(rows.rbegin(), rows.rend());
   std::fprintf(stderr, "[onemodel] profile: %.3f ms in all\n", total);
   for (const auto& [ms, op] : rows) {
-    std::fprintf(stderr, "[onemodel]   %-24s %10.3f ms %5.1f%% %6lld nodes\n", op.c_str(), ms, 100.0 * ms / (total > 0 ? total : 1),
+    std::fprintf(stderr, "[onemodel]   %-40s %10.3f ms %5.1f%% %6lld nodes\n", op.c_str(), ms, 100.0 * ms / (total > 0 ? total : 1),
                  static_cast<long long>(p.by_op[op].second));
   }
   return out;
