@@ -178,6 +178,15 @@ TEST_CASE("exact paths: Conv through im2col and GEMM equals the oracle", "[exact
   const Shape x1{2, 6, 40};
   CheckAgainstOracle("Conv 1-D", OneOp("Conv", x1, {{"W", {8, 6, 5}, Values(rng, 240, 0)}}, {Ints("pads", {2, 1}), Ints("strides", {2})}),
                      x1, Values(rng, 480, 1));
+  for (int64_t s : {1, 2}) {
+    for (int64_t k : {3, 5}) {
+      const Shape xs2{2, 6, 23, 37};
+      CheckAgainstOracle("Conv depthwise k" + std::to_string(k) + " s" + std::to_string(s),
+                         OneOp("Conv", xs2, {{"W", {6, 1, k, k}, Values(rng, 6 * k * k, 0)}, {"B", {6}, Values(rng, 6, 0)}},
+                               {Ints("pads", {k / 2, k / 2, k / 2, k / 2}), Ints("strides", {s, s}), Int("group", 6)}),
+                         xs2, Values(rng, 2 * 6 * 23 * 37, 2));
+    }
+  }
   const Shape xd{1, 8, 13, 14};
   CheckAgainstOracle("Conv depthwise", OneOp("Conv", xd, {{"W", {8, 1, 3, 3}, Values(rng, 72, 0)}},
                                              {Ints("pads", {1, 1, 1, 1}), Ints("strides", {2, 2}), Int("group", 8)}),

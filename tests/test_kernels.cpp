@@ -236,6 +236,121 @@ TEST_CASE("kernels: UnaryF32 equals its reference for every op", "[kernels]") {
         }
 }
 
+namespace {
+// Inputs for the function kernels: specials, every float within 64 ulps of each
+// branch threshold of the references, and random bit patterns (`count` of them).
+std::vector<float> FunctionInputs(size_t count) {
+  std::vector<float> v(F32Specials().begin(), F32Specials().end());
+  const float edges[] = {0.0f, 1.0f, 2.0f, 4.0f, 0.625f, 9.0f, 88.72283935546875f, -103.97208404541015625f,
+                         0.5f, 1.17549435e-38f, 87.0f, -87.0f, 126.0f, -126.0f};
+  for (float e : edges)
+    for (float sgn : {1.0f, -1.0f})
+      for (int d = -64; d <= 64; ++d) v.push_back(U2F(uint32_t(int64_t(F2U(e * sgn)) + d)));
+  SplitMix64 rng(77);
+  for (size_t i = 0; i < count; ++i) {
+    const uint32_t u = rng.NextU32();
+    // Half of them in [-16, 16], where the polynomials and branches are.
+    v.push_back(i % 2 ? U2F(u) : rng.Uniform(-16.0f, 16.0f));
+  }
+  return v;
+}
+}  // namespace
+
+TEST_CASE("kernels: MathF32 (Exp, Tanh, Sigmoid, Erf) equals the scalar functions", "[kernels][math]") {
+  const Dispatch d = MakeDispatch(ActiveIsa());
+  REQUIRE(d.kernels.MathF32 != nullptr);
+  const std::vector<float> x = FunctionInputs(100000);
+  std::vector<float> want(x.size()), got(x.size());
+  const char* names[] = {"Exp", "Tanh", "Sigmoid", "Erf"};
+  for (int32_t op = kMathExpF32; op <= kMathErfF32; ++op) {
+    ref::MathF32(op, x.data(), want.data(), int64_t(x.size()));
+    d.kernels.MathF32(op, x.data(), got.data(), int64_t(x.size()));
+    INFO(IsaName(d.isa) << " " << names[op]);
+    CHECK(DiffF32(want.data(), got.data(), x.size()) == "");
+    // Tails: every length below a few vectors.
+    for (size_t n = 0; n < 4 * kCanonicalLanes + 3; ++n) {
+      std::vector<float> w(n + 2, U2F(kGuard)), g(n + 2, U2F(kGuard));
+      ref::MathF32(op, x.data() + 1000, w.data(), int64_t(n));
+      d.kernels.MathF32(op, x.data() + 1000, g.data(), int64_t(n));
+      CHECK(DiffF32(w.data(), g.data(), w.size()) == "");
+    }
+  }
+}
+
+// Every float, for the record (docs/exact-mode.md): not part of the suite (a minute per
+// function natively). Run: build/native/onemodel_tests --isa avx512 "[.exhaustive]".
+TEST_CASE("kernels: MathF32 over all 2^32 inputs", "[.exhaustive]") {
+  const Dispatch d = MakeDispatch(ActiveIsa());
+  const size_t block = size_t(1) << 20;
+  std::vector<float> x(block), want(block), got(block);
+  for (int32_t op = kMathExpF32; op <= kMathErfF32; ++op) {
+    uint64_t bad = 0;
+    for (uint64_t base = 0; base < (uint64_t(1) << 32); base += block) {
+      for (size_t i = 0; i < block; ++i) x[i] = U2F(uint32_t(base + i));
+      ref::MathF32(op, x.data(), want.data(), int64_t(block));
+      d.kernels.MathF32(op, x.data(), got.data(), int64_t(block));
+      for (size_t i = 0; i < block; ++i) bad += !SameF32(want[i], got[i]);
+    }
+    INFO("op " << op << " at " << IsaName(d.isa));
+    CHECK(bad == 0);
+  }
+}
+
+TEST_CASE("kernels: SoftmaxRowF32 equals its reference", "[kernels]") {
+  const Dispatch d = MakeDispatch(ActiveIsa());
+  REQUIRE(d.kernels.SoftmaxRowF32 != nullptr);
+  SplitMix64 rng(88);
+  std::vector<size_t> lengths;
+  for (size_t n = 0; n <= 4 * kCanonicalLanes + 3; ++n) lengths.push_back(n);
+  lengths.push_back(1000);
+  lengths.push_back(30001);
+  for (size_t n : lengths)
+    for (int variant = 0; variant < 4; ++variant) {
+      std::vector<float> x(std::max<size_t>(n, 1));
+      Fill(rng, x.data(), x.size(), variant % 3);
+      if (variant == 3) for (float& v : x) v = v * 40.0f;  // wide: underflowing exps
+      std::vector<float> want(n + 2, U2F(kGuard)), got(n + 2, U2F(kGuard));
+      ref::SoftmaxRowF32(x.data(), want.data(), int64_t(n));
+      d.kernels.SoftmaxRowF32(x.data(), got.data(), int64_t(n));
+      const std::string diff = DiffF32(want.data(), got.data(), want.size());
+      if (!diff.empty()) FAIL_CHECK(IsaName(d.isa) << " n=" << n << " variant " << variant << ": " << diff);
+    }
+}
+
+TEST_CASE("kernels: ConvPlaneF32 equals the reference fold for every geometry", "[kernels]") {
+  const Dispatch d = MakeDispatch(ActiveIsa());
+  REQUIRE(d.kernels.ConvPlaneF32 != nullptr);
+  SplitMix64 rng(99);
+  int cases = 0;
+  for (int64_t K : {1, 2, 3, 5})
+    for (int64_t S : {1, 2, 3})
+      for (int64_t D : {1, 2})
+        for (int64_t P : {0, 1, 2})
+          for (int64_t IW : {1, 5, 17, 40, 67}) {
+            const int64_t IH = 3 + IW % 7, KH = K, KW = K;
+            const int64_t OH = (IH + 2 * P - D * (KH - 1) - 1) / S + 1, OW = (IW + 2 * P - D * (KW - 1) - 1) / S + 1;
+            if (OH <= 0 || OW <= 0) continue;
+            const int64_t g[12] = {IH, IW, OH, OW, KH, KW, S, S, D, D, P, P};
+            const int variant = int(IW + K + S) % 3;
+            std::vector<float> x(size_t(IH * IW)), w(size_t(KH * KW));
+            Fill(rng, x.data(), x.size(), variant);
+            Fill(rng, w.data(), w.size(), variant == 2 ? 0 : variant);
+            std::vector<float> want(size_t(OH * OW) + 3, U2F(kGuard)), got(size_t(OH * OW) + 3, U2F(kGuard));
+            ref::ConvPlaneF32(x.data(), w.data(), want.data(), g);
+            d.kernels.ConvPlaneF32(x.data(), w.data(), got.data(), g);
+            ++cases;
+            const std::string diff = DiffF32(want.data(), got.data(), want.size());
+            if (!diff.empty()) FAIL_CHECK(IsaName(d.isa) << " K" << K << " S" << S << " D" << D << " P" << P << " IW" << IW << ": " << diff);
+          }
+  // Signed zeros: -0.0 inputs and positive weights fold to -0.0 at every position,
+  // padded or not (padding taps are skipped, never added as +0.0).
+  std::vector<float> x(7 * 9, -0.0f), w(9, 0.5f), y(7 * 9, 1.0f);
+  const int64_t g[12] = {7, 9, 7, 9, 3, 3, 1, 1, 1, 1, 1, 1};
+  d.kernels.ConvPlaneF32(x.data(), w.data(), y.data(), g);
+  for (float v : y) CHECK(F2U(v) == 0x80000000u);
+  INFO(cases << " geometries");
+}
+
 TEST_CASE("dispatch: ISA names and errors", "[dispatch]") {
   CHECK(ParseIsa("avx2") == Isa::kAvx2);
   try {

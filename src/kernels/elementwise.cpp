@@ -2,6 +2,9 @@
 // on the vector vocabulary: one correctly rounded operation per lane, as the reference.
 #include "kernels/kernels.h"
 #include "ref/elementwise_kernels.h"
+#include "core/exact.h"
+#include "kernels/math_v.h"
+#include "kernels/reduce_sum.h"
 #include "simd/simd.h"
 
 namespace onemodel {
@@ -9,6 +12,7 @@ namespace ONEMODEL_NS {
 namespace {
 
 constexpr size_t kN = Lanes<VF32>();
+inline uint32_t F2UBits(float f) { uint32_t u; __builtin_memcpy(&u, &f, 4); return u; }
 
 template <class F>
 void Runs(F f, const float* a, int64_t sa, const float* b, int64_t sb, float* out, int64_t n) {
@@ -63,6 +67,45 @@ void UnaryF32(int32_t op, float p0, float p1, const float* x, float* out, int64_
     case kUnHardSwishF32: run([&](VF32 v) { return Mul(v, clamp01(Add(Mul(sixth, v), half))); }); break;
     default: break;
   }
+}
+
+void MathF32(int32_t op, const float* x, float* out, int64_t n) {
+  auto run = [&](auto f) {
+    int64_t i = 0;
+    for (; i + int64_t(kN) <= n; i += int64_t(kN)) Store(f(Load<VF32>(x + i)), out + i);
+    if (i < n) StoreN(f(LoadN<VF32>(x + i, size_t(n - i), 0.0f)), out + i, size_t(n - i));
+  };
+  switch (op) {
+    case kMathExpF32: run([](VF32 v) { return ExpV(v); }); break;
+    case kMathTanhF32: run([](VF32 v) { return TanhV(v); }); break;
+    case kMathSigmoidF32: run([](VF32 v) { return SigmoidV(v); }); break;
+    case kMathErfF32: run([](VF32 v) { return ErfV(v); }); break;
+    default: break;
+  }
+}
+
+void SoftmaxRowF32(const float* x, float* out, int64_t n) {
+  // The maximum: IEEE maximum is associative and commutative (NaN wins, -0 < +0), so
+  // lanes may take it in any order.
+  VF32 mv = Set<VF32>(-__builtin_inff());
+  int64_t i = 0;
+  for (; i + int64_t(kN) <= n; i += int64_t(kN)) mv = MaxIeee(mv, Load<VF32>(x + i));
+  if (i < n) mv = MaxIeee(mv, LoadN<VF32>(x + i, size_t(n - i), -__builtin_inff()));
+  alignas(64) float lanes[kN];
+  Store(mv, lanes);
+  float m = lanes[0];
+  for (size_t j = 1; j < kN; ++j) {
+    const float v = lanes[j];
+    if (v != v || m != m) m = __builtin_nanf("");
+    else if (v == m) m = (F2UBits(m) >> 31) ? v : m;
+    else if (v > m) m = v;
+  }
+  const VF32 mm = Set<VF32>(m);
+  for (i = 0; i + int64_t(kN) <= n; i += int64_t(kN)) Store(ExpV(Sub(Load<VF32>(x + i), mm)), out + i);
+  if (i < n) StoreN(ExpV(Sub(LoadN<VF32>(x + i, size_t(n - i), 0.0f), mm)), out + i, size_t(n - i));
+  const VF32 s = Set<VF32>(SumCanonicalVec<kCanonicalLanes>(out, size_t(n)));
+  for (i = 0; i + int64_t(kN) <= n; i += int64_t(kN)) Store(Div(Load<VF32>(out + i), s), out + i);
+  if (i < n) StoreN(Div(LoadN<VF32>(out + i, size_t(n - i), 1.0f), s), out + i, size_t(n - i));
 }
 
 }  // namespace ONEMODEL_NS

@@ -217,5 +217,96 @@ void MaxStepStridedF32(float* acc, const float* x, int64_t stride, int64_t n) {
   }
 }
 
+void ConvPlaneF32(const float* x, const float* w, float* y, const int64_t* g) {
+  const int64_t IH = g[0], IW = g[1], OH = g[2], OW = g[3], KH = g[4], KW = g[5], SH = g[6], SW = g[7], DH = g[8],
+                DW = g[9], PH = g[10], PW = g[11];
+  // Output columns [lo, hi) have every kernel column inside the input: they go by
+  // vectors; the others (and the last partial vector) by the reference's loop.
+  int64_t lo = 0, hi = OW;
+  for (int64_t kw = 0; kw < KW; ++kw) {
+    const int64_t t = kw * DW - PW;  // iw = ow * SW + t
+    const int64_t first = t >= 0 ? 0 : (-t + SW - 1) / SW;
+    const int64_t end = IW - t <= 0 ? 0 : (IW - t + SW - 1) / SW;
+    lo = std::max(lo, first);
+    hi = std::min(hi, end);
+  }
+  lo = std::min(lo, OW);
+  hi = std::max(hi, lo);
+  auto scalar = [&](int64_t oh, int64_t ow) {
+    float acc = -0.0f;
+    for (int64_t kh = 0; kh < KH; ++kh) {
+      const int64_t ih = oh * SH - PH + kh * DH;
+      if (ih < 0 || ih >= IH) continue;
+      for (int64_t kw = 0; kw < KW; ++kw) {
+        const int64_t iw = ow * SW - PW + kw * DW;
+        if (iw < 0 || iw >= IW) continue;
+        const float p = x[ih * IW + iw] * w[kh * KW + kw];
+        acc = acc + p;
+      }
+    }
+    y[oh * OW + ow] = acc;
+  };
+  // Stride 2: the input's even and odd columns, split once, so each tap reads contiguously.
+  thread_local std::vector<float> split;
+  const int64_t half = (IW + 1) / 2;
+  if (SW == 2) {
+    if (split.size() < size_t(2 * IH * half)) split.resize(size_t(2 * IH * half));
+    for (int64_t ih = 0; ih < IH; ++ih) {
+      float* e = split.data() + ih * half;
+      float* o = split.data() + (IH + ih) * half;
+      for (int64_t j = 0; 2 * j < IW; ++j) e[j] = x[ih * IW + 2 * j];
+      for (int64_t j = 0; 2 * j + 1 < IW; ++j) o[j] = x[ih * IW + 2 * j + 1];
+    }
+  }
+  // Per output row: the valid taps in kernel order, each as a pointer p such that the
+  // tap's input for output column ow is p[ow] (stride 1: the input row; stride 2: a half
+  // of it), with its weight. Other strides gather.
+  const int64_t taps = KH * KW;
+  thread_local std::vector<const float*> ptr;
+  thread_local std::vector<VF32> wts;
+  if (ptr.size() < size_t(taps)) { ptr.resize(size_t(taps)); wts.resize(size_t(taps)); }
+  for (int64_t oh = 0; oh < OH; ++oh) {
+    for (int64_t ow = 0; ow < lo; ++ow) scalar(oh, ow);
+    if (SW == 1 || SW == 2) {
+      int64_t nt = 0;
+      for (int64_t kh = 0; kh < KH; ++kh) {
+        const int64_t ih = oh * SH - PH + kh * DH;
+        if (ih < 0 || ih >= IH) continue;
+        for (int64_t kw = 0; kw < KW; ++kw) {
+          const int64_t t = kw * DW - PW;
+          if (SW == 1) {
+            ptr[size_t(nt)] = x + ih * IW + t;
+          } else {
+            // Column 2*ow + t: even t = 2q is the even half at ow + q, odd t = 2q + 1 the
+            // odd half at ow + q (q rounded down).
+            const int64_t q = (t >= 0 ? t : t - 1) / 2;
+            ptr[size_t(nt)] = split.data() + ((t & 1) ? IH + ih : ih) * half + q;
+          }
+          wts[size_t(nt)] = Set<VF32>(w[kh * KW + kw]);
+          ++nt;
+        }
+      }
+      const float* const* pp = ptr.data();
+      const VF32* wp = wts.data();
+      float* yrow = y + oh * OW;
+      int64_t ow = lo;
+      for (; ow + int64_t(kN) <= hi; ow += int64_t(kN)) {
+        VF32 acc = Set<VF32>(-0.0f);
+        for (int64_t j = 0; j < nt; ++j) acc = Add(acc, Mul(Load<VF32>(pp[j] + ow), wp[j]));
+        Store(acc, yrow + ow);
+      }
+      if (ow < hi) {
+        const size_t c = size_t(hi - ow);
+        VF32 acc = Set<VF32>(-0.0f);
+        for (int64_t j = 0; j < nt; ++j) acc = Add(acc, Mul(LoadN<VF32>(pp[j] + ow, c, 0.0f), wp[j]));
+        StoreN(acc, yrow + ow, c);
+      }
+    } else {
+      for (int64_t ow = lo; ow < hi; ++ow) scalar(oh, ow);
+    }
+    for (int64_t ow = hi; ow < OW; ++ow) scalar(oh, ow);
+  }
+}
+
 }  // namespace ONEMODEL_NS
 }  // namespace onemodel

@@ -25,5 +25,11 @@ void MulAddStridedF32(float* acc, const float* x, int64_t stride, float w, int64
 // fold, in which the first NaN sticks and of equal values (+0 and -0) the first stays.
 void MaxStepStridedF32(float* acc, const float* x, int64_t stride, int64_t n);
 
+// One output plane of a single-input-channel convolution (depthwise): g holds IH, IW,
+// OH, OW, KH, KW, SH, SW, DH, DW, PH, PW. y[oh][ow] = the fold from -0.0, over kernel
+// row then column, of x[ih][iw] * w[kh][kw] for the taps inside the input (padding taps
+// are skipped), ih = oh*SH - PH + kh*DH, iw = ow*SW - PW + kw*DW. No bias.
+void ConvPlaneF32(const float* x, const float* w, float* y, const int64_t* g);
+
 }  // namespace ref
 }  // namespace onemodel

@@ -292,6 +292,16 @@ void Conv(OpContext& ctx) {
     }
     if (UseConvGemm(ctx, Cg * k_sp, Mg, wv)) {
       ConvGemm2D(ctx, pl, xv.data(), wv.data(), N, C, M, group, in_sp, yf);
+    } else if (Cg == 1 && ctx.kernels && ctx.kernels->ConvPlaneF32 && ctx.kernels->ConvPlaneF32 != &ref::ConvPlaneF32) {
+      // One input channel per output (depthwise): a plane per output channel, each
+      // output folding its taps in kernel order in a register (ConvPlaneF32).
+      const int64_t geo[12] = {pl.IH, pl.IW, pl.OH, pl.OW, pl.KH, pl.KW, pl.SH, pl.SW, pl.DH, pl.DW, pl.PH, pl.PW};
+      ParallelFor(ctx, N * M, 1, [&](int64_t b, int64_t e) {
+        for (int64_t nm = b; nm < e; ++nm) {
+          const int64_t n = nm / M, m = nm % M, grp = m / Mg;
+          ctx.kernels->ConvPlaneF32(xv.data() + (n * C + grp) * in_sp, wv.data() + m * k_sp, yf + nm * out_sp, geo);
+        }
+      });
     } else {
       // 1-D and 2-D (1-D as one row): one plane of accumulators per output channel;
       // the loops run channel, kernel row, kernel column, then over the output

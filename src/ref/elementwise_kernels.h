@@ -17,6 +17,9 @@ enum BinaryOpF32 : int32_t { kBinAddF32 = 0, kBinSubF32, kBinMulF32, kBinDivF32,
 //   HardSwish    y = (1/6) * v + 0.5, clamped to [0, 1], times v
 enum UnaryOpF32 : int32_t { kUnReluF32 = 0, kUnClipF32, kUnHardSigmoidF32, kUnHardSwishF32 };
 
+// The functions of MathF32 (math::Exp, Tanh, Sigmoid, Erf).
+enum MathOpF32 : int32_t { kMathExpF32 = 0, kMathTanhF32, kMathSigmoidF32, kMathErfF32 };
+
 namespace ref {
 
 // out[i] = a[i * sa] op b[i * sb] for i < n; sa and sb are 0 (one value broadcast) or
@@ -26,6 +29,13 @@ void BinaryF32(int32_t op, const float* a, int64_t sa, const float* b, int64_t s
 
 // out[i] = op(x[i]) for i < n; out may alias x.
 void UnaryF32(int32_t op, float p0, float p1, const float* x, float* out, int64_t n);
+
+// out[i] = f(x[i]) for i < n, f the project's own function (ref/math.h); out may alias x.
+void MathF32(int32_t op, const float* x, float* out, int64_t n);
+
+// Softmax of one contiguous row of n: m = the IEEE maximum of the row (NaN if any is
+// NaN), e[i] = Exp(x[i] - m), s = the canonical L-lane sum of e, out[i] = e[i] / s.
+void SoftmaxRowF32(const float* x, float* out, int64_t n);
 
 }  // namespace ref
 }  // namespace onemodel

@@ -11,6 +11,7 @@
 #include "core/exact.h"
 #include "ref/math.h"
 #include "ref/ops.h"
+#include "ref/parallel.h"
 #include "ref/reduce.h"
 #include "ref/util.h"
 
@@ -262,6 +263,20 @@ void SoftmaxFamily(OpContext& ctx, Soft kind) {
   else for (int64_t k = axis; k < x.rank(); ++k) axes.push_back(k);
   const Plan p = MakePlan(ctx, x.shape(), axes, true, false);
   Tensor& out = ctx.out(0, x.dtype(), x.shape());
+  bool contiguous = p.lanes;
+  for (int64_t i = 0; contiguous && i < p.per_output; ++i) contiguous = p.offsets[size_t(i)] == i;
+  if (kind == Soft::kSoftmax && x.dtype() == DType::kFloat && contiguous && ctx.kernels && ctx.kernels->SoftmaxRowF32) {
+    // Rows over the session's threads, each the SoftmaxRowF32 kernel: the same max,
+    // Exp, canonical sum and division as below.
+    const float* px = x.data<float>();
+    float* po = out.mutable_data<float>();
+    auto* kernel = ctx.kernels->SoftmaxRowF32;
+    const int64_t n = p.per_output;
+    ParallelFor(ctx, p.outputs, std::max<int64_t>(1, 8192 / std::max<int64_t>(n, 1)), [&](int64_t b, int64_t e) {
+      for (int64_t o = b; o < e; ++o) kernel(px + p.base[size_t(o)], po + p.base[size_t(o)], n);
+    });
+    return;
+  }
   const bool ok = DispatchNumeric(x.dtype(), [&]<class T>() {
     using C = typename Compute<T>::type;
     if constexpr (!std::is_floating_point_v<C>) {

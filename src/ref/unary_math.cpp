@@ -1,9 +1,14 @@
 // Reference transcendental operators, on the project's own functions (ref/math.h).
 // float16/bfloat16 compute in f32 and round once; double uses the binary64 functions
 // where they exist (Exp, Log, Pow) and is otherwise not supported yet.
+#include <algorithm>
 #include <cmath>
 
+#include "core/exact.h"
+#include "ref/elementwise_kernels.h"
 #include "ref/math.h"
+#include "ref/parallel.h"
+#include "ref/reduce.h"
 #include "ref/ops.h"
 #include "ref/util.h"
 
@@ -40,13 +45,55 @@ void MapFloat(OpContext& ctx, F f, F64Fn f64 = nullptr) {
   }
 }
 
+// The float path through the session's MathF32 kernel, in chunks over the threads.
+bool MathFast(OpContext& ctx, int32_t op) {
+  const Tensor& x = ctx.in(0);
+  if (x.dtype() != DType::kFloat || !ctx.kernels || !ctx.kernels->MathF32) return false;
+  Tensor out = Tensor::Uninitialized(DType::kFloat, x.shape(), ctx.node.Describe() + " output");
+  const float* px = x.data<float>();
+  float* po = out.mutable_data<float>();
+  auto* kernel = ctx.kernels->MathF32;
+  const int64_t n = x.numel(), chunk = 2048;
+  ParallelFor(ctx, (n + chunk - 1) / chunk, 4, [&](int64_t b, int64_t e) {
+    for (int64_t c = b; c < e; ++c) kernel(op, px + c * chunk, po + c * chunk, std::min(chunk, n - c * chunk));
+  });
+  ctx.set_out(0, std::move(out));
+  return true;
+}
+
 }  // namespace
 
-void Exp(OpContext& ctx) { MapFloat(ctx, &math::Exp, &math::ExpD); }
+void MathF32(int32_t op, const float* x, float* out, int64_t n) {
+  float (*f)(float) = op == kMathExpF32 ? &math::Exp : op == kMathTanhF32 ? &math::Tanh : op == kMathSigmoidF32 ? &math::Sigmoid : &math::Erf;
+  for (int64_t i = 0; i < n; ++i) out[i] = f(x[i]);
+}
+
+void SoftmaxRowF32(const float* x, float* out, int64_t n) {
+  float m = -__builtin_inff();
+  for (int64_t i = 0; i < n; ++i) {
+    const float v = x[i];
+    if (v != v || m != m) m = __builtin_nanf("");
+    else if (v == m) m = std::signbit(m) ? v : m;
+    else if (v > m) m = v;
+  }
+  for (int64_t i = 0; i < n; ++i) out[i] = math::Exp(x[i] - m);
+  const float s = SumCanonical<kCanonicalLanes>(out, size_t(n));
+  for (int64_t i = 0; i < n; ++i) out[i] = out[i] / s;
+}
+
+void Exp(OpContext& ctx) {
+  if (!MathFast(ctx, kMathExpF32)) MapFloat(ctx, &math::Exp, &math::ExpD);
+}
 void Log(OpContext& ctx) { MapFloat(ctx, &math::Log, &math::LogD); }
-void Tanh(OpContext& ctx) { MapFloat(ctx, &math::Tanh); }
-void Sigmoid(OpContext& ctx) { MapFloat(ctx, &math::Sigmoid); }
-void Erf(OpContext& ctx) { MapFloat(ctx, &math::Erf); }
+void Tanh(OpContext& ctx) {
+  if (!MathFast(ctx, kMathTanhF32)) MapFloat(ctx, &math::Tanh);
+}
+void Sigmoid(OpContext& ctx) {
+  if (!MathFast(ctx, kMathSigmoidF32)) MapFloat(ctx, &math::Sigmoid);
+}
+void Erf(OpContext& ctx) {
+  if (!MathFast(ctx, kMathErfF32)) MapFloat(ctx, &math::Erf);
+}
 void Sin(OpContext& ctx) { MapFloat(ctx, &math::Sin); }
 void Cos(OpContext& ctx) { MapFloat(ctx, &math::Cos); }
 void Tan(OpContext& ctx) { MapFloat(ctx, &math::Tan); }

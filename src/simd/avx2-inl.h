@@ -33,10 +33,21 @@ inline __m256i Flip32(__m256i x) { return _mm256_xor_si256(x, _mm256_set1_epi32(
 }  // namespace detail
 
 // Memory.
+// N.B. vmaskmovps touches only the enabled lanes' memory (no fault past n): the f32
+// LoadN/StoreN of generic-inl.h use it; masked-off lanes load 0, then take `fill`.
+#define ONEMODEL_SIMD_MASKED_F32 1
+inline __m256i FirstN(size_t n) {
+  return _mm256_cmpgt_epi32(_mm256_set1_epi32(int(n > 8 ? 8 : n)), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+}
 template <class V> inline V Load(const typename V::Lane* p) {
   if constexpr (detail::IsInt<V>::value) return V{_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p))};
   else return V{_mm256_loadu_ps(p)};
 }
+inline VF32 MaskedLoadF32(const float* p, size_t n, float fill) {
+  const __m256i m = FirstN(n);
+  return {_mm256_blendv_ps(_mm256_set1_ps(fill), _mm256_maskload_ps(p, m), _mm256_castsi256_ps(m))};
+}
+inline void MaskedStoreF32(VF32 a, float* p, size_t n) { _mm256_maskstore_ps(p, FirstN(n), a.r); }
 inline void Store(VF32 a, float* p) { _mm256_storeu_ps(p, a.r); }
 template <class V> inline void Store(V a, typename V::Lane* p) {
   _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), a.r);

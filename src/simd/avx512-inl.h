@@ -34,10 +34,18 @@ inline __m512 MF(__mmask16 k) { return _mm512_castsi512_ps(_mm512_movm_epi32(k))
 }  // namespace detail
 
 // Memory.
+// N.B. masked loads and stores touch only the enabled lanes' memory (no fault past n):
+// the f32 LoadN/StoreN of generic-inl.h use them.
+#define ONEMODEL_SIMD_MASKED_F32 1
+inline __mmask16 FirstN(size_t n) { return __mmask16(n >= 16 ? 0xFFFFu : (1u << n) - 1u); }
 template <class V> inline V Load(const typename V::Lane* p) {
   if constexpr (detail::IsInt<V>::value) return V{_mm512_loadu_si512(p)};
   else return V{_mm512_loadu_ps(p)};
 }
+inline VF32 MaskedLoadF32(const float* p, size_t n, float fill) {
+  return {_mm512_mask_loadu_ps(_mm512_set1_ps(fill), FirstN(n), p)};
+}
+inline void MaskedStoreF32(VF32 a, float* p, size_t n) { _mm512_mask_storeu_ps(p, FirstN(n), a.r); }
 inline void Store(VF32 a, float* p) { _mm512_storeu_ps(p, a.r); }
 template <class V> inline void Store(V a, typename V::Lane* p) { _mm512_storeu_si512(p, a.r); }
 

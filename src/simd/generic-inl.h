@@ -9,6 +9,9 @@ template <class V> constexpr size_t Lanes() { return V::kLanes; }
 
 // Returns p[0..n) then `fill` in the remaining lanes; reads only p[0..n).
 template <class V> inline V LoadN(const typename V::Lane* p, size_t n, typename V::Lane fill) {
+#if defined(ONEMODEL_SIMD_MASKED_F32)
+  if constexpr (sizeof(typename V::Lane) == 4 && !detail::IsInt<V>::value) return MaskedLoadF32(p, n, fill);
+#endif
   typename V::Lane buf[V::kLanes];
   for (size_t i = 0; i < V::kLanes; ++i) buf[i] = i < n ? p[i] : fill;
   return Load<V>(buf);
@@ -16,6 +19,9 @@ template <class V> inline V LoadN(const typename V::Lane* p, size_t n, typename 
 
 // Writes lanes [0, n) of a to p; touches nothing past p[n-1].
 template <class V> inline void StoreN(V a, typename V::Lane* p, size_t n) {
+#if defined(ONEMODEL_SIMD_MASKED_F32)
+  if constexpr (sizeof(typename V::Lane) == 4 && !detail::IsInt<V>::value) { MaskedStoreF32(a, p, n); return; }
+#endif
   typename V::Lane buf[V::kLanes];
   Store(a, buf);
   for (size_t i = 0; i < n && i < V::kLanes; ++i) p[i] = buf[i];

@@ -1,0 +1,118 @@
+// The project's own functions (ref/math.cpp) on vectors: each is the scalar reference's
+// sequence of basic operations, operation for operation, with its branches computed for
+// every lane and selected (exact-contract section 4). Compiled per target.
+#pragma once
+
+#include "simd/simd.h"
+
+namespace onemodel {
+namespace ONEMODEL_NS {
+
+inline VF32 CopySignV(VF32 mag, VF32 sign) { return Or(Abs(mag), And(sign, Set<VF32>(-0.0f))); }
+
+// 2^e for integer lanes e in [-126, 127] (exact).
+inline VF32 Pow2V(VI32 e) { return BitCast<VF32>(ShiftLeft<23>(Add(e, Set<VI32>(127)))); }
+
+// math::Exp.
+inline VF32 ExpV(VF32 x) {
+  const VF32 n = RoundEven(Mul(x, Set<VF32>(1.44269504088896341f)));
+  VF32 r = Sub(x, Mul(n, Set<VF32>(0.693359375f)));
+  r = Sub(r, Mul(n, Set<VF32>(-2.12194440e-4f)));
+  const VF32 z = Mul(r, r);
+  VF32 p = Set<VF32>(1.9875691500e-4f);
+  p = Add(Mul(p, r), Set<VF32>(1.3981999507e-3f));
+  p = Add(Mul(p, r), Set<VF32>(8.3334519073e-3f));
+  p = Add(Mul(p, r), Set<VF32>(4.1665795894e-2f));
+  p = Add(Mul(p, r), Set<VF32>(1.6666665459e-1f));
+  p = Add(Mul(p, r), Set<VF32>(5.0000001201e-1f));
+  p = Add(Mul(p, z), r);
+  p = Add(p, Set<VF32>(1.0f));
+  // ScaleB(p, n): n > 127: p * 2^127 * 2^min(n - 127, 127); n < -126: p * 2^(n + 64) *
+  // 2^-64; else p * 2^n (times 1, exactly). Lanes where x is NaN or out of range get
+  // any scale: they are replaced below.
+  const VI32 ni = CvtRoundEvenSatF32ToI32(n);
+  const VI32 big = Gt(ni, Set<VI32>(127)), small = Lt(ni, Set<VI32>(-126));
+  const VI32 e1 = IfThenElse(big, Set<VI32>(127), IfThenElse(small, Add(ni, Set<VI32>(64)), ni));
+  const VI32 e2 = IfThenElse(big, Min(Sub(ni, Set<VI32>(127)), Set<VI32>(127)), IfThenElse(small, Set<VI32>(-64), Zero<VI32>()));
+  const VI32 ok = And(Gt(ni, Set<VI32>(-200)), Lt(ni, Set<VI32>(200)));  // keeps the shifts in range
+  VF32 y = Mul(Mul(p, Pow2V(IfThenElse(ok, e1, Zero<VI32>()))), Pow2V(IfThenElse(ok, e2, Zero<VI32>())));
+  y = IfThenElse(Gt(x, Set<VF32>(88.72283935546875f)), Set<VF32>(__builtin_inff()), y);
+  y = IfThenElse(Lt(x, Set<VF32>(-103.97208404541015625f)), Zero<VF32>(), y);
+  return IfThenElse(Ne(x, x), x, y);
+}
+
+// math::Tanh.
+inline VF32 TanhV(VF32 x) {
+  const VF32 z = Abs(x), one = Set<VF32>(1.0f);
+  const VF32 s = ExpV(Add(z, z));
+  const VF32 big = CopySignV(Sub(one, Div(Set<VF32>(2.0f), Add(s, one))), x);
+  const VF32 w = Mul(x, x);
+  VF32 p = Set<VF32>(-5.70498872745e-3f);
+  p = Add(Mul(p, w), Set<VF32>(2.06390887954e-2f));
+  p = Sub(Mul(p, w), Set<VF32>(5.37397155531e-2f));
+  p = Add(Mul(p, w), Set<VF32>(1.33314422036e-1f));
+  p = Sub(Mul(p, w), Set<VF32>(3.33332819422e-1f));
+  p = Mul(p, w);
+  p = Mul(p, x);
+  VF32 r = Add(p, x);
+  r = IfThenElse(Eq(z, Zero<VF32>()), x, r);
+  r = IfThenElse(Ge(z, Set<VF32>(0.625f)), big, r);
+  r = IfThenElse(Gt(z, Set<VF32>(9.0f)), CopySignV(one, x), r);
+  return IfThenElse(Ne(x, x), x, r);
+}
+
+// math::Sigmoid: x >= 0: 1 / (1 + exp(-x)); else exp(x) / (1 + exp(x)).
+inline VF32 SigmoidV(VF32 x) {
+  const VF32 one = Set<VF32>(1.0f);
+  const VF32 pos = Ge(x, Zero<VF32>());
+  const VF32 e = ExpV(IfThenElse(pos, Neg(x), x));
+  const VF32 r = IfThenElse(pos, Div(one, Add(one, e)), Div(e, Add(one, e)));
+  return IfThenElse(Ne(x, x), x, r);
+}
+
+// math::Erf.
+inline VF32 ErfV(VF32 x) {
+  const VF32 a = Abs(x), one = Set<VF32>(1.0f);
+  // |x| <= 1.
+  const VF32 z = Mul(x, x);
+  VF32 p1 = Set<VF32>(7.853861353153693e-5f);
+  p1 = Sub(Mul(p1, z), Set<VF32>(8.010193625184903e-4f));
+  p1 = Add(Mul(p1, z), Set<VF32>(5.188327685732524e-3f));
+  p1 = Sub(Mul(p1, z), Set<VF32>(2.685381193529856e-2f));
+  p1 = Add(Mul(p1, z), Set<VF32>(1.128358514861418e-1f));
+  p1 = Sub(Mul(p1, z), Set<VF32>(3.761262582423300e-1f));
+  p1 = Add(Mul(p1, z), Set<VF32>(1.128379165726710e0f));
+  const VF32 r1 = Mul(x, p1);
+  // 1 < |x| < 4: erfc(a) = exp(-a^2) / a * P(1/a^2).
+  const VF32 q = Div(one, a);
+  const VF32 y = Mul(q, q);
+  VF32 pa = Set<VF32>(2.326819970068386e-2f);
+  pa = Sub(Mul(pa, y), Set<VF32>(1.387039388740657e-1f));
+  pa = Add(Mul(pa, y), Set<VF32>(3.687424674597105e-1f));
+  pa = Sub(Mul(pa, y), Set<VF32>(5.824733027278666e-1f));
+  pa = Add(Mul(pa, y), Set<VF32>(6.210004621745983e-1f));
+  pa = Sub(Mul(pa, y), Set<VF32>(4.944515323274145e-1f));
+  pa = Add(Mul(pa, y), Set<VF32>(3.404879937665872e-1f));
+  pa = Sub(Mul(pa, y), Set<VF32>(2.741127028184656e-1f));
+  pa = Add(Mul(pa, y), Set<VF32>(5.638259427386472e-1f));
+  VF32 pb = Set<VF32>(-1.047766399936249e1f);
+  pb = Add(Mul(pb, y), Set<VF32>(1.297719955372516e1f));
+  pb = Sub(Mul(pb, y), Set<VF32>(7.495518717768503e0f));
+  pb = Add(Mul(pb, y), Set<VF32>(2.921019019210786e0f));
+  pb = Sub(Mul(pb, y), Set<VF32>(1.015265279202700e0f));
+  pb = Add(Mul(pb, y), Set<VF32>(4.218463358204948e-1f));
+  pb = Sub(Mul(pb, y), Set<VF32>(2.820767439740514e-1f));
+  pb = Add(Mul(pb, y), Set<VF32>(5.641895067754075e-1f));
+  const VF32 p = IfThenElse(Lt(a, Set<VF32>(2.0f)), pa, pb);
+  const VF32 hi = And(a, BitCast<VF32>(Set<VI32>(int32_t(0xFFFFF000u))));
+  const VF32 lo = Sub(a, hi);
+  const VF32 e = Mul(ExpV(Neg(Mul(hi, hi))), ExpV(Neg(Mul(lo, Add(a, hi)))));
+  const VF32 erfc = Mul(Mul(e, q), p);
+  VF32 r = CopySignV(Sub(one, erfc), x);
+  r = IfThenElse(Ge(a, Set<VF32>(4.0f)), CopySignV(one, x), r);
+  r = IfThenElse(Le(a, one), r1, r);
+  return IfThenElse(Ne(x, x), x, r);
+}
+
+}  // namespace ONEMODEL_NS
+}  // namespace onemodel
