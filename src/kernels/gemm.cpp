@@ -22,6 +22,7 @@ namespace ONEMODEL_NS {
 namespace {
 
 constexpr size_t kN = Lanes<VF32>();
+inline uint32_t F2UBits(float f) { uint32_t u; std::memcpy(&u, &f, 4); return u; }
 #if !defined(ONEMODEL_TARGET_AVX512)
 // Register tile: kMR rows of C by kNV vectors. Targets with 32 vector registers take
 // 8 rows; those with 16 take 4 (8 accumulators, two B vectors, a broadcast, a product).
@@ -133,6 +134,56 @@ void GemmF32(int64_t M, int64_t N, int64_t K, const float* A, int64_t a_rs, int6
     for (int64_t m = 0; m < M; ++m) std::fill(C + m * ldc, C + m * ldc + N, -0.0f);
     return;
   }
+  if (M < int64_t(kMR) && b_cs == 1) {
+    // A few rows (matrix-vector products): B's rows are read in place, no packing.
+    // Each output still folds k in order from -0.0.
+    for (int64_t m = 0; m < M; ++m) {
+      float* c = C + m * ldc;
+      for (int64_t n0 = 0; n0 < N; n0 += int64_t(4 * kN)) {
+        const int64_t w = std::min<int64_t>(int64_t(4 * kN), N - n0);
+        VF32 acc[4] = {Set<VF32>(-0.0f), Set<VF32>(-0.0f), Set<VF32>(-0.0f), Set<VF32>(-0.0f)};
+        for (int64_t k = 0; k < K; ++k) {
+          const VF32 a = Set<VF32>(A[m * a_rs + k * a_cs]);
+          const float* b = B + k * b_rs + n0;
+          if (w == int64_t(4 * kN)) {
+            for (size_t v = 0; v < 4; ++v) acc[v] = Add(acc[v], Mul(a, Load<VF32>(b + v * kN)));
+          } else {
+            for (size_t v = 0; v < 4 && int64_t(v * kN) < w; ++v) {
+              const size_t left = size_t(w) - v * kN;
+              acc[v] = Add(acc[v], Mul(a, left >= kN ? Load<VF32>(b + v * kN) : LoadN<VF32>(b + v * kN, left, 0.0f)));
+            }
+          }
+        }
+        for (size_t v = 0; v < 4 && int64_t(v * kN) < w; ++v) {
+          const size_t left = size_t(w) - v * kN;
+          if (left >= kN) Store(acc[v], c + n0 + int64_t(v * kN)); else StoreN(acc[v], c + n0 + int64_t(v * kN), left);
+        }
+      }
+    }
+    return;
+  }
+  if (M < int64_t(kMR) && b_rs == 1) {
+    // A few rows against a transposed B (each output's terms contiguous along k): eight
+    // outputs at a time as independent scalar chains, each folding k in order.
+    for (int64_t m = 0; m < M; ++m) {
+      const float* a = A + m * a_rs;
+      for (int64_t n0 = 0; n0 < N; n0 += 8) {
+        const int64_t w = std::min<int64_t>(8, N - n0);
+        float acc[8];
+        const float* b[8];
+        for (int64_t j = 0; j < 8; ++j) { acc[j] = -0.0f; b[j] = B + (n0 + std::min(j, w - 1)) * b_cs; }
+        for (int64_t k = 0; k < K; ++k) {
+          const float av = a[k * a_cs];
+          for (int64_t j = 0; j < 8; ++j) {
+            const float p = av * b[j][k];
+            acc[j] = acc[j] + p;
+          }
+        }
+        for (int64_t j = 0; j < w; ++j) C[m * ldc + n0 + j] = acc[j];
+      }
+    }
+    return;
+  }
   // Scratch grows once per thread, then is reused (no allocation in steady state).
   thread_local std::vector<float> bpack, apack;
   if (bpack.size() < size_t(kKC * kNC)) bpack.resize(size_t(kKC * kNC));
@@ -220,6 +271,54 @@ void MaxStepStridedF32(float* acc, const float* x, int64_t stride, int64_t n) {
 void ConvPlaneF32(const float* x, const float* w, float* y, const int64_t* g) {
   const int64_t IH = g[0], IW = g[1], OH = g[2], OW = g[3], KH = g[4], KW = g[5], SH = g[6], SW = g[7], DH = g[8],
                 DW = g[9], PH = g[10], PW = g[11];
+  if ((PH > 0 || PW > 0) && OH > 0 && OW > 0 && OW <= int64_t(4 * kN)) {
+    // Padded narrow planes (wide ones lose little to their borders): copy the plane
+    // into a zero-bordered one and run it unpadded, so every row goes by vectors. As in the GEMM convolution (ref/conv_pool.cpp, ConvGemm2D), a
+    // +0.0 padding term with a finite weight is +-0 and leaves a nonzero accumulator
+    // unchanged, so results differ from the reference at most in the sign of a zero at
+    // positions with a padding tap: those are recomputed below. Non-finite weights
+    // (0 * inf) take the unpadded path.
+    bool finite = true;
+    for (int64_t t = 0; t < KH * KW; ++t) finite &= (F2UBits(w[t]) & 0x7F800000u) != 0x7F800000u;
+    if (finite) {
+      const int64_t PIH = std::max(IH + PH, (OH - 1) * SH + (KH - 1) * DH + 1);
+      const int64_t PIW = std::max(IW + PW, (OW - 1) * SW + (KW - 1) * DW + 1);
+      thread_local std::vector<float> padded;
+      if (padded.size() < size_t(PIH * PIW)) padded.resize(size_t(PIH * PIW));
+      std::fill(padded.begin(), padded.begin() + PIH * PIW, 0.0f);
+      for (int64_t ih = 0; ih < IH; ++ih) std::memcpy(padded.data() + (ih + PH) * PIW + PW, x + ih * IW, size_t(IW) * sizeof(float));
+      const int64_t g2[12] = {PIH, PIW, OH, OW, KH, KW, SH, SW, DH, DW, 0, 0};
+      ConvPlaneF32(padded.data(), w, y, g2);
+      // Columns [clo, chi) have no padding tap in any row.
+      int64_t clo = 0, chi = 0;
+      while (clo < OW && clo * SW - PW < 0) ++clo;
+      chi = clo;
+      while (chi < OW && chi * SW - PW + (KW - 1) * DW < IW) ++chi;
+      for (int64_t oh = 0; oh < OH; ++oh) {
+        const int64_t ih0 = oh * SH - PH;
+        const bool row_pad = ih0 < 0 || ih0 + (KH - 1) * DH >= IH;
+        for (int64_t ow = 0; ow < OW; ++ow) {
+          if (!row_pad && ow == clo && chi > clo) ow = chi;  // skip the interior
+          if (ow >= OW) break;
+          const int64_t iw0 = ow * SW - PW;
+          if (y[oh * OW + ow] != 0.0f) continue;
+          float acc = -0.0f;
+          for (int64_t kh = 0; kh < KH; ++kh) {
+            const int64_t ih = ih0 + kh * DH;
+            if (ih < 0 || ih >= IH) continue;
+            for (int64_t kw = 0; kw < KW; ++kw) {
+              const int64_t iw = iw0 + kw * DW;
+              if (iw < 0 || iw >= IW) continue;
+              const float p = x[ih * IW + iw] * w[kh * KW + kw];
+              acc = acc + p;
+            }
+          }
+          y[oh * OW + ow] = acc;
+        }
+      }
+      return;
+    }
+  }
   // Output columns [lo, hi) have every kernel column inside the input: they go by
   // vectors; the others (and the last partial vector) by the reference's loop.
   int64_t lo = 0, hi = OW;

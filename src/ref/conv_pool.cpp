@@ -615,6 +615,25 @@ void PoolOp(OpContext& ctx, Pool kind, bool global) {
   std::vector<int64_t> in_st(size_t(g.dims), 1), col_st(size_t(g.dims), 1);
   for (int64_t d = g.dims - 1; d > 0; --d) in_st[size_t(d - 1)] = in_st[size_t(d)] * g.in[size_t(d)];
   for (int64_t d = 1; d < g.dims; ++d) col_st[size_t(d)] = col_st[size_t(d - 1)] * g.in[size_t(d - 1)];
+  if (global && kind == Pool::kAverage && in_sp > 0) {
+    // Global average: per channel, acc = acc + x in index order from -0.0, then / count
+    // (as below); eight channels at a time as independent chains, over the threads.
+    std::vector<float> ybuf(size_t(N * C));
+    const float cnt = float(in_sp);
+    ParallelFor(ctx, (N * C + 7) / 8, 4, [&](int64_t b, int64_t e) {
+      for (int64_t blk = b; blk < e; ++blk) {
+        const int64_t c0 = blk * 8, nch = std::min<int64_t>(8, N * C - c0);
+        float acc[8];
+        const float* rows[8];
+        for (int64_t j = 0; j < 8; ++j) { acc[j] = -0.0f; rows[j] = xv.data() + (c0 + std::min(j, nch - 1)) * in_sp; }
+        for (int64_t i = 0; i < in_sp; ++i)
+          for (int64_t j = 0; j < 8; ++j) acc[j] = acc[j] + rows[j][i];
+        for (int64_t j = 0; j < nch; ++j) ybuf[size_t(c0 + j)] = acc[j] / cnt;
+      }
+    });
+    for (int64_t i = 0; i < N * C; ++i) StoreF32(y, i, ybuf[size_t(i)]);
+    return;
+  }
   if (kind == Pool::kMax && !idx && g.dims <= 2 && ctx.kernels && ctx.kernels->MaxStepStridedF32) {
     // 1-D/2-D max pool as planes: per channel, the kernel taps in row-major order, each
     // a MaxStep over the output positions whose tap is inside the input (as above,
