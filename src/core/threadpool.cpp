@@ -1,6 +1,7 @@
 // Thread pool (see threadpool.h). Chunks are fixed by (n, grain, threads) alone.
 #include "core/threadpool.h"
 
+#include <chrono>
 #include <cstdlib>
 #include <string>
 
@@ -14,6 +15,13 @@ namespace onemodel {
 namespace {
 // Set while a thread runs a chunk: nested ParallelFor calls then run inline.
 thread_local bool tl_in_chunk = false;
+inline void CpuRelax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield");
+#endif
+}
 struct ChunkScope {
   bool saved = tl_in_chunk;
   ChunkScope() { tl_in_chunk = true; }
@@ -39,6 +47,8 @@ ThreadPool::ThreadPool(int threads) : threads_(threads < 1 ? 1 : threads) {
 #if defined(ONEMODEL_NO_THREADS)
   threads_ = 1;
 #else
+  const unsigned hw = std::thread::hardware_concurrency();
+  spin_ = hw != 0 && unsigned(threads_) <= hw;
   for (int i = 1; i < threads_; ++i) workers_.emplace_back([this, i] { WorkerLoop(i); });
 #endif
 }
@@ -47,6 +57,7 @@ ThreadPool::~ThreadPool() {
   {
     std::lock_guard<std::mutex> lock(mu_);
     stop_ = true;
+    stopping_.store(true);
   }
   cv_work_.notify_all();
   for (std::thread& t : workers_) t.join();
@@ -73,6 +84,7 @@ void ThreadPool::ParallelFor(int64_t n, int64_t grain, const std::function<void(
     done_chunks_ = 0;
     error_ = nullptr;
     ++generation_;
+    published_.store(generation_, std::memory_order_release);
   }
   cv_work_.notify_all();
   // The caller takes chunks too.
@@ -109,6 +121,17 @@ void ThreadPool::WorkerLoop(int) {
   uint64_t seen = 0;
   std::unique_lock<std::mutex> lock(mu_);
   for (;;) {
+    if (spin_ && !(stop_ || (generation_ != seen && fn_ && next_chunk_ < chunks_))) {
+      // Up to 200 us of polling for the next call before sleeping.
+      lock.unlock();
+      const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(200);
+      for (int i = 0;; ++i) {
+        if (published_.load(std::memory_order_acquire) != seen || stopping_.load(std::memory_order_relaxed)) break;
+        if ((i & 63) == 63 && std::chrono::steady_clock::now() > until) break;
+        CpuRelax();
+      }
+      lock.lock();
+    }
     cv_work_.wait(lock, [&] { return stop_ || (generation_ != seen && fn_ && next_chunk_ < chunks_); });
     if (stop_) return;
     while (fn_ && next_chunk_ < chunks_) {

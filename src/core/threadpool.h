@@ -3,6 +3,7 @@
 // count changes speed, never bits (exact-contract section 3).
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
@@ -44,6 +45,12 @@ class ThreadPool {
   int64_t n_ = 0, chunks_ = 0, next_chunk_ = 0, done_chunks_ = 0;
   uint64_t generation_ = 0;
   bool stop_ = false;
+  // Workers spin on this (generation_, published) for a short while before sleeping,
+  // so back-to-back operators do not pay a wake-up each; only when the pool has no
+  // more threads than the machine has cores.
+  std::atomic<uint64_t> published_{0};
+  std::atomic<bool> stopping_{false};
+  bool spin_ = false;
   std::exception_ptr error_;
 };
 

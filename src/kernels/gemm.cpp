@@ -35,6 +35,7 @@ constexpr size_t kNV = 2;
 constexpr size_t kNR = kNV * kN;
 constexpr int64_t kKC = 256;  // K block: a packed B block is kKC x kNC floats (512 KiB)
 constexpr int64_t kNC = 512;
+constexpr int64_t kMC = 128;  // rows per A block (a multiple of kMR)
 static_assert(kNC % kNR == 0, "kNC must be a whole number of panels");
 
 template <size_t... I, class F> inline void Unroll(std::index_sequence<I...>, F&& f) { (f(std::integral_constant<size_t, I>{}), ...); }
@@ -187,30 +188,41 @@ void GemmF32(int64_t M, int64_t N, int64_t K, const float* A, int64_t a_rs, int6
   // Scratch grows once per thread, then is reused (no allocation in steady state).
   thread_local std::vector<float> bpack, apack;
   if (bpack.size() < size_t(kKC * kNC)) bpack.resize(size_t(kKC * kNC));
-  if (apack.size() < size_t(kKC) * kMR) apack.resize(size_t(kKC) * kMR);
+  if (apack.size() < size_t(kKC * kMC)) apack.resize(size_t(kKC * kMC));
   for (int64_t n0 = 0; n0 < N; n0 += kNC) {
     const int64_t nc = std::min(kNC, N - n0);
     for (int64_t k0 = 0; k0 < K; k0 += kKC) {
       const int64_t kc = std::min(kKC, K - k0);
       PackB(B, b_rs, b_cs, k0, kc, n0, nc, bpack.data());
-      for (int64_t m0 = 0; m0 < M; m0 += int64_t(kMR)) {
-        const int64_t mr = std::min<int64_t>(int64_t(kMR), M - m0);
-        // Row-major A is read in place (broadcasts from kMR row streams; packing it
-        // would cost as much as the tile when N is small); other layouts and the last
-        // partial tile are packed.
-        const float* ap = A + m0 * a_rs + k0;
-        int64_t ars = a_rs, aks = 1;
-        if (a_cs != 1 || mr < int64_t(kMR)) {
-          PackA(A, a_rs, a_cs, m0, mr, k0, kc, apack.data());
-          ap = apack.data();
-          ars = 1;
-          aks = int64_t(kMR);
+      // Blocks of kMC rows: per block, each B panel (kc x kNR, in L1) meets every row
+      // tile of the block in turn (A's block stays in L2).
+      for (int64_t mb = 0; mb < M; mb += kMC) {
+        const int64_t mcnt = std::min(kMC, M - mb);
+        struct TileA { const float* p; int64_t rs, ks, m0, mr; };
+        TileA tiles[kMC / int64_t(kMR)];
+        int64_t nt = 0;
+        for (int64_t m0 = mb; m0 < mb + mcnt; m0 += int64_t(kMR), ++nt) {
+          const int64_t mr = std::min<int64_t>(int64_t(kMR), M - m0);
+          // Row-major A is read in place (broadcasts from kMR row streams; packing it
+          // would cost as much as the tile when N is small); other layouts and the
+          // last partial tile are packed.
+          TileA t{A + m0 * a_rs + k0, a_rs, 1, m0, mr};
+          if (a_cs != 1 || mr < int64_t(kMR)) {
+            float* dst = apack.data() + nt * kKC * int64_t(kMR);
+            PackA(A, a_rs, a_cs, m0, mr, k0, kc, dst);
+            t = TileA{dst, 1, int64_t(kMR), m0, mr};
+          }
+          tiles[nt] = t;
         }
         for (int64_t j = 0; j < nc; j += int64_t(kNR)) {
           const int64_t nr = std::min<int64_t>(int64_t(kNR), nc - j);
           const float* bp = bpack.data() + (j / int64_t(kNR)) * kc * int64_t(kNR);
-          if (nr <= int64_t(kN)) Tile<1>(kc, ap, ars, aks, bp, C + m0 * ldc + n0 + j, ldc, size_t(mr), size_t(nr), k0 == 0);
-          else Tile<kNV>(kc, ap, ars, aks, bp, C + m0 * ldc + n0 + j, ldc, size_t(mr), size_t(nr), k0 == 0);
+          for (int64_t i = 0; i < nt; ++i) {
+            const TileA& t = tiles[i];
+            float* c = C + t.m0 * ldc + n0 + j;
+            if (nr <= int64_t(kN)) Tile<1>(kc, t.p, t.rs, t.ks, bp, c, ldc, size_t(t.mr), size_t(nr), k0 == 0);
+            else Tile<kNV>(kc, t.p, t.rs, t.ks, bp, c, ldc, size_t(t.mr), size_t(nr), k0 == 0);
+          }
         }
       }
     }

@@ -232,11 +232,13 @@ void ConvGemm2D(const OpContext& ctx, const Plane& pl, const float* x, const flo
         }
         ParallelGemmF32(ctx, Mg, np, Kg, wg, Kg, 1, B, b_rs, 1, yg + p0, P);
       }
-      // The zero results at padded positions, by the reference fold.
+      // The zero results at padded positions, by the reference fold (output channels
+      // over the threads).
+      ParallelFor(ctx, Mg, 8, [&](int64_t m_begin, int64_t m_end) {
       for (int64_t p = 0; p < P; ++p) {
         if (!has_pad(p)) continue;
         const int64_t oh = p / pl.OW, ow = p % pl.OW;
-        for (int64_t m = 0; m < Mg; ++m) {
+        for (int64_t m = m_begin; m < m_end; ++m) {
           float& out = yg[m * P + p];
           if (out != 0.0f) continue;
           float acc = -0.0f;
@@ -253,6 +255,7 @@ void ConvGemm2D(const OpContext& ctx, const Plane& pl, const float* x, const flo
           out = acc;
         }
       }
+      });
     }
 }
 
@@ -323,11 +326,13 @@ void Conv(OpContext& ctx) {
     }
     // The bias after the full sum.
     if (!bias.empty()) {
-      for (int64_t nm = 0; nm < N * M; ++nm) {
-        const float bv = bias[size_t(nm % M)];
-        float* o = yf + nm * out_sp;
-        for (int64_t i = 0; i < out_sp; ++i) o[i] = o[i] + bv;
-      }
+      ParallelFor(ctx, N * M, std::max<int64_t>(1, 16384 / std::max<int64_t>(out_sp, 1)), [&](int64_t b, int64_t e) {
+        for (int64_t nm = b; nm < e; ++nm) {
+          const float bv = bias[size_t(nm % M)];
+          float* o = yf + nm * out_sp;
+          for (int64_t i = 0; i < out_sp; ++i) o[i] = o[i] + bv;
+        }
+      });
     }
     if (yf != nullptr && y.dtype() != DType::kFloat) {
       for (int64_t i = 0; i < N * M * out_sp; ++i) StoreF32(y, i, ybuf[size_t(i)]);

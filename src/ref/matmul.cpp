@@ -59,6 +59,17 @@ void MatMul(OpContext& ctx) {
       T* po = out.mutable_data<T>();
       if constexpr (std::is_same_v<T, float>) {
         // The GEMM kernel (ref::GemmF32's fold: per output, k ascending from -0.0).
+        const int threads = ctx.pool ? ctx.pool->threads() : 1;
+        if (threads > 1 && int64_t(ia.size()) >= threads && M * N * K < (int64_t(1) << 22)) {
+          // Many small products (attention heads): whole products over the threads.
+          auto* kernel = ctx.kernels && ctx.kernels->GemmF32 ? ctx.kernels->GemmF32 : &ref::GemmF32;
+          ParallelFor(ctx, int64_t(ia.size()), 1, [&](int64_t b, int64_t e) {
+            for (int64_t bi = b; bi < e; ++bi) {
+              kernel(M, N, K, pa + ia[size_t(bi)] * M * K, K, 1, pb + ib[size_t(bi)] * K * N, N, 1, po + bi * M * N, N);
+            }
+          });
+          return;
+        }
         for (size_t bi = 0; bi < ia.size(); ++bi) {
           ParallelGemmF32(ctx, M, N, K, pa + ia[bi] * M * K, K, 1, pb + ib[bi] * K * N, N, 1, po + int64_t(bi) * M * N, N);
         }

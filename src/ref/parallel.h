@@ -22,8 +22,8 @@ inline void ParallelFor(const OpContext& ctx, int64_t n, int64_t grain, const st
   ctx.pool->ParallelFor(n, grain, fn);
 }
 
-// The session's GEMM kernel (ref::GemmF32 when the context has no table), with the
-// rows of C split over the threads, or its columns when there are too few rows.
+// The session's GEMM kernel (ref::GemmF32 when the context has no table), with C's
+// columns or rows split over the threads.
 inline void ParallelGemmF32(const OpContext& ctx, int64_t M, int64_t N, int64_t K, const float* A, int64_t a_rs, int64_t a_cs,
                     const float* B, int64_t b_rs, int64_t b_cs, float* C, int64_t ldc) {
   auto* kernel = ctx.kernels && ctx.kernels->GemmF32 ? ctx.kernels->GemmF32 : &ref::GemmF32;
@@ -33,7 +33,9 @@ inline void ParallelGemmF32(const OpContext& ctx, int64_t M, int64_t N, int64_t 
     kernel(M, N, K, A, a_rs, a_cs, B, b_rs, b_cs, C, ldc);
     return;
   }
-  if (M >= 16 * threads) {
+  // Columns when each thread gets at least 256 (it then packs only its own part of B),
+  // else rows when there are enough, else columns anyway.
+  if (N < 256 * threads && M >= 16 * threads) {
     ParallelFor(ctx, M, 16, [&](int64_t b, int64_t e) {
       kernel(e - b, N, K, A + b * a_rs, a_rs, a_cs, B, b_rs, b_cs, C + b * ldc, ldc);
     });
