@@ -9,6 +9,8 @@
 
 #include "ref/math.h"
 #include "ref/ops.h"
+#include "passes/passes.h"
+#include "ref/elementwise_kernels.h"
 #include "ref/parallel.h"
 #include "ref/util.h"
 
@@ -168,8 +170,10 @@ bool UseConvGemm(const OpContext& ctx, int64_t Kg, int64_t Mg, const F32View& w)
 // stay zeros or take the same next term. Hence the results differ at most in the sign
 // of a zero result, and only at positions with a padding tap: those zeros are
 // recomputed here by the reference fold. Columns go in blocks so col stays small.
+// relu: a fused Relu follows (the bias first); it maps both zeros to +0, so then the
+// fix-up is not needed: with a nonzero bias the zero's sign is lost in the sum anyway.
 void ConvGemm2D(const OpContext& ctx, const Plane& pl, const float* x, const float* w, int64_t N, int64_t C,
-                int64_t M, int64_t group, int64_t in_sp, float* y) {
+                int64_t M, int64_t group, int64_t in_sp, float* y, bool relu) {
   const int64_t Cg = C / group, Mg = M / group, ksp = pl.KH * pl.KW, Kg = Cg * ksp, P = pl.OH * pl.OW;
   const bool direct = ksp == 1 && pl.SH == 1 && pl.SW == 1 && pl.PH == 0 && pl.PW == 0 && pl.IH == pl.OH && pl.IW == pl.OW;
   int64_t max_lo = 0, min_hi = pl.OW;
@@ -234,6 +238,7 @@ void ConvGemm2D(const OpContext& ctx, const Plane& pl, const float* x, const flo
       }
       // The zero results at padded positions, by the reference fold (output channels
       // over the threads).
+      if (relu) continue;
       ParallelFor(ctx, Mg, 8, [&](int64_t m_begin, int64_t m_end) {
       for (int64_t p = 0; p < P; ++p) {
         if (!has_pad(p)) continue;
@@ -274,6 +279,9 @@ void Conv(OpContext& ctx) {
   }
   const int64_t Cg = C / group, Mg = M / group;
   const F32View xv(ctx, x), wv(ctx, w);
+  const std::string act = ctx.attr_s(kFusedActivationAttr, "");
+  if (!act.empty() && act != "Relu") throw ctx.Fail(ErrorCode::kInvalidModel, "unknown fused activation '" + act + "'");
+  const bool relu = act == "Relu";
   std::vector<float> bias;
   if (ctx.has_input(2)) bias = ToF32(ctx, ctx.in(2));
   Shape os{N, M};
@@ -294,7 +302,7 @@ void Conv(OpContext& ctx) {
       yf = ybuf.data();
     }
     if (UseConvGemm(ctx, Cg * k_sp, Mg, wv)) {
-      ConvGemm2D(ctx, pl, xv.data(), wv.data(), N, C, M, group, in_sp, yf);
+      ConvGemm2D(ctx, pl, xv.data(), wv.data(), N, C, M, group, in_sp, yf, relu);
     } else if (Cg == 1 && ctx.kernels && ctx.kernels->ConvPlaneF32 && ctx.kernels->ConvPlaneF32 != &ref::ConvPlaneF32) {
       // One input channel per output (depthwise): a plane per output channel, each
       // output folding its taps in kernel order in a register (ConvPlaneF32).
@@ -324,13 +332,19 @@ void Conv(OpContext& ctx) {
         }
       });
     }
-    // The bias after the full sum.
-    if (!bias.empty()) {
+    // The bias after the full sum, then a fused Relu (passes.h), in one pass.
+    if (!bias.empty() || relu) {
       ParallelFor(ctx, N * M, std::max<int64_t>(1, 16384 / std::max<int64_t>(out_sp, 1)), [&](int64_t b, int64_t e) {
         for (int64_t nm = b; nm < e; ++nm) {
-          const float bv = bias[size_t(nm % M)];
           float* o = yf + nm * out_sp;
-          for (int64_t i = 0; i < out_sp; ++i) o[i] = o[i] + bv;
+          if (!bias.empty()) {
+            const float bv = bias[size_t(nm % M)];
+            for (int64_t i = 0; i < out_sp; ++i) o[i] = o[i] + bv;
+          }
+          if (relu) {
+            if (ctx.kernels && ctx.kernels->UnaryF32) ctx.kernels->UnaryF32(kUnReluF32, 0.0f, 0.0f, o, o, out_sp);
+            else ref::UnaryF32(kUnReluF32, 0.0f, 0.0f, o, o, out_sp);
+          }
         }
       });
     }
@@ -360,6 +374,7 @@ void Conv(OpContext& ctx) {
           for (size_t t = 0; t < taps; ++t) acc = acc + xc[tap_off[t]] * wc[tap_k[t]];
         }
         if (!bias.empty()) acc = acc + bias[size_t(m)];
+        if (relu) acc = acc != acc ? acc : acc > 0.0f ? acc : 0.0f;
         StoreF32(y, (n * M + m) * out_sp + o, acc);
       }
     });

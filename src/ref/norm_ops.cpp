@@ -6,7 +6,9 @@
 
 #include "core/exact.h"
 #include "ref/math.h"
+#include "ref/elementwise_kernels.h"
 #include "ref/ops.h"
+#include "ref/parallel.h"
 #include "ref/reduce.h"
 #include "ref/util.h"
 
@@ -53,6 +55,38 @@ void LastAxesNorm(OpContext& ctx, bool rms) {
   const DType stat_type = DType(ctx.attr_i("stash_type", 1)) == DType::kFloat ? DType::kFloat : x.dtype();
   Tensor* mean_t = (!rms && ctx.wants_output(1)) ? &ctx.out(1, stat_type, stat_shape) : nullptr;
   Tensor* inv_t = (!rms && ctx.wants_output(2)) ? &ctx.out(2, stat_type, stat_shape) : nullptr;
+  if (x.dtype() == DType::kFloat && ctx.kernels && ctx.kernels->BinaryF32 && ctx.kernels->SumF32 && !mean_t && !inv_t &&
+      sc.numel() == n && (bias.empty() || ctx.in(2).numel() == n)) {
+    // Rows over the threads, each as the steps below by the session's kernels: the
+    // canonical sums (SumF32), then each elementwise step as one BinaryF32 pass.
+    const KernelTable& k = *ctx.kernels;
+    float* py = y.mutable_data<float>();
+    ParallelFor(ctx, outer, std::max<int64_t>(1, 4096 / std::max<int64_t>(n, 1)), [&](int64_t b, int64_t e) {
+      thread_local std::vector<float> tmp;
+      if (tmp.size() < size_t(n)) tmp.resize(size_t(n));
+      for (int64_t o = b; o < e; ++o) {
+        const float* row = xv.data() + o * n;
+        float* out = py + o * n;
+        float inv;
+        if (rms) {
+          k.BinaryF32(kBinMulF32, row, 1, row, 1, tmp.data(), n);
+          const float ms = k.SumF32(tmp.data(), size_t(n)) / float(n);
+          inv = InvStd(ms, eps);
+          k.BinaryF32(kBinMulF32, row, 1, &inv, 0, out, n);
+        } else {
+          const float mean = k.SumF32(row, size_t(n)) / float(n);
+          k.BinaryF32(kBinSubF32, row, 1, &mean, 0, out, n);          // d
+          k.BinaryF32(kBinMulF32, out, 1, out, 1, tmp.data(), n);     // d * d
+          const float var = k.SumF32(tmp.data(), size_t(n)) / float(n);
+          inv = InvStd(var, eps);
+          k.BinaryF32(kBinMulF32, out, 1, &inv, 0, out, n);           // d * inv
+        }
+        k.BinaryF32(kBinMulF32, out, 1, scale.data(), 1, out, n);
+        if (!bias.empty()) k.BinaryF32(kBinAddF32, out, 1, bias.data(), 1, out, n);
+      }
+    });
+    return;
+  }
   for (int64_t o = 0; o < outer; ++o) {
     const float* row = xv.data() + o * n;
     float mean = 0.0f, inv;
@@ -117,6 +151,23 @@ void BatchNormalization(OpContext& ctx) {
     var = bv;
   }
   Tensor& y = ctx.out(0, x.dtype(), x.shape());
+  if (x.dtype() == DType::kFloat && ctx.kernels && ctx.kernels->BinaryF32) {
+    // Planes over the threads, each step of the loop below as one BinaryF32 pass.
+    const KernelTable& k = *ctx.kernels;
+    float* py = y.mutable_data<float>();
+    ParallelFor(ctx, N * C, std::max<int64_t>(1, 16384 / std::max<int64_t>(inner, 1)), [&](int64_t b0, int64_t e0) {
+      for (int64_t nc = b0; nc < e0; ++nc) {
+        const int64_t c = nc % C;
+        const float inv = InvStd(var[size_t(c)], eps);
+        float* out = py + nc * inner;
+        k.BinaryF32(kBinSubF32, xv.data() + nc * inner, 1, &mean[size_t(c)], 0, out, inner);
+        k.BinaryF32(kBinMulF32, out, 1, &inv, 0, out, inner);
+        k.BinaryF32(kBinMulF32, out, 1, &sc[size_t(c)], 0, out, inner);
+        k.BinaryF32(kBinAddF32, out, 1, &b[size_t(c)], 0, out, inner);
+      }
+    });
+    return;
+  }
   for (int64_t n = 0; n < N; ++n)
     for (int64_t c = 0; c < C; ++c) {
       const float inv = InvStd(var[size_t(c)], eps);

@@ -12,6 +12,7 @@
 #include "core/error.h"
 #include "core/fpenv.h"
 #include "onnx/import.h"
+#include "passes/passes.h"
 #include "core/threadpool.h"
 #include "ref/op_context.h"
 
@@ -212,12 +213,19 @@ void Session::Prepare(const SessionOptions& opts) {
     if (!model_->graph->initializers.count(in.name)) inputs_.push_back(in);
   }
   CheckOps(*model_, *model_->graph);
+  // The graph that runs: the model's own at ISA ref (the oracle, unfused), else a copy
+  // rewritten by the exact-mode passes (passes/passes.h, docs/graph-passes.md).
+  run_graph_ = model_->graph;
+  if (dispatch_.isa != Isa::kRef) {
+    auto g = std::make_shared<Graph>(*model_->graph);
+    if (RunExactPasses(*g) > 0) run_graph_ = g;
+  }
 }
 
 std::vector<Value> Session::Run(const std::map<std::string, Value>& feeds) const {
   FpEnvGuard env_guard;
   std::unordered_map<std::string, Value> env;
-  const Graph& g = *model_->graph;
+  const Graph& g = *run_graph_;
   for (const auto& [name, v] : feeds) {
     bool known = false;
     for (const auto& in : g.inputs) known |= in.name == name;

@@ -54,6 +54,7 @@ class Session {
   Dispatch dispatch_;
   // Shared by moved-from copies; concurrent Run calls take turns inside it.
   std::shared_ptr<ThreadPool> pool_;
+  std::shared_ptr<Graph> run_graph_;  // the graph Run executes (after exact-mode passes)
 };
 
 }  // namespace onemodel

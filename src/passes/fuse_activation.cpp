@@ -1,0 +1,60 @@
+// Exact-mode fusion of an activation into its producer (see passes.h).
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "passes/passes.h"
+
+namespace onemodel {
+
+int FuseConvRelu(Graph& g) {
+  // Readers of every value: node inputs, subgraphs' outer references, graph outputs.
+  std::unordered_map<std::string, int> readers;
+  for (const Node& n : g.nodes) {
+    for (const std::string& in : n.inputs) if (!in.empty()) ++readers[in];
+    for (const auto& [name, a] : n.attributes) {
+      if (a.g) for (const auto& r : a.g->outer_refs) ++readers[r];
+      for (const auto& sg : a.graphs) for (const auto& r : sg->outer_refs) ++readers[r];
+    }
+  }
+  for (const auto& o : g.outputs) readers[o.name] += 2;
+  std::unordered_map<std::string, size_t> producer;
+  for (size_t i = 0; i < g.nodes.size(); ++i)
+    for (const std::string& out : g.nodes[i].outputs) if (!out.empty()) producer[out] = i;
+  std::vector<bool> drop(g.nodes.size(), false);
+  int fused = 0;
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    const Node& relu = g.nodes[i];
+    if (relu.op_type != "Relu" || !(relu.domain.empty() || relu.domain == "ai.onnx") || relu.inputs.size() != 1 ||
+        relu.outputs.size() != 1 || relu.outputs[0].empty()) {
+      continue;
+    }
+    auto it = producer.find(relu.inputs[0]);
+    if (it == producer.end() || readers[relu.inputs[0]] != 1) continue;
+    Node& conv = g.nodes[it->second];
+    if (conv.op_type != "Conv" || !(conv.domain.empty() || conv.domain == "ai.onnx") || conv.outputs.size() != 1 ||
+        conv.attributes.count(kFusedActivationAttr)) {
+      continue;
+    }
+    Attribute a;
+    a.name = kFusedActivationAttr;
+    a.type = Attribute::Type::kString;
+    a.s = "Relu";
+    conv.attributes[a.name] = a;
+    conv.outputs[0] = relu.outputs[0];
+    producer[relu.outputs[0]] = it->second;
+    drop[i] = true;
+    ++fused;
+  }
+  if (fused) {
+    std::vector<Node> kept;
+    kept.reserve(g.nodes.size() - size_t(fused));
+    for (size_t i = 0; i < g.nodes.size(); ++i) if (!drop[i]) kept.push_back(std::move(g.nodes[i]));
+    g.nodes = std::move(kept);
+  }
+  return fused;
+}
+
+int RunExactPasses(Graph& g) { return FuseConvRelu(g); }
+
+}  // namespace onemodel

@@ -1,0 +1,22 @@
+// Graph passes that exact mode may run: each leaves every output bit for bit as the
+// oracle computes it (exact-contract section 7). docs/graph-passes.md lists them with
+// the argument for each; fast-mode passes will live beside them.
+#pragma once
+
+#include "graph/graph.h"
+
+namespace onemodel {
+
+// The attribute a fused producer carries: its output goes through this activation
+// ("Relu") before it is stored. The dot keeps it apart from ONNX attribute names.
+inline constexpr const char* kFusedActivationAttr = "onemodel.activation";
+
+// Conv -> Relu, where the Relu is the Conv output's only reader and that output is not
+// a graph output: the Relu node goes and the Conv applies it to each result after the
+// bias. Returns the number of nodes fused. Top-level graph only.
+int FuseConvRelu(Graph& g);
+
+// Runs the exact-mode passes on g; returns the number of rewrites.
+int RunExactPasses(Graph& g);
+
+}  // namespace onemodel
