@@ -96,6 +96,14 @@ void PackB(const float* B, int64_t b_rs, int64_t b_cs, int64_t k0, int64_t kc, i
       }
       continue;
     }
+    if (b_cs == 1 && w == int64_t(kNR)) {  // whole rows of the panel by vectors
+      for (int64_t k = 0; k < kc; ++k) {
+        const float* src = B + (k0 + k) * b_rs + n0 + j;
+        float* dst = panel + k * int64_t(kNR);
+        for (size_t v = 0; v < kNV; ++v) Store(Load<VF32>(src + v * kN), dst + v * kN);
+      }
+      continue;
+    }
     for (int64_t k = 0; k < kc; ++k) {
       float* dst = panel + k * int64_t(kNR);
       const float* src = B + (k0 + k) * b_rs + (n0 + j) * b_cs;

@@ -186,9 +186,9 @@ void ConvGemm2D(const OpContext& ctx, const Plane& pl, const float* x, const flo
     const int64_t ih0 = oh * pl.SH - pl.PH, ih1 = ih0 + (pl.KH - 1) * pl.DH;
     return ih0 < 0 || ih1 >= pl.IH || ow < max_lo || ow >= min_hi;
   };
-  // Column blocks: col holds at most ~2M floats (8 MB), in whole output rows' worth of
-  // 64 columns at least.
-  const int64_t pc = direct ? P : std::max<int64_t>(64, std::min<int64_t>(P, (int64_t(1) << 21) / std::max<int64_t>(Kg, 1)));
+  // Column blocks: col holds about 256k floats (1 MB, about a core's L2), at least 64
+  // columns.
+  const int64_t pc = direct ? P : std::max<int64_t>(64, std::min<int64_t>(P, (int64_t(1) << 18) / std::max<int64_t>(Kg, 1)));
   thread_local std::vector<float> col;
   if (!direct && col.size() < size_t(Kg * pc)) col.resize(size_t(Kg * pc));
   for (int64_t n = 0; n < N; ++n)
@@ -451,6 +451,25 @@ void ConvTranspose(OpContext& ctx) {
           ParallelGemmF32(ctx, Mg, in_sp, Cg, A, k_sp, Mg * k_sp, xv.data() + (n * C + grp * Cg) * in_sp, in_sp, 1,
                           tmp.data(), in_sp);
           // Input position p lands on output p * stride + k (per dimension).
+          if (D == 2 && y.dtype() == DType::kFloat) {
+            const int64_t kh = k / kernel[1], kw = k % kernel[1], OW = out[1];
+            float* py = y.mutable_data<float>();
+            ParallelFor(ctx, Mg, 1, [&](int64_t b, int64_t e) {
+              for (int64_t ml = b; ml < e; ++ml) {
+                const int64_t m = grp * Mg + ml;
+                const float bv = bias.empty() ? 0.0f : bias[size_t(m)];
+                const float* src = tmp.data() + ml * in_sp;
+                float* dst = py + (n * M + m) * out_sp;
+                for (int64_t ih = 0; ih < in[0]; ++ih) {
+                  float* drow = dst + (ih * stride[0] + kh) * OW + kw;
+                  const float* srow = src + ih * in[1];
+                  if (bias.empty()) for (int64_t iw = 0; iw < in[1]; ++iw) drow[iw * stride[1]] = srow[iw];
+                  else for (int64_t iw = 0; iw < in[1]; ++iw) drow[iw * stride[1]] = srow[iw] + bv;
+                }
+              }
+            });
+            continue;
+          }
           for (int64_t p = 0; p < in_sp; ++p) {
             int64_t o = 0, rest = p, kr = k;
             for (int64_t d = 0; d < D; ++d) {
