@@ -122,9 +122,9 @@ void ThreadPool::WorkerLoop(int) {
   std::unique_lock<std::mutex> lock(mu_);
   for (;;) {
     if (spin_ && !(stop_ || (generation_ != seen && fn_ && next_chunk_ < chunks_))) {
-      // Up to 200 us of polling for the next call before sleeping.
+      // Up to 2 ms of polling for the next call before sleeping.
       lock.unlock();
-      const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(200);
+      const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(2000);
       for (int i = 0;; ++i) {
         if (published_.load(std::memory_order_acquire) != seen || stopping_.load(std::memory_order_relaxed)) break;
         if ((i & 63) == 63 && std::chrono::steady_clock::now() > until) break;
