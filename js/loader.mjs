@@ -35,6 +35,10 @@ export async function loadOneModel({ simd = 'detect' } = {}) {
   const require = createRequire(import.meta.url);
   const factory = require(join(dir, `onemodel-${flavour}.js`));
   const wasmBinary = readFileSync(join(dir, `onemodel-${flavour}.wasm`));
-  const module = await factory({ wasmBinary });
+  // ONEMODEL_* variables reach the module's getenv as natively (ONEMODEL_PROFILE, ...).
+  const preRun = [(m) => {
+    for (const [k, v] of Object.entries(process.env)) if (k.startsWith('ONEMODEL_') && m.ENV) m.ENV[k] = v;
+  }];
+  const module = await factory({ wasmBinary, preRun });
   return { module, flavour };
 }

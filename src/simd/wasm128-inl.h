@@ -21,6 +21,23 @@ struct VU8  { using Lane = uint8_t;  static constexpr size_t kLanes = 16; v128_t
 // Memory.
 template <class V> inline V Load(const typename V::Lane* p) { return V{wasm_v128_load(p)}; }
 template <class V> inline void Store(V a, typename V::Lane* p) { wasm_v128_store(p, a.r); }
+// N.B. f32 LoadN/StoreN (generic-inl.h) by lane loads and stores: only lanes below n
+// touch memory.
+#define ONEMODEL_SIMD_MASKED_F32 1
+inline VF32 MaskedLoadF32(const float* p, size_t n, float fill) {
+  if (n >= 4) return {wasm_v128_load(p)};
+  v128_t v = wasm_f32x4_splat(fill);
+  if (n >= 1) v = wasm_v128_load32_lane(p, v, 0);
+  if (n >= 2) v = wasm_v128_load32_lane(p + 1, v, 1);
+  if (n >= 3) v = wasm_v128_load32_lane(p + 2, v, 2);
+  return {v};
+}
+inline void MaskedStoreF32(VF32 a, float* p, size_t n) {
+  if (n >= 4) { wasm_v128_store(p, a.r); return; }
+  if (n >= 1) wasm_v128_store32_lane(p, a.r, 0);
+  if (n >= 2) wasm_v128_store32_lane(p + 1, a.r, 1);
+  if (n >= 3) wasm_v128_store32_lane(p + 2, a.r, 2);
+}
 
 // Initialisation.
 template <class V> inline V Set(typename V::Lane x) {
