@@ -286,7 +286,7 @@ void Conv(OpContext& ctx) {
   if (ctx.has_input(2)) bias = ToF32(ctx, ctx.in(2));
   Shape os{N, M};
   os.insert(os.end(), g.out.begin(), g.out.end());
-  Tensor& y = ctx.out(0, x.dtype(), os);
+  Tensor& y = ctx.out_uninit(0, x.dtype(), os);  // every element is written
   const int64_t in_sp = Prod(g.in), out_sp = Prod(g.out), k_sp = Prod(g.kernel);
   std::vector<int64_t> in_st(size_t(g.dims), 1);
   for (int64_t d = g.dims - 1; d > 0; --d) in_st[size_t(d - 1)] = in_st[size_t(d)] * g.in[size_t(d)];
@@ -423,7 +423,7 @@ void ConvTranspose(OpContext& ctx) {
   if (ctx.has_input(2)) bias = ToF32(ctx, ctx.in(2));
   Shape os{N, M};
   os.insert(os.end(), out.begin(), out.end());
-  Tensor& y = ctx.out(0, x.dtype(), os);
+  Tensor& y = ctx.out_uninit(0, x.dtype(), os);  // every element is written
   const int64_t in_sp = Prod(in), out_sp = Prod(out), k_sp = Prod(kernel);
   std::vector<int64_t> in_st(size_t(D), 1);
   for (int64_t d = D - 1; d > 0; --d) in_st[size_t(d - 1)] = in_st[size_t(d)] * in[size_t(d)];
@@ -647,7 +647,7 @@ void PoolOp(OpContext& ctx, Pool kind, bool global) {
   const F32View xv(ctx, x, kind == Pool::kMax);
   Shape os{N, C};
   os.insert(os.end(), g.out.begin(), g.out.end());
-  Tensor& y = ctx.out(0, x.dtype(), os);
+  Tensor& y = ctx.out_uninit(0, x.dtype(), os);  // every element is written
   Tensor* idx = (kind == Pool::kMax && ctx.wants_output(1)) ? &ctx.out(1, DType::kInt64, os) : nullptr;
   const bool col_major = ctx.attr_i("storage_order", 0) != 0;
   const int64_t in_sp = Prod(g.in), out_sp = Prod(g.out);

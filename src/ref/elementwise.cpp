@@ -564,6 +564,19 @@ void PRelu(OpContext& ctx) {
 }
 void Clip(OpContext& ctx) {
   const Tensor& x = ctx.in(0);
+  if (x.dtype() == DType::kFloat && ctx.kernels && ctx.kernels->UnaryF32) {
+    // The float path (UnaryF32's Clip is the loop below): bounds first, no zero-filled
+    // output made in vain.
+    float lo = -std::numeric_limits<float>::infinity(), hi = std::numeric_limits<float>::infinity();
+    if (ctx.opset < 11) {
+      lo = ctx.attr_f("min", lo);
+      hi = ctx.attr_f("max", hi);
+    } else {
+      if (ctx.has_input(1) && ctx.in(1).numel()) lo = ctx.in(1).data<float>()[0];
+      if (ctx.has_input(2) && ctx.in(2).numel()) hi = ctx.in(2).data<float>()[0];
+    }
+    if (UnaryFastF32(ctx, kUnClipF32, lo, hi)) return;
+  }
   Tensor& out = ctx.out(0, x.dtype(), x.shape());
   DispatchNumeric(x.dtype(), [&]<class T>() {
     if constexpr (std::is_same_v<T, bool>) {
@@ -579,9 +592,7 @@ void Clip(OpContext& ctx) {
         if (ctx.has_input(1) && ctx.in(1).numel()) lo = Widen(ctx.in(1).template data<T>()[0]);
         if (ctx.has_input(2) && ctx.in(2).numel()) hi = Widen(ctx.in(2).template data<T>()[0]);
       }
-      if constexpr (std::is_same_v<T, float>) {
-        if (UnaryFastF32(ctx, kUnClipF32, lo, hi)) return;
-      }
+
       for (int64_t i = 0; i < x.numel(); ++i) {
         C v = Widen(x.data<T>()[i]);
         if (v < lo) v = lo;

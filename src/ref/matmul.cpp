@@ -47,7 +47,7 @@ void MatMul(OpContext& ctx) {
   Shape out_shape = batch;
   if (!a1) out_shape.push_back(M);
   if (!b1) out_shape.push_back(N);
-  Tensor& out = ctx.out(0, a.dtype(), out_shape);
+  Tensor& out = ctx.out_uninit(0, a.dtype(), out_shape);  // every element is written
   const auto ia = BroadcastIndex(ba, batch), ib = BroadcastIndex(bb, batch);
   const bool ok = DispatchNumeric(a.dtype(), [&]<class T>() {
     if constexpr (std::is_same_v<T, bool>) {
@@ -116,7 +116,7 @@ void Gemm(OpContext& ctx) {
     if (s != Shape{M, N}) throw ctx.Fail(ErrorCode::kShapeMismatch, "C must broadcast to [M, N]");
     ic = BroadcastIndex(c.shape(), Shape{M, N});
   }
-  Tensor& out = ctx.out(0, a.dtype(), {M, N});
+  Tensor& out = ctx.out_uninit(0, a.dtype(), {M, N});  // every element is written
   const bool ok = DispatchNumeric(a.dtype(), [&]<class T>() {
     if constexpr (std::is_same_v<T, bool>) {
       throw ctx.Fail(ErrorCode::kTypeMismatch, "bool is not supported");

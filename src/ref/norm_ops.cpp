@@ -49,7 +49,7 @@ void LastAxesNorm(OpContext& ctx, bool rms) {
     bias = ToF32(ctx, ctx.in(2));
     ib = BroadcastIndex(ctx.in(2).shape(), norm_shape);
   }
-  Tensor& y = ctx.out(0, x.dtype(), x.shape());
+  Tensor& y = ctx.out_uninit(0, x.dtype(), x.shape());  // every element is written
   Shape stat_shape(x.shape().begin(), x.shape().begin() + axis);
   for (int64_t k = axis; k < x.rank(); ++k) stat_shape.push_back(1);
   const DType stat_type = DType(ctx.attr_i("stash_type", 1)) == DType::kFloat ? DType::kFloat : x.dtype();
@@ -150,7 +150,7 @@ void BatchNormalization(OpContext& ctx) {
     mean = bm;
     var = bv;
   }
-  Tensor& y = ctx.out(0, x.dtype(), x.shape());
+  Tensor& y = ctx.out_uninit(0, x.dtype(), x.shape());  // every element is written
   if (x.dtype() == DType::kFloat && ctx.kernels && ctx.kernels->BinaryF32) {
     // Planes over the threads, each step of the loop below as one BinaryF32 pass.
     const KernelTable& k = *ctx.kernels;

@@ -23,6 +23,12 @@ Tensor& OpContext::out(size_t i, DType dtype, const Shape& shape) {
   return outputs[i].tensor;
 }
 
+Tensor& OpContext::out_uninit(size_t i, DType dtype, const Shape& shape) {
+  if (i >= outputs.size()) throw Fail(ErrorCode::kInternal, "output " + std::to_string(i) + " does not exist");
+  outputs[i] = Value::FromTensor(Tensor::Uninitialized(dtype, shape, node.Describe() + " output " + std::to_string(i)));
+  return outputs[i].tensor;
+}
+
 void OpContext::set_out(size_t i, Tensor t) {
   if (i >= outputs.size()) throw Fail(ErrorCode::kInternal, "output " + std::to_string(i) + " does not exist");
   outputs[i] = Value::FromTensor(std::move(t));

@@ -47,6 +47,8 @@ struct OpContext {
   const Tensor& in(size_t i) const;
   // Creates output i as a zero-filled tensor and returns it.
   Tensor& out(size_t i, DType dtype, const Shape& shape);
+  // The same with unspecified contents, for kernels that write every element.
+  Tensor& out_uninit(size_t i, DType dtype, const Shape& shape);
   void set_out(size_t i, Tensor t);
   bool wants_output(size_t i) const { return i < node.outputs.size() && !node.outputs[i].empty(); }
 

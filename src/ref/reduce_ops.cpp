@@ -262,7 +262,7 @@ void SoftmaxFamily(OpContext& ctx, Soft kind) {
   if (v13) axes.push_back(axis);
   else for (int64_t k = axis; k < x.rank(); ++k) axes.push_back(k);
   const Plan p = MakePlan(ctx, x.shape(), axes, true, false);
-  Tensor& out = ctx.out(0, x.dtype(), x.shape());
+  Tensor& out = ctx.out_uninit(0, x.dtype(), x.shape());  // every element is written
   bool contiguous = p.lanes;
   for (int64_t i = 0; contiguous && i < p.per_output; ++i) contiguous = p.offsets[size_t(i)] == i;
   if (kind == Soft::kSoftmax && x.dtype() == DType::kFloat && contiguous && ctx.kernels && ctx.kernels->SoftmaxRowF32) {

@@ -108,7 +108,7 @@ void ResizeImpl(OpContext& ctx, const Params& p, const std::vector<double>& scal
     for (int64_t i = 0; i < x.numel(); ++i) xv[size_t(i)] = double(Widen(x.data<T>()[i]));
   });
   if (!ok) throw ctx.Fail(ErrorCode::kTypeMismatch, "unsupported element type");
-  Tensor& y = ctx.out(0, x.dtype(), out_shape);
+  Tensor& y = ctx.out_uninit(0, x.dtype(), out_shape);  // every element is written
   std::vector<int64_t> st(static_cast<size_t>(r), 1);
   for (int64_t k = r - 1; k > 0; --k) st[size_t(k - 1)] = st[size_t(k)] * x.shape()[size_t(k)];
   // Per axis and output index: neighbour indices (clamped) and coefficients.

@@ -167,7 +167,7 @@ void Transpose(OpContext& ctx) {
     perm[size_t(i)] = p;
     s[size_t(i)] = x.shape()[size_t(p)];
   }
-  Tensor& out = ctx.out(0, x.dtype(), s);
+  Tensor& out = ctx.out_uninit(0, x.dtype(), s);  // every element is written
   const auto in_st = Strides(x.shape());
   if (x.dtype() != DType::kString && r >= 1 && out.numel()) {
     // Rows of the output's last dimension, each read with the input's stride for it;
@@ -223,7 +223,7 @@ void Concat(OpContext& ctx) {
     }
     s[size_t(axis)] += t.shape()[size_t(axis)];
   }
-  Tensor& out = ctx.out(0, first.dtype(), s);
+  Tensor& out = ctx.out_uninit(0, first.dtype(), s);  // every element is written
   int64_t outer = 1;
   for (int64_t k = 0; k < axis; ++k) outer *= s[size_t(k)];
   int64_t inner = 1;
@@ -330,7 +330,7 @@ void Slice(OpContext& ctx) {
     st[size_t(a)] = b;
     stp[size_t(a)] = step;
   }
-  Tensor& out = ctx.out(0, x.dtype(), s);
+  Tensor& out = ctx.out_uninit(0, x.dtype(), s);  // every element is written
   const auto in_st = Strides(x.shape());
   if (x.dtype() != DType::kString && r >= 1 && out.numel()) {
     // Rows of the output's last dimension, each read with its step; elements are
