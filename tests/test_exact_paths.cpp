@@ -202,6 +202,12 @@ TEST_CASE("exact paths: MatMul and Gemm split by rows and by columns equal the o
   const Shape a2{5, 64};
   CheckAgainstOracle("MatMul few rows, columns split", OneOp("MatMul", a2, {{"B", {64, 1000}, Values(rng, 64000, 0)}}, {}), a2,
                      Values(rng, 320, 2));
+  const Shape se{1, 40, 1, 1};
+  CheckAgainstOracle("Conv 1x1 on a 1x1 plane (matrix-vector)",
+                     OneOp("Conv", se, {{"W", {96, 40, 1, 1}, Values(rng, 96 * 40, 1)}, {"B", {96}, Values(rng, 96, 0)}}, {}), se,
+                     Values(rng, 40, 1));
+  const Shape mv{37, 300};
+  CheckAgainstOracle("MatMul by a column", OneOp("MatMul", mv, {{"B", {300, 1}, Values(rng, 300, 1)}}, {}), mv, Values(rng, 37 * 300, 2));
   const Shape a3{200, 96};
   for (int t = 0; t < 4; ++t) {
     const bool ta = t & 1, tb = t & 2;

@@ -20,7 +20,7 @@ for entry in $compiled; do
   fi
   filter=(); skipped=0
   if [ "$isa" = scalar ]; then
-    filter=("~[vs_scalar]")
+    filter=("~[vs_scalar]~[.]")
     skipped=$("$BIN" --list-test-names-only "[vs_scalar]" 2>/dev/null | grep -v '^row: ' | grep -c .)
   fi
   log=$(mktemp)

@@ -27,6 +27,14 @@ inline void ParallelFor(const OpContext& ctx, int64_t n, int64_t grain, const st
 inline void ParallelGemmF32(const OpContext& ctx, int64_t M, int64_t N, int64_t K, const float* A, int64_t a_rs, int64_t a_cs,
                     const float* B, int64_t b_rs, int64_t b_cs, float* C, int64_t ldc) {
   auto* kernel = ctx.kernels && ctx.kernels->GemmF32 ? ctx.kernels->GemmF32 : &ref::GemmF32;
+  if (N == 1 && M > 1 && kernel != &ref::GemmF32) {
+    // A matrix-vector product: as C^T = B^T A^T, one row of M outputs (contiguous when
+    // C's rows are one element apart), each still folding k in order from -0.0.
+    if (ldc == 1) {
+      kernel(1, M, K, B, 0, b_rs, A, a_cs, a_rs, C, M);
+      return;
+    }
+  }
   const int threads = ctx.pool ? ctx.pool->threads() : 1;
   // Below ~64k multiply-adds a split costs more than it saves.
   if (threads <= 1 || M * N * K < (int64_t(1) << 16)) {
