@@ -188,53 +188,79 @@ void ConvGemm2D(const OpContext& ctx, const Plane& pl, const float* x, const flo
   };
   // Column blocks: col holds about 256k floats (1 MB, about a core's L2), at least 64
   // columns.
-  const int64_t pc = direct ? P : std::max<int64_t>(64, std::min<int64_t>(P, (int64_t(1) << 18) / std::max<int64_t>(Kg, 1)));
-  thread_local std::vector<float> col;
-  if (!direct && col.size() < size_t(Kg * pc)) col.resize(size_t(Kg * pc));
+  int64_t pc = direct ? P : std::max<int64_t>(64, std::min<int64_t>(P, (int64_t(1) << 18) / std::max<int64_t>(Kg, 1)));
+  // With several threads and enough columns, whole column blocks go to the threads: each
+  // builds its own columns and runs the kernel on them (one handoff per image and group,
+  // no B packed twice). Otherwise blocks run in turn with the GEMM itself split.
+  const int threads = ctx.pool ? ctx.pool->threads() : 1;
+  const bool by_blocks = threads > 1 && P >= 2 * 64 * threads;
+  if (by_blocks) pc = std::min(pc, std::max<int64_t>(64, (P + 2 * threads - 1) / (2 * threads)));
+  auto* kernel = ctx.kernels->GemmF32;
+  // Writes the columns [p0, p0 + np) of image/group xg into cb (Kg rows of np).
+  auto im2col = [&](const float* xg, int64_t p0, int64_t np, float* cb, int64_t r0, int64_t r1) {
+    for (int64_t r = r0; r < r1; ++r) {
+      const int64_t c = r / ksp, kh = (r % ksp) / pl.KW, kw = r % pl.KW;
+      const float* xc = xg + c * in_sp;
+      const int64_t shift = kw * pl.DW - pl.PW, lo = pl.col_lo[size_t(kw)], hi = pl.col_hi[size_t(kw)];
+      float* dst = cb + r * np;
+      int64_t oh = p0 / pl.OW, ow = p0 % pl.OW;
+      for (int64_t i = 0; i < np;) {
+        // The rest of output row oh inside this block.
+        const int64_t run = std::min(np - i, pl.OW - ow);
+        const int64_t ih = oh * pl.SH - pl.PH + kh * pl.DH;
+        if (ih < 0 || ih >= pl.IH) {
+          std::fill(dst + i, dst + i + run, 0.0f);
+        } else {
+          // Columns [ow, ow + run): zeros before lo and from hi, input between.
+          const float* xrow = xc + ih * pl.IW + shift;
+          const int64_t a = std::min(std::max(lo, ow), ow + run), b = std::max(a, std::min(hi, ow + run));
+          float* d = dst + i - ow;  // d[o] is column o's slot
+          std::fill(d + ow, d + a, 0.0f);
+          if (pl.SW == 1) std::memcpy(d + a, xrow + a, size_t(b - a) * sizeof(float));
+          else for (int64_t o = a; o < b; ++o) d[o] = xrow[o * pl.SW];
+          std::fill(d + b, d + ow + run, 0.0f);
+        }
+        i += run;
+        ow = 0;
+        ++oh;
+      }
+    }
+  };
   for (int64_t n = 0; n < N; ++n)
     for (int64_t grp = 0; grp < group; ++grp) {
       const float* xg = x + (n * C + grp * Cg) * in_sp;
       const float* wg = w + grp * Mg * Kg;
       float* yg = y + (n * M + grp * Mg) * P;
-      for (int64_t p0 = 0; p0 < P; p0 += pc) {
-        const int64_t np = std::min(pc, P - p0);
-        const float* B = xg + p0;
-        int64_t b_rs = in_sp;
-        if (!direct) {
-          float* cb = col.data();
-          ParallelFor(ctx, Kg, 8, [&](int64_t r0, int64_t r1) {
-            for (int64_t r = r0; r < r1; ++r) {
-              const int64_t c = r / ksp, kh = (r % ksp) / pl.KW, kw = r % pl.KW;
-              const float* xc = xg + c * in_sp;
-              const int64_t shift = kw * pl.DW - pl.PW, lo = pl.col_lo[size_t(kw)], hi = pl.col_hi[size_t(kw)];
-              float* dst = cb + r * np;
-              int64_t oh = p0 / pl.OW, ow = p0 % pl.OW;
-              for (int64_t i = 0; i < np;) {
-                // The rest of output row oh inside this block.
-                const int64_t run = std::min(np - i, pl.OW - ow);
-                const int64_t ih = oh * pl.SH - pl.PH + kh * pl.DH;
-                if (ih < 0 || ih >= pl.IH) {
-                  std::fill(dst + i, dst + i + run, 0.0f);
-                } else {
-                  // Columns [ow, ow + run): zeros before lo and from hi, input between.
-                  const float* xrow = xc + ih * pl.IW + shift;
-                  const int64_t a = std::min(std::max(lo, ow), ow + run), b = std::max(a, std::min(hi, ow + run));
-                  float* d = dst + i - ow;  // d[o] is column o's slot
-                  std::fill(d + ow, d + a, 0.0f);
-                  if (pl.SW == 1) std::memcpy(d + a, xrow + a, size_t(b - a) * sizeof(float));
-                  else for (int64_t o = a; o < b; ++o) d[o] = xrow[o * pl.SW];
-                  std::fill(d + b, d + ow + run, 0.0f);
-                }
-                i += run;
-                ow = 0;
-                ++oh;
-              }
+      if (by_blocks) {
+        const int64_t blocks = (P + pc - 1) / pc;
+        ParallelFor(ctx, blocks, 1, [&](int64_t b0, int64_t b1) {
+          thread_local std::vector<float> cols;
+          if (!direct && cols.size() < size_t(Kg * pc)) cols.resize(size_t(Kg * pc));
+          for (int64_t blk = b0; blk < b1; ++blk) {
+            const int64_t p0 = blk * pc, np = std::min(pc, P - p0);
+            if (direct) {
+              kernel(Mg, np, Kg, wg, Kg, 1, xg + p0, in_sp, 1, yg + p0, P);
+            } else {
+              im2col(xg, p0, np, cols.data(), 0, Kg);
+              kernel(Mg, np, Kg, wg, Kg, 1, cols.data(), np, 1, yg + p0, P);
             }
-          });
-          B = cb;
-          b_rs = np;
+          }
+        });
+      } else {
+        thread_local std::vector<float> col;
+        if (!direct && col.size() < size_t(Kg * pc)) col.resize(size_t(Kg * pc));
+        for (int64_t p0 = 0; p0 < P; p0 += pc) {
+          const int64_t np = std::min(pc, P - p0);
+          const float* B = xg + p0;
+          int64_t b_rs = in_sp;
+          if (!direct) {
+            float* cb = col.data();
+            ParallelFor(ctx, Kg, 8, [&](int64_t r0, int64_t r1) { im2col(xg, p0, np, cb, r0, r1); });
+            B = cb;
+            b_rs = np;
+          }
+          ParallelGemmF32(ctx, Mg, np, Kg, wg, Kg, 1, B, b_rs, 1, yg + p0, P);
         }
-        ParallelGemmF32(ctx, Mg, np, Kg, wg, Kg, 1, B, b_rs, 1, yg + p0, P);
       }
       // The zero results at padded positions, by the reference fold (output channels
       // over the threads).
