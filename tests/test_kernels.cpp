@@ -18,14 +18,21 @@
 
 namespace onemodel {
 namespace test {
+namespace {
+// Every length from 0 to 4L+3 (tails of every vector width), then one large length.
+std::vector<size_t> Lengths(size_t large) {
+  std::vector<size_t> v;
+  for (size_t n = 0; n <= 4 * kCanonicalLanes + 3; ++n) v.push_back(n);
+  v.push_back(large);
+  return v;
+}
+}  // namespace
 
 TEST_CASE("kernels: SumF32 equals the canonical L-lane reference", "[kernels]") {
   const Dispatch d = MakeDispatch(ActiveIsa());
   REQUIRE(d.kernels.SumF32 != nullptr);
   SplitMix64 rng(7);
-  std::vector<size_t> lengths;
-  for (size_t n = 0; n <= 4 * kCanonicalLanes + 3; ++n) lengths.push_back(n);
-  lengths.push_back(100003);
+  const std::vector<size_t> lengths = Lengths(100003);
   for (size_t n : lengths) {
     for (int variant = 0; variant < 3; ++variant) {
       // Guard floats around the input catch reads past the end (they are NaN bombs).
@@ -139,9 +146,7 @@ TEST_CASE("kernels: MulAddStridedF32 and MaxStepStridedF32 equal their reference
   REQUIRE(d.kernels.MulAddStridedF32 != nullptr);
   REQUIRE(d.kernels.MaxStepStridedF32 != nullptr);
   SplitMix64 rng(33);
-  std::vector<size_t> lengths;
-  for (size_t n = 0; n <= 4 * kCanonicalLanes + 3; ++n) lengths.push_back(n);
-  lengths.push_back(10007);
+  const std::vector<size_t> lengths = Lengths(10007);
   for (int64_t stride : {1, 2, 3}) {
     for (size_t n : lengths) {
       for (int variant = 0; variant < 3; ++variant) {
@@ -185,9 +190,7 @@ TEST_CASE("kernels: BinaryF32 equals its reference for every op and broadcast", 
   const Dispatch d = MakeDispatch(ActiveIsa());
   REQUIRE(d.kernels.BinaryF32 != nullptr);
   SplitMix64 rng(45);
-  std::vector<size_t> lengths;
-  for (size_t n = 0; n <= 4 * kCanonicalLanes + 3; ++n) lengths.push_back(n);
-  lengths.push_back(4099);
+  const std::vector<size_t> lengths = Lengths(4099);
   for (int32_t op = kBinAddF32; op <= kBinMinF32; ++op)
     for (int64_t sa : {0, 1})
       for (int64_t sb : {0, 1})
@@ -218,9 +221,7 @@ TEST_CASE("kernels: UnaryF32 equals its reference for every op", "[kernels]") {
   const Dispatch d = MakeDispatch(ActiveIsa());
   REQUIRE(d.kernels.UnaryF32 != nullptr);
   SplitMix64 rng(57);
-  std::vector<size_t> lengths;
-  for (size_t n = 0; n <= 4 * kCanonicalLanes + 3; ++n) lengths.push_back(n);
-  lengths.push_back(4099);
+  const std::vector<size_t> lengths = Lengths(4099);
   const float params[][2] = {{-1.0f, 1.0f}, {0.0f, 6.0f}, {0.2f, 0.5f}, {-0.0f, 0.0f}, {U2F(0x7FC00000u), 2.0f}};
   for (int32_t op = kUnReluF32; op <= kUnHardSwishF32; ++op)
     for (const auto& p : params)
@@ -300,9 +301,7 @@ TEST_CASE("kernels: SoftmaxRowF32 equals its reference", "[kernels]") {
   const Dispatch d = MakeDispatch(ActiveIsa());
   REQUIRE(d.kernels.SoftmaxRowF32 != nullptr);
   SplitMix64 rng(88);
-  std::vector<size_t> lengths;
-  for (size_t n = 0; n <= 4 * kCanonicalLanes + 3; ++n) lengths.push_back(n);
-  lengths.push_back(1000);
+  std::vector<size_t> lengths = Lengths(1000);
   lengths.push_back(30001);
   for (size_t n : lengths)
     for (int variant = 0; variant < 4; ++variant) {

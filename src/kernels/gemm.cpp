@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "kernels/kernels.h"
+#include "ref/blas.h"
 #include "simd/simd.h"
 
 namespace onemodel {
@@ -320,20 +321,8 @@ void ConvPlaneF32(const float* x, const float* w, float* y, const int64_t* g) {
         for (int64_t ow = 0; ow < OW; ++ow) {
           if (!row_pad && ow == clo && chi > clo) ow = chi;  // skip the interior
           if (ow >= OW) break;
-          const int64_t iw0 = ow * SW - PW;
           if (y[oh * OW + ow] != 0.0f) continue;
-          float acc = -0.0f;
-          for (int64_t kh = 0; kh < KH; ++kh) {
-            const int64_t ih = ih0 + kh * DH;
-            if (ih < 0 || ih >= IH) continue;
-            for (int64_t kw = 0; kw < KW; ++kw) {
-              const int64_t iw = iw0 + kw * DW;
-              if (iw < 0 || iw >= IW) continue;
-              const float p = x[ih * IW + iw] * w[kh * KW + kw];
-              acc = acc + p;
-            }
-          }
-          y[oh * OW + ow] = acc;
+          y[oh * OW + ow] = ref::ConvPlaneOutputF32(x, w, g, oh, ow);
         }
       }
       return;
@@ -351,20 +340,7 @@ void ConvPlaneF32(const float* x, const float* w, float* y, const int64_t* g) {
   }
   lo = std::min(lo, OW);
   hi = std::max(hi, lo);
-  auto scalar = [&](int64_t oh, int64_t ow) {
-    float acc = -0.0f;
-    for (int64_t kh = 0; kh < KH; ++kh) {
-      const int64_t ih = oh * SH - PH + kh * DH;
-      if (ih < 0 || ih >= IH) continue;
-      for (int64_t kw = 0; kw < KW; ++kw) {
-        const int64_t iw = ow * SW - PW + kw * DW;
-        if (iw < 0 || iw >= IW) continue;
-        const float p = x[ih * IW + iw] * w[kh * KW + kw];
-        acc = acc + p;
-      }
-    }
-    y[oh * OW + ow] = acc;
-  };
+  auto scalar = [&](int64_t oh, int64_t ow) { y[oh * OW + ow] = ref::ConvPlaneOutputF32(x, w, g, oh, ow); };
   // Stride 2: the input's even and odd columns, split once, so each tap reads contiguously.
   thread_local std::vector<float> split;
   const int64_t half = (IW + 1) / 2;

@@ -38,23 +38,9 @@ void MaxStepStridedF32(float* acc, const float* x, int64_t stride, int64_t n) {
 }
 
 void ConvPlaneF32(const float* x, const float* w, float* y, const int64_t* g) {
-  const int64_t IH = g[0], IW = g[1], OH = g[2], OW = g[3], KH = g[4], KW = g[5], SH = g[6], SW = g[7], DH = g[8],
-                DW = g[9], PH = g[10], PW = g[11];
+  const int64_t OH = g[2], OW = g[3];
   for (int64_t oh = 0; oh < OH; ++oh)
-    for (int64_t ow = 0; ow < OW; ++ow) {
-      float acc = -0.0f;
-      for (int64_t kh = 0; kh < KH; ++kh) {
-        const int64_t ih = oh * SH - PH + kh * DH;
-        if (ih < 0 || ih >= IH) continue;
-        for (int64_t kw = 0; kw < KW; ++kw) {
-          const int64_t iw = ow * SW - PW + kw * DW;
-          if (iw < 0 || iw >= IW) continue;
-          const float p = x[ih * IW + iw] * w[kh * KW + kw];
-          acc = acc + p;
-        }
-      }
-      y[oh * OW + ow] = acc;
-    }
+    for (int64_t ow = 0; ow < OW; ++ow) y[oh * OW + ow] = ConvPlaneOutputF32(x, w, g, oh, ow);
 }
 
 }  // namespace ref

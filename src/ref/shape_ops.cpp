@@ -152,6 +152,34 @@ void Unsqueeze(OpContext& ctx) {
   ctx.set_out(0, Reshaped(ctx, x, s));
 }
 
+namespace {
+// Copies output rows of `inner` elements (storage size es) from src: row r's element j
+// comes from element row_offset(r) + j * step of src. Rows go over the threads; the
+// bytes are moved as they are (any element type but string).
+template <class RowOffset>
+void CopyRows(const OpContext& ctx, const void* src_v, void* dst_v, size_t es, int64_t rows, int64_t inner, int64_t step,
+              RowOffset row_offset) {
+  const uint8_t* src = static_cast<const uint8_t*>(src_v);
+  uint8_t* dst = static_cast<uint8_t*>(dst_v);
+  ParallelFor(ctx, rows, std::max<int64_t>(1, 16384 / std::max<int64_t>(inner, 1)), [&](int64_t b, int64_t e) {
+    for (int64_t row = b; row < e; ++row) {
+      const int64_t off = row_offset(row);
+      uint8_t* d = dst + size_t(row * inner) * es;
+      auto copy = [&]<class E>() {
+        const E* sp = reinterpret_cast<const E*>(src) + off;
+        E* dp = reinterpret_cast<E*>(d);
+        for (int64_t j = 0; j < inner; ++j) std::memcpy(dp + j, sp + j * step, sizeof(E));
+      };
+      if (es == 4) copy.template operator()<uint32_t>();
+      else if (es == 2) copy.template operator()<uint16_t>();
+      else if (es == 8) copy.template operator()<uint64_t>();
+      else if (es == 1) copy.template operator()<uint8_t>();
+      else for (int64_t j = 0; j < inner; ++j) std::memcpy(d + size_t(j) * es, src + size_t(off + j * step) * es, es);
+    }
+  });
+}
+}  // namespace
+
 void Transpose(OpContext& ctx) {
   const Tensor& x = ctx.in(0);
   const int64_t r = x.rank();
@@ -172,30 +200,16 @@ void Transpose(OpContext& ctx) {
   if (x.dtype() != DType::kString && r >= 1 && out.numel()) {
     // Rows of the output's last dimension, each read with the input's stride for it;
     // elements are copied as bytes of their storage size.
-    const size_t es = DTypeStorageSize(x.dtype());
-    const int64_t inner = s[size_t(r - 1)], rows = out.numel() / inner, step = in_st[size_t(perm[size_t(r - 1)])];
-    const uint8_t* src = static_cast<const uint8_t*>(x.raw());
-    uint8_t* dst = out.mutable_data<uint8_t>();
-    ParallelFor(ctx, rows, std::max<int64_t>(1, 16384 / inner), [&](int64_t b, int64_t e) {
-      for (int64_t row = b; row < e; ++row) {
-        int64_t off = 0, rest = row;
-        for (int64_t i = r - 2; i >= 0; --i) {
-          off += (rest % s[size_t(i)]) * in_st[size_t(perm[size_t(i)])];
-          rest /= s[size_t(i)];
-        }
-        uint8_t* d = dst + size_t(row * inner) * es;
-        auto copy = [&]<class E>() {
-          const E* sp = reinterpret_cast<const E*>(src) + off;
-          E* dp = reinterpret_cast<E*>(d);
-          for (int64_t j = 0; j < inner; ++j) std::memcpy(dp + j, sp + j * step, sizeof(E));
-        };
-        if (es == 4) copy.template operator()<uint32_t>();
-        else if (es == 2) copy.template operator()<uint16_t>();
-        else if (es == 8) copy.template operator()<uint64_t>();
-        else if (es == 1) copy.template operator()<uint8_t>();
-        else for (int64_t j = 0; j < inner; ++j) std::memcpy(d + size_t(j) * es, src + size_t(off + j * step) * es, es);
-      }
-    });
+    const int64_t inner = s[size_t(r - 1)];
+    CopyRows(ctx, x.raw(), out.mutable_data<uint8_t>(), DTypeStorageSize(x.dtype()), out.numel() / inner, inner,
+             in_st[size_t(perm[size_t(r - 1)])], [&](int64_t row) {
+               int64_t off = 0;
+               for (int64_t i = r - 2; i >= 0; --i) {
+                 off += (row % s[size_t(i)]) * in_st[size_t(perm[size_t(i)])];
+                 row /= s[size_t(i)];
+               }
+               return off;
+             });
     return;
   }
   std::vector<int64_t> pos(size_t(r), 0);
@@ -335,30 +349,16 @@ void Slice(OpContext& ctx) {
   if (x.dtype() != DType::kString && r >= 1 && out.numel()) {
     // Rows of the output's last dimension, each read with its step; elements are
     // copied as bytes of their storage size.
-    const size_t es = DTypeStorageSize(x.dtype());
-    const int64_t inner = s[size_t(r - 1)], rows = out.numel() / inner, step = stp[size_t(r - 1)] * in_st[size_t(r - 1)];
-    const uint8_t* src = static_cast<const uint8_t*>(x.raw());
-    uint8_t* dst = out.mutable_data<uint8_t>();
-    ParallelFor(ctx, rows, std::max<int64_t>(1, 16384 / inner), [&](int64_t b, int64_t e) {
-      for (int64_t row = b; row < e; ++row) {
-        int64_t off = st[size_t(r - 1)] * in_st[size_t(r - 1)], rest = row;
-        for (int64_t i = r - 2; i >= 0; --i) {
-          off += (st[size_t(i)] + (rest % s[size_t(i)]) * stp[size_t(i)]) * in_st[size_t(i)];
-          rest /= s[size_t(i)];
-        }
-        uint8_t* d = dst + size_t(row * inner) * es;
-        auto copy = [&]<class E>() {
-          const E* sp = reinterpret_cast<const E*>(src) + off;
-          E* dp = reinterpret_cast<E*>(d);
-          for (int64_t j = 0; j < inner; ++j) std::memcpy(dp + j, sp + j * step, sizeof(E));
-        };
-        if (es == 4) copy.template operator()<uint32_t>();
-        else if (es == 2) copy.template operator()<uint16_t>();
-        else if (es == 8) copy.template operator()<uint64_t>();
-        else if (es == 1) copy.template operator()<uint8_t>();
-        else for (int64_t j = 0; j < inner; ++j) std::memcpy(d + size_t(j) * es, src + size_t(off + j * step) * es, es);
-      }
-    });
+    const int64_t inner = s[size_t(r - 1)];
+    CopyRows(ctx, x.raw(), out.mutable_data<uint8_t>(), DTypeStorageSize(x.dtype()), out.numel() / inner, inner,
+             stp[size_t(r - 1)] * in_st[size_t(r - 1)], [&](int64_t row) {
+               int64_t off = st[size_t(r - 1)] * in_st[size_t(r - 1)];
+               for (int64_t i = r - 2; i >= 0; --i) {
+                 off += (st[size_t(i)] + (row % s[size_t(i)]) * stp[size_t(i)]) * in_st[size_t(i)];
+                 row /= s[size_t(i)];
+               }
+               return off;
+             });
     return;
   }
   std::vector<int64_t> pos(size_t(r), 0);
