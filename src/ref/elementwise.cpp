@@ -365,18 +365,9 @@ namespace {
 // The float fast path of a unary operator: the session's UnaryF32 over chunks, split
 // over threads. Returns false (nothing done) for other element types.
 bool UnaryFastF32(OpContext& ctx, int32_t op, float p0 = 0.0f, float p1 = 0.0f) {
-  const Tensor& x = ctx.in(0);
-  if (x.dtype() != DType::kFloat || !ctx.kernels || !ctx.kernels->UnaryF32) return false;
-  Tensor out = Tensor::Uninitialized(DType::kFloat, x.shape(), ctx.node.Describe() + " output");
-  const float* px = x.data<float>();
-  float* po = out.mutable_data<float>();
+  if (!ctx.kernels || !ctx.kernels->UnaryF32) return false;
   auto* kernel = ctx.kernels->UnaryF32;
-  const int64_t n = x.numel(), chunk = 4096;
-  ParallelFor(ctx, (n + chunk - 1) / chunk, 8, [&](int64_t b, int64_t e) {
-    for (int64_t c = b; c < e; ++c) kernel(op, p0, p1, px + c * chunk, po + c * chunk, std::min(chunk, n - c * chunk));
-  });
-  ctx.set_out(0, std::move(out));
-  return true;
+  return MapChunksF32(ctx, 4096, [&](const float* x, float* y, int64_t n) { kernel(op, p0, p1, x, y, n); });
 }
 }  // namespace
 

@@ -22,6 +22,23 @@ inline void ParallelFor(const OpContext& ctx, int64_t n, int64_t grain, const st
   ctx.pool->ParallelFor(n, grain, fn);
 }
 
+// Output 0 = f(input 0) elementwise for a float input: fn(x, out, n) over chunks of
+// `chunk` elements, split over the threads, into a new output. Returns false (nothing
+// done) for other element types.
+inline bool MapChunksF32(OpContext& ctx, int64_t chunk, const std::function<void(const float*, float*, int64_t)>& fn) {
+  const Tensor& x = ctx.in(0);
+  if (x.dtype() != DType::kFloat) return false;
+  Tensor out = Tensor::Uninitialized(DType::kFloat, x.shape(), ctx.node.Describe() + " output");
+  const float* px = x.data<float>();
+  float* po = out.mutable_data<float>();
+  const int64_t n = x.numel();
+  ParallelFor(ctx, (n + chunk - 1) / chunk, std::max<int64_t>(1, 32768 / chunk), [&](int64_t b, int64_t e) {
+    for (int64_t c = b; c < e; ++c) fn(px + c * chunk, po + c * chunk, std::min(chunk, n - c * chunk));
+  });
+  ctx.set_out(0, std::move(out));
+  return true;
+}
+
 // The session's GEMM kernel (ref::GemmF32 when the context has no table), with C's
 // columns or rows split over the threads.
 inline void ParallelGemmF32(const OpContext& ctx, int64_t M, int64_t N, int64_t K, const float* A, int64_t a_rs, int64_t a_cs,

@@ -47,18 +47,9 @@ void MapFloat(OpContext& ctx, F f, F64Fn f64 = nullptr) {
 
 // The float path through the session's MathF32 kernel, in chunks over the threads.
 bool MathFast(OpContext& ctx, int32_t op) {
-  const Tensor& x = ctx.in(0);
-  if (x.dtype() != DType::kFloat || !ctx.kernels || !ctx.kernels->MathF32) return false;
-  Tensor out = Tensor::Uninitialized(DType::kFloat, x.shape(), ctx.node.Describe() + " output");
-  const float* px = x.data<float>();
-  float* po = out.mutable_data<float>();
+  if (!ctx.kernels || !ctx.kernels->MathF32) return false;
   auto* kernel = ctx.kernels->MathF32;
-  const int64_t n = x.numel(), chunk = 2048;
-  ParallelFor(ctx, (n + chunk - 1) / chunk, 4, [&](int64_t b, int64_t e) {
-    for (int64_t c = b; c < e; ++c) kernel(op, px + c * chunk, po + c * chunk, std::min(chunk, n - c * chunk));
-  });
-  ctx.set_out(0, std::move(out));
-  return true;
+  return MapChunksF32(ctx, 2048, [&](const float* x, float* y, int64_t n) { kernel(op, x, y, n); });
 }
 
 }  // namespace
