@@ -124,17 +124,27 @@ void CheckAgainstOracle(const std::string& what, const std::string& bytes, const
     o.isa = isa;
     o.threads = threads;
     Session s = Session::FromBytes(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), o, what);
-    auto out = s.Run({{"X", Input(xs, x)}});
-    REQUIRE(!out.empty());
-    return out[0].tensor;
+    std::vector<Tensor> outs;
+    for (int r = 0; r < 2; ++r) {
+      auto out = s.Run({{"X", Input(xs, x)}});
+      REQUIRE(!out.empty());
+      outs.push_back(out[0].tensor);
+    }
+    return outs;
   };
-  const Tensor want = run("ref", 1);
+  const auto want_runs = run("ref", 1);
+  const Tensor& want = want_runs[0];
   REQUIRE(want.dtype() == DType::kFloat);
   for (int threads : {1, 2, 3, 7}) {
-    const Tensor got = run(IsaName(ActiveIsa()), threads);
-    INFO(what << " at " << IsaName(ActiveIsa()) << ", " << threads << " threads");
-    REQUIRE(got.shape() == want.shape());
-    CHECK(DiffF32(want.data<float>(), got.data<float>(), size_t(want.numel())) == "");
+    // Two runs per session: the second reads what the first derived from constants
+    // (OpContext::ConstDerived).
+    const auto got_runs = run(IsaName(ActiveIsa()), threads);
+    for (size_t r = 0; r < got_runs.size(); ++r) {
+      const Tensor& got = got_runs[r];
+      INFO(what << " at " << IsaName(ActiveIsa()) << ", " << threads << " threads, run " << r + 1);
+      REQUIRE(got.shape() == want.shape());
+      CHECK(DiffF32(want.data<float>(), got.data<float>(), size_t(want.numel())) == "");
+    }
   }
 }
 
@@ -188,6 +198,14 @@ TEST_CASE("exact paths: Conv through im2col and GEMM equals the oracle", "[exact
                          xs2, Values(rng, 2 * 6 * 23 * 37, 2));
     }
   }
+  // Tall planes (several row strips of the channel-lane kernel), 20 channels (a partial
+  // lane block), dilation.
+  const Shape xtall{1, 20, 90, 75};
+  for (int64_t s : {1, 2})
+    CheckAgainstOracle("Conv depthwise tall s" + std::to_string(s),
+                       OneOp("Conv", xtall, {{"W", {20, 1, 3, 3}, Values(rng, 180, 0)}},
+                             {Ints("pads", {2, 2, 2, 2}), Ints("strides", {s, s}), Ints("dilations", {2, 2}), Int("group", 20)}),
+                       xtall, Values(rng, 20 * 90 * 75, s == 1 ? 2 : 1));
   const Shape xd{1, 8, 13, 14};
   CheckAgainstOracle("Conv depthwise", OneOp("Conv", xd, {{"W", {8, 1, 3, 3}, Values(rng, 72, 0)}},
                                              {Ints("pads", {1, 1, 1, 1}), Ints("strides", {2, 2}), Int("group", 8)}),
@@ -206,6 +224,10 @@ TEST_CASE("exact paths: MatMul and Gemm split by rows and by columns equal the o
   CheckAgainstOracle("Conv 1x1 on a 1x1 plane (matrix-vector)",
                      OneOp("Conv", se, {{"W", {96, 40, 1, 1}, Values(rng, 96 * 40, 1)}, {"B", {96}, Values(rng, 96, 0)}}, {}), se,
                      Values(rng, 40, 1));
+  const Shape g1{1, 300};
+  CheckAgainstOracle("Gemm one row, constant transposed B",
+                     OneOp("Gemm", g1, {{"B", {100, 300}, Values(rng, 30000, 1)}, {"C", {100}, Values(rng, 100, 0)}}, {Int("transB", 1)}),
+                     g1, Values(rng, 300, 2));
   const Shape mv{37, 300};
   CheckAgainstOracle("MatMul by a column", OneOp("MatMul", mv, {{"B", {300, 1}, Values(rng, 300, 1)}}, {}), mv, Values(rng, 37 * 300, 2));
   const Shape a3{200, 96};
@@ -306,11 +328,12 @@ TEST_CASE("exact paths: normalisations, softmax, functions and pooling equal the
   }
 }
 
-TEST_CASE("exact paths: Conv with a fused Relu equals the unfused oracle", "[exact_paths]") {
+TEST_CASE("exact paths: Conv with a fused Relu or HardSwish equals the unfused oracle", "[exact_paths]") {
   SplitMix64 rng(606);
   // Conv -> Relu (fused at every ISA but ref) and, as a control, Conv -> Relu whose Conv
   // output is also a graph output (not fused). -0.0 inputs with positive weights make
   // zero results; a bias of zeros keeps their sign up to the Relu.
+  for (const std::string act : {"Relu", "HardSwish"})
   for (bool also_output : {false, true})
     for (int kind : {0, 2, 3}) {
       const Shape xs{1, 4, 11, 13};
@@ -321,14 +344,47 @@ TEST_CASE("exact paths: Conv with a fused Relu equals the unfused oracle", "[exa
       auto* g = m.mutable_graph();
       g->mutable_node(0)->set_output(0, "C");
       auto* relu = g->add_node();
-      relu->set_op_type("Relu");
+      relu->set_op_type(act);
       relu->add_input("C");
       relu->add_output("Y");
       if (also_output) g->add_output()->set_name("C");
       // Y first: CheckAgainstOracle compares the first output.
-      CheckAgainstOracle(std::string("Conv+Relu") + (also_output ? " (Conv output kept)" : "") + " kind " + std::to_string(kind),
+      CheckAgainstOracle("Conv+" + act + (also_output ? " (Conv output kept)" : "") + " kind " + std::to_string(kind),
                          m.SerializeAsString(), xs, Values(rng, 4 * 11 * 13, kind));
     }
+}
+
+TEST_CASE("exact paths: a fed weight replaces its initializer, never a tensor derived from it", "[exact_paths]") {
+  // B is an initializer and also a graph input: runs without B use the initializer (and
+  // the session keeps B transposed for the kernels); a run that feeds B must use the fed
+  // values, and a later run without it the initializer again.
+  SplitMix64 rng(707);
+  const Shape as{2, 40};
+  onnx::ModelProto m;
+  REQUIRE(m.ParseFromString(OneOp("Gemm", as, {{"B", {30, 40}, Values(rng, 1200, 1)}}, {Int("transB", 1)})));
+  auto* in = m.mutable_graph()->add_input();
+  in->set_name("B");
+  auto* tt = in->mutable_type()->mutable_tensor_type();
+  tt->set_elem_type(onnx::TensorProto::FLOAT);
+  tt->mutable_shape()->add_dim()->set_dim_value(30);
+  tt->mutable_shape()->add_dim()->set_dim_value(40);
+  const std::string bytes = m.SerializeAsString();
+  const auto x = Values(rng, 80, 1), fed = Values(rng, 1200, 1);
+  auto session = [&](const std::string& isa) {
+    SessionOptions o;
+    o.isa = isa;
+    return Session::FromBytes(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), o, "fed weight");
+  };
+  Session oracle = session("ref"), s = session(IsaName(ActiveIsa()));
+  const Tensor want_init = oracle.Run({{"X", Input(as, x)}})[0].tensor;
+  const Tensor want_fed = oracle.Run({{"X", Input(as, x)}, {"B", Input({30, 40}, fed)}})[0].tensor;
+  REQUIRE(DiffF32(want_init.data<float>(), want_fed.data<float>(), 60) != "");  // the feed matters
+  for (int r = 0; r < 2; ++r) {
+    const Tensor a = s.Run({{"X", Input(as, x)}})[0].tensor;
+    CHECK(DiffF32(want_init.data<float>(), a.data<float>(), 60) == "");
+    const Tensor b = s.Run({{"X", Input(as, x)}, {"B", Input({30, 40}, fed)}})[0].tensor;
+    CHECK(DiffF32(want_fed.data<float>(), b.data<float>(), 60) == "");
+  }
 }
 
 }  // namespace test

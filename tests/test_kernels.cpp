@@ -132,6 +132,9 @@ TEST_CASE("kernels: GemmF32 equals the reference fold for every shape and layout
         run(37, 77, 513, ta, tb, 5, variant);
       }
   run(64, 1024, 600, false, false, 0, 0);  // a large one
+  // Few rows against a transposed B across its k blocks (64) and output blocks (4 vectors).
+  for (int64_t M : {1, 2, 3, 5, 7})
+    for (int variant = 0; variant < 3; ++variant) run(M, 131, 200, M % 2 == 0, true, M == 3 ? 2 : 0, variant);
   INFO(cases << " shapes");
   // Signed zeros: a fold of -0.0 products starts at -0.0 and stays -0.0; K = 0 gives -0.0.
   std::vector<float> z(16, -0.0f), one(16, 1.0f), c(4, 0.0f);
@@ -346,6 +349,47 @@ TEST_CASE("kernels: ConvPlaneF32 equals the reference fold for every geometry", 
   std::vector<float> x(7 * 9, -0.0f), w(9, 0.5f), y(7 * 9, 1.0f);
   const int64_t g[12] = {7, 9, 7, 9, 3, 3, 1, 1, 1, 1, 1, 1};
   d.kernels.ConvPlaneF32(x.data(), w.data(), y.data(), g);
+  for (float v : y) CHECK(F2U(v) == 0x80000000u);
+  INFO(cases << " geometries");
+}
+
+TEST_CASE("kernels: DepthwiseConvF32 equals the reference planes for every geometry", "[kernels]") {
+  const Dispatch d = MakeDispatch(ActiveIsa());
+  REQUIRE(d.kernels.DepthwiseConvF32 != nullptr);
+  SplitMix64 rng(101);
+  int cases = 0;
+  // Channel counts around the lane counts (4, 8, 16); planes from 1 x 1 to tall ones that
+  // take several row strips; kernels, strides, dilations, pads (also larger than the
+  // kernel, so whole output rows have no tap).
+  for (int64_t channels : {1, 3, 8, 17, 33})
+    for (int64_t K : {1, 3, 5})
+      for (int64_t S : {1, 2, 3})
+        for (int64_t D : {1, 2})
+          for (int64_t P : {0, 1, 2, 6})
+            for (int64_t IW : {1, 7, 14, 40, 113}) {
+              const int64_t IH = IW == 113 ? 61 : 2 + (IW + channels) % 9, KH = K, KW = K == 5 ? 3 : K;
+              const int64_t OH = (IH + 2 * P - D * (KH - 1) - 1) / S + 1, OW = (IW + 2 * P - D * (KW - 1) - 1) / S + 1;
+              if (OH <= 0 || OW <= 0) continue;
+              if (IW == 113 && (channels > 8 || D == 2 || P == 6)) continue;  // keep the test quick
+              const int64_t g[12] = {IH, IW, OH, OW, KH, KW, S, S, D, D, P, P};
+              const int variant = int(IW + K + S + channels) % 3;
+              std::vector<float> x(size_t(channels * IH * IW)), w(size_t(channels * KH * KW));
+              Fill(rng, x.data(), x.size(), variant);
+              Fill(rng, w.data(), w.size(), variant);  // specials in weights too: no finiteness needed
+              const size_t out = size_t(channels * OH * OW);
+              std::vector<float> want(out + 3, U2F(kGuard)), got(out + 3, U2F(kGuard));
+              ref::DepthwiseConvF32(x.data(), w.data(), want.data(), channels, g);
+              d.kernels.DepthwiseConvF32(x.data(), w.data(), got.data(), channels, g);
+              ++cases;
+              const std::string diff = DiffF32(want.data(), got.data(), want.size());
+              if (!diff.empty())
+                FAIL_CHECK(IsaName(d.isa) << " C" << channels << " K" << K << " S" << S << " D" << D << " P" << P << " IW" << IW << ": " << diff);
+            }
+  // Signed zeros: -0.0 inputs and positive weights fold to -0.0 everywhere (padding taps
+  // are skipped, never added as +0.0).
+  std::vector<float> x(3 * 7 * 9, -0.0f), w(3 * 9, 0.5f), y(3 * 7 * 9, 1.0f);
+  const int64_t g[12] = {7, 9, 7, 9, 3, 3, 1, 1, 1, 1, 1, 1};
+  d.kernels.DepthwiseConvF32(x.data(), w.data(), y.data(), 3, g);
   for (float v : y) CHECK(F2U(v) == 0x80000000u);
   INFO(cases << " geometries");
 }

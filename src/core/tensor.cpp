@@ -2,7 +2,9 @@
 #include "core/tensor.h"
 
 #include <cstring>
+#include <iterator>
 #include <limits>
+#include <map>
 #include <mutex>
 #include <unordered_map>
 #include <vector>
@@ -14,9 +16,10 @@ namespace onemodel {
 namespace {
 
 // Recycled tensor buffers: the steady state of the memory plan. A freed buffer of at
-// least kMinBytes goes to a free list by its exact size, and the next tensor of that
-// size takes it, so a model's runs after the first take no memory from the system (an
-// activation's size repeats from run to run). At most kLimit bytes wait in the lists;
+// least kMinBytes waits by its capacity, and the next tensor that fits it (at most half
+// of it unused) takes it, so a model's runs after the first take no memory from the
+// system (activation sizes repeat from run to run), and activations of different sizes
+// share buffers, which keeps a run's working set near its peak of live tensors. At most kLimit bytes wait in the lists;
 // beyond that, buffers are freed. The cache is never destroyed (tensors may outlive
 // static destruction).
 class BufferCache {
@@ -26,19 +29,30 @@ class BufferCache {
 
   std::shared_ptr<uint8_t> Get(size_t bytes, bool zero) {
     uint8_t* p = nullptr;
+    size_t cap = bytes;
     if (bytes >= kMinBytes) {
+      // The smallest waiting buffer that holds `bytes` and is at most twice as large;
+      // of equal ones the last freed (likely still in cache).
       std::lock_guard<std::mutex> lock(mu_);
-      auto it = free_.find(bytes);
-      if (it != free_.end() && !it->second.empty()) {
-        p = it->second.back();
-        it->second.pop_back();
-        cached_ -= bytes;
+      auto it = free_.lower_bound(bytes);
+      if (it != free_.end() && it->first / 2 <= bytes) {
+        it = std::prev(free_.upper_bound(it->first));
+        p = it->second;
+        cap = it->first;
+        free_.erase(it);
+        cached_ -= cap;
       }
     }
-    if (!p) p = new uint8_t[bytes ? bytes : 1];
+    if (!p) {
+      p = new uint8_t[bytes ? bytes : 1];
+      if (bytes >= kMinBytes) {
+        std::lock_guard<std::mutex> lock(mu_);
+        owned_ += cap;
+      }
+    }
     if (zero && bytes) std::memset(p, 0, bytes);
     if (bytes < kMinBytes) return std::shared_ptr<uint8_t>(p, [](uint8_t* q) { delete[] q; });
-    return std::shared_ptr<uint8_t>(p, [this, bytes](uint8_t* q) { Put(q, bytes); });
+    return std::shared_ptr<uint8_t>(p, [this, cap](uint8_t* q) { Put(q, cap); });
   }
 
  private:
@@ -46,16 +60,24 @@ class BufferCache {
     {
       std::lock_guard<std::mutex> lock(mu_);
       if (cached_ + bytes <= kLimit) {
-        free_[bytes].push_back(p);
+        free_.emplace(bytes, p);
         cached_ += bytes;
         return;
       }
+      owned_ -= bytes;
     }
     delete[] p;
   }
   std::mutex mu_;
-  std::unordered_map<size_t, std::vector<uint8_t*>> free_;
+  std::multimap<size_t, uint8_t*> free_;  // capacity -> buffer, equal ones in freeing order
   size_t cached_ = 0;
+  size_t owned_ = 0;  // recyclable buffers in use or waiting
+
+ public:
+  size_t Owned() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return owned_;
+  }
 };
 BufferCache& Cache() {
   static BufferCache* cache = new BufferCache;
@@ -63,6 +85,8 @@ BufferCache& Cache() {
 }
 
 }  // namespace
+
+size_t RecycledTensorBytes() { return Cache().Owned(); }
 
 size_t MaxTensorBytes() {
   if (sizeof(size_t) <= 4) return size_t(0xFFFFFFFFu);  // wasm32: 4 GiB address space

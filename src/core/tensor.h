@@ -17,6 +17,9 @@ using Shape = std::vector<int64_t>;
 // Largest element count and byte size a tensor may have in this build (wasm32: what
 // 4 GiB of memory can hold; 64-bit: 2^40 bytes). Larger requests are kOutOfRange.
 size_t MaxTensorBytes();
+// Bytes of the recycled tensor buffers (those of at least 64 KiB), in use or waiting for
+// reuse: the activation memory a session's runs hold (ONEMODEL_PROFILE prints it).
+size_t RecycledTensorBytes();
 
 // Returns the element count of shape; throws kOutOfRange naming `what` for negative
 // dimensions or a product that overflows or exceeds MaxTensorBytes() at elem_size.

@@ -11,6 +11,7 @@
 #include "kernels/kernels.h"
 #include "ref/blas.h"
 #include "simd/simd.h"
+#include "kernels/transpose.h"
 
 namespace onemodel {
 #if defined(ONEMODEL_TARGET_AVX512)
@@ -24,6 +25,7 @@ namespace {
 
 constexpr size_t kN = Lanes<VF32>();
 inline uint32_t F2UBits(float f) { uint32_t u; std::memcpy(&u, &f, 4); return u; }
+template <size_t... I, class F> inline void Unroll(std::index_sequence<I...>, F&& f) { (f(std::integral_constant<size_t, I>{}), ...); }
 #if !defined(ONEMODEL_TARGET_AVX512)
 // Register tile: kMR rows of C by kNV vectors. Targets with 32 vector registers take
 // 8 rows; those with 16 take 4 (8 accumulators, two B vectors, a broadcast, a product).
@@ -39,7 +41,6 @@ constexpr int64_t kNC = 512;
 constexpr int64_t kMC = 128;  // rows per A block (a multiple of kMR)
 static_assert(kNC % kNR == 0, "kNC must be a whole number of panels");
 
-template <size_t... I, class F> inline void Unroll(std::index_sequence<I...>, F&& f) { (f(std::integral_constant<size_t, I>{}), ...); }
 
 // One kMR x kNR tile of C over a K block. Ap: kc x kMR (rows past mr are zeros), Bp:
 // kc x kNR (columns past nr are zeros). first: the block starts the fold (-0.0),
@@ -173,24 +174,44 @@ void GemmF32(int64_t M, int64_t N, int64_t K, const float* A, int64_t a_rs, int6
     return;
   }
   if (M < int64_t(kMR) && b_rs == 1) {
-    // A few rows against a transposed B (each output's terms contiguous along k): eight
-    // outputs at a time as independent scalar chains, each folding k in order.
-    for (int64_t m = 0; m < M; ++m) {
-      const float* a = A + m * a_rs;
-      for (int64_t n0 = 0; n0 < N; n0 += 8) {
-        const int64_t w = std::min<int64_t>(8, N - n0);
-        float acc[8];
-        const float* b[8];
-        for (int64_t j = 0; j < 8; ++j) { acc[j] = -0.0f; b[j] = B + (n0 + std::min(j, w - 1)) * b_cs; }
-        for (int64_t k = 0; k < K; ++k) {
-          const float av = a[k * a_cs];
-          for (int64_t j = 0; j < 8; ++j) {
-            const float p = av * b[j][k];
-            acc[j] = acc[j] + p;
+    // A few rows against a transposed B (each output's terms contiguous along k): per
+    // block of kW outputs and kT steps of k, B's piece is transposed to [k][n] (data
+    // movement only), then vector accumulators, one lane per output, fold k in order.
+    constexpr int64_t kW = int64_t(4 * kN), kT = 64;
+    alignas(64) float bt[kT * kW];
+    alignas(64) float acc[kMR][kW];
+    for (int64_t n0 = 0; n0 < N; n0 += kW) {
+      const int64_t w = std::min(kW, N - n0);
+      for (int64_t m = 0; m < M; ++m)
+        for (int64_t j = 0; j < kW; ++j) acc[m][j] = -0.0f;
+      for (int64_t k0 = 0; k0 < K; k0 += kT) {
+        const int64_t kc = std::min(kT, K - k0);
+        for (int64_t nb = 0; nb < kW; nb += int64_t(kN)) {
+          if (nb >= w) {  // lanes past the last output: zeros (their results are dropped)
+            for (int64_t k = 0; k < kc; ++k) Store(Set<VF32>(0.0f), bt + k * kW + nb);
+            continue;
+          }
+          const int64_t rows = std::min<int64_t>(int64_t(kN), w - nb);
+          for (int64_t kb = 0; kb < kc; kb += int64_t(kN)) {
+            const int64_t cols = std::min<int64_t>(int64_t(kN), kc - kb);
+            if (rows < int64_t(kN))
+              for (int64_t k = kb; k < kb + cols; ++k) Store(Set<VF32>(0.0f), bt + k * kW + nb);
+            TransposeTile<int64_t(kN)>(B + (n0 + nb) * b_cs + k0 + kb, b_cs, bt + kb * kW + nb, kW, rows, cols);
           }
         }
-        for (int64_t j = 0; j < w; ++j) C[m * ldc + n0 + j] = acc[j];
+        for (int64_t m = 0; m < M; ++m) {
+          VF32 v[4];
+          for (size_t i = 0; i < 4; ++i) v[i] = Load<VF32>(acc[m] + i * kN);
+          const float* a = A + m * a_rs + k0 * a_cs;
+          for (int64_t k = 0; k < kc; ++k) {
+            const VF32 av = Set<VF32>(a[k * a_cs]);
+            const float* b = bt + k * kW;
+            for (size_t i = 0; i < 4; ++i) v[i] = Add(v[i], Mul(av, Load<VF32>(b + i * kN)));
+          }
+          for (size_t i = 0; i < 4; ++i) Store(v[i], acc[m] + i * kN);
+        }
       }
+      for (int64_t m = 0; m < M; ++m) std::memcpy(C + m * ldc + n0, acc[m], size_t(w) * sizeof(float));
     }
     return;
   }
@@ -289,6 +310,28 @@ void MaxStepStridedF32(float* acc, const float* x, int64_t stride, int64_t n) {
   }
 }
 
+// Outputs [ow, ow + n) of one plane row, NV vectors (n > (NV - 1) * kN; the last one
+// masked when n < NV * kN): each lane folds the nt taps (tap j's input for column o at
+// pp[j][o], weight wp[j]) in order from -0.0; NV independent chains.
+template <size_t NV>
+inline void PlaneRun(const float* const* pp, const VF32* wp, int64_t nt, int64_t ow, int64_t n, float* yrow) {
+  const size_t last = size_t(n) - (NV - 1) * kN;  // lanes of the last vector, 1..kN
+  VF32 acc[NV];
+  for (size_t v = 0; v < NV; ++v) acc[v] = Set<VF32>(-0.0f);
+  for (int64_t j = 0; j < nt; ++j) {
+    const float* p = pp[j] + ow;
+    const VF32 w = wp[j];
+    Unroll(std::make_index_sequence<NV>{}, [&](auto v) {
+      const VF32 x = (v + 1 < NV || last == kN) ? Load<VF32>(p + v * kN) : LoadN<VF32>(p + v * kN, last, 0.0f);
+      acc[v] = Add(acc[v], Mul(x, w));
+    });
+  }
+  Unroll(std::make_index_sequence<NV>{}, [&](auto v) {
+    if (v + 1 < NV || last == kN) Store(acc[v], yrow + ow + int64_t(v * kN));
+    else StoreN(acc[v], yrow + ow + int64_t(v * kN), last);
+  });
+}
+
 void ConvPlaneF32(const float* x, const float* w, float* y, const int64_t* g) {
   const int64_t IH = g[0], IW = g[1], OH = g[2], OW = g[3], KH = g[4], KW = g[5], SH = g[6], SW = g[7], DH = g[8],
                 DW = g[9], PH = g[10], PW = g[11];
@@ -385,16 +428,15 @@ void ConvPlaneF32(const float* x, const float* w, float* y, const int64_t* g) {
       const VF32* wp = wts.data();
       float* yrow = y + oh * OW;
       int64_t ow = lo;
-      for (; ow + int64_t(kN) <= hi; ow += int64_t(kN)) {
-        VF32 acc = Set<VF32>(-0.0f);
-        for (int64_t j = 0; j < nt; ++j) acc = Add(acc, Mul(Load<VF32>(pp[j] + ow), wp[j]));
-        Store(acc, yrow + ow);
-      }
-      if (ow < hi) {
-        const size_t c = size_t(hi - ow);
-        VF32 acc = Set<VF32>(-0.0f);
-        for (int64_t j = 0; j < nt; ++j) acc = Add(acc, Mul(LoadN<VF32>(pp[j] + ow, c, 0.0f), wp[j]));
-        StoreN(acc, yrow + ow, c);
+      // Four vectors at a time: four independent accumulator chains hide the add latency.
+      for (; ow + int64_t(4 * kN) <= hi; ow += int64_t(4 * kN)) PlaneRun<4>(pp, wp, nt, ow, int64_t(4 * kN), yrow);
+      // The rest (under 4 * kN columns): one chain per vector, the last one masked.
+      switch ((hi - ow + int64_t(kN) - 1) / int64_t(kN)) {
+        case 1: PlaneRun<1>(pp, wp, nt, ow, hi - ow, yrow); break;
+        case 2: PlaneRun<2>(pp, wp, nt, ow, hi - ow, yrow); break;
+        case 3: PlaneRun<3>(pp, wp, nt, ow, hi - ow, yrow); break;
+        case 4: PlaneRun<4>(pp, wp, nt, ow, hi - ow, yrow); break;  // the fourth masked
+        default: break;  // none left
       }
     } else {
       for (int64_t ow = lo; ow < hi; ++ow) scalar(oh, ow);

@@ -7,7 +7,7 @@
 
 namespace onemodel {
 
-int FuseConvRelu(Graph& g) {
+int FuseConvActivation(Graph& g) {
   // Readers of every value: node inputs, subgraphs' outer references, graph outputs.
   std::unordered_map<std::string, int> readers;
   for (const Node& n : g.nodes) {
@@ -25,7 +25,7 @@ int FuseConvRelu(Graph& g) {
   int fused = 0;
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     const Node& relu = g.nodes[i];
-    if (relu.op_type != "Relu" || !(relu.domain.empty() || relu.domain == "ai.onnx") || relu.inputs.size() != 1 ||
+    if ((relu.op_type != "Relu" && relu.op_type != "HardSwish") || !(relu.domain.empty() || relu.domain == "ai.onnx") || relu.inputs.size() != 1 ||
         relu.outputs.size() != 1 || relu.outputs[0].empty()) {
       continue;
     }
@@ -39,7 +39,7 @@ int FuseConvRelu(Graph& g) {
     Attribute a;
     a.name = kFusedActivationAttr;
     a.type = Attribute::Type::kString;
-    a.s = "Relu";
+    a.s = relu.op_type;
     conv.attributes[a.name] = a;
     conv.outputs[0] = relu.outputs[0];
     producer[relu.outputs[0]] = it->second;
@@ -55,6 +55,6 @@ int FuseConvRelu(Graph& g) {
   return fused;
 }
 
-int RunExactPasses(Graph& g) { return FuseConvRelu(g); }
+int RunExactPasses(Graph& g) { return FuseConvActivation(g); }
 
 }  // namespace onemodel

@@ -8,13 +8,15 @@
 namespace onemodel {
 
 // The attribute a fused producer carries: its output goes through this activation
-// ("Relu") before it is stored. The dot keeps it apart from ONNX attribute names.
+// ("Relu" or "HardSwish") before it is stored. The dot keeps it apart from ONNX
+// attribute names.
 inline constexpr const char* kFusedActivationAttr = "onemodel.activation";
 
-// Conv -> Relu, where the Relu is the Conv output's only reader and that output is not
-// a graph output: the Relu node goes and the Conv applies it to each result after the
-// bias. Returns the number of nodes fused. Top-level graph only.
-int FuseConvRelu(Graph& g);
+// Conv -> Relu and Conv -> HardSwish (float), where the activation is the Conv output's
+// only reader and that output is not a graph output: the activation node goes and the
+// Conv applies the same function to each result after the bias. Returns the number of
+// nodes fused. Top-level graph only.
+int FuseConvActivation(Graph& g);
 
 // Runs the exact-mode passes on g; returns the number of rewrites.
 int RunExactPasses(Graph& g);

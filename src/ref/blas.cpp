@@ -43,5 +43,10 @@ void ConvPlaneF32(const float* x, const float* w, float* y, const int64_t* g) {
     for (int64_t ow = 0; ow < OW; ++ow) y[oh * OW + ow] = ConvPlaneOutputF32(x, w, g, oh, ow);
 }
 
+void DepthwiseConvF32(const float* x, const float* w, float* y, int64_t channels, const int64_t* g) {
+  const int64_t in_sp = g[0] * g[1], out_sp = g[2] * g[3], k_sp = g[4] * g[5];
+  for (int64_t c = 0; c < channels; ++c) ConvPlaneF32(x + c * in_sp, w + c * k_sp, y + c * out_sp, g);
+}
+
 }  // namespace ref
 }  // namespace onemodel

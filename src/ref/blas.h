@@ -31,6 +31,11 @@ void MaxStepStridedF32(float* acc, const float* x, int64_t stride, int64_t n);
 // are skipped), ih = oh*SH - PH + kh*DH, iw = ow*SW - PW + kw*DW. No bias.
 void ConvPlaneF32(const float* x, const float* w, float* y, const int64_t* g);
 
+// `channels` independent ConvPlaneF32 planes: plane c reads x + c*IH*IW and
+// w + c*KH*KW and writes y + c*OH*OW (a depthwise convolution with one output per input
+// channel). The vector kernels run lanes across channels.
+void DepthwiseConvF32(const float* x, const float* w, float* y, int64_t channels, const int64_t* g);
+
 // One output of ConvPlaneF32 (inline: the vector kernels use it for border outputs).
 inline float ConvPlaneOutputF32(const float* x, const float* w, const int64_t* g, int64_t oh, int64_t ow) {
   const int64_t IH = g[0], IW = g[1], KH = g[4], KW = g[5], SH = g[6], SW = g[7], DH = g[8], DW = g[9], PH = g[10],

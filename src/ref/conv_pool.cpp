@@ -155,10 +155,20 @@ void AccumulatePlane(const Plane& pl, const T* x, const T* w, T* acc, const Kern
 bool UseConvGemm(const OpContext& ctx, int64_t Kg, int64_t Mg, const F32View& w) {
   if (!ctx.kernels || !ctx.kernels->GemmF32 || ctx.kernels->GemmF32 == &ref::GemmF32) return false;
   if (Mg < 4 || Kg < 4) return false;
-  // Finite: the exponent field is not all ones (a branch-free scan).
-  uint32_t bad = 0;
-  for (size_t i = 0; i < w.size(); ++i) bad |= uint32_t((F2U(w[i]) & 0x7F800000u) == 0x7F800000u);
-  return bad == 0;
+  // Finite: the exponent field is not all ones (a branch-free scan). For a constant
+  // weight the answer is kept (a one-element tensor in the session's derived cache), so
+  // the scan runs once, not on every run.
+  auto scan = [&] {
+    uint32_t bad = 0;
+    for (size_t i = 0; i < w.size(); ++i) bad |= uint32_t((F2U(w[i]) & 0x7F800000u) == 0x7F800000u);
+    return bad == 0;
+  };
+  const Tensor* known = ctx.ConstDerived(1, "finite", [&](const Tensor&) {
+    Tensor t(DType::kBool, Shape{}, "finite flag");
+    *t.mutable_data<bool>() = scan();
+    return t;
+  });
+  return known ? *known->data<bool>() : scan();
 }
 
 // Convolution as GEMM: per image and group, Y[Mg x P] = W[Mg x Kg] * col[Kg x P] with
@@ -172,8 +182,10 @@ bool UseConvGemm(const OpContext& ctx, int64_t Kg, int64_t Mg, const F32View& w)
 // recomputed here by the reference fold. Columns go in blocks so col stays small.
 // relu: a fused Relu follows (the bias first); it maps both zeros to +0, so then the
 // fix-up is not needed: with a nonzero bias the zero's sign is lost in the sum anyway.
-void ConvGemm2D(const OpContext& ctx, const Plane& pl, const float* x, const float* w, int64_t N, int64_t C,
-                int64_t M, int64_t group, int64_t in_sp, float* y, bool relu) {
+// wt: null, or the weight transposed ([Cg*KH*KW, M], from OpContext::ConstDerived), used
+// when there is one output position: the product is then a row times wt's rows.
+void ConvGemm2D(const OpContext& ctx, const Plane& pl, const float* x, const float* w, const float* wt, int64_t N,
+                int64_t C, int64_t M, int64_t group, int64_t in_sp, float* y, bool relu) {
   const int64_t Cg = C / group, Mg = M / group, ksp = pl.KH * pl.KW, Kg = Cg * ksp, P = pl.OH * pl.OW;
   const bool direct = ksp == 1 && pl.SH == 1 && pl.SW == 1 && pl.PH == 0 && pl.PW == 0 && pl.IH == pl.OH && pl.IW == pl.OW;
   int64_t max_lo = 0, min_hi = pl.OW;
@@ -259,7 +271,12 @@ void ConvGemm2D(const OpContext& ctx, const Plane& pl, const float* x, const flo
             B = cb;
             b_rs = np;
           }
-          ParallelGemmF32(ctx, Mg, np, Kg, wg, Kg, 1, B, b_rs, 1, yg + p0, P);
+          if (wt && np == 1) {
+            // One position: C^T (1 x Mg) = col^T W^T, W^T's rows read in place.
+            ParallelGemmF32(ctx, 1, Mg, Kg, B, 0, b_rs, wt + grp * Mg, M, 1, yg + p0, 1);
+          } else {
+            ParallelGemmF32(ctx, Mg, np, Kg, wg, Kg, 1, B, b_rs, 1, yg + p0, P);
+          }
         }
       }
       // The zero results at padded positions, by the reference fold (output channels
@@ -306,13 +323,25 @@ void Conv(OpContext& ctx) {
   const int64_t Cg = C / group, Mg = M / group;
   const F32View xv(ctx, x), wv(ctx, w);
   const std::string act = ctx.attr_s(kFusedActivationAttr, "");
-  if (!act.empty() && act != "Relu") throw ctx.Fail(ErrorCode::kInvalidModel, "unknown fused activation '" + act + "'");
+  if (!act.empty() && act != "Relu" && act != "HardSwish")
+    throw ctx.Fail(ErrorCode::kInvalidModel, "unknown fused activation '" + act + "'");
   const bool relu = act == "Relu";
+  const int32_t act_op = act.empty() ? -1 : relu ? kUnReluF32 : kUnHardSwishF32;  // UnaryF32's op, -1: none
   std::vector<float> bias;
   if (ctx.has_input(2)) bias = ToF32(ctx, ctx.in(2));
   Shape os{N, M};
   os.insert(os.end(), g.out.begin(), g.out.end());
   Tensor& y = ctx.out_uninit(0, x.dtype(), os);  // every element is written
+  // Stores result i: a float output takes the activation in f32 (the fused node would
+  // see that very float); another type first rounds the sum to its element type, as the
+  // Conv node's output would be, then the activation, then rounds again.
+  auto store_act = [&](int64_t i, float v) {
+    StoreF32(y, i, v);
+    if (act_op < 0) return;
+    float r = float(ElementAsDouble(y, i));
+    ref::UnaryF32(act_op, 0.0f, 0.0f, &r, &r, 1);
+    StoreF32(y, i, r);
+  };
   const int64_t in_sp = Prod(g.in), out_sp = Prod(g.out), k_sp = Prod(g.kernel);
   std::vector<int64_t> in_st(size_t(g.dims), 1);
   for (int64_t d = g.dims - 1; d > 0; --d) in_st[size_t(d - 1)] = in_st[size_t(d)] * g.in[size_t(d)];
@@ -328,7 +357,23 @@ void Conv(OpContext& ctx) {
       yf = ybuf.data();
     }
     if (UseConvGemm(ctx, Cg * k_sp, Mg, wv)) {
-      ConvGemm2D(ctx, pl, xv.data(), wv.data(), N, C, M, group, in_sp, yf, relu);
+      const Tensor* wt = nullptr;
+      if (out_sp == 1 && w.dtype() == DType::kFloat)
+        wt = ctx.ConstDerived(1, "W^T", [&](const Tensor& t) { return TransposedF32(t.data<float>(), M, Cg * k_sp); });
+      ConvGemm2D(ctx, pl, xv.data(), wv.data(), wt ? wt->data<float>() : nullptr, N, C, M, group, in_sp, yf, relu);
+    } else if (Cg == 1 && Mg == 1 && ctx.kernels && ctx.kernels->DepthwiseConvF32 &&
+               ctx.kernels->DepthwiseConvF32 != &ref::DepthwiseConvF32) {
+      // Depthwise, one output per input channel: lanes across channels (blocks of 64
+      // channels over the threads).
+      const int64_t geo[12] = {pl.IH, pl.IW, pl.OH, pl.OW, pl.KH, pl.KW, pl.SH, pl.SW, pl.DH, pl.DW, pl.PH, pl.PW};
+      const int64_t blocks = (M + 63) / 64;
+      ParallelFor(ctx, N * blocks, 1, [&](int64_t b, int64_t e) {
+        for (int64_t nb = b; nb < e; ++nb) {
+          const int64_t n = nb / blocks, c0 = nb % blocks * 64, nc = std::min<int64_t>(64, M - c0);
+          ctx.kernels->DepthwiseConvF32(xv.data() + (n * C + c0) * in_sp, wv.data() + c0 * k_sp,
+                                        yf + (n * M + c0) * out_sp, nc, geo);
+        }
+      });
     } else if (Cg == 1 && ctx.kernels && ctx.kernels->ConvPlaneF32 && ctx.kernels->ConvPlaneF32 != &ref::ConvPlaneF32) {
       // One input channel per output (depthwise): a plane per output channel, each
       // output folding its taps in kernel order in a register (ConvPlaneF32).
@@ -358,8 +403,9 @@ void Conv(OpContext& ctx) {
         }
       });
     }
-    // The bias after the full sum, then a fused Relu (passes.h), in one pass.
-    if (!bias.empty() || relu) {
+    // The bias after the full sum, then a fused activation (passes.h), in one pass.
+    const bool act_here = act_op >= 0 && y.dtype() == DType::kFloat;
+    if (!bias.empty() || act_here) {
       ParallelFor(ctx, N * M, std::max<int64_t>(1, 16384 / std::max<int64_t>(out_sp, 1)), [&](int64_t b, int64_t e) {
         for (int64_t nm = b; nm < e; ++nm) {
           float* o = yf + nm * out_sp;
@@ -367,15 +413,15 @@ void Conv(OpContext& ctx) {
             const float bv = bias[size_t(nm % M)];
             for (int64_t i = 0; i < out_sp; ++i) o[i] = o[i] + bv;
           }
-          if (relu) {
-            if (ctx.kernels && ctx.kernels->UnaryF32) ctx.kernels->UnaryF32(kUnReluF32, 0.0f, 0.0f, o, o, out_sp);
-            else ref::UnaryF32(kUnReluF32, 0.0f, 0.0f, o, o, out_sp);
+          if (act_here) {
+            if (ctx.kernels && ctx.kernels->UnaryF32) ctx.kernels->UnaryF32(act_op, 0.0f, 0.0f, o, o, out_sp);
+            else ref::UnaryF32(act_op, 0.0f, 0.0f, o, o, out_sp);
           }
         }
       });
     }
     if (yf != nullptr && y.dtype() != DType::kFloat) {
-      for (int64_t i = 0; i < N * M * out_sp; ++i) StoreF32(y, i, ybuf[size_t(i)]);
+      for (int64_t i = 0; i < N * M * out_sp; ++i) store_act(i, ybuf[size_t(i)]);
     }
     return;
   }
@@ -400,8 +446,7 @@ void Conv(OpContext& ctx) {
           for (size_t t = 0; t < taps; ++t) acc = acc + xc[tap_off[t]] * wc[tap_k[t]];
         }
         if (!bias.empty()) acc = acc + bias[size_t(m)];
-        if (relu) acc = acc != acc ? acc : acc > 0.0f ? acc : 0.0f;
-        StoreF32(y, (n * M + m) * out_sp + o, acc);
+        store_act((n * M + m) * out_sp + o, acc);
       }
     });
 }

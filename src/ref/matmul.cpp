@@ -127,8 +127,11 @@ void Gemm(OpContext& ctx) {
       const T* pc = has_c ? ctx.in(2).template data<T>() : nullptr;
       T* po = out.mutable_data<T>();
       if constexpr (std::is_same_v<T, float>) {
-        // The full sums by the GEMM kernel, then alpha and the bias as below.
-        ParallelGemmF32(ctx, M, N, K, pa, ta ? 1 : K, ta ? M : 1, pb, tb ? 1 : N, tb ? K : 1, po, N);
+        // The full sums by the GEMM kernel, then alpha and the bias as below. A constant
+        // transposed B is stored as [K, N] once (row-major rows serve every kernel path).
+        const Tensor* bt = tb && ctx.kernels ? ctx.ConstDerived(1, "B^T", [&](const Tensor& t) { return TransposedF32(t.data<float>(), N, K); }) : nullptr;
+        if (bt) ParallelGemmF32(ctx, M, N, K, pa, ta ? 1 : K, ta ? M : 1, bt->data<float>(), N, 1, po, N);
+        else ParallelGemmF32(ctx, M, N, K, pa, ta ? 1 : K, ta ? M : 1, pb, tb ? 1 : N, tb ? K : 1, po, N);
         for (int64_t i = 0; i < M * N; ++i) {
           float r = alpha * po[i];
           if (has_c) r = r + beta * pc[ic[size_t(i)]];

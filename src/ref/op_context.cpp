@@ -7,6 +7,25 @@
 
 namespace onemodel {
 
+const Tensor& DerivedCache::Get(const Node* node, const std::string& key, const std::function<Tensor()>& make) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto& slot = map_[{node, key}];
+  if (!slot) slot = std::make_unique<Tensor>(make());
+  return *slot;
+}
+
+size_t DerivedCache::size() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return map_.size();
+}
+
+const Tensor* OpContext::ConstDerived(size_t i, const std::string& key,
+                                      const std::function<Tensor(const Tensor&)>& make) const {
+  if (!derived || i >= input_is_constant.size() || !input_is_constant[i] || !has_input(i)) return nullptr;
+  const Tensor& t = in(i);
+  return &derived->Get(&node, key, [&] { return make(t); });
+}
+
 Error OpContext::Fail(ErrorCode code, const std::string& msg) const {
   return Error(code, node.Describe() + ": " + msg);
 }

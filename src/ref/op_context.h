@@ -5,7 +5,11 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/error.h"
@@ -24,6 +28,21 @@ using Scope = std::function<const Value*(const std::string&)>;
 // Runs subgraph g with the given input bindings, seeing `scope` for outer names.
 std::vector<Value> RunSubgraph(Executor* ex, const Graph& g, const std::vector<Value>& inputs, const Scope& scope);
 
+// Tensors derived once from a node's constant inputs (a weight stored transposed, ...)
+// and kept for the session's life: made on the first run, reused by the later ones. A
+// layout change only: what an operator computes from a derived tensor has the bits it
+// computes from the original. Thread-safe.
+class DerivedCache {
+ public:
+  // The tensor cached for (node, key), made by make() when absent.
+  const Tensor& Get(const Node* node, const std::string& key, const std::function<Tensor()>& make);
+  size_t size();
+
+ private:
+  std::mutex mu_;
+  std::map<std::pair<const Node*, std::string>, std::unique_ptr<Tensor>> map_;
+};
+
 struct OpContext {
   const Node& node;
   int64_t opset;
@@ -38,6 +57,10 @@ struct OpContext {
   // over it (ref/parallel.h); the split never changes a fold.
   ThreadPool* pool = nullptr;
   const Scope* scope = nullptr;   // this node's view of every visible value
+  // Which inputs are the graph's initializers, unreplaced by a feed (constant from run
+  // to run), and the session's cache of tensors derived from them (null: none).
+  std::vector<bool> input_is_constant;
+  DerivedCache* derived = nullptr;
 
   OpContext(const Node& n, int64_t op) : node(n), opset(op), outputs(n.outputs.size()) {}
 
@@ -59,6 +82,11 @@ struct OpContext {
   std::vector<float> attr_floats(const std::string& name, const std::vector<float>& dflt = {}) const;
   bool has_attr(const std::string& name) const { return node.attr(name) != nullptr; }
   const Attribute& attr_required(const std::string& name) const;
+
+  // A tensor derived from constant input i by make(input), made once per session and
+  // kept under `key`; null when input i is not constant or there is no cache (the caller
+  // then uses the input itself).
+  const Tensor* ConstDerived(size_t i, const std::string& key, const std::function<Tensor(const Tensor&)>& make) const;
 
   // An error naming this node: "<op> node 'n': <msg>".
   Error Fail(ErrorCode code, const std::string& msg) const;

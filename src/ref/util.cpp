@@ -1,6 +1,7 @@
 // Reference-kernel helpers (see util.h).
 #include "ref/util.h"
 
+#include <algorithm>
 #include <cstring>
 
 namespace onemodel {
@@ -108,6 +109,17 @@ void CopyElement(const Tensor& src, int64_t si, Tensor& dst, int64_t di) {
   }
   const size_t es = DTypeStorageSize(src.dtype());
   std::memcpy(dst.mutable_data<uint8_t>() + size_t(di) * es, static_cast<const uint8_t*>(src.raw()) + size_t(si) * es, es);
+}
+
+Tensor TransposedF32(const float* src, int64_t rows, int64_t cols) {
+  Tensor t = Tensor::Uninitialized(DType::kFloat, Shape{cols, rows}, "transposed weight");
+  float* dst = t.mutable_data<float>();
+  // 32 x 32 blocks keep both sides in cache.
+  for (int64_t r0 = 0; r0 < rows; r0 += 32)
+    for (int64_t c0 = 0; c0 < cols; c0 += 32)
+      for (int64_t r = r0; r < std::min(rows, r0 + 32); ++r)
+        for (int64_t c = c0; c < std::min(cols, c0 + 32); ++c) dst[c * rows + r] = src[r * cols + c];
+  return t;
 }
 
 }  // namespace ref

@@ -87,6 +87,10 @@ class F32View {
 // Writes v into element i of a float, float16, bfloat16, double, int8 or uint8 tensor
 // (narrow types round once; int8/uint8 take values that are already integers).
 void StoreF32(Tensor& t, int64_t i, float v);
+
+// The [cols, rows] float tensor holding the transpose of the row-major rows x cols
+// matrix at src (a weight laid out for a kernel; see OpContext::ConstDerived).
+Tensor TransposedF32(const float* src, int64_t rows, int64_t cols);
 // dst[di] = src[si] for any element type, strings included.
 void CopyElement(const Tensor& src, int64_t si, Tensor& dst, int64_t di);
 

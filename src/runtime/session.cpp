@@ -20,7 +20,8 @@ namespace onemodel {
 
 class Executor {
  public:
-  Executor(const Model& m, const KernelTable* kernels, ThreadPool* pool) : model_(m), kernels_(kernels), pool_(pool) {}
+  Executor(const Model& m, const KernelTable* kernels, ThreadPool* pool, DerivedCache* derived)
+      : model_(m), kernels_(kernels), pool_(pool), derived_(derived) {}
 
   // Runs graph g with the given bindings (inputs), seeing `outer` for names defined
   // in enclosing graphs.
@@ -62,11 +63,16 @@ class Executor {
       ctx.kernels = kernels_;
       ctx.pool = pool_;
       ctx.scope = &scope;
+      ctx.derived = derived_;
       for (const auto& in : node.inputs) {
-        if (in.empty()) { ctx.inputs.push_back(nullptr); continue; }
+        if (in.empty()) { ctx.inputs.push_back(nullptr); ctx.input_is_constant.push_back(false); continue; }
         const Value* v = scope(in);
         if (!v) throw Error(ErrorCode::kInternal, node.Describe() + ": value '" + in + "' is not available");
         ctx.inputs.push_back(v);
+        // Constant: this graph's initializer, not replaced by a feed (same storage).
+        auto init = g.initializers.find(in);
+        ctx.input_is_constant.push_back(init != g.initializers.end() && v->is_tensor() &&
+                                        v->tensor.raw() == init->second.raw() && v->tensor.shape() == init->second.shape());
       }
       const auto t0 = profile_ ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
       if (fn) {
@@ -153,6 +159,7 @@ class Executor {
   const Model& model_;
   const KernelTable* kernels_;
   ThreadPool* pool_;
+  DerivedCache* derived_;
   Profile* profile_ = nullptr;
   int depth_ = 0;
 };
@@ -217,6 +224,7 @@ void Session::Prepare(const SessionOptions& opts) {
   // rewritten by the exact-mode passes (passes/passes.h, docs/graph-passes.md).
   run_graph_ = model_->graph;
   if (dispatch_.isa != Isa::kRef) {
+    derived_ = std::make_shared<DerivedCache>();
     auto g = std::make_shared<Graph>(*model_->graph);
     if (RunExactPasses(*g) > 0) run_graph_ = g;
   }
@@ -261,7 +269,7 @@ std::vector<Value> Session::Run(const std::map<std::string, Value>& feeds) const
     }
     env[in.name] = v;
   }
-  Executor ex(*model_, &dispatch_.kernels, pool_.get());
+  Executor ex(*model_, &dispatch_.kernels, pool_.get(), derived_.get());
   const char* prof = std::getenv("ONEMODEL_PROFILE");
   if (!prof || (std::strcmp(prof, "1") != 0 && std::strcmp(prof, "2") != 0)) return ex.RunGraph(g, std::move(env), nullptr);
   Executor::Profile p;
@@ -273,7 +281,8 @@ std::vector<Value> Session::Run(const std::map<std::string, Value>& feeds) const
   std::vector<std::pair<double, std::string>> rows;
   for (const auto& [op, e] : p.by_op) rows.push_back({e.first, op});
   std::sort(rows.rbegin(), rows.rend());
-  std::fprintf(stderr, "[onemodel] profile: %.3f ms in all\n", total);
+  std::fprintf(stderr, "[onemodel] profile: %.3f ms in all; recycled tensor buffers %.1f MiB\n", total,
+               double(RecycledTensorBytes()) / 1048576.0);
   for (const auto& [ms, op] : rows) {
     std::fprintf(stderr, "[onemodel]   %-40s %10.3f ms %5.1f%% %6lld nodes\n", op.c_str(), ms, 100.0 * ms / (total > 0 ? total : 1),
                  static_cast<long long>(p.by_op[op].second));

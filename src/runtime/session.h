@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "graph/graph.h"
+#include "ref/op_context.h"
 #include "runtime/dispatch.h"
 #include "runtime/value.h"
 
@@ -54,6 +55,7 @@ class Session {
   Dispatch dispatch_;
   // Shared by moved-from copies; concurrent Run calls take turns inside it.
   std::shared_ptr<ThreadPool> pool_;
+  std::shared_ptr<DerivedCache> derived_;  // tensors derived from constant inputs (not at ISA ref)
   std::shared_ptr<Graph> run_graph_;  // the graph Run executes (after exact-mode passes)
 };
 
