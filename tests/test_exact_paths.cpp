@@ -330,17 +330,23 @@ TEST_CASE("exact paths: normalisations, softmax, functions and pooling equal the
 
 TEST_CASE("exact paths: Conv with a fused Relu or HardSwish equals the unfused oracle", "[exact_paths]") {
   SplitMix64 rng(606);
-  // Conv -> Relu (fused at every ISA but ref) and, as a control, Conv -> Relu whose Conv
-  // output is also a graph output (not fused). -0.0 inputs with positive weights make
-  // zero results; a bias of zeros keeps their sign up to the Relu.
+  // Conv -> Relu / HardSwish (fused at every ISA but ref) and, as a control, the same
+  // with the Conv output also a graph output (not fused). Three convolutions: 3x3 with
+  // padding (the zero fix-up, then the epilogue), 1x1 (the epilogue in the GEMM tiles)
+  // and depthwise (the epilogue in the channel-lane kernel). -0.0 inputs with positive
+  // weights make zero results; a bias of -0.0 keeps their sign up to the activation.
+  struct Cv { const char* name; Shape w; int64_t group; int64_t pad; };
+  const Cv convs[] = {{"3x3", {8, 4, 3, 3}, 1, 1}, {"1x1", {8, 4, 1, 1}, 1, 0}, {"depthwise", {4, 1, 3, 3}, 4, 1}};
+  for (const Cv& cv : convs)
   for (const std::string act : {"Relu", "HardSwish"})
   for (bool also_output : {false, true})
     for (int kind : {0, 2, 3}) {
       const Shape xs{1, 4, 11, 13};
+      const int64_t nw = cv.w[0] * cv.w[1] * cv.w[2] * cv.w[3], M = cv.w[0];
       onnx::ModelProto m;
-      REQUIRE(m.ParseFromString(OneOp("Conv", xs, {{"W", {8, 4, 3, 3}, kind >= 2 ? Positive(rng, 288) : Values(rng, 288, 0)},
-                                                         {"B", {8}, std::vector<float>(8, kind == 3 ? -0.0f : 0.25f)}},
-                                          {Ints("pads", {1, 1, 1, 1})})));
+      REQUIRE(m.ParseFromString(OneOp("Conv", xs, {{"W", cv.w, kind >= 2 ? Positive(rng, nw) : Values(rng, nw, 0)},
+                                                         {"B", {M}, std::vector<float>(size_t(M), kind == 3 ? -0.0f : 0.25f)}},
+                                          {Ints("pads", {cv.pad, cv.pad, cv.pad, cv.pad}), Int("group", cv.group)})));
       auto* g = m.mutable_graph();
       g->mutable_node(0)->set_output(0, "C");
       auto* relu = g->add_node();
@@ -349,7 +355,8 @@ TEST_CASE("exact paths: Conv with a fused Relu or HardSwish equals the unfused o
       relu->add_output("Y");
       if (also_output) g->add_output()->set_name("C");
       // Y first: CheckAgainstOracle compares the first output.
-      CheckAgainstOracle("Conv+" + act + (also_output ? " (Conv output kept)" : "") + " kind " + std::to_string(kind),
+      CheckAgainstOracle(std::string("Conv ") + cv.name + "+" + act + (also_output ? " (Conv output kept)" : "") + " kind " +
+                             std::to_string(kind),
                          m.SerializeAsString(), xs, Values(rng, 4 * 11 * 13, kind));
     }
 }

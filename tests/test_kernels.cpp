@@ -353,6 +353,42 @@ TEST_CASE("kernels: ConvPlaneF32 equals the reference fold for every geometry", 
   INFO(cases << " geometries");
 }
 
+TEST_CASE("kernels: GemmBiasActF32 equals the reference fold, bias and activation", "[kernels][gemm]") {
+  const Dispatch d = MakeDispatch(ActiveIsa());
+  REQUIRE(d.kernels.GemmBiasActF32 != nullptr);
+  SplitMix64 rng(23);
+  int cases = 0;
+  // Every GEMM path: K = 0, few rows (B in place, B transposed), register tiles with
+  // partial rows and columns, several K blocks (the epilogue only after the last).
+  auto run = [&](int64_t M, int64_t N, int64_t K, bool tb, bool with_bias, int32_t act, int variant) {
+    std::vector<float> a(size_t(std::max<int64_t>(M * K, 1))), b(size_t(std::max<int64_t>(K * N, 1))), bias(static_cast<size_t>(M));
+    Fill(rng, a.data(), a.size(), variant);
+    Fill(rng, b.data(), b.size(), variant);
+    Fill(rng, bias.data(), bias.size(), 2);  // specials and signed zeros in the bias
+    const int64_t ldc = N + 2;
+    std::vector<float> want(size_t(M * ldc), U2F(kGuard)), got(size_t(M * ldc), U2F(kGuard));
+    const int64_t b_rs = tb ? 1 : N, b_cs = tb ? K : 1;
+    const float* bp = with_bias ? bias.data() : nullptr;
+    ref::GemmBiasActF32(M, N, K, a.data(), K, 1, b.data(), b_rs, b_cs, want.data(), ldc, bp, act);
+    d.kernels.GemmBiasActF32(M, N, K, a.data(), K, 1, b.data(), b_rs, b_cs, got.data(), ldc, bp, act);
+    ++cases;
+    const std::string diff = DiffF32(want.data(), got.data(), want.size());
+    if (!diff.empty())
+      FAIL_CHECK(IsaName(d.isa) << " M=" << M << " N=" << N << " K=" << K << " tb=" << tb << " bias=" << with_bias << " act=" << act
+                                << ": " << diff);
+  };
+  for (int32_t act : {-1, int32_t(kUnReluF32), int32_t(kUnHardSwishF32)})
+    for (bool with_bias : {false, true})
+      for (int variant = 0; variant < 3; ++variant) {
+        for (int64_t M : {1, 3, 4, 9, 17})
+          for (int64_t N : {1, 7, 16, 33})
+            for (int64_t K : {0, 5, 31}) run(M, N, K, (M + N) % 2 == 0 && M < 4, with_bias, act, variant);
+        run(13, 70, 300, false, with_bias, act, variant);  // K blocks
+        run(2, 131, 200, true, with_bias, act, variant);   // few rows, transposed B, k blocks
+      }
+  INFO(cases << " shapes");
+}
+
 TEST_CASE("kernels: DepthwiseConvF32 equals the reference planes for every geometry", "[kernels]") {
   const Dispatch d = MakeDispatch(ActiveIsa());
   REQUIRE(d.kernels.DepthwiseConvF32 != nullptr);
@@ -377,9 +413,14 @@ TEST_CASE("kernels: DepthwiseConvF32 equals the reference planes for every geome
               Fill(rng, x.data(), x.size(), variant);
               Fill(rng, w.data(), w.size(), variant);  // specials in weights too: no finiteness needed
               const size_t out = size_t(channels * OH * OW);
-              std::vector<float> want(out + 3, U2F(kGuard)), got(out + 3, U2F(kGuard));
-              ref::DepthwiseConvF32(x.data(), w.data(), want.data(), channels, g);
-              d.kernels.DepthwiseConvF32(x.data(), w.data(), got.data(), channels, g);
+              std::vector<float> want(out + 3, U2F(kGuard)), got(out + 3, U2F(kGuard)), bias(static_cast<size_t>(channels));
+              Fill(rng, bias.data(), bias.size(), 2);
+              // The epilogue: none, bias, bias + Relu, HardSwish alone, by geometry.
+              const int e = int(IW + K + P + channels) % 4;
+              const float* bp = e == 1 || e == 2 ? bias.data() : nullptr;
+              const int32_t act = e == 2 ? int32_t(kUnReluF32) : e == 3 ? int32_t(kUnHardSwishF32) : -1;
+              ref::DepthwiseConvF32(x.data(), w.data(), want.data(), channels, g, bp, act);
+              d.kernels.DepthwiseConvF32(x.data(), w.data(), got.data(), channels, g, bp, act);
               ++cases;
               const std::string diff = DiffF32(want.data(), got.data(), want.size());
               if (!diff.empty())
@@ -389,7 +430,7 @@ TEST_CASE("kernels: DepthwiseConvF32 equals the reference planes for every geome
   // are skipped, never added as +0.0).
   std::vector<float> x(3 * 7 * 9, -0.0f), w(3 * 9, 0.5f), y(3 * 7 * 9, 1.0f);
   const int64_t g[12] = {7, 9, 7, 9, 3, 3, 1, 1, 1, 1, 1, 1};
-  d.kernels.DepthwiseConvF32(x.data(), w.data(), y.data(), 3, g);
+  d.kernels.DepthwiseConvF32(x.data(), w.data(), y.data(), 3, g, nullptr, -1);
   for (float v : y) CHECK(F2U(v) == 0x80000000u);
   INFO(cases << " geometries");
 }

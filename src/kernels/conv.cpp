@@ -8,6 +8,7 @@
 #include "ref/blas.h"
 #include "simd/simd.h"
 #include "kernels/transpose.h"
+#include "kernels/activation_v.h"
 
 namespace onemodel {
 namespace ONEMODEL_NS {
@@ -23,8 +24,10 @@ constexpr int64_t kL = int64_t(Lanes<VF32>());
 // is transposed back. No zero padding is added, so no signed-zero fix-up is needed.
 // Four neighbouring positions run as four independent accumulators. Output rows go in
 // strips whose interleaved input rows take about 48 KiB (cache-resident). Lanes past the
-// last channel compute unused values.
-void DepthwiseConvF32(const float* x, const float* w, float* y, int64_t channels, const int64_t* g) {
+// last channel compute unused values. The epilogue (bias, activation) applies to each
+// finished accumulator before it is stored.
+void DepthwiseConvF32(const float* x, const float* w, float* y, int64_t channels, const int64_t* g, const float* bias,
+                      int32_t act) {
   const int64_t IH = g[0], IW = g[1], OH = g[2], OW = g[3], KH = g[4], KW = g[5], SH = g[6], SW = g[7], DH = g[8],
                 DW = g[9], PH = g[10], PW = g[11];
   const int64_t in_sp = IH * IW, out_sp = OH * OW, taps = KH * KW;
@@ -57,6 +60,11 @@ void DepthwiseConvF32(const float* x, const float* w, float* y, int64_t channels
     const int64_t nc = std::min(kL, channels - c0);
     for (int64_t t = 0; t < taps; ++t)
       for (int64_t j = 0; j < nc; ++j) wt[t * kL + j] = w[(c0 + j) * taps + t];
+    alignas(64) float bl[kL] = {};
+    if (bias) for (int64_t j = 0; j < nc; ++j) bl[j] = bias[c0 + j];
+    const VF32 bv = Load<VF32>(bl);
+    const bool epi = bias || act >= 0;
+    auto fin = [&](VF32 a) { return epi ? ActivationV(act, bias ? Add(a, bv) : a) : a; };
     for (int64_t oh0 = 0; oh0 < OH; oh0 += strip) {
     const int64_t oh1 = std::min(OH, oh0 + strip);
     // Input rows [r0, r1) of this strip, interleaved into xt (row r at xt row r - r0).
@@ -86,10 +94,10 @@ void DepthwiseConvF32(const float* x, const float* w, float* y, int64_t channels
               a3 = Add(a3, Mul(Load<VF32>(xp + 3 * step), wv));
             }
           }
-          Store(a0, yrow + ow * kL);
-          Store(a1, yrow + (ow + 1) * kL);
-          Store(a2, yrow + (ow + 2) * kL);
-          Store(a3, yrow + (ow + 3) * kL);
+          Store(fin(a0), yrow + ow * kL);
+          Store(fin(a1), yrow + (ow + 1) * kL);
+          Store(fin(a2), yrow + (ow + 2) * kL);
+          Store(fin(a3), yrow + (ow + 3) * kL);
           ow += 4;
         } else if (ow + 4 <= OW) {
           // Four positions with their own valid kernel columns (the borders): each
@@ -106,7 +114,7 @@ void DepthwiseConvF32(const float* x, const float* w, float* y, int64_t channels
                   a[i] = Add(a[i], Mul(Load<VF32>(xt + (base + i * SW + kw * DW) * kL), wv));
             }
           }
-          for (int64_t i = 0; i < 4; ++i) Store(a[i], yrow + (ow + i) * kL);
+          for (int64_t i = 0; i < 4; ++i) Store(fin(a[i]), yrow + (ow + i) * kL);
           ow += 4;
         } else {
           const int64_t kw_lo = kw_range[size_t(2 * ow)], kw_hi = kw_range[size_t(2 * ow + 1)];
@@ -117,7 +125,7 @@ void DepthwiseConvF32(const float* x, const float* w, float* y, int64_t channels
             for (int64_t kw = kw_lo; kw < kw_hi; ++kw)
               a = Add(a, Mul(Load<VF32>(xt + (base + kw * DW) * kL), Load<VF32>(wr + kw * kL)));
           }
-          Store(a, yrow + ow * kL);
+          Store(fin(a), yrow + ow * kL);
           ++ow;
         }
       }

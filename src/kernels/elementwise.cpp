@@ -6,6 +6,7 @@
 #include "kernels/math_v.h"
 #include "kernels/reduce_sum.h"
 #include "simd/simd.h"
+#include "kernels/activation_v.h"
 
 namespace onemodel {
 namespace ONEMODEL_NS {
@@ -51,20 +52,17 @@ void BinaryF32(int32_t op, const float* a, int64_t sa, const float* b, int64_t s
 }
 
 void UnaryF32(int32_t op, float p0, float p1, const float* x, float* out, int64_t n) {
-  const VF32 zero = Zero<VF32>(), one = Set<VF32>(1.0f), a = Set<VF32>(p0), b = Set<VF32>(p1);
-  const VF32 sixth = Set<VF32>(1.0f / 6.0f), half = Set<VF32>(0.5f);
-  // y clamped to [0, 1]; a NaN y stays (both compares are false).
-  auto clamp01 = [&](VF32 y) { return IfThenElse(Lt(y, zero), zero, IfThenElse(Gt(y, one), one, y)); };
+  const VF32 a = Set<VF32>(p0), b = Set<VF32>(p1);
   auto run = [&](auto f) {
     int64_t i = 0;
     for (; i + int64_t(kN) <= n; i += int64_t(kN)) Store(f(Load<VF32>(x + i)), out + i);
     if (i < n) StoreN(f(LoadN<VF32>(x + i, size_t(n - i), 0.0f)), out + i, size_t(n - i));
   };
   switch (op) {
-    case kUnReluF32: run([&](VF32 v) { return IfThenElse(Ne(v, v), v, IfThenElse(Gt(v, zero), v, zero)); }); break;
+    case kUnReluF32: run([&](VF32 v) { return ReluV(v); }); break;
     case kUnClipF32: run([&](VF32 v) { const VF32 r = IfThenElse(Lt(v, a), a, v); return IfThenElse(Gt(r, b), b, r); }); break;
-    case kUnHardSigmoidF32: run([&](VF32 v) { return clamp01(Add(Mul(a, v), b)); }); break;
-    case kUnHardSwishF32: run([&](VF32 v) { return Mul(v, clamp01(Add(Mul(sixth, v), half))); }); break;
+    case kUnHardSigmoidF32: run([&](VF32 v) { return Clamp01V(Add(Mul(a, v), b)); }); break;
+    case kUnHardSwishF32: run([&](VF32 v) { return HardSwishV(v); }); break;
     default: break;
   }
 }

@@ -12,12 +12,15 @@
 #include "ref/blas.h"
 #include "simd/simd.h"
 #include "kernels/transpose.h"
+#include "kernels/activation_v.h"
 
 namespace onemodel {
 #if defined(ONEMODEL_TARGET_AVX512)
 namespace avx2 {
 void GemmF32(int64_t M, int64_t N, int64_t K, const float* A, int64_t a_rs, int64_t a_cs, const float* B,
              int64_t b_rs, int64_t b_cs, float* C, int64_t ldc);
+void GemmBiasActF32(int64_t M, int64_t N, int64_t K, const float* A, int64_t a_rs, int64_t a_cs, const float* B,
+                    int64_t b_rs, int64_t b_cs, float* C, int64_t ldc, const float* row_bias, int32_t act);
 }
 #endif
 namespace ONEMODEL_NS {
@@ -49,9 +52,11 @@ static_assert(kNC % kNR == 0, "kNC must be a whole number of panels");
 // A(r, k) = Ap[r * ars + k * aks]: a packed block (ars 1, aks kMR) or A itself when its
 // rows are contiguous along k (ars its row stride, aks 1; all kMR rows exist).
 // NV: vectors per row; a last panel of at most kN columns takes the 1-vector tile.
+// last: this K block ends the fold; then the epilogue (GemmBiasActF32) applies before the
+// store: + bias[r] (bias: this tile's first row's, or null), then activation `act`.
 template <size_t NV>
 inline void Tile(int64_t kc, const float* Ap, int64_t ars, int64_t aks, const float* Bp, float* C, int64_t ldc, size_t mr,
-                 size_t nr, bool first) {
+                 size_t nr, bool first, bool last = false, const float* bias = nullptr, int32_t act = -1) {
   VF32 acc[kMR][NV];
   Unroll(std::make_index_sequence<kMR>{}, [&](auto r) {
     Unroll(std::make_index_sequence<NV>{}, [&](auto v) {
@@ -73,6 +78,13 @@ inline void Tile(int64_t kc, const float* Ap, int64_t ars, int64_t aks, const fl
   }
   Unroll(std::make_index_sequence<kMR>{}, [&](auto r) {
     if (r >= mr) return;
+    if (last && (bias || act >= 0)) {
+      const VF32 bv = Set<VF32>(bias ? bias[r] : 0.0f);
+      Unroll(std::make_index_sequence<NV>{}, [&](auto v) {
+        if (bias) acc[r][v] = Add(acc[r][v], bv);
+        acc[r][v] = ActivationV(act, acc[r][v]);
+      });
+    }
     Unroll(std::make_index_sequence<NV>{}, [&](auto v) {
       const size_t col = v * kN;
       if (col >= nr) return;
@@ -131,18 +143,36 @@ void PackA(const float* A, int64_t a_rs, int64_t a_cs, int64_t m0, int64_t mr, i
 #endif  // !ONEMODEL_TARGET_AVX512
 }  // namespace
 
-void GemmF32(int64_t M, int64_t N, int64_t K, const float* A, int64_t a_rs, int64_t a_cs, const float* B,
-             int64_t b_rs, int64_t b_cs, float* C, int64_t ldc) {
+namespace {
+#if !defined(ONEMODEL_TARGET_AVX512)
+// The epilogue on rows already holding their full sums (paths without register tiles).
+void RowEpilogue(int64_t M, int64_t N, float* C, int64_t ldc, const float* bias, int32_t act) {
+  if (!bias && act < 0) return;
+  for (int64_t m = 0; m < M; ++m) {
+    float* c = C + m * ldc;
+    const VF32 bv = Set<VF32>(bias ? bias[m] : 0.0f);
+    auto f = [&](VF32 v) { return ActivationV(act, bias ? Add(v, bv) : v); };
+    int64_t n = 0;
+    for (; n + int64_t(kN) <= N; n += int64_t(kN)) Store(f(Load<VF32>(c + n)), c + n);
+    if (n < N) StoreN(f(LoadN<VF32>(c + n, size_t(N - n), 0.0f)), c + n, size_t(N - n));
+  }
+}
+#endif
+
+void GemmImpl(int64_t M, int64_t N, int64_t K, const float* A, int64_t a_rs, int64_t a_cs, const float* B,
+              int64_t b_rs, int64_t b_cs, float* C, int64_t ldc, const float* row_bias, int32_t act) {
 #if defined(ONEMODEL_TARGET_AVX512)
   // Measured (GEMM 1024^3, 1 thread, on this project's AMD EPYC, which runs AVX-512
   // double-pumped): 8x32 tiles of 512-bit vectors took 32 ms, the AVX2 kernel's 4x16
   // tiles 24.5 ms; the bits are the same, so the AVX-512 table carries the AVX2 kernel.
-  avx2::GemmF32(M, N, K, A, a_rs, a_cs, B, b_rs, b_cs, C, ldc);
+  if (row_bias || act >= 0) avx2::GemmBiasActF32(M, N, K, A, a_rs, a_cs, B, b_rs, b_cs, C, ldc, row_bias, act);
+  else avx2::GemmF32(M, N, K, A, a_rs, a_cs, B, b_rs, b_cs, C, ldc);
 #else
 
   if (M <= 0 || N <= 0) return;
   if (K <= 0) {
     for (int64_t m = 0; m < M; ++m) std::fill(C + m * ldc, C + m * ldc + N, -0.0f);
+    RowEpilogue(M, N, C, ldc, row_bias, act);
     return;
   }
   if (M < int64_t(kMR) && b_cs == 1) {
@@ -165,8 +195,11 @@ void GemmF32(int64_t M, int64_t N, int64_t K, const float* A, int64_t a_rs, int6
             }
           }
         }
+        const VF32 bv = Set<VF32>(row_bias ? row_bias[m] : 0.0f);
         for (size_t v = 0; v < 4 && int64_t(v * kN) < w; ++v) {
           const size_t left = size_t(w) - v * kN;
+          if (row_bias) acc[v] = Add(acc[v], bv);
+          acc[v] = ActivationV(act, acc[v]);
           if (left >= kN) Store(acc[v], c + n0 + int64_t(v * kN)); else StoreN(acc[v], c + n0 + int64_t(v * kN), left);
         }
       }
@@ -213,6 +246,7 @@ void GemmF32(int64_t M, int64_t N, int64_t K, const float* A, int64_t a_rs, int6
       }
       for (int64_t m = 0; m < M; ++m) std::memcpy(C + m * ldc + n0, acc[m], size_t(w) * sizeof(float));
     }
+    RowEpilogue(M, N, C, ldc, row_bias, act);
     return;
   }
   // Scratch grows once per thread, then is reused (no allocation in steady state).
@@ -250,14 +284,27 @@ void GemmF32(int64_t M, int64_t N, int64_t K, const float* A, int64_t a_rs, int6
           for (int64_t i = 0; i < nt; ++i) {
             const TileA& t = tiles[i];
             float* c = C + t.m0 * ldc + n0 + j;
-            if (nr <= int64_t(kN)) Tile<1>(kc, t.p, t.rs, t.ks, bp, c, ldc, size_t(t.mr), size_t(nr), k0 == 0);
-            else Tile<kNV>(kc, t.p, t.rs, t.ks, bp, c, ldc, size_t(t.mr), size_t(nr), k0 == 0);
+            const bool last = k0 + kc == K;
+            const float* bias = row_bias ? row_bias + t.m0 : nullptr;
+            if (nr <= int64_t(kN)) Tile<1>(kc, t.p, t.rs, t.ks, bp, c, ldc, size_t(t.mr), size_t(nr), k0 == 0, last, bias, act);
+            else Tile<kNV>(kc, t.p, t.rs, t.ks, bp, c, ldc, size_t(t.mr), size_t(nr), k0 == 0, last, bias, act);
           }
         }
       }
     }
   }
 #endif
+}
+}  // namespace
+
+void GemmF32(int64_t M, int64_t N, int64_t K, const float* A, int64_t a_rs, int64_t a_cs, const float* B,
+             int64_t b_rs, int64_t b_cs, float* C, int64_t ldc) {
+  GemmImpl(M, N, K, A, a_rs, a_cs, B, b_rs, b_cs, C, ldc, nullptr, -1);
+}
+
+void GemmBiasActF32(int64_t M, int64_t N, int64_t K, const float* A, int64_t a_rs, int64_t a_cs, const float* B,
+                    int64_t b_rs, int64_t b_cs, float* C, int64_t ldc, const float* row_bias, int32_t act) {
+  GemmImpl(M, N, K, A, a_rs, a_cs, B, b_rs, b_cs, C, ldc, row_bias, act);
 }
 
 void MulAddStridedF32(float* acc, const float* x, int64_t stride, float w, int64_t n) {

@@ -1,6 +1,8 @@
 // Reference dense linear algebra kernels (see blas.h): plain loops in program order.
 #include "ref/blas.h"
 
+#include "ref/elementwise_kernels.h"
+
 namespace onemodel {
 namespace ref {
 
@@ -19,6 +21,19 @@ void GemmF32(int64_t M, int64_t N, int64_t K, const float* A, int64_t a_rs, int6
         c[n] = c[n] + p;
       }
     }
+  }
+}
+
+void GemmBiasActF32(int64_t M, int64_t N, int64_t K, const float* A, int64_t a_rs, int64_t a_cs, const float* B,
+                    int64_t b_rs, int64_t b_cs, float* C, int64_t ldc, const float* row_bias, int32_t act) {
+  GemmF32(M, N, K, A, a_rs, a_cs, B, b_rs, b_cs, C, ldc);
+  for (int64_t m = 0; m < M; ++m) {
+    float* c = C + m * ldc;
+    if (row_bias) {
+      const float b = row_bias[m];
+      for (int64_t n = 0; n < N; ++n) c[n] = c[n] + b;
+    }
+    if (act >= 0) UnaryF32(act, 0.0f, 0.0f, c, c, N);
   }
 }
 
@@ -43,9 +58,16 @@ void ConvPlaneF32(const float* x, const float* w, float* y, const int64_t* g) {
     for (int64_t ow = 0; ow < OW; ++ow) y[oh * OW + ow] = ConvPlaneOutputF32(x, w, g, oh, ow);
 }
 
-void DepthwiseConvF32(const float* x, const float* w, float* y, int64_t channels, const int64_t* g) {
+void DepthwiseConvF32(const float* x, const float* w, float* y, int64_t channels, const int64_t* g, const float* bias,
+                      int32_t act) {
   const int64_t in_sp = g[0] * g[1], out_sp = g[2] * g[3], k_sp = g[4] * g[5];
-  for (int64_t c = 0; c < channels; ++c) ConvPlaneF32(x + c * in_sp, w + c * k_sp, y + c * out_sp, g);
+  for (int64_t c = 0; c < channels; ++c) {
+    float* yc = y + c * out_sp;
+    ConvPlaneF32(x + c * in_sp, w + c * k_sp, yc, g);
+    if (bias)
+      for (int64_t i = 0; i < out_sp; ++i) yc[i] = yc[i] + bias[c];
+    if (act >= 0) UnaryF32(act, 0.0f, 0.0f, yc, yc, out_sp);
+  }
 }
 
 }  // namespace ref

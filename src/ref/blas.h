@@ -16,6 +16,14 @@ namespace ref {
 void GemmF32(int64_t M, int64_t N, int64_t K, const float* A, int64_t a_rs, int64_t a_cs, const float* B,
              int64_t b_rs, int64_t b_cs, float* C, int64_t ldc);
 
+// GemmF32, then on each finished row m (the full sums): c = c + row_bias[m] when
+// row_bias is not null, then the activation `act` (a UnaryF32 op without parameters:
+// kUnReluF32 or kUnHardSwishF32; -1: none) -- the bias after the full sum and the
+// activation after the bias, as the unfused nodes compute them (exact-contract
+// section 7). Vector kernels apply it to a register tile before it is stored.
+void GemmBiasActF32(int64_t M, int64_t N, int64_t K, const float* A, int64_t a_rs, int64_t a_cs, const float* B,
+                    int64_t b_rs, int64_t b_cs, float* C, int64_t ldc, const float* row_bias, int32_t act);
+
 // acc[i] = acc[i] + x[i * stride] * w for i < n: one term of a fold into a row of
 // independent accumulators (the convolution planes), the product rounded, then added.
 void MulAddStridedF32(float* acc, const float* x, int64_t stride, float w, int64_t n);
@@ -33,8 +41,11 @@ void ConvPlaneF32(const float* x, const float* w, float* y, const int64_t* g);
 
 // `channels` independent ConvPlaneF32 planes: plane c reads x + c*IH*IW and
 // w + c*KH*KW and writes y + c*OH*OW (a depthwise convolution with one output per input
-// channel). The vector kernels run lanes across channels.
-void DepthwiseConvF32(const float* x, const float* w, float* y, int64_t channels, const int64_t* g);
+// channel); then, as GemmBiasActF32's epilogue, each result of plane c takes + bias[c]
+// (bias not null) and the activation act (-1: none). The vector kernels run lanes
+// across channels.
+void DepthwiseConvF32(const float* x, const float* w, float* y, int64_t channels, const int64_t* g, const float* bias,
+                      int32_t act);
 
 // One output of ConvPlaneF32 (inline: the vector kernels use it for border outputs).
 inline float ConvPlaneOutputF32(const float* x, const float* w, const int64_t* g, int64_t oh, int64_t ow) {

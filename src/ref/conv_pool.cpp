@@ -184,8 +184,12 @@ bool UseConvGemm(const OpContext& ctx, int64_t Kg, int64_t Mg, const F32View& w)
 // fix-up is not needed: with a nonzero bias the zero's sign is lost in the sum anyway.
 // wt: null, or the weight transposed ([Cg*KH*KW, M], from OpContext::ConstDerived), used
 // when there is one output position: the product is then a row times wt's rows.
-void ConvGemm2D(const OpContext& ctx, const Plane& pl, const float* x, const float* w, const float* wt, int64_t N,
-                int64_t C, int64_t M, int64_t group, int64_t in_sp, float* y, bool relu) {
+// bias (null: none) and act (a UnaryF32 op, -1: none): the epilogue. When no zero needs
+// the fix-up (no padding tap anywhere, or a fused Relu), the GEMM kernel applies it to
+// each finished tile (GemmBiasActF32) and this returns true; otherwise it returns false
+// and the caller applies it after the fix-up.
+bool ConvGemm2D(const OpContext& ctx, const Plane& pl, const float* x, const float* w, const float* wt, int64_t N,
+                int64_t C, int64_t M, int64_t group, int64_t in_sp, float* y, bool relu, const float* bias, int32_t act) {
   const int64_t Cg = C / group, Mg = M / group, ksp = pl.KH * pl.KW, Kg = Cg * ksp, P = pl.OH * pl.OW;
   const bool direct = ksp == 1 && pl.SH == 1 && pl.SW == 1 && pl.PH == 0 && pl.PW == 0 && pl.IH == pl.OH && pl.IW == pl.OW;
   int64_t max_lo = 0, min_hi = pl.OW;
@@ -198,6 +202,12 @@ void ConvGemm2D(const OpContext& ctx, const Plane& pl, const float* x, const flo
     const int64_t ih0 = oh * pl.SH - pl.PH, ih1 = ih0 + (pl.KH - 1) * pl.DH;
     return ih0 < 0 || ih1 >= pl.IH || ow < max_lo || ow >= min_hi;
   };
+  // Whether any output has a padding tap (the first and last rows and columns decide).
+  const bool any_pad = pl.OH > 0 && pl.OW > 0 && (-pl.PH < 0 || (pl.OH - 1) * pl.SH - pl.PH + (pl.KH - 1) * pl.DH >= pl.IH ||
+                                                  max_lo > 0 || min_hi < pl.OW);
+  const bool fuse = (bias || act >= 0) && (relu || !any_pad) && !(wt && P == 1);
+  const float* epi_bias = fuse ? bias : nullptr;
+  const int32_t epi_act = fuse ? act : -1;
   // Column blocks: col holds about 256k floats (1 MB, about a core's L2), at least 64
   // columns.
   int64_t pc = direct ? P : std::max<int64_t>(64, std::min<int64_t>(P, (int64_t(1) << 18) / std::max<int64_t>(Kg, 1)));
@@ -207,7 +217,7 @@ void ConvGemm2D(const OpContext& ctx, const Plane& pl, const float* x, const flo
   const int threads = ctx.pool ? ctx.pool->threads() : 1;
   const bool by_blocks = threads > 1 && P >= 2 * 64 * threads;
   if (by_blocks) pc = std::min(pc, std::max<int64_t>(64, (P + 2 * threads - 1) / (2 * threads)));
-  auto* kernel = ctx.kernels->GemmF32;
+  auto* kernel = ctx.kernels->GemmBiasActF32;
   // Writes the columns [p0, p0 + np) of image/group xg into cb (Kg rows of np).
   auto im2col = [&](const float* xg, int64_t p0, int64_t np, float* cb, int64_t r0, int64_t r1) {
     for (int64_t r = r0; r < r1; ++r) {
@@ -250,11 +260,12 @@ void ConvGemm2D(const OpContext& ctx, const Plane& pl, const float* x, const flo
           if (!direct && cols.size() < size_t(Kg * pc)) cols.resize(size_t(Kg * pc));
           for (int64_t blk = b0; blk < b1; ++blk) {
             const int64_t p0 = blk * pc, np = std::min(pc, P - p0);
+            const float* gb = epi_bias ? epi_bias + grp * Mg : nullptr;
             if (direct) {
-              kernel(Mg, np, Kg, wg, Kg, 1, xg + p0, in_sp, 1, yg + p0, P);
+              kernel(Mg, np, Kg, wg, Kg, 1, xg + p0, in_sp, 1, yg + p0, P, gb, epi_act);
             } else {
               im2col(xg, p0, np, cols.data(), 0, Kg);
-              kernel(Mg, np, Kg, wg, Kg, 1, cols.data(), np, 1, yg + p0, P);
+              kernel(Mg, np, Kg, wg, Kg, 1, cols.data(), np, 1, yg + p0, P, gb, epi_act);
             }
           }
         });
@@ -275,13 +286,13 @@ void ConvGemm2D(const OpContext& ctx, const Plane& pl, const float* x, const flo
             // One position: C^T (1 x Mg) = col^T W^T, W^T's rows read in place.
             ParallelGemmF32(ctx, 1, Mg, Kg, B, 0, b_rs, wt + grp * Mg, M, 1, yg + p0, 1);
           } else {
-            ParallelGemmF32(ctx, Mg, np, Kg, wg, Kg, 1, B, b_rs, 1, yg + p0, P);
+            ParallelGemmF32(ctx, Mg, np, Kg, wg, Kg, 1, B, b_rs, 1, yg + p0, P, epi_bias ? epi_bias + grp * Mg : nullptr, epi_act);
           }
         }
       }
       // The zero results at padded positions, by the reference fold (output channels
       // over the threads).
-      if (relu) continue;
+      if (relu || !any_pad) continue;
       ParallelFor(ctx, Mg, 8, [&](int64_t m_begin, int64_t m_end) {
       for (int64_t p = 0; p < P; ++p) {
         if (!has_pad(p)) continue;
@@ -305,6 +316,7 @@ void ConvGemm2D(const OpContext& ctx, const Plane& pl, const float* x, const flo
       }
       });
     }
+  return fuse;
 }
 
 }  // namespace
@@ -356,22 +368,30 @@ void Conv(OpContext& ctx) {
       ybuf.resize(size_t(N * M * out_sp));
       yf = ybuf.data();
     }
+    bool epilogue_done = false;  // bias and activation applied by the GEMM kernel
     if (UseConvGemm(ctx, Cg * k_sp, Mg, wv)) {
       const Tensor* wt = nullptr;
       if (out_sp == 1 && w.dtype() == DType::kFloat)
         wt = ctx.ConstDerived(1, "W^T", [&](const Tensor& t) { return TransposedF32(t.data<float>(), M, Cg * k_sp); });
-      ConvGemm2D(ctx, pl, xv.data(), wv.data(), wt ? wt->data<float>() : nullptr, N, C, M, group, in_sp, yf, relu);
+      // The epilogue in the GEMM when it can: the activation only for a float output
+      // (another type rounds before its activation, store_act).
+      epilogue_done = ConvGemm2D(ctx, pl, xv.data(), wv.data(), wt ? wt->data<float>() : nullptr, N, C, M, group, in_sp, yf,
+                                 relu, bias.empty() ? nullptr : bias.data(), y.dtype() == DType::kFloat ? act_op : -1);
     } else if (Cg == 1 && Mg == 1 && ctx.kernels && ctx.kernels->DepthwiseConvF32 &&
                ctx.kernels->DepthwiseConvF32 != &ref::DepthwiseConvF32) {
       // Depthwise, one output per input channel: lanes across channels (blocks of 64
-      // channels over the threads).
+      // channels over the threads), the epilogue in the kernel (the activation only for
+      // a float output, as above).
+      const float* bp = bias.empty() ? nullptr : bias.data();
+      const int32_t kact = y.dtype() == DType::kFloat ? act_op : -1;
+      epilogue_done = true;
       const int64_t geo[12] = {pl.IH, pl.IW, pl.OH, pl.OW, pl.KH, pl.KW, pl.SH, pl.SW, pl.DH, pl.DW, pl.PH, pl.PW};
       const int64_t blocks = (M + 63) / 64;
       ParallelFor(ctx, N * blocks, 1, [&](int64_t b, int64_t e) {
         for (int64_t nb = b; nb < e; ++nb) {
           const int64_t n = nb / blocks, c0 = nb % blocks * 64, nc = std::min<int64_t>(64, M - c0);
           ctx.kernels->DepthwiseConvF32(xv.data() + (n * C + c0) * in_sp, wv.data() + c0 * k_sp,
-                                        yf + (n * M + c0) * out_sp, nc, geo);
+                                        yf + (n * M + c0) * out_sp, nc, geo, bp ? bp + c0 : nullptr, kact);
         }
       });
     } else if (Cg == 1 && ctx.kernels && ctx.kernels->ConvPlaneF32 && ctx.kernels->ConvPlaneF32 != &ref::ConvPlaneF32) {
@@ -405,7 +425,7 @@ void Conv(OpContext& ctx) {
     }
     // The bias after the full sum, then a fused activation (passes.h), in one pass.
     const bool act_here = act_op >= 0 && y.dtype() == DType::kFloat;
-    if (!bias.empty() || act_here) {
+    if (!epilogue_done && (!bias.empty() || act_here)) {
       ParallelFor(ctx, N * M, std::max<int64_t>(1, 16384 / std::max<int64_t>(out_sp, 1)), [&](int64_t b, int64_t e) {
         for (int64_t nm = b; nm < e; ++nm) {
           float* o = yf + nm * out_sp;

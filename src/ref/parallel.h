@@ -9,6 +9,7 @@
 
 #include "core/threadpool.h"
 #include "ref/blas.h"
+#include "ref/elementwise_kernels.h"
 #include "ref/op_context.h"
 
 namespace onemodel {
@@ -40,36 +41,50 @@ inline bool MapChunksF32(OpContext& ctx, int64_t chunk, const std::function<void
 }
 
 // The session's GEMM kernel (ref::GemmF32 when the context has no table), with C's
-// columns or rows split over the threads.
+// columns or rows split over the threads. With row_bias or act (>= 0) it is the session's
+// GemmBiasActF32: each finished row m of C takes + row_bias[m], then the activation.
 inline void ParallelGemmF32(const OpContext& ctx, int64_t M, int64_t N, int64_t K, const float* A, int64_t a_rs, int64_t a_cs,
-                    const float* B, int64_t b_rs, int64_t b_cs, float* C, int64_t ldc) {
-  auto* kernel = ctx.kernels && ctx.kernels->GemmF32 ? ctx.kernels->GemmF32 : &ref::GemmF32;
-  if (N == 1 && M > 1 && kernel != &ref::GemmF32) {
+                    const float* B, int64_t b_rs, int64_t b_cs, float* C, int64_t ldc, const float* row_bias = nullptr,
+                    int32_t act = -1) {
+  const bool epi = row_bias || act >= 0;
+  auto* plain = ctx.kernels && ctx.kernels->GemmF32 ? ctx.kernels->GemmF32 : &ref::GemmF32;
+  auto* fused = ctx.kernels && ctx.kernels->GemmBiasActF32 ? ctx.kernels->GemmBiasActF32 : &ref::GemmBiasActF32;
+  auto kernel = [&](int64_t m, int64_t n, int64_t k, const float* a, int64_t ars, int64_t acs, const float* b, int64_t brs,
+                    int64_t bcs, float* c, int64_t ldc_, const float* bias) {
+    if (epi) fused(m, n, k, a, ars, acs, b, brs, bcs, c, ldc_, bias, act);
+    else plain(m, n, k, a, ars, acs, b, brs, bcs, c, ldc_);
+  };
+  if (N == 1 && M > 1 && plain != &ref::GemmF32 && ldc == 1) {
     // A matrix-vector product: as C^T = B^T A^T, one row of M outputs (contiguous when
-    // C's rows are one element apart), each still folding k in order from -0.0.
-    if (ldc == 1) {
-      kernel(1, M, K, B, 0, b_rs, A, a_cs, a_rs, C, M);
-      return;
+    // C's rows are one element apart), each still folding k in order from -0.0; the
+    // epilogue then per element (row m of C is element m of that row).
+    plain(1, M, K, B, 0, b_rs, A, a_cs, a_rs, C, M);
+    if (epi) {
+      for (int64_t m = 0; m < M; ++m) {
+        if (row_bias) C[m] = C[m] + row_bias[m];
+        if (act >= 0) ref::UnaryF32(act, 0.0f, 0.0f, C + m, C + m, 1);
+      }
     }
+    return;
   }
   const int threads = ctx.pool ? ctx.pool->threads() : 1;
   // Below ~64k multiply-adds a split costs more than it saves.
   if (threads <= 1 || M * N * K < (int64_t(1) << 16)) {
-    kernel(M, N, K, A, a_rs, a_cs, B, b_rs, b_cs, C, ldc);
+    kernel(M, N, K, A, a_rs, a_cs, B, b_rs, b_cs, C, ldc, row_bias);
     return;
   }
   // Columns when each thread gets at least 256 (it then packs only its own part of B),
   // else rows when there are enough, else columns anyway.
   if (N < 256 * threads && M >= 16 * threads) {
     ParallelFor(ctx, M, 16, [&](int64_t b, int64_t e) {
-      kernel(e - b, N, K, A + b * a_rs, a_rs, a_cs, B, b_rs, b_cs, C + b * ldc, ldc);
+      kernel(e - b, N, K, A + b * a_rs, a_rs, a_cs, B, b_rs, b_cs, C + b * ldc, ldc, row_bias ? row_bias + b : nullptr);
     });
   } else {
     // Column chunks of whole 64-column groups.
     const int64_t groups = (N + 63) / 64;
     ParallelFor(ctx, groups, 1, [&](int64_t b, int64_t e) {
       const int64_t n0 = b * 64, n1 = std::min(N, e * 64);
-      kernel(M, n1 - n0, K, A, a_rs, a_cs, B + n0 * b_cs, b_rs, b_cs, C + n0, ldc);
+      kernel(M, n1 - n0, K, A, a_rs, a_cs, B + n0 * b_cs, b_rs, b_cs, C + n0, ldc, row_bias);
     });
   }
 }
