@@ -379,17 +379,21 @@ void Conv(OpContext& ctx) {
                                  relu, bias.empty() ? nullptr : bias.data(), y.dtype() == DType::kFloat ? act_op : -1);
     } else if (Cg == 1 && Mg == 1 && ctx.kernels && ctx.kernels->DepthwiseConvF32 &&
                ctx.kernels->DepthwiseConvF32 != &ref::DepthwiseConvF32) {
-      // Depthwise, one output per input channel: lanes across channels (blocks of 64
+      // Depthwise, one output per input channel: lanes across channels (blocks of
       // channels over the threads), the epilogue in the kernel (the activation only for
       // a float output, as above).
       const float* bp = bias.empty() ? nullptr : bias.data();
       const int32_t kact = y.dtype() == DType::kFloat ? act_op : -1;
       epilogue_done = true;
       const int64_t geo[12] = {pl.IH, pl.IW, pl.OH, pl.OW, pl.KH, pl.KW, pl.SH, pl.SW, pl.DH, pl.DW, pl.PH, pl.PW};
-      const int64_t blocks = (M + 63) / 64;
+      // Blocks of 16 to 64 channels (a multiple of every target's lanes), at least two
+      // per thread when the channels allow.
+      const int threads = ctx.pool ? ctx.pool->threads() : 1;
+      const int64_t bs = std::clamp<int64_t>((M / (2 * threads) + 15) / 16 * 16, 16, 64);
+      const int64_t blocks = (M + bs - 1) / bs;
       ParallelFor(ctx, N * blocks, 1, [&](int64_t b, int64_t e) {
         for (int64_t nb = b; nb < e; ++nb) {
-          const int64_t n = nb / blocks, c0 = nb % blocks * 64, nc = std::min<int64_t>(64, M - c0);
+          const int64_t n = nb / blocks, c0 = nb % blocks * bs, nc = std::min<int64_t>(bs, M - c0);
           ctx.kernels->DepthwiseConvF32(xv.data() + (n * C + c0) * in_sp, wv.data() + c0 * k_sp,
                                         yf + (n * M + c0) * out_sp, nc, geo, bp ? bp + c0 : nullptr, kact);
         }
