@@ -389,6 +389,48 @@ TEST_CASE("kernels: GemmBiasActF32 equals the reference fold, bias and activatio
   INFO(cases << " shapes");
 }
 
+TEST_CASE("kernels: GemmPackedF32 with GemmPackBF32's layout equals the reference", "[kernels][gemm]") {
+  const Dispatch d = MakeDispatch(ActiveIsa());
+  REQUIRE(d.kernels.GemmPackedF32 != nullptr);
+  SplitMix64 rng(29);
+  int cases = 0;
+  // B packed once (plain and transposed layouts), then column ranges of it: whole, from
+  // 64 or 512 (block edges), ending inside a panel; K across the k block; epilogues.
+  for (int64_t N : {1, 17, 64, 130, 600})
+    for (int64_t K : {0, 3, 40, 300})
+      for (bool tb : {false, true}) {
+        const int variant = int(N + K) % 3;
+        std::vector<float> b(size_t(std::max<int64_t>(K * N, 1)));
+        Fill(rng, b.data(), b.size(), variant);
+        const int64_t b_rs = tb ? 1 : N, b_cs = tb ? K : 1;
+        std::vector<float> packed(size_t(std::max<int64_t>(ref::GemmPackedFloats(K, N), 1)), U2F(kGuard));
+        d.kernels.GemmPackBF32(K, N, b.data(), b_rs, b_cs, packed.data());
+        for (int64_t M : {1, 5, 33}) {
+          std::vector<float> a(size_t(std::max<int64_t>(M * K, 1))), bias(static_cast<size_t>(M));
+          Fill(rng, a.data(), a.size(), variant);
+          Fill(rng, bias.data(), bias.size(), 2);
+          for (int64_t n_begin : {int64_t(0), int64_t(64), int64_t(512)}) {
+            if (n_begin >= N) continue;
+            for (int64_t n_end : {N, std::min<int64_t>(N, n_begin + 70)}) {
+              const int e = int(M + N + K + n_begin) % 3;
+              const float* bp = e ? bias.data() : nullptr;
+              const int32_t act = e == 2 ? int32_t(kUnHardSwishF32) : e == 1 ? int32_t(kUnReluF32) : -1;
+              const int64_t w = n_end - n_begin, ldc = w + 1;
+              std::vector<float> want(size_t(M * ldc), U2F(kGuard)), got(size_t(M * ldc), U2F(kGuard));
+              ref::GemmBiasActF32(M, w, K, a.data(), K, 1, b.data() + n_begin * b_cs, b_rs, b_cs, want.data(), ldc, bp, act);
+              d.kernels.GemmPackedF32(M, N, K, a.data(), K, 1, packed.data(), n_begin, n_end, got.data(), ldc, bp, act);
+              ++cases;
+              const std::string diff = DiffF32(want.data(), got.data(), want.size());
+              if (!diff.empty())
+                FAIL_CHECK(IsaName(d.isa) << " M=" << M << " N=" << N << " K=" << K << " tb=" << tb << " cols [" << n_begin << ", "
+                                          << n_end << "): " << diff);
+            }
+          }
+        }
+      }
+  INFO(cases << " products");
+}
+
 TEST_CASE("kernels: DepthwiseConvF32 equals the reference planes for every geometry", "[kernels]") {
   const Dispatch d = MakeDispatch(ActiveIsa());
   REQUIRE(d.kernels.DepthwiseConvF32 != nullptr);

@@ -21,6 +21,9 @@ void GemmF32(int64_t M, int64_t N, int64_t K, const float* A, int64_t a_rs, int6
              int64_t b_rs, int64_t b_cs, float* C, int64_t ldc);
 void GemmBiasActF32(int64_t M, int64_t N, int64_t K, const float* A, int64_t a_rs, int64_t a_cs, const float* B,
                     int64_t b_rs, int64_t b_cs, float* C, int64_t ldc, const float* row_bias, int32_t act);
+void GemmPackBF32(int64_t K, int64_t N, const float* B, int64_t b_rs, int64_t b_cs, float* packed);
+void GemmPackedF32(int64_t M, int64_t N, int64_t K, const float* A, int64_t a_rs, int64_t a_cs, const float* packed,
+                   int64_t n_begin, int64_t n_end, float* C, int64_t ldc, const float* row_bias, int32_t act);
 }
 #endif
 namespace ONEMODEL_NS {
@@ -159,6 +162,68 @@ void RowEpilogue(int64_t M, int64_t N, float* C, int64_t ldc, const float* bias,
 }
 #endif
 
+#if !defined(ONEMODEL_TARGET_AVX512)
+// The register-tiled product for columns [n_begin, n_end) of B, written to C's columns
+// from 0 (C points at column n_begin). B is packed block by block on the fly, or, when
+// `packed` is not null, read from GemmPackBF32's layout of the whole B (Ntot columns;
+// n_begin a multiple of 64). Blocks of kNC columns and kKC steps of k; per block of kMC
+// rows each B panel (kc x kNR, in L1) meets every row tile in turn (A's block in L2).
+void TiledGemm(int64_t M, int64_t K, const float* A, int64_t a_rs, int64_t a_cs, const float* B, int64_t b_rs,
+               int64_t b_cs, const float* packed, int64_t Ntot, int64_t n_begin, int64_t n_end, float* C, int64_t ldc,
+               const float* row_bias, int32_t act) {
+  // Scratch grows once per thread, then is reused (no allocation in steady state).
+  thread_local std::vector<float> bpack, apack;
+  if (!packed && bpack.size() < size_t(kKC * kNC)) bpack.resize(size_t(kKC * kNC));
+  if (apack.size() < size_t(kKC * kMC)) apack.resize(size_t(kKC * kMC));
+  for (int64_t n0 = n_begin / kNC * kNC; n0 < n_end; n0 += kNC) {
+    // This call's columns of the block [n0, n0 + kNC): [lo, hi).
+    const int64_t lo = std::max(n0, n_begin), hi = std::min(n0 + kNC, n_end), nc = hi - lo;
+    const int64_t ncp = (std::min(kNC, Ntot - n0) + int64_t(kNR) - 1) / int64_t(kNR) * int64_t(kNR);
+    for (int64_t k0 = 0; k0 < K; k0 += kKC) {
+      const int64_t kc = std::min(kKC, K - k0);
+      const float* panels;
+      if (packed) {
+        panels = packed + n0 * K + k0 * ncp + (lo - n0) / int64_t(kNR) * kc * int64_t(kNR);
+      } else {
+        PackB(B, b_rs, b_cs, k0, kc, lo, nc, bpack.data());
+        panels = bpack.data();
+      }
+      for (int64_t mb = 0; mb < M; mb += kMC) {
+        const int64_t mcnt = std::min(kMC, M - mb);
+        struct TileA { const float* p; int64_t rs, ks, m0, mr; };
+        TileA tiles[kMC / int64_t(kMR)];
+        int64_t nt = 0;
+        for (int64_t m0 = mb; m0 < mb + mcnt; m0 += int64_t(kMR), ++nt) {
+          const int64_t mr = std::min<int64_t>(int64_t(kMR), M - m0);
+          // Row-major A is read in place (broadcasts from kMR row streams; packing it
+          // would cost as much as the tile when N is small); other layouts and the
+          // last partial tile are packed.
+          TileA t{A + m0 * a_rs + k0, a_rs, 1, m0, mr};
+          if (a_cs != 1 || mr < int64_t(kMR)) {
+            float* dst = apack.data() + nt * kKC * int64_t(kMR);
+            PackA(A, a_rs, a_cs, m0, mr, k0, kc, dst);
+            t = TileA{dst, 1, int64_t(kMR), m0, mr};
+          }
+          tiles[nt] = t;
+        }
+        for (int64_t j = 0; j < nc; j += int64_t(kNR)) {
+          const int64_t nr = std::min<int64_t>(int64_t(kNR), nc - j);
+          const float* bp = panels + (j / int64_t(kNR)) * kc * int64_t(kNR);
+          for (int64_t i = 0; i < nt; ++i) {
+            const TileA& t = tiles[i];
+            float* c = C + t.m0 * ldc + (lo - n_begin) + j;
+            const bool last = k0 + kc == K;
+            const float* bias = row_bias ? row_bias + t.m0 : nullptr;
+            if (nr <= int64_t(kN)) Tile<1>(kc, t.p, t.rs, t.ks, bp, c, ldc, size_t(t.mr), size_t(nr), k0 == 0, last, bias, act);
+            else Tile<kNV>(kc, t.p, t.rs, t.ks, bp, c, ldc, size_t(t.mr), size_t(nr), k0 == 0, last, bias, act);
+          }
+        }
+      }
+    }
+  }
+}
+#endif
+
 void GemmImpl(int64_t M, int64_t N, int64_t K, const float* A, int64_t a_rs, int64_t a_cs, const float* B,
               int64_t b_rs, int64_t b_cs, float* C, int64_t ldc, const float* row_bias, int32_t act) {
 #if defined(ONEMODEL_TARGET_AVX512)
@@ -249,50 +314,7 @@ void GemmImpl(int64_t M, int64_t N, int64_t K, const float* A, int64_t a_rs, int
     RowEpilogue(M, N, C, ldc, row_bias, act);
     return;
   }
-  // Scratch grows once per thread, then is reused (no allocation in steady state).
-  thread_local std::vector<float> bpack, apack;
-  if (bpack.size() < size_t(kKC * kNC)) bpack.resize(size_t(kKC * kNC));
-  if (apack.size() < size_t(kKC * kMC)) apack.resize(size_t(kKC * kMC));
-  for (int64_t n0 = 0; n0 < N; n0 += kNC) {
-    const int64_t nc = std::min(kNC, N - n0);
-    for (int64_t k0 = 0; k0 < K; k0 += kKC) {
-      const int64_t kc = std::min(kKC, K - k0);
-      PackB(B, b_rs, b_cs, k0, kc, n0, nc, bpack.data());
-      // Blocks of kMC rows: per block, each B panel (kc x kNR, in L1) meets every row
-      // tile of the block in turn (A's block stays in L2).
-      for (int64_t mb = 0; mb < M; mb += kMC) {
-        const int64_t mcnt = std::min(kMC, M - mb);
-        struct TileA { const float* p; int64_t rs, ks, m0, mr; };
-        TileA tiles[kMC / int64_t(kMR)];
-        int64_t nt = 0;
-        for (int64_t m0 = mb; m0 < mb + mcnt; m0 += int64_t(kMR), ++nt) {
-          const int64_t mr = std::min<int64_t>(int64_t(kMR), M - m0);
-          // Row-major A is read in place (broadcasts from kMR row streams; packing it
-          // would cost as much as the tile when N is small); other layouts and the
-          // last partial tile are packed.
-          TileA t{A + m0 * a_rs + k0, a_rs, 1, m0, mr};
-          if (a_cs != 1 || mr < int64_t(kMR)) {
-            float* dst = apack.data() + nt * kKC * int64_t(kMR);
-            PackA(A, a_rs, a_cs, m0, mr, k0, kc, dst);
-            t = TileA{dst, 1, int64_t(kMR), m0, mr};
-          }
-          tiles[nt] = t;
-        }
-        for (int64_t j = 0; j < nc; j += int64_t(kNR)) {
-          const int64_t nr = std::min<int64_t>(int64_t(kNR), nc - j);
-          const float* bp = bpack.data() + (j / int64_t(kNR)) * kc * int64_t(kNR);
-          for (int64_t i = 0; i < nt; ++i) {
-            const TileA& t = tiles[i];
-            float* c = C + t.m0 * ldc + n0 + j;
-            const bool last = k0 + kc == K;
-            const float* bias = row_bias ? row_bias + t.m0 : nullptr;
-            if (nr <= int64_t(kN)) Tile<1>(kc, t.p, t.rs, t.ks, bp, c, ldc, size_t(t.mr), size_t(nr), k0 == 0, last, bias, act);
-            else Tile<kNV>(kc, t.p, t.rs, t.ks, bp, c, ldc, size_t(t.mr), size_t(nr), k0 == 0, last, bias, act);
-          }
-        }
-      }
-    }
-  }
+  TiledGemm(M, K, A, a_rs, a_cs, B, b_rs, b_cs, nullptr, N, 0, N, C, ldc, row_bias, act);
 #endif
 }
 }  // namespace
@@ -305,6 +327,35 @@ void GemmF32(int64_t M, int64_t N, int64_t K, const float* A, int64_t a_rs, int6
 void GemmBiasActF32(int64_t M, int64_t N, int64_t K, const float* A, int64_t a_rs, int64_t a_cs, const float* B,
                     int64_t b_rs, int64_t b_cs, float* C, int64_t ldc, const float* row_bias, int32_t act) {
   GemmImpl(M, N, K, A, a_rs, a_cs, B, b_rs, b_cs, C, ldc, row_bias, act);
+}
+
+void GemmPackBF32(int64_t K, int64_t N, const float* B, int64_t b_rs, int64_t b_cs, float* packed) {
+#if defined(ONEMODEL_TARGET_AVX512)
+  avx2::GemmPackBF32(K, N, B, b_rs, b_cs, packed);  // the AVX2 kernel's layout (see GemmImpl)
+#else
+  // Blocks of kNC columns, each K x (its width rounded up to kNR) floats, in k blocks of
+  // kKC rows, each as PackB's panels: the layout TiledGemm reads.
+  for (int64_t n0 = 0; n0 < N; n0 += kNC) {
+    const int64_t nc = std::min(kNC, N - n0);
+    const int64_t ncp = (nc + int64_t(kNR) - 1) / int64_t(kNR) * int64_t(kNR);
+    for (int64_t k0 = 0; k0 < K; k0 += kKC) PackB(B, b_rs, b_cs, k0, std::min(kKC, K - k0), n0, nc, packed + n0 * K + k0 * ncp);
+  }
+#endif
+}
+
+void GemmPackedF32(int64_t M, int64_t N, int64_t K, const float* A, int64_t a_rs, int64_t a_cs, const float* packed,
+                   int64_t n_begin, int64_t n_end, float* C, int64_t ldc, const float* row_bias, int32_t act) {
+#if defined(ONEMODEL_TARGET_AVX512)
+  avx2::GemmPackedF32(M, N, K, A, a_rs, a_cs, packed, n_begin, n_end, C, ldc, row_bias, act);
+#else
+  if (M <= 0 || n_end <= n_begin) return;
+  if (K <= 0) {
+    for (int64_t m = 0; m < M; ++m) std::fill(C + m * ldc, C + m * ldc + (n_end - n_begin), -0.0f);
+    RowEpilogue(M, n_end - n_begin, C, ldc, row_bias, act);
+    return;
+  }
+  TiledGemm(M, K, A, a_rs, a_cs, nullptr, 0, 0, packed, N, n_begin, n_end, C, ldc, row_bias, act);
+#endif
 }
 
 void MulAddStridedF32(float* acc, const float* x, int64_t stride, float w, int64_t n) {

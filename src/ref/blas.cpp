@@ -37,6 +37,16 @@ void GemmBiasActF32(int64_t M, int64_t N, int64_t K, const float* A, int64_t a_r
   }
 }
 
+void GemmPackBF32(int64_t K, int64_t N, const float* B, int64_t b_rs, int64_t b_cs, float* packed) {
+  for (int64_t k = 0; k < K; ++k)
+    for (int64_t n = 0; n < N; ++n) packed[k * N + n] = B[k * b_rs + n * b_cs];
+}
+
+void GemmPackedF32(int64_t M, int64_t N, int64_t K, const float* A, int64_t a_rs, int64_t a_cs, const float* packed,
+                   int64_t n_begin, int64_t n_end, float* C, int64_t ldc, const float* row_bias, int32_t act) {
+  GemmBiasActF32(M, n_end - n_begin, K, A, a_rs, a_cs, packed + n_begin, N, 1, C, ldc, row_bias, act);
+}
+
 void MulAddStridedF32(float* acc, const float* x, int64_t stride, float w, int64_t n) {
   for (int64_t i = 0; i < n; ++i) {
     const float p = x[i * stride] * w;

@@ -24,6 +24,18 @@ void GemmF32(int64_t M, int64_t N, int64_t K, const float* A, int64_t a_rs, int6
 void GemmBiasActF32(int64_t M, int64_t N, int64_t K, const float* A, int64_t a_rs, int64_t a_cs, const float* B,
                     int64_t b_rs, int64_t b_cs, float* C, int64_t ldc, const float* row_bias, int32_t act);
 
+// A constant B (K x N, B(k, n) = B[k * b_rs + n * b_cs]) laid out once for repeated
+// products: `packed` holds at most K * roundup(N, 64) floats, in a layout of the kernel
+// table's own (the reference's: row-major K x N). Layout only, no arithmetic.
+void GemmPackBF32(int64_t K, int64_t N, const float* B, int64_t b_rs, int64_t b_cs, float* packed);
+inline int64_t GemmPackedFloats(int64_t K, int64_t N) { return K * ((N + 63) / 64 * 64); }
+
+// GemmBiasActF32 for columns [n_begin, n_end) of A times the B that GemmPackBF32 packed
+// (N its columns; n_begin a multiple of 64): C (pointing at column n_begin) receives
+// those columns; each output folds k in order from -0.0, then the epilogue.
+void GemmPackedF32(int64_t M, int64_t N, int64_t K, const float* A, int64_t a_rs, int64_t a_cs, const float* packed,
+                   int64_t n_begin, int64_t n_end, float* C, int64_t ldc, const float* row_bias, int32_t act);
+
 // acc[i] = acc[i] + x[i * stride] * w for i < n: one term of a fold into a row of
 // independent accumulators (the convolution planes), the product rounded, then added.
 void MulAddStridedF32(float* acc, const float* x, int64_t stride, float w, int64_t n);

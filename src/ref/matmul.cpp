@@ -60,6 +60,14 @@ void MatMul(OpContext& ctx) {
       if constexpr (std::is_same_v<T, float>) {
         // The GEMM kernel (ref::GemmF32's fold: per output, k ascending from -0.0).
         const int threads = ctx.pool ? ctx.pool->threads() : 1;
+        const int64_t rows = int64_t(ia.size()) * M;  // A's batches are contiguous rows when B is 2-D
+        if (bb.empty() && rows >= 16) {
+          if (const Tensor* packed = PackedConstB(ctx, 1, K, N, N, 1)) {
+            // A constant 2-D B (a weight), packed once per session.
+            ParallelGemmPackedF32(ctx, rows, N, K, pa, K, 1, packed->data<float>(), po, N);
+            return;
+          }
+        }
         if (threads > 1 && int64_t(ia.size()) >= threads && M * N * K < (int64_t(1) << 22)) {
           // Many small products (attention heads): whole products over the threads.
           auto* kernel = ctx.kernels && ctx.kernels->GemmF32 ? ctx.kernels->GemmF32 : &ref::GemmF32;
@@ -129,8 +137,14 @@ void Gemm(OpContext& ctx) {
       if constexpr (std::is_same_v<T, float>) {
         // The full sums by the GEMM kernel, then alpha and the bias as below. A constant
         // transposed B is stored as [K, N] once (row-major rows serve every kernel path).
-        const Tensor* bt = tb && ctx.kernels ? ctx.ConstDerived(1, "B^T", [&](const Tensor& t) { return TransposedF32(t.data<float>(), N, K); }) : nullptr;
-        if (bt) ParallelGemmF32(ctx, M, N, K, pa, ta ? 1 : K, ta ? M : 1, bt->data<float>(), N, 1, po, N);
+        // A constant B is packed once per session for many rows, and, transposed, stored
+        // as [K, N] once for few rows (row-major rows serve the matrix-vector kernels).
+        const Tensor* packed = M >= 16 ? PackedConstB(ctx, 1, K, N, tb ? 1 : N, tb ? K : 1) : nullptr;
+        const Tensor* bt = !packed && tb && ctx.kernels
+                               ? ctx.ConstDerived(1, "B^T", [&](const Tensor& t) { return TransposedF32(t.data<float>(), N, K); })
+                               : nullptr;
+        if (packed) ParallelGemmPackedF32(ctx, M, N, K, pa, ta ? 1 : K, ta ? M : 1, packed->data<float>(), po, N);
+        else if (bt) ParallelGemmF32(ctx, M, N, K, pa, ta ? 1 : K, ta ? M : 1, bt->data<float>(), N, 1, po, N);
         else ParallelGemmF32(ctx, M, N, K, pa, ta ? 1 : K, ta ? M : 1, pb, tb ? 1 : N, tb ? K : 1, po, N);
         for (int64_t i = 0; i < M * N; ++i) {
           float r = alpha * po[i];

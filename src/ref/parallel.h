@@ -89,5 +89,41 @@ inline void ParallelGemmF32(const OpContext& ctx, int64_t M, int64_t N, int64_t 
   }
 }
 
+// The GEMM against a B packed once by the session's GemmPackBF32 (from
+// OpContext::ConstDerived, see PackedConstB): C's rows or its columns, in groups of 64,
+// over the threads; the epilogue as in ParallelGemmF32.
+inline void ParallelGemmPackedF32(const OpContext& ctx, int64_t M, int64_t N, int64_t K, const float* A, int64_t a_rs,
+                                  int64_t a_cs, const float* packed, float* C, int64_t ldc, const float* row_bias = nullptr,
+                                  int32_t act = -1) {
+  auto* kernel = ctx.kernels && ctx.kernels->GemmPackedF32 ? ctx.kernels->GemmPackedF32 : &ref::GemmPackedF32;
+  const int threads = ctx.pool ? ctx.pool->threads() : 1;
+  if (threads <= 1 || M * N * K < (int64_t(1) << 16)) {
+    kernel(M, N, K, A, a_rs, a_cs, packed, 0, N, C, ldc, row_bias, act);
+  } else if (N < 256 * threads && M >= 16 * threads) {
+    ParallelFor(ctx, M, 16, [&](int64_t b, int64_t e) {
+      kernel(e - b, N, K, A + b * a_rs, a_rs, a_cs, packed, 0, N, C + b * ldc, ldc, row_bias ? row_bias + b : nullptr, act);
+    });
+  } else {
+    const int64_t groups = (N + 63) / 64;
+    ParallelFor(ctx, groups, 1, [&](int64_t b, int64_t e) {
+      const int64_t n0 = b * 64, n1 = std::min(N, e * 64);
+      kernel(M, N, K, A, a_rs, a_cs, packed, n0, n1, C + n0, ldc, row_bias, act);
+    });
+  }
+}
+
+// Input `input` (a float K x N matrix, B(k, n) = B[k * b_rs + n * b_cs]) packed for the
+// session's GEMM kernel, made once per session when the input is constant; null when it
+// is not constant or the session runs the reference kernels.
+inline const Tensor* PackedConstB(const OpContext& ctx, size_t input, int64_t K, int64_t N, int64_t b_rs, int64_t b_cs) {
+  if (!ctx.kernels || !ctx.kernels->GemmPackBF32 || ctx.kernels->GemmPackBF32 == &ref::GemmPackBF32) return nullptr;
+  auto* pack = ctx.kernels->GemmPackBF32;
+  return ctx.ConstDerived(input, "packed B", [&](const Tensor& t) {
+    Tensor p = Tensor::Uninitialized(DType::kFloat, Shape{std::max<int64_t>(GemmPackedFloats(K, N), 1)}, "packed weight");
+    pack(K, N, t.data<float>(), b_rs, b_cs, p.mutable_data<float>());
+    return p;
+  });
+}
+
 }  // namespace ref
 }  // namespace onemodel
