@@ -7,11 +7,14 @@
 #include "tests/catch.h"
 
 #include <cstring>
+#include <map>
 #include <string>
 #include <vector>
 
 #include "core/random.h"
+#include "onnx/import.h"
 #include "onnx/onnx.pb.h"
+#include "passes/passes.h"
 #include "runtime/dispatch.h"
 #include "runtime/session.h"
 #include "tests/test_util.h"
@@ -392,6 +395,160 @@ TEST_CASE("exact paths: a fed weight replaces its initializer, never a tensor de
     const Tensor b = s.Run({{"X", Input(as, x)}, {"B", Input({30, 40}, fed)}})[0].tensor;
     CHECK(DiffF32(want_fed.data<float>(), b.data<float>(), 60) == "");
   }
+}
+
+namespace {
+// A graph of float nodes over inputs X (shape xs) and, when ys is not empty, Y; scalar
+// or vector initializers; every listed output is a graph output.
+struct GNode { std::string op; std::vector<std::string> in; std::string out; std::vector<Attr> attrs; };
+std::string Graph(const Shape& xs, const Shape& ys, const std::vector<Init>& inits, const std::vector<GNode>& nodes,
+                  const std::vector<std::string>& outputs, onnx::TensorProto::DataType type = onnx::TensorProto::FLOAT) {
+  onnx::ModelProto m;
+  m.set_ir_version(8);
+  auto* os = m.add_opset_import();
+  os->set_domain("");
+  os->set_version(19);
+  auto* g = m.mutable_graph();
+  g->set_name("chain");
+  auto add_in = [&](const char* name, const Shape& sh) {
+    auto* in = g->add_input();
+    in->set_name(name);
+    auto* tt = in->mutable_type()->mutable_tensor_type();
+    tt->set_elem_type(type);
+    for (int64_t d : sh) tt->mutable_shape()->add_dim()->set_dim_value(d);
+  };
+  add_in("X", xs);
+  if (!ys.empty()) add_in("Y", ys);
+  for (const Init& i : inits) {
+    auto* t = g->add_initializer();
+    t->set_name(i.name);
+    for (int64_t d : i.shape) t->add_dims(d);
+    t->set_data_type(type);
+    for (float v : i.data) {
+      if (type == onnx::TensorProto::DOUBLE) t->add_double_data(double(v));
+      else t->add_float_data(v);
+    }
+  }
+  for (const GNode& n : nodes) {
+    auto* node = g->add_node();
+    node->set_op_type(n.op);
+    node->set_name(n.out);
+    for (const auto& in : n.in) node->add_input(in);
+    node->add_output(n.out);
+    for (const Attr& a : n.attrs) {
+      auto* pa = node->add_attribute();
+      pa->set_name(a.name);
+      pa->set_type(onnx::AttributeProto::FLOAT);
+      pa->set_f(a.f);
+    }
+  }
+  for (const auto& o : outputs) g->add_output()->set_name(o);
+  return m.SerializeAsString();
+}
+
+// Every output of the model at the ISA under test (1, 2, 3, 7 threads, two runs each)
+// against the oracle's, bitwise (NaNs: any NaN).
+void CheckAllOutputs(const std::string& what, const std::string& bytes, const std::map<std::string, Value>& feeds) {
+  auto run = [&](const std::string& isa, int threads) {
+    SessionOptions o;
+    o.isa = isa;
+    o.threads = threads;
+    Session s = Session::FromBytes(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), o, what);
+    return std::make_pair(s.Run(feeds), s.Run(feeds));
+  };
+  const auto want = run("ref", 1).first;
+  for (int threads : {1, 2, 3, 7}) {
+    const auto got = run(IsaName(ActiveIsa()), threads);
+    for (const auto* outs : {&got.first, &got.second}) {
+      REQUIRE(outs->size() == want.size());
+      for (size_t o = 0; o < want.size(); ++o) {
+        INFO(what << " output " << o << " at " << IsaName(ActiveIsa()) << ", " << threads << " threads");
+        const Tensor& w = want[o].tensor;
+        const Tensor& g = (*outs)[o].tensor;
+        REQUIRE(g.shape() == w.shape());
+        REQUIRE(g.dtype() == w.dtype());
+        if (w.dtype() == DType::kFloat) CHECK(DiffF32(w.data<float>(), g.data<float>(), size_t(w.numel())) == "");
+        else CHECK(std::memcmp(w.raw(), g.raw(), w.nbytes()) == 0);
+      }
+    }
+  }
+}
+}  // namespace
+
+TEST_CASE("exact paths: elementwise chains in one pass equal the unfused oracle", "[exact_paths]") {
+  SplitMix64 rng(808);
+  const Shape xs{3, 5000};  // several 2048-element chunks, a partial last one
+  const auto x = Values(rng, 15000, 1, -6.0f, 6.0f), y = Values(rng, 15000, 2, -3.0f, 3.0f);
+  const std::vector<Init> consts = {{"c2", {}, {1.41421356f}}, {"c1", {1}, {1.0f}}, {"ch", {1, 1}, {0.5f}}, {"cz", {}, {-0.0f}},
+                                    {"v", {5000}, Values(rng, 5000, 0)}};
+  // GELU as exported: x / sqrt2 -> Erf -> + 1 -> x * . -> * 0.5 (x read again, scalars of
+  // rank 0 to 2).
+  CheckAllOutputs("GELU chain",
+                  Graph(xs, {}, consts,
+                        {{"Div", {"X", "c2"}, "d"}, {"Erf", {"d"}, "e"}, {"Add", {"e", "c1"}, "a"}, {"Mul", {"X", "a"}, "m"},
+                         {"Mul", {"m", "ch"}, "Z"}},
+                        {"Z"}),
+                  {{"X", Input(xs, x)}});
+  // The running value on the right of Sub and Div, a second full input, every unary op,
+  // HardSigmoid's attributes, a -0.0 scalar.
+  CheckAllOutputs("mixed chain",
+                  Graph(xs, xs, consts,
+                        {{"Sub", {"c1", "X"}, "s"}, {"Tanh", {"s"}, "t"}, {"Div", {"Y", "t"}, "q"}, {"Sigmoid", {"q"}, "g"},
+                         {"Exp", {"g"}, "e"}, {"Mul", {"e", "Y"}, "m"}, {"HardSigmoid", {"m"}, "h", {Float("alpha", 0.3f), Float("beta", 0.4f)}},
+                         {"Add", {"h", "cz"}, "a"}, {"HardSwish", {"a"}, "w"}, {"Relu", {"w"}, "Z"}},
+                        {"Z"}),
+                  {{"X", Input(xs, x)}, {"Y", Input(xs, y)}});
+  // A vector operand (a broadcast that is not a scalar): the body runs node by node.
+  CheckAllOutputs("chain with a broadcast vector",
+                  Graph(xs, {}, consts, {{"Add", {"X", "v"}, "a"}, {"Erf", {"a"}, "e"}, {"Mul", {"e", "c2"}, "Z"}}, {"Z"}),
+                  {{"X", Input(xs, x)}});
+  // An intermediate that is also a graph output, and one read twice: the chain stops
+  // there and every output is still produced.
+  CheckAllOutputs("chain cut by an output and a second reader",
+                  Graph(xs, {}, consts,
+                        {{"Mul", {"X", "c2"}, "m"}, {"Exp", {"m"}, "e"}, {"Tanh", {"e"}, "t"}, {"Add", {"t", "e"}, "a"},
+                         {"Sigmoid", {"a"}, "s"}, {"Sub", {"s", "c1"}, "Z"}},
+                        {"Z", "m"}),
+                  {{"X", Input(xs, x)}});
+}
+
+TEST_CASE("exact paths: an elementwise chain on doubles runs its nodes one by one", "[exact_paths]") {
+  SplitMix64 rng(809);
+  const Shape xs{4, 100};
+  const auto xv = Values(rng, 400, 1, -3.0f, 3.0f);
+  Tensor t(DType::kDouble, xs);
+  for (size_t i = 0; i < xv.size(); ++i) t.mutable_data<double>()[i] = double(xv[i]);
+  CheckAllOutputs("double chain",
+                  Graph(xs, {}, {{"c", {}, {0.75f}}}, {{"Mul", {"X", "c"}, "m"}, {"Exp", {"m"}, "e"}, {"Add", {"e", "c"}, "Z"}}, {"Z"},
+                        onnx::TensorProto::DOUBLE),
+                  {{"X", Value::FromTensor(t)}});
+}
+
+TEST_CASE("passes: elementwise chains form where every inner value has one reader", "[exact_paths][passes]") {
+  const Shape xs{2, 8};
+  const std::vector<Init> c = {{"c", {}, {2.0f}}};
+  auto count = [&](const std::vector<GNode>& nodes, const std::vector<std::string>& outs, size_t* nodes_after) {
+    const std::string b = Graph(xs, {}, c, nodes, outs);
+    Model m = ImportModel(reinterpret_cast<const uint8_t*>(b.data()), b.size(), "chain", "");
+    const int n = FuseElementwiseChains(*m.graph);
+    *nodes_after = m.graph->nodes.size();
+    return n;
+  };
+  size_t after = 0;
+  // GELU: one chain of five.
+  CHECK(count({{"Div", {"X", "c"}, "d"}, {"Erf", {"d"}, "e"}, {"Add", {"e", "c"}, "a"}, {"Mul", {"X", "a"}, "m"},
+               {"Mul", {"m", "c"}, "Z"}},
+              {"Z"}, &after) == 1);
+  CHECK(after == 1);
+  // m is a graph output and e has two readers, so Mul and Exp stay; Tanh -> Add (e as
+  // its other operand) -> Sigmoid -> Sub is one chain.
+  CHECK(count({{"Mul", {"X", "c"}, "m"}, {"Exp", {"m"}, "e"}, {"Tanh", {"e"}, "t"}, {"Add", {"t", "e"}, "a"},
+               {"Sigmoid", {"a"}, "s"}, {"Sub", {"s", "c"}, "Z"}},
+              {"Z", "m"}, &after) == 1);
+  CHECK(after == 3);
+  // Not chainable ops break chains; a lone node is left as it is.
+  CHECK(count({{"Exp", {"X"}, "e"}, {"Neg", {"e"}, "n"}, {"Exp", {"n"}, "Z"}}, {"Z"}, &after) == 0);
+  CHECK(after == 3);
 }
 
 }  // namespace test

@@ -18,6 +18,21 @@ inline constexpr const char* kFusedActivationAttr = "onemodel.activation";
 // nodes fused. Top-level graph only.
 int FuseConvActivation(Graph& g);
 
+// The domain of OneModel's own operators (fused nodes the passes create).
+inline constexpr const char* kOneModelDomain = "onemodel";
+
+// Whether n is an elementwise node a chain may take: Add, Sub, Mul, Div, Relu,
+// HardSigmoid, HardSwish, Exp, Tanh, Sigmoid, Erf (default domain, one output).
+bool IsChainableElementwise(const Node& n);
+
+// Chains of elementwise nodes, each value read once by the next node of the chain and
+// not a graph output: the chain becomes one onemodel.ElementwiseChain node whose "body"
+// attribute holds the original nodes. It runs the same kernels on each chunk of the
+// data in turn (same operations, same order, same bits) in one pass over memory, or,
+// for inputs it cannot run that way (not float, a broadcast that is not a scalar),
+// the body node by node. Returns the number of chains. Top-level graph only.
+int FuseElementwiseChains(Graph& g);
+
 // Runs the exact-mode passes on g; returns the number of rewrites.
 int RunExactPasses(Graph& g);
 
