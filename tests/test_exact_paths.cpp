@@ -498,6 +498,16 @@ TEST_CASE("exact paths: elementwise chains in one pass equal the unfused oracle"
                          {"Add", {"h", "cz"}, "a"}, {"HardSwish", {"a"}, "w"}, {"Relu", {"w"}, "Z"}},
                         {"Z"}),
                   {{"X", Input(xs, x)}, {"Y", Input(xs, y)}});
+  // A region whose values have several readers inside it (hardswish as x * clip(x + 3,
+  // 0, 6) / 6 between scales), Clip with both bounds and with the lower one omitted.
+  CheckAllOutputs("hardswish region",
+                  Graph(xs, {}, {{"w", {}, {0.75f}}, {"b", {}, {-0.25f}}, {"three", {}, {3.0f}}, {"zero", {}, {0.0f}},
+                                 {"six", {}, {6.0f}}},
+                        {{"Mul", {"w", "X"}, "m"}, {"Add", {"m", "b"}, "a"}, {"Add", {"a", "three"}, "a3"},
+                         {"Clip", {"a3", "zero", "six"}, "c"}, {"Mul", {"a", "c"}, "p"}, {"Div", {"p", "six"}, "h"},
+                         {"Clip", {"h", "", "three"}, "q"}, {"Mul", {"w", "q"}, "r"}, {"Add", {"r", "b"}, "Z"}},
+                        {"Z"}),
+                  {{"X", Input(xs, x)}});
   // A vector operand (a broadcast that is not a scalar): the body runs node by node.
   CheckAllOutputs("chain with a broadcast vector",
                   Graph(xs, {}, consts, {{"Add", {"X", "v"}, "a"}, {"Erf", {"a"}, "e"}, {"Mul", {"e", "c2"}, "Z"}}, {"Z"}),
@@ -540,12 +550,21 @@ TEST_CASE("passes: elementwise chains form where every inner value has one reade
                {"Mul", {"m", "c"}, "Z"}},
               {"Z"}, &after) == 1);
   CHECK(after == 1);
-  // m is a graph output and e has two readers, so Mul and Exp stay; Tanh -> Add (e as
-  // its other operand) -> Sigmoid -> Sub is one chain.
+  // m is a graph output, so Mul stays; e has two readers, both in the region, so
+  // Exp -> Tanh -> Add -> Sigmoid -> Sub is one region.
   CHECK(count({{"Mul", {"X", "c"}, "m"}, {"Exp", {"m"}, "e"}, {"Tanh", {"e"}, "t"}, {"Add", {"t", "e"}, "a"},
                {"Sigmoid", {"a"}, "s"}, {"Sub", {"s", "c"}, "Z"}},
               {"Z", "m"}, &after) == 1);
-  CHECK(after == 3);
+  CHECK(after == 2);
+  // A region with a value read twice inside it (x * clip(x + 3, 0, 6) / 6): one node.
+  CHECK(count({{"Add", {"X", "c"}, "a"}, {"Clip", {"a", "c", "c"}, "k"}, {"Mul", {"a", "k"}, "m"}, {"Div", {"m", "c"}, "Z"}},
+              {"Z"}, &after) == 1);
+  CHECK(after == 1);
+  // The same with the shared value also read after the region: Add stays outside.
+  CHECK(count({{"Add", {"X", "c"}, "a"}, {"Clip", {"a", "c", "c"}, "k"}, {"Mul", {"a", "k"}, "m"}, {"Div", {"m", "c"}, "d"},
+               {"Neg", {"d"}, "n"}, {"Add", {"n", "a"}, "Z"}},
+              {"Z"}, &after) >= 1);
+  CHECK(after == 4);
   // Not chainable ops break chains; a lone node is left as it is.
   CHECK(count({{"Exp", {"X"}, "e"}, {"Neg", {"e"}, "n"}, {"Exp", {"n"}, "Z"}}, {"Z"}, &after) == 0);
   CHECK(after == 3);

@@ -1,4 +1,5 @@
 // Exact-mode fusion of elementwise chains into one pass over memory (see passes.h).
+#include <algorithm>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -19,6 +20,11 @@ bool IsChainableElementwise(const Node& n) {
   static const std::unordered_set<std::string> kUnary = {"Relu", "HardSigmoid", "HardSwish", "Exp", "Tanh", "Sigmoid", "Erf"};
   if (kBinary.count(n.op_type)) return n.inputs.size() == 2 && !n.inputs[0].empty() && !n.inputs[1].empty();
   if (kUnary.count(n.op_type)) return n.inputs.size() == 1 && !n.inputs[0].empty();
+  // Clip: bounds as attributes (opset < 11) or as inputs (opset >= 11), never both.
+  if (n.op_type == "Clip") {
+    if (n.inputs.empty() || n.inputs[0].empty() || n.inputs.size() > 3) return false;
+    return n.inputs.size() == 1 || (!n.attr("min") && !n.attr("max"));
+  }
   return false;
 }
 
@@ -33,30 +39,49 @@ int FuseElementwiseChains(Graph& g) {
     }
   }
   for (const auto& o : g.outputs) readers[o.name] += 2;
-  // The single reader node of each value read once.
-  std::unordered_map<std::string, size_t> reader_of;
+  // The nodes reading each value (a node reading it twice counts twice in `readers`).
+  std::unordered_map<std::string, std::vector<size_t>> readers_of;
   for (size_t i = 0; i < g.nodes.size(); ++i)
-    for (const std::string& in : g.nodes[i].inputs) if (!in.empty() && readers[in] == 1) reader_of[in] = i;
+    for (const std::string& in : g.nodes[i].inputs)
+      if (!in.empty()) readers_of[in].push_back(i);
   std::vector<bool> taken(g.nodes.size(), false), drop(g.nodes.size(), false);
   std::vector<std::pair<size_t, Node>> fused_at;  // index of the chain's last node -> fused node
   int fused = 0;
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     if (taken[i] || !IsChainableElementwise(g.nodes[i])) continue;
-    // Extend from node i while the value flows into exactly one chainable node that
-    // takes it once.
+    // Grow a region from node i: repeatedly take the first node (in graph order) that
+    // reads a value the region makes, while it is chainable. The region is valid when
+    // every value it makes is read only inside it, except the value of its last node.
     std::vector<size_t> chain{i};
+    std::unordered_set<size_t> in_region{i};
+    auto leaks = [&](const std::string& v) {  // read outside the region, or a graph output
+      if (readers[v] > int(readers_of[v].size())) return true;  // graph output or subgraph reference
+      for (size_t r : readers_of[v]) if (!in_region.count(r)) return true;
+      return false;
+    };
+    auto valid = [&] {
+      for (size_t k = 0; k + 1 < chain.size(); ++k)
+        if (leaks(g.nodes[chain[k]].outputs[0])) return false;
+      return true;
+    };
+    auto valid_sorted = [&] {
+      std::sort(chain.begin(), chain.end());
+      return valid();
+    };
     for (;;) {
-      const std::string& v = g.nodes[chain.back()].outputs[0];
-      auto it = reader_of.find(v);
-      if (it == reader_of.end() || taken[it->second] || it->second <= chain.back()) break;
-      const Node& next = g.nodes[it->second];
-      if (!IsChainableElementwise(next)) break;
-      int uses = 0;
-      for (const auto& in : next.inputs) uses += in == v;
-      if (uses != 1) break;
-      chain.push_back(it->second);
+      size_t next = g.nodes.size();
+      for (size_t k : chain)
+        for (size_t r : readers_of[g.nodes[k].outputs[0]]) if (!in_region.count(r)) next = std::min(next, r);
+      if (next == g.nodes.size() || taken[next] || !IsChainableElementwise(g.nodes[next])) break;
+      chain.push_back(next);
+      in_region.insert(next);
+    }
+    while (chain.size() >= 2 && !valid_sorted()) {
+      in_region.erase(chain.back());
+      chain.pop_back();
     }
     if (chain.size() < 2) continue;
+    std::sort(chain.begin(), chain.end());
     // The fused node: inputs are the chain's input (input 0 of the first node for a unary
     // first node; for a binary one, its input 0) and then every other operand in order;
     // the body holds the original nodes, reading the fused node's inputs by name.
@@ -76,7 +101,7 @@ int FuseElementwiseChains(Graph& g) {
     };
     for (size_t k : chain) {
       const Node& n = g.nodes[k];
-      for (const auto& in : n.inputs) if (!inner.count(in)) add_input(in);
+      for (const auto& in : n.inputs) if (!in.empty() && !inner.count(in)) add_input(in);
       inner.insert(n.outputs[0]);
       body->nodes.push_back(n);
     }

@@ -22,15 +22,17 @@ int FuseConvActivation(Graph& g);
 inline constexpr const char* kOneModelDomain = "onemodel";
 
 // Whether n is an elementwise node a chain may take: Add, Sub, Mul, Div, Relu,
-// HardSigmoid, HardSwish, Exp, Tanh, Sigmoid, Erf (default domain, one output).
+// HardSigmoid, HardSwish, Exp, Tanh, Sigmoid, Erf, Clip (default domain, one output).
 bool IsChainableElementwise(const Node& n);
 
-// Chains of elementwise nodes, each value read once by the next node of the chain and
-// not a graph output: the chain becomes one onemodel.ElementwiseChain node whose "body"
-// attribute holds the original nodes. It runs the same kernels on each chunk of the
-// data in turn (same operations, same order, same bits) in one pass over memory, or,
-// for inputs it cannot run that way (not float, a broadcast that is not a scalar),
-// the body node by node. Returns the number of chains. Top-level graph only.
+// Regions of elementwise nodes whose values are all read inside the region, except the
+// value of its last node (which may be read anywhere; the region's values may be read
+// by several of its nodes, as in x * clip(x + 3, 0, 6) / 6): the region becomes one
+// onemodel.ElementwiseChain node whose "body" attribute holds the original nodes. It
+// runs the same kernels on each chunk of the data in turn (same operations, same order,
+// same bits) in one pass over memory, or, for inputs it cannot run that way (not float,
+// a broadcast that is not a single element), the body node by node. Returns the number
+// of regions. Top-level graph only.
 int FuseElementwiseChains(Graph& g);
 
 // Runs the exact-mode passes on g; returns the number of rewrites.

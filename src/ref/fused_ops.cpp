@@ -1,5 +1,8 @@
 // OneModel's own operators, created by the exact-mode passes (passes/passes.h).
 #include <algorithm>
+#include <limits>
+#include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "passes/passes.h"
@@ -12,64 +15,93 @@ namespace onemodel {
 namespace ref {
 namespace {
 
-// One step of a chain: an operation on operands that are the chain's running value
-// (index -1) or one of the fused node's inputs.
+// An operand of a step: one of the fused node's inputs, or an earlier step's result.
+struct Operand {
+  bool inner = false;
+  int idx = 0;
+};
+// One step of a chain: one body node; step s leaves its result in slot s of the
+// per-thread buffer (the last step writes the output).
 struct Step {
   enum Kind { kBinary, kUnary, kMath } kind = kBinary;
   int32_t code = 0;
   float p0 = 0.0f, p1 = 0.0f;
-  int a = -1, b = -1;  // operands; b only for binary steps
+  Operand a, b;           // b only for binary steps
+  int lo = -1, hi = -1;   // Clip: the fused node's inputs holding its bounds (-1: none)
 };
 
-// The chain's steps, or false when a body node is not one the fast path knows.
+// The steps of the body (topologically sorted nodes, one output each), or false when a
+// node is not one the fast path knows.
 bool CompileChain(const Graph& body, std::vector<Step>* steps) {
-  std::vector<std::string> names;  // the fused node's inputs, by body input order
-  for (const auto& in : body.inputs) names.push_back(in.name);
-  std::string running;
-  auto operand = [&](const std::string& v) -> int {
-    if (!running.empty() && v == running) return -1;
-    for (size_t i = 0; i < names.size(); ++i) if (names[i] == v) return int(i);
-    return -2;
+  std::unordered_map<std::string, int> external, inner;
+  for (size_t i = 0; i < body.inputs.size(); ++i) external[body.inputs[i].name] = int(i);
+  auto operand = [&](const std::string& v, Operand* o) {
+    auto it = inner.find(v);
+    if (it != inner.end()) { o->inner = true; o->idx = it->second; return true; }
+    auto ex = external.find(v);
+    if (ex == external.end()) return false;
+    o->inner = false;
+    o->idx = ex->second;
+    return true;
   };
   for (const Node& n : body.nodes) {
     if (!IsChainableElementwise(n)) return false;
     Step s;
     const std::string& t = n.op_type;
+    if (!operand(n.inputs[0], &s.a)) return false;
     if (t == "Add" || t == "Sub" || t == "Mul" || t == "Div") {
       s.kind = Step::kBinary;
       s.code = t == "Add" ? kBinAddF32 : t == "Sub" ? kBinSubF32 : t == "Mul" ? kBinMulF32 : kBinDivF32;
-      s.a = operand(n.inputs[0]);
-      s.b = operand(n.inputs[1]);
-      if (s.a == -2 || s.b == -2) return false;
-    } else {
-      s.a = operand(n.inputs[0]);
-      if (s.a == -2) return false;
-      if (t == "Relu" || t == "HardSwish" || t == "HardSigmoid") {
-        s.kind = Step::kUnary;
-        s.code = t == "Relu" ? kUnReluF32 : t == "HardSwish" ? kUnHardSwishF32 : kUnHardSigmoidF32;
-        if (t == "HardSigmoid") {
-          const Attribute* al = n.attr("alpha");
-          const Attribute* be = n.attr("beta");
-          s.p0 = al ? al->f : 0.2f;
-          s.p1 = be ? be->f : 0.5f;
+      if (!operand(n.inputs[1], &s.b)) return false;
+    } else if (t == "Relu" || t == "HardSwish" || t == "HardSigmoid" || t == "Clip") {
+      s.kind = Step::kUnary;
+      s.code = t == "Relu" ? kUnReluF32 : t == "HardSwish" ? kUnHardSwishF32 : t == "HardSigmoid" ? kUnHardSigmoidF32 : kUnClipF32;
+      if (t == "HardSigmoid") {
+        const Attribute* al = n.attr("alpha");
+        const Attribute* be = n.attr("beta");
+        s.p0 = al ? al->f : 0.2f;
+        s.p1 = be ? be->f : 0.5f;
+      } else if (t == "Clip") {
+        // The bounds as Clip's float path takes them: attributes (opset < 11) or
+        // single-element inputs (opset >= 11), +-infinity when absent.
+        const Attribute* mn = n.attr("min");
+        const Attribute* mx = n.attr("max");
+        s.p0 = mn ? mn->f : -std::numeric_limits<float>::infinity();
+        s.p1 = mx ? mx->f : std::numeric_limits<float>::infinity();
+        for (int k = 1; k <= 2; ++k) {
+          if (size_t(k) >= n.inputs.size() || n.inputs[size_t(k)].empty()) continue;
+          Operand o;
+          if (!operand(n.inputs[size_t(k)], &o) || o.inner) return false;
+          (k == 1 ? s.lo : s.hi) = o.idx;
         }
-      } else {
-        s.kind = Step::kMath;
-        s.code = t == "Exp" ? kMathExpF32 : t == "Tanh" ? kMathTanhF32 : t == "Sigmoid" ? kMathSigmoidF32 : kMathErfF32;
       }
+    } else {
+      s.kind = Step::kMath;
+      s.code = t == "Exp" ? kMathExpF32 : t == "Tanh" ? kMathTanhF32 : t == "Sigmoid" ? kMathSigmoidF32 : kMathErfF32;
     }
+    inner[n.outputs[0]] = int(steps->size());
     steps->push_back(s);
-    running = n.outputs[0];
   }
-  return !steps->empty() && body.outputs.size() == 1 && body.outputs[0].name == running;
+  return !steps->empty() && body.outputs.size() == 1 && inner.count(body.outputs[0].name) &&
+         inner[body.outputs[0].name] == int(steps->size()) - 1;
+}
+
+// The body node by node (the fused node's inputs bound to its inputs).
+void RunBody(OpContext& ctx, const Graph& body) {
+  std::vector<Value> in;
+  for (const Value* v : ctx.inputs) in.push_back(v ? *v : Value());
+  std::vector<Value> out = RunSubgraph(ctx.executor, body, in, *ctx.scope);
+  if (out.size() != 1) throw ctx.Fail(ErrorCode::kInternal, "the chain's body gave no single output");
+  ctx.outputs[0] = std::move(out[0]);
 }
 
 }  // namespace
 
 // The chain in one pass: chunks of the data go through every step in turn (the same
-// kernels the unfused nodes run, on the same values in the same order), the running
-// value in a per-thread buffer. Needs float inputs of one shape, or single elements of
-// no higher rank (broadcast scalars); anything else runs the body node by node.
+// kernels the unfused nodes run, on the same values in the same order), each step's
+// result in its slot of a per-thread buffer. Needs float inputs of one shape, or single
+// elements of no higher rank (broadcast scalars); anything else runs the body node by
+// node.
 void ElementwiseChain(OpContext& ctx) {
   const Attribute* body_attr = ctx.node.attr("body");
   if (!body_attr || !body_attr->g) throw ctx.Fail(ErrorCode::kInvalidModel, "missing its 'body' graph");
@@ -91,48 +123,60 @@ void ElementwiseChain(OpContext& ctx) {
     }
   }
   if (!fast) {
-    std::vector<Value> in;
-    for (const Value* v : ctx.inputs) in.push_back(v ? *v : Value());
-    std::vector<Value> out = RunSubgraph(ctx.executor, body, in, *ctx.scope);
-    if (out.size() != 1) throw ctx.Fail(ErrorCode::kInternal, "the chain's body gave no single output");
-    ctx.outputs[0] = std::move(out[0]);
+    RunBody(ctx, body);
+    return;
+  }
+  // Clip bounds from inputs: single floats (else the body runs node by node).
+  for (Step& st : steps) {
+    for (int k : {st.lo, st.hi}) {
+      if (k < 0) continue;
+      const Tensor& t = ctx.in(size_t(k));
+      if (t.numel() == 0) continue;  // an empty bound is no bound, as in Clip
+      if (t.numel() != 1) fast = false;
+    }
+    if (!fast) break;
+    if (st.lo >= 0 && ctx.in(size_t(st.lo)).numel()) st.p0 = ctx.in(size_t(st.lo)).data<float>()[0];
+    if (st.hi >= 0 && ctx.in(size_t(st.hi)).numel()) st.p1 = ctx.in(size_t(st.hi)).data<float>()[0];
+  }
+  if (!fast) {
+    RunBody(ctx, body);
     return;
   }
   const int64_t n = big->numel();
   Tensor& y = ctx.out_uninit(0, DType::kFloat, big->shape());
   float* py = y.mutable_data<float>();
   const KernelTable& k = *ctx.kernels;
-  constexpr int64_t kChunk = 2048;
-  ParallelFor(ctx, (n + kChunk - 1) / kChunk, 8, [&](int64_t c0, int64_t c1) {
+  constexpr int64_t kChunk = 1024;
+  const size_t slots = steps.size();
+  ParallelFor(ctx, (n + kChunk - 1) / kChunk, 16, [&](int64_t c0, int64_t c1) {
     thread_local std::vector<float> buf;
-    if (buf.size() < size_t(kChunk)) buf.resize(size_t(kChunk));
-    float* t = buf.data();
+    if (buf.size() < slots * size_t(kChunk)) buf.resize(slots * size_t(kChunk));
     for (int64_t c = c0; c < c1; ++c) {
       const int64_t i0 = c * kChunk, len = std::min(kChunk, n - i0);
-      auto src = [&](int op, int64_t* stride) -> const float* {
-        if (op < 0) { *stride = 1; return t; }
-        const Tensor& in = ctx.in(size_t(op));
-        if (in.numel() == 1 && n != 1) { *stride = 0; return in.data<float>(); }
+      auto src = [&](const Operand& o, int64_t* stride) -> const float* {
         *stride = 1;
+        if (o.inner) return buf.data() + size_t(o.idx) * size_t(kChunk);
+        const Tensor& in = ctx.in(size_t(o.idx));
+        if (in.numel() == 1 && n != 1) { *stride = 0; return in.data<float>(); }
         return in.data<float>() + i0;
       };
       for (size_t s = 0; s < steps.size(); ++s) {
         const Step& st = steps[s];
-        float* dst = s + 1 == steps.size() ? py + i0 : t;
+        float* dst = s + 1 == steps.size() ? py + i0 : buf.data() + s * size_t(kChunk);
         int64_t sa = 1, sb = 1;
         const float* a = src(st.a, &sa);
         if (st.kind == Step::kBinary) {
           const float* b = src(st.b, &sb);
           k.BinaryF32(st.code, a, sa, b, sb, dst, len);
-        } else if (sa == 0) {  // a scalar input: its value in every lane
-          for (int64_t j = 0; j < len; ++j) t[j] = a[0];
-          if (st.kind == Step::kUnary) k.UnaryF32(st.code, st.p0, st.p1, t, dst, len);
-          else k.MathF32(st.code, t, dst, len);
-        } else if (st.kind == Step::kUnary) {
-          k.UnaryF32(st.code, st.p0, st.p1, a, dst, len);
-        } else {
-          k.MathF32(st.code, a, dst, len);
+          continue;
         }
+        if (sa == 0) {  // a single-element input: its value in every lane
+          float* t = buf.data() + s * size_t(kChunk);
+          for (int64_t j = 0; j < len; ++j) t[j] = a[0];
+          a = t;
+        }
+        if (st.kind == Step::kUnary) k.UnaryF32(st.code, st.p0, st.p1, a, dst, len);
+        else k.MathF32(st.code, a, dst, len);
       }
     }
   });
