@@ -400,7 +400,7 @@ TEST_CASE("exact paths: a fed weight replaces its initializer, never a tensor de
 namespace {
 // A graph of float nodes over inputs X (shape xs) and, when ys is not empty, Y; scalar
 // or vector initializers; every listed output is a graph output.
-struct GNode { std::string op; std::vector<std::string> in; std::string out; std::vector<Attr> attrs; };
+struct GNode { std::string op; std::vector<std::string> in; std::string out; std::vector<Attr> attrs = {}; };
 std::string Graph(const Shape& xs, const Shape& ys, const std::vector<Init>& inits, const std::vector<GNode>& nodes,
                   const std::vector<std::string>& outputs, onnx::TensorProto::DataType type = onnx::TensorProto::FLOAT) {
   onnx::ModelProto m;
