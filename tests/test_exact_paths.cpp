@@ -508,9 +508,16 @@ TEST_CASE("exact paths: elementwise chains in one pass equal the unfused oracle"
                          {"Clip", {"h", "", "three"}, "q"}, {"Mul", {"w", "q"}, "r"}, {"Add", {"r", "b"}, "Z"}},
                         {"Z"}),
                   {{"X", Input(xs, x)}});
-  // A vector operand (a broadcast that is not a scalar): the body runs node by node.
-  CheckAllOutputs("chain with a broadcast vector",
-                  Graph(xs, {}, consts, {{"Add", {"X", "v"}, "a"}, {"Erf", {"a"}, "e"}, {"Mul", {"e", "c2"}, "Z"}}, {"Z"}),
+  // Row operands (the output's trailing dimensions, as a bias; with and without leading
+  // ones), on either side, the chunks crossing rows: the fast path in pieces.
+  CheckAllOutputs("chain with a bias row",
+                  Graph(xs, {}, {consts[0], {"v", {5000}, Values(rng, 5000, 1)}, {"w", {1, 5000}, Values(rng, 5000, 0)}},
+                        {{"Add", {"v", "X"}, "a"}, {"Erf", {"a"}, "e"}, {"Sub", {"e", "w"}, "s"}, {"Div", {"w", "s"}, "Z"}}, {"Z"}),
+                  {{"X", Input(xs, x)}});
+  // A column operand (not trailing dimensions): the body runs node by node.
+  CheckAllOutputs("chain with a broadcast column",
+                  Graph(xs, {}, {consts[0], {"col", {3, 1}, Values(rng, 3, 0)}},
+                        {{"Add", {"X", "col"}, "a"}, {"Erf", {"a"}, "e"}, {"Mul", {"e", "c2"}, "Z"}}, {"Z"}),
                   {{"X", Input(xs, x)}});
   // An intermediate that is also a graph output, and one read twice: the chain stops
   // there and every output is still produced.

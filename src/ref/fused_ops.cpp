@@ -99,9 +99,9 @@ void RunBody(OpContext& ctx, const Graph& body) {
 
 // The chain in one pass: chunks of the data go through every step in turn (the same
 // kernels the unfused nodes run, on the same values in the same order), each step's
-// result in its slot of a per-thread buffer. Needs float inputs of one shape, or single
-// elements of no higher rank (broadcast scalars); anything else runs the body node by
-// node.
+// result in its slot of a per-thread buffer. Needs float inputs of the output's shape,
+// single elements, or rows of the output's trailing dimensions (a bias) for binary steps;
+// anything else runs the body node by node.
 void ElementwiseChain(OpContext& ctx) {
   const Attribute* body_attr = ctx.node.attr("body");
   if (!body_attr || !body_attr->g) throw ctx.Fail(ErrorCode::kInvalidModel, "missing its 'body' graph");
@@ -113,14 +113,31 @@ void ElementwiseChain(OpContext& ctx) {
   if (fast) {
     for (size_t i = 0; i < ctx.num_inputs(); ++i) {
       if (!ctx.has_input(i) || !ctx.inputs[i]->is_tensor() || ctx.in(i).dtype() != DType::kFloat) { fast = false; break; }
-      if (!big || ctx.in(i).numel() > big->numel()) big = &ctx.in(i);
+      const Tensor& t = ctx.in(i);
+      if (!big || t.numel() > big->numel() || (t.numel() == big->numel() && t.rank() > big->rank())) big = &t;
     }
   }
+  // Each input: the output's shape (read at the same index), a single element (its value
+  // everywhere), or the output's trailing dimensions (a row repeated: element i reads
+  // i mod its size), which only a binary step may take. Anything else: node by node.
+  enum : int64_t { kFull = 0, kScalar = -1 };
+  std::vector<int64_t> period(ctx.num_inputs(), kFull);
   if (fast) {
-    for (size_t i = 0; i < ctx.num_inputs(); ++i) {
+    for (size_t i = 0; i < ctx.num_inputs() && fast; ++i) {
       const Tensor& t = ctx.in(i);
-      if (t.shape() != big->shape() && !(t.numel() == 1 && t.rank() <= big->rank())) { fast = false; break; }
+      if (t.shape() == big->shape()) continue;
+      if (t.rank() > big->rank()) { fast = false; break; }
+      if (t.numel() == 1) { period[i] = kScalar; continue; }
+      // Leading ones dropped, the rest must be big's last dimensions.
+      size_t lead = 0;
+      while (lead < t.shape().size() && t.shape()[lead] == 1) ++lead;
+      const size_t tail = t.shape().size() - lead;
+      for (size_t d = 0; d < tail && fast; ++d)
+        fast = t.shape()[lead + d] == big->shape()[big->shape().size() - tail + d];
+      period[i] = t.numel();
     }
+    for (const Step& st : steps)
+      if (fast && st.kind != Step::kBinary && !st.a.inner && period[size_t(st.a.idx)] > 0) fast = false;
   }
   if (!fast) {
     RunBody(ctx, body);
@@ -153,23 +170,38 @@ void ElementwiseChain(OpContext& ctx) {
     if (buf.size() < slots * size_t(kChunk)) buf.resize(slots * size_t(kChunk));
     for (int64_t c = c0; c < c1; ++c) {
       const int64_t i0 = c * kChunk, len = std::min(kChunk, n - i0);
-      auto src = [&](const Operand& o, int64_t* stride) -> const float* {
+      // Operand o at offset j of the chunk; *stride 0 for a single element; *room: how
+      // many elements from there stay in one repeat of a row operand.
+      auto src = [&](const Operand& o, int64_t j, int64_t* stride, int64_t* room) -> const float* {
         *stride = 1;
-        if (o.inner) return buf.data() + size_t(o.idx) * size_t(kChunk);
+        *room = len - j;
+        if (o.inner) return buf.data() + size_t(o.idx) * size_t(kChunk) + j;
         const Tensor& in = ctx.in(size_t(o.idx));
-        if (in.numel() == 1 && n != 1) { *stride = 0; return in.data<float>(); }
-        return in.data<float>() + i0;
+        const int64_t per = period[size_t(o.idx)];
+        if (per == kScalar && n != 1) { *stride = 0; return in.data<float>(); }
+        if (per > 0) {
+          const int64_t off = (i0 + j) % per;
+          *room = std::min(*room, per - off);
+          return in.data<float>() + off;
+        }
+        return in.data<float>() + i0 + j;
       };
       for (size_t s = 0; s < steps.size(); ++s) {
         const Step& st = steps[s];
         float* dst = s + 1 == steps.size() ? py + i0 : buf.data() + s * size_t(kChunk);
-        int64_t sa = 1, sb = 1;
-        const float* a = src(st.a, &sa);
+        int64_t sa = 1, sb = 1, ra = 0, rb = 0;
         if (st.kind == Step::kBinary) {
-          const float* b = src(st.b, &sb);
-          k.BinaryF32(st.code, a, sa, b, sb, dst, len);
+          // In pieces that stay inside one repeat of any row operand.
+          for (int64_t j = 0; j < len;) {
+            const float* a = src(st.a, j, &sa, &ra);
+            const float* b = src(st.b, j, &sb, &rb);
+            const int64_t piece = std::min(ra, rb);
+            k.BinaryF32(st.code, a, sa, b, sb, dst + j, piece);
+            j += piece;
+          }
           continue;
         }
+        const float* a = src(st.a, 0, &sa, &ra);
         if (sa == 0) {  // a single-element input: its value in every lane
           float* t = buf.data() + s * size_t(kChunk);
           for (int64_t j = 0; j < len; ++j) t[j] = a[0];
