@@ -8,8 +8,7 @@
 
 namespace onemodel {
 
-int FuseConvActivation(Graph& g) {
-  // Readers of every value: node inputs, subgraphs' outer references, graph outputs.
+std::unordered_map<std::string, int> CountReaders(const Graph& g) {
   std::unordered_map<std::string, int> readers;
   for (const Node& n : g.nodes) {
     for (const std::string& in : n.inputs) if (!in.empty()) ++readers[in];
@@ -19,6 +18,11 @@ int FuseConvActivation(Graph& g) {
     }
   }
   for (const auto& o : g.outputs) readers[o.name] += 2;
+  return readers;
+}
+
+int FuseConvActivation(Graph& g) {
+  std::unordered_map<std::string, int> readers = CountReaders(g);
   std::unordered_map<std::string, size_t> producer;
   for (size_t i = 0; i < g.nodes.size(); ++i)
     for (const std::string& out : g.nodes[i].outputs) if (!out.empty()) producer[out] = i;

@@ -29,16 +29,7 @@ bool IsChainableElementwise(const Node& n) {
 }
 
 int FuseElementwiseChains(Graph& g) {
-  // Readers of every value: node inputs, subgraphs' outer references, graph outputs.
-  std::unordered_map<std::string, int> readers;
-  for (const Node& n : g.nodes) {
-    for (const std::string& in : n.inputs) if (!in.empty()) ++readers[in];
-    for (const auto& [name, a] : n.attributes) {
-      if (a.g) for (const auto& r : a.g->outer_refs) ++readers[r];
-      for (const auto& sg : a.graphs) for (const auto& r : sg->outer_refs) ++readers[r];
-    }
-  }
-  for (const auto& o : g.outputs) readers[o.name] += 2;
+  std::unordered_map<std::string, int> readers = CountReaders(g);
   // The nodes reading each value (a node reading it twice counts twice in `readers`).
   std::unordered_map<std::string, std::vector<size_t>> readers_of;
   for (size_t i = 0; i < g.nodes.size(); ++i)

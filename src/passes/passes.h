@@ -3,6 +3,9 @@
 // the argument for each; fast-mode passes will live beside them.
 #pragma once
 
+#include <string>
+#include <unordered_map>
+
 #include "graph/graph.h"
 
 namespace onemodel {
@@ -34,6 +37,11 @@ bool IsChainableElementwise(const Node& n);
 // a broadcast that is not a single element), the body node by node. Returns the number
 // of regions. Top-level graph only.
 int FuseElementwiseChains(Graph& g);
+
+// How many times each value of g is read: node inputs (a node reading a value twice
+// counts twice), subgraphs' outer references, and graph outputs (counted as 2, so an
+// output never looks read once). Shared by the passes.
+std::unordered_map<std::string, int> CountReaders(const Graph& g);
 
 // Runs the exact-mode passes on g; returns the number of rewrites.
 int RunExactPasses(Graph& g);
