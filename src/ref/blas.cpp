@@ -27,14 +27,15 @@ void GemmF32(int64_t M, int64_t N, int64_t K, const float* A, int64_t a_rs, int6
 void GemmBiasActF32(int64_t M, int64_t N, int64_t K, const float* A, int64_t a_rs, int64_t a_cs, const float* B,
                     int64_t b_rs, int64_t b_cs, float* C, int64_t ldc, const float* row_bias, int32_t act) {
   GemmF32(M, N, K, A, a_rs, a_cs, B, b_rs, b_cs, C, ldc);
-  for (int64_t m = 0; m < M; ++m) {
-    float* c = C + m * ldc;
-    if (row_bias) {
-      const float b = row_bias[m];
-      for (int64_t n = 0; n < N; ++n) c[n] = c[n] + b;
-    }
-    if (act >= 0) UnaryF32(act, 0.0f, 0.0f, c, c, N);
+  for (int64_t m = 0; m < M; ++m) EpilogueF32(C + m * ldc, N, row_bias ? row_bias + m : nullptr, act);
+}
+
+void EpilogueF32(float* c, int64_t n, const float* bias, int32_t act) {
+  if (bias) {
+    const float b = *bias;
+    for (int64_t i = 0; i < n; ++i) c[i] = c[i] + b;
   }
+  if (act >= 0) UnaryF32(act, 0.0f, 0.0f, c, c, n);
 }
 
 void GemmPackBF32(int64_t K, int64_t N, const float* B, int64_t b_rs, int64_t b_cs, float* packed) {
@@ -74,9 +75,7 @@ void DepthwiseConvF32(const float* x, const float* w, float* y, int64_t channels
   for (int64_t c = 0; c < channels; ++c) {
     float* yc = y + c * out_sp;
     ConvPlaneF32(x + c * in_sp, w + c * k_sp, yc, g);
-    if (bias)
-      for (int64_t i = 0; i < out_sp; ++i) yc[i] = yc[i] + bias[c];
-    if (act >= 0) UnaryF32(act, 0.0f, 0.0f, yc, yc, out_sp);
+    EpilogueF32(yc, out_sp, bias ? bias + c : nullptr, act);
   }
 }
 

@@ -24,6 +24,10 @@ void GemmF32(int64_t M, int64_t N, int64_t K, const float* A, int64_t a_rs, int6
 void GemmBiasActF32(int64_t M, int64_t N, int64_t K, const float* A, int64_t a_rs, int64_t a_cs, const float* B,
                     int64_t b_rs, int64_t b_cs, float* C, int64_t ldc, const float* row_bias, int32_t act);
 
+// The reference epilogue on n finished sums: c = c + *bias (bias not null), then the
+// activation act (-1: none). GemmBiasActF32 and DepthwiseConvF32 apply it per row/plane.
+void EpilogueF32(float* c, int64_t n, const float* bias, int32_t act);
+
 // A constant B (K x N, B(k, n) = B[k * b_rs + n * b_cs]) laid out once for repeated
 // products: `packed` holds at most K * roundup(N, 64) floats, in a layout of the kernel
 // table's own (the reference's: row-major K x N). Layout only, no arithmetic.

@@ -21,8 +21,12 @@ size_t DerivedCache::size() {
 
 const Tensor* OpContext::ConstDerived(size_t i, const std::string& key,
                                       const std::function<Tensor(const Tensor&)>& make) const {
-  if (!derived || i >= input_is_constant.size() || !input_is_constant[i] || !has_input(i)) return nullptr;
-  const Tensor& t = in(i);
+  if (!derived || !graph || !has_input(i) || !inputs[i]->is_tensor()) return nullptr;
+  // Constant: this graph's initializer, not replaced by a feed (the same storage). Checked
+  // here, when a kernel asks, not for every input of every node.
+  auto init = graph->initializers.find(node.inputs[i]);
+  const Tensor& t = inputs[i]->tensor;
+  if (init == graph->initializers.end() || t.raw() != init->second.raw() || t.shape() != init->second.shape()) return nullptr;
   return &derived->Get(&node, key, [&] { return make(t); });
 }
 

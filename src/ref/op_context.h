@@ -57,9 +57,9 @@ struct OpContext {
   // over it (ref/parallel.h); the split never changes a fold.
   ThreadPool* pool = nullptr;
   const Scope* scope = nullptr;   // this node's view of every visible value
-  // Which inputs are the graph's initializers, unreplaced by a feed (constant from run
-  // to run), and the session's cache of tensors derived from them (null: none).
-  std::vector<bool> input_is_constant;
+  // The graph this node runs in (its initializers are the constant inputs, unless a feed
+  // replaces them) and the session's cache of tensors derived from them (null: none).
+  const Graph* graph = nullptr;
   DerivedCache* derived = nullptr;
 
   OpContext(const Node& n, int64_t op) : node(n), opset(op), outputs(n.outputs.size()) {}

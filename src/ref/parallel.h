@@ -11,7 +11,6 @@
 
 #include "core/threadpool.h"
 #include "ref/blas.h"
-#include "ref/elementwise_kernels.h"
 #include "ref/op_context.h"
 
 namespace onemodel {
@@ -61,12 +60,8 @@ inline void ParallelGemmF32(const OpContext& ctx, int64_t M, int64_t N, int64_t 
     // C's rows are one element apart), each still folding k in order from -0.0; the
     // epilogue then per element (row m of C is element m of that row).
     plain(1, M, K, B, 0, b_rs, A, a_cs, a_rs, C, M);
-    if (epi) {
-      for (int64_t m = 0; m < M; ++m) {
-        if (row_bias) C[m] = C[m] + row_bias[m];
-        if (act >= 0) ref::UnaryF32(act, 0.0f, 0.0f, C + m, C + m, 1);
-      }
-    }
+    if (epi)
+      for (int64_t m = 0; m < M; ++m) EpilogueF32(C + m, 1, row_bias ? row_bias + m : nullptr, act);
     return;
   }
   const int threads = ctx.pool ? ctx.pool->threads() : 1;

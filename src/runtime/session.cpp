@@ -64,15 +64,12 @@ class Executor {
       ctx.pool = pool_;
       ctx.scope = &scope;
       ctx.derived = derived_;
+      ctx.graph = &g;
       for (const auto& in : node.inputs) {
-        if (in.empty()) { ctx.inputs.push_back(nullptr); ctx.input_is_constant.push_back(false); continue; }
+        if (in.empty()) { ctx.inputs.push_back(nullptr); continue; }
         const Value* v = scope(in);
         if (!v) throw Error(ErrorCode::kInternal, node.Describe() + ": value '" + in + "' is not available");
         ctx.inputs.push_back(v);
-        // Constant: this graph's initializer, not replaced by a feed (same storage).
-        auto init = g.initializers.find(in);
-        ctx.input_is_constant.push_back(init != g.initializers.end() && v->is_tensor() &&
-                                        v->tensor.raw() == init->second.raw() && v->tensor.shape() == init->second.shape());
       }
       const auto t0 = profile_ ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
       if (fn) {
