@@ -160,6 +160,8 @@ TEST_CASE("exact paths: Conv through im2col and GEMM equals the oracle", "[exact
       {3, 17, 19, 8, 3, 1, 1, 1, 1},  {6, 12, 11, 16, 3, 2, 1, 1, 2}, {4, 15, 15, 9, 3, 1, 2, 2, 1},
       {5, 9, 30, 12, 1, 1, 0, 1, 1},  {8, 10, 10, 5, 5, 2, 2, 1, 1},  {16, 7, 7, 33, 3, 1, 1, 1, 1},
       {4, 8, 8, 8, 1, 2, 0, 1, 1},    {8, 6, 6, 16, 3, 1, 1, 1, 4},
+      // Few input channels (a first layer; the direct kernel): 3x3 and 7x7 stride 2.
+      {3, 20, 33, 16, 3, 2, 1, 1, 1}, {3, 23, 26, 8, 7, 2, 3, 1, 1},
   };
   for (const G& g : geos) {
     const int64_t Cg = g.C / g.group;
@@ -188,6 +190,12 @@ TEST_CASE("exact paths: Conv through im2col and GEMM equals the oracle", "[exact
   const Shape xs{1, 3, 9, 9};
   CheckAgainstOracle("Conv with an infinite weight", OneOp("Conv", xs, {{"W", {8, 3, 3, 3}, w}}, {Ints("pads", {1, 1, 1, 1})}), xs,
                      Values(rng, 243, 1));
+  // The same with more input channels (past the direct kernel: the GEMM path must refuse).
+  auto w8 = Values(rng, 8 * 8 * 9, 0);
+  w8[77] = U2F(0xFF800000u);
+  const Shape xs8{1, 8, 9, 9};
+  CheckAgainstOracle("Conv with an infinite weight, 8 channels",
+                     OneOp("Conv", xs8, {{"W", {8, 8, 3, 3}, w8}}, {Ints("pads", {1, 1, 1, 1})}), xs8, Values(rng, 648, 1));
   // 1-D, depthwise (the plane path) and asymmetric padding.
   const Shape x1{2, 6, 40};
   CheckAgainstOracle("Conv 1-D", OneOp("Conv", x1, {{"W", {8, 6, 5}, Values(rng, 240, 0)}}, {Ints("pads", {2, 1}), Ints("strides", {2})}),
@@ -334,17 +342,22 @@ TEST_CASE("exact paths: normalisations, softmax, functions and pooling equal the
 TEST_CASE("exact paths: Conv with a fused Relu or HardSwish equals the unfused oracle", "[exact_paths]") {
   SplitMix64 rng(606);
   // Conv -> Relu / HardSwish (fused at every ISA but ref) and, as a control, the same
-  // with the Conv output also a graph output (not fused). Three convolutions: 3x3 with
-  // padding (the zero fix-up, then the epilogue), 1x1 (the epilogue in the GEMM tiles)
-  // and depthwise (the epilogue in the channel-lane kernel). -0.0 inputs with positive
+  // with the Conv output also a graph output (not fused). Four convolutions: 3x3 with
+  // padding from 4 channels (the direct kernel, the epilogue in its tiles) and from 8
+  // (im2col and GEMM: the zero fix-up, then the epilogue), 1x1 (the epilogue in the GEMM
+  // tiles) and depthwise (the epilogue in the channel-lane kernel). -0.0 inputs with positive
   // weights make zero results; a bias of -0.0 keeps their sign up to the activation.
   struct Cv { const char* name; Shape w; int64_t group; int64_t pad; };
-  const Cv convs[] = {{"3x3", {8, 4, 3, 3}, 1, 1}, {"1x1", {8, 4, 1, 1}, 1, 0}, {"depthwise", {4, 1, 3, 3}, 4, 1}};
+  const Cv convs[] = {{"3x3", {8, 4, 3, 3}, 1, 1},
+                      {"3x3 8 channels", {8, 8, 3, 3}, 1, 1},
+                      {"1x1", {8, 4, 1, 1}, 1, 0},
+                      {"depthwise", {4, 1, 3, 3}, 4, 1}};
   for (const Cv& cv : convs)
   for (const std::string act : {"Relu", "HardSwish"})
   for (bool also_output : {false, true})
     for (int kind : {0, 2, 3}) {
-      const Shape xs{1, 4, 11, 13};
+      const int64_t C = cv.w[1] * cv.group;
+      const Shape xs{1, C, 11, 13};
       const int64_t nw = cv.w[0] * cv.w[1] * cv.w[2] * cv.w[3], M = cv.w[0];
       onnx::ModelProto m;
       REQUIRE(m.ParseFromString(OneOp("Conv", xs, {{"W", cv.w, kind >= 2 ? Positive(rng, nw) : Values(rng, nw, 0)},
@@ -360,7 +373,7 @@ TEST_CASE("exact paths: Conv with a fused Relu or HardSwish equals the unfused o
       // Y first: CheckAgainstOracle compares the first output.
       CheckAgainstOracle(std::string("Conv ") + cv.name + "+" + act + (also_output ? " (Conv output kept)" : "") + " kind " +
                              std::to_string(kind),
-                         m.SerializeAsString(), xs, Values(rng, 4 * 11 * 13, kind));
+                         m.SerializeAsString(), xs, Values(rng, C * 11 * 13, kind));
     }
 }
 

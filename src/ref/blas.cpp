@@ -79,5 +79,16 @@ void DepthwiseConvF32(const float* x, const float* w, float* y, int64_t channels
   }
 }
 
+void ConvDirectF32(const float* x, int64_t in_sp, const float* w, float* y, int64_t Cg, int64_t Mg, const int64_t* g,
+                   int64_t oh_begin, int64_t oh_end, const float* bias, int32_t act) {
+  const int64_t OH = g[2], OW = g[3], k_sp = g[4] * g[5];
+  for (int64_t m = 0; m < Mg; ++m)
+    for (int64_t oh = oh_begin; oh < oh_end; ++oh) {
+      float* yrow = y + (m * OH + oh) * OW;
+      for (int64_t ow = 0; ow < OW; ++ow) yrow[ow] = ConvDirectOutputF32(x, in_sp, w + m * Cg * k_sp, Cg, g, oh, ow);
+      EpilogueF32(yrow, OW, bias ? bias + m : nullptr, act);
+    }
+}
+
 }  // namespace ref
 }  // namespace onemodel

@@ -63,6 +63,40 @@ void ConvPlaneF32(const float* x, const float* w, float* y, const int64_t* g);
 void DepthwiseConvF32(const float* x, const float* w, float* y, int64_t channels, const int64_t* g, const float* bias,
                       int32_t act);
 
+// Output rows [oh_begin, oh_end) of a convolution of Cg input planes into Mg output
+// planes (one group, one image): x holds the Cg planes (IH x IW, plane stride in_sp),
+// w the Mg x (Cg * KH * KW) weights, y the Mg planes (OH x OW, contiguous); g as
+// ConvPlaneF32's. Output (m, oh, ow) folds from -0.0, channel (outer), kernel row, kernel
+// column, the products x * w of the taps inside the input (padding taps are skipped),
+// then takes the epilogue: + bias[m] (bias not null), then the activation act (-1: none).
+// The reference Conv's fold exactly, with no zero padding, so no signed-zero fix-up.
+void ConvDirectF32(const float* x, int64_t in_sp, const float* w, float* y, int64_t Cg, int64_t Mg, const int64_t* g,
+                   int64_t oh_begin, int64_t oh_end, const float* bias, int32_t act);
+
+// One output of ConvDirectF32 before its epilogue, for weights wm (output channel m's
+// row); inline: the vector kernels use it for border outputs.
+inline float ConvDirectOutputF32(const float* x, int64_t in_sp, const float* wm, int64_t Cg, const int64_t* g,
+                                 int64_t oh, int64_t ow) {
+  const int64_t IH = g[0], IW = g[1], KH = g[4], KW = g[5], SH = g[6], SW = g[7], DH = g[8], DW = g[9], PH = g[10],
+                PW = g[11];
+  float acc = -0.0f;
+  for (int64_t c = 0; c < Cg; ++c) {
+    const float* xc = x + c * in_sp;
+    const float* wc = wm + c * KH * KW;
+    for (int64_t kh = 0; kh < KH; ++kh) {
+      const int64_t ih = oh * SH - PH + kh * DH;
+      if (ih < 0 || ih >= IH) continue;
+      for (int64_t kw = 0; kw < KW; ++kw) {
+        const int64_t iw = ow * SW - PW + kw * DW;
+        if (iw < 0 || iw >= IW) continue;
+        const float p = xc[ih * IW + iw] * wc[kh * KW + kw];
+        acc = acc + p;
+      }
+    }
+  }
+  return acc;
+}
+
 // One output of ConvPlaneF32 (inline: the vector kernels use it for border outputs).
 inline float ConvPlaneOutputF32(const float* x, const float* w, const int64_t* g, int64_t oh, int64_t ow) {
   const int64_t IH = g[0], IW = g[1], KH = g[4], KW = g[5], SH = g[6], SW = g[7], DH = g[8], DW = g[9], PH = g[10],
