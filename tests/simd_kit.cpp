@@ -106,10 +106,19 @@ void LoadStoreN(const float* src, size_t n, float fill, float* dst) {
   StoreN(LoadN<VF32>(src, n, fill), dst, VF32::kLanes);
 }
 
+void TransposeSq(const float* src, float* dst, size_t* used) {
+  constexpr size_t kL = VF32::kLanes;
+  *used = kL;
+  VF32 v[kL];
+  for (size_t j = 0; j < kL; ++j) v[j] = Load<VF32>(src + j * kL);
+  TransposeSquare(v);
+  for (size_t q = 0; q < kL; ++q) Store(v[q], dst + q * kL);
+}
+
 }  // namespace
 
 const test::SimdKit& GetSimdKit() {
-  static const test::SimdKit kKit{kFns, sizeof(kFns) / sizeof(kFns[0]), &ReduceTree, &LoadStoreN};
+  static const test::SimdKit kKit{kFns, sizeof(kFns) / sizeof(kFns[0]), &ReduceTree, &LoadStoreN, &TransposeSq};
   return kKit;
 }
 

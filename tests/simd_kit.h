@@ -19,6 +19,8 @@ struct SimdKit {
   // Extra entry points whose results depend on the width by definition.
   float (*reduce_sum_tree)(const float* lanes, size_t* lanes_used);  // one vector
   void (*load_store_n)(const float* src, size_t n, float fill, float* dst);  // LoadN + StoreN
+  // TransposeSquare on the lanes x lanes floats at src (row-major), stored row-major.
+  void (*transpose_square)(const float* src, float* dst, size_t* lanes_used);
 };
 
 }  // namespace test

@@ -171,6 +171,27 @@ TEST_CASE("simd: ReduceSumTree follows the pairwise lane tree", "[simd]") {
   }
 }
 
+TEST_CASE("simd: TransposeSquare moves every lane's bits to its mirror position", "[simd]") {
+  const SimdKit* kit = KitFor(ActiveIsa());
+  REQUIRE(kit != nullptr);
+  SplitMix64 rng(17);
+  for (int round = 0; round < 50; ++round) {
+    // Random bit patterns (NaN payloads and signed zeros included) and, in the first
+    // round, each lane's own index, so a misplaced lane names itself.
+    uint32_t in[256], out[256];
+    for (size_t i = 0; i < 256; ++i) in[i] = round == 0 ? uint32_t(i) : rng.NextU32();
+    std::memset(out, 0xA5, sizeof out);
+    size_t n = 0;
+    kit->transpose_square(reinterpret_cast<const float*>(in), reinterpret_cast<float*>(out), &n);
+    REQUIRE(n * n <= 256);
+    for (size_t q = 0; q < n; ++q)
+      for (size_t j = 0; j < n; ++j) {
+        INFO("lanes " << n << " round " << round << " out row " << q << " lane " << j);
+        CHECK(out[q * n + j] == in[j * n + q]);
+      }
+  }
+}
+
 TEST_CASE("simd: LoadN/StoreN read and write only n lanes", "[simd]") {
   const SimdKit* kit = KitFor(ActiveIsa());
   REQUIRE(kit != nullptr);

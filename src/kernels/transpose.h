@@ -8,17 +8,17 @@
 namespace onemodel {
 namespace ONEMODEL_NS {
 
-// dst[q * ds + j] = src[j * ss + q] for j < rows, q < cols (rows, cols <= kL): the rows
-// go through a kL x kL tile with constant strides, which compilers turn into shuffles.
+// dst[q * ds + j] = src[j * ss + q] for j < rows, q < cols (rows, cols <= kL, the lane
+// count): a whole tile goes through the vocabulary's TransposeSquare (shuffles), partial
+// ones element by element.
 template <int64_t kL>
 inline void TransposeTile(const float* src, int64_t ss, float* dst, int64_t ds, int64_t rows, int64_t cols) {
-  alignas(64) float t[kL * kL];
+  static_assert(kL == int64_t(Lanes<VF32>()), "a tile is lanes x lanes");
   if (rows == kL && cols == kL) {
-    for (int64_t j = 0; j < kL; ++j) std::memcpy(t + j * kL, src + j * ss, sizeof(float) * size_t(kL));
-    alignas(64) float u[kL * kL];
-    for (int64_t q = 0; q < kL; ++q)
-      for (int64_t j = 0; j < kL; ++j) u[q * kL + j] = t[j * kL + q];
-    for (int64_t q = 0; q < kL; ++q) std::memcpy(dst + q * ds, u + q * kL, sizeof(float) * size_t(kL));
+    VF32 v[kL];
+    for (int64_t j = 0; j < kL; ++j) v[j] = Load<VF32>(src + j * ss);
+    TransposeSquare(v);
+    for (int64_t q = 0; q < kL; ++q) Store(v[q], dst + q * ds);
     return;
   }
   for (int64_t q = 0; q < cols; ++q)

@@ -232,6 +232,25 @@ inline VI32 DotI8x4Acc(VI32 acc, VI8 a, VI8 b) {
 }
 
 // Horizontal: lanes j += j+4 (the two 128-bit halves), then the 4-lane tree.
+// Data movement: 8x8 by unpacks and shuffles within 128-bit halves, then half swaps.
+inline void TransposeSquare(VF32* v) {
+  __m256 t[8], s[8];
+  for (int i = 0; i < 4; ++i) {
+    t[2 * i] = _mm256_unpacklo_ps(v[2 * i].r, v[2 * i + 1].r);
+    t[2 * i + 1] = _mm256_unpackhi_ps(v[2 * i].r, v[2 * i + 1].r);
+  }
+  for (int i = 0; i < 2; ++i) {
+    s[4 * i] = _mm256_shuffle_ps(t[4 * i], t[4 * i + 2], 0x44);
+    s[4 * i + 1] = _mm256_shuffle_ps(t[4 * i], t[4 * i + 2], 0xEE);
+    s[4 * i + 2] = _mm256_shuffle_ps(t[4 * i + 1], t[4 * i + 3], 0x44);
+    s[4 * i + 3] = _mm256_shuffle_ps(t[4 * i + 1], t[4 * i + 3], 0xEE);
+  }
+  for (int k = 0; k < 4; ++k) {
+    v[k].r = _mm256_permute2f128_ps(s[k], s[4 + k], 0x20);
+    v[4 + k].r = _mm256_permute2f128_ps(s[k], s[4 + k], 0x31);
+  }
+}
+
 inline float ReduceSumTree(VF32 a) {
   const __m128 q = _mm_add_ps(_mm256_castps256_ps128(a.r), _mm256_extractf128_ps(a.r, 1));
   const __m128 s = _mm_add_ps(q, _mm_movehl_ps(q, q));

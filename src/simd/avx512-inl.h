@@ -224,6 +224,31 @@ inline VI32 DotI8x4Acc(VI32 acc, VI8 a, VI8 b) {
 }
 
 // Horizontal: lanes j += j+8, then j += j+4, then the 4-lane tree.
+// Data movement: 16x16 by unpacks and shuffles within 128-bit lanes, then two rounds of
+// 128-bit lane shuffles.
+inline void TransposeSquare(VF32* v) {
+  __m512 t[16], u[16];
+  for (int i = 0; i < 8; ++i) {
+    t[2 * i] = _mm512_unpacklo_ps(v[2 * i].r, v[2 * i + 1].r);
+    t[2 * i + 1] = _mm512_unpackhi_ps(v[2 * i].r, v[2 * i + 1].r);
+  }
+  for (int i = 0; i < 4; ++i) {
+    u[4 * i] = _mm512_shuffle_ps(t[4 * i], t[4 * i + 2], 0x44);
+    u[4 * i + 1] = _mm512_shuffle_ps(t[4 * i], t[4 * i + 2], 0xEE);
+    u[4 * i + 2] = _mm512_shuffle_ps(t[4 * i + 1], t[4 * i + 3], 0x44);
+    u[4 * i + 3] = _mm512_shuffle_ps(t[4 * i + 1], t[4 * i + 3], 0xEE);
+  }
+  // u[4i + k] holds, in its 128-bit lane L, column 4L + k of rows 4i .. 4i + 3.
+  for (int k = 0; k < 4; ++k) {
+    const __m512 x0 = _mm512_shuffle_f32x4(u[k], u[4 + k], 0x88), x1 = _mm512_shuffle_f32x4(u[k], u[4 + k], 0xDD);
+    const __m512 y0 = _mm512_shuffle_f32x4(u[8 + k], u[12 + k], 0x88), y1 = _mm512_shuffle_f32x4(u[8 + k], u[12 + k], 0xDD);
+    v[k].r = _mm512_shuffle_f32x4(x0, y0, 0x88);
+    v[8 + k].r = _mm512_shuffle_f32x4(x0, y0, 0xDD);
+    v[4 + k].r = _mm512_shuffle_f32x4(x1, y1, 0x88);
+    v[12 + k].r = _mm512_shuffle_f32x4(x1, y1, 0xDD);
+  }
+}
+
 inline float ReduceSumTree(VF32 a) {
   const __m256 h = _mm256_add_ps(_mm512_castps512_ps256(a.r),
                                  _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(a.r), 1)));

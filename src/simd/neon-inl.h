@@ -200,6 +200,15 @@ inline VI32 DotI8x4Acc(VI32 acc, VI8 a, VI8 b) {
 }
 
 // Horizontal: (a0 + a2) + (a1 + a3).
+// Data movement: 4x4 by two transposes of pairs and recombined halves.
+inline void TransposeSquare(VF32* v) {
+  const float32x4x2_t p = vtrnq_f32(v[0].r, v[1].r), q = vtrnq_f32(v[2].r, v[3].r);
+  v[0].r = vcombine_f32(vget_low_f32(p.val[0]), vget_low_f32(q.val[0]));
+  v[1].r = vcombine_f32(vget_low_f32(p.val[1]), vget_low_f32(q.val[1]));
+  v[2].r = vcombine_f32(vget_high_f32(p.val[0]), vget_high_f32(q.val[0]));
+  v[3].r = vcombine_f32(vget_high_f32(p.val[1]), vget_high_f32(q.val[1]));
+}
+
 inline float ReduceSumTree(VF32 a) {
   const float32x2_t s = vadd_f32(vget_low_f32(a.r), vget_high_f32(a.r));
   return vget_lane_f32(s, 0) + vget_lane_f32(s, 1);

@@ -253,6 +253,16 @@ inline VI32 DotI8x4Acc(VI32 acc, VI8 a, VI8 b) {
   return r;
 }
 
+// Data movement.
+inline void TransposeSquare(VF32* v) {
+  for (size_t q = 0; q < 4; ++q)
+    for (size_t j = q + 1; j < 4; ++j) {
+      const float t = v[q].v[j];
+      v[q].v[j] = v[j].v[q];
+      v[j].v[q] = t;
+    }
+}
+
 inline float ReduceSumTree(VF32 a) { return (a.v[0] + a.v[2]) + (a.v[1] + a.v[3]); }
 
 #undef OM_SC_LANES

@@ -56,6 +56,9 @@
 // Integer products (wrap in int32)
 //   MulAddPairsI16(a, b)  Returns r[j] = a[2j]*b[2j] + a[2j+1]*b[2j+1] as i32.
 //   DotI8x4Acc(acc, a, b) Returns acc[j] + sum_{k<4} a[4j+k]*b[4j+k].
+// Data movement
+//   TransposeSquare(v)    f32, v an array of kLanes vectors, the rows of a square:
+//                         afterwards v[q]'s lane j is the old v[j]'s lane q (bits kept).
 // Horizontal
 //   ReduceSumTree(v)      f32: the fixed pairwise tree over this vector's lanes:
 //                         lane j += lane j+n/2, then j+n/4, ... down to lane 0.

@@ -216,6 +216,9 @@ inline VI32 DotI8x4Acc(VI32 acc, VI8 a, VI8 b) {
 }
 
 // Horizontal: (a0 + a2) + (a1 + a3).
+// Data movement: the classic 4x4 shuffle transpose.
+inline void TransposeSquare(VF32* v) { _MM_TRANSPOSE4_PS(v[0].r, v[1].r, v[2].r, v[3].r); }
+
 inline float ReduceSumTree(VF32 a) {
   const __m128 s = _mm_add_ps(a.r, _mm_movehl_ps(a.r, a.r));
   return _mm_cvtss_f32(_mm_add_ss(s, _mm_shuffle_ps(s, s, 1)));

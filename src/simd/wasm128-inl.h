@@ -195,6 +195,16 @@ inline VI32 DotI8x4Acc(VI32 acc, VI8 a, VI8 b) {
 }
 
 // Horizontal: (a0 + a2) + (a1 + a3).
+// Data movement: 4x4 by two rounds of lane shuffles.
+inline void TransposeSquare(VF32* v) {
+  const v128_t t0 = wasm_i32x4_shuffle(v[0].r, v[1].r, 0, 4, 1, 5), t1 = wasm_i32x4_shuffle(v[0].r, v[1].r, 2, 6, 3, 7);
+  const v128_t t2 = wasm_i32x4_shuffle(v[2].r, v[3].r, 0, 4, 1, 5), t3 = wasm_i32x4_shuffle(v[2].r, v[3].r, 2, 6, 3, 7);
+  v[0].r = wasm_i32x4_shuffle(t0, t2, 0, 1, 4, 5);
+  v[1].r = wasm_i32x4_shuffle(t0, t2, 2, 3, 6, 7);
+  v[2].r = wasm_i32x4_shuffle(t1, t3, 0, 1, 4, 5);
+  v[3].r = wasm_i32x4_shuffle(t1, t3, 2, 3, 6, 7);
+}
+
 inline float ReduceSumTree(VF32 a) {
   const v128_t s = wasm_f32x4_add(a.r, wasm_i32x4_shuffle(a.r, a.r, 2, 3, 2, 3));
   return wasm_f32x4_extract_lane(s, 0) + wasm_f32x4_extract_lane(s, 1);
