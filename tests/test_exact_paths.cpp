@@ -590,5 +590,211 @@ TEST_CASE("passes: elementwise chains form where every inner value has one reade
   CHECK(after == 3);
 }
 
+namespace {
+// A graph over a float input X with typed initializers and nodes with any attributes
+// (the integer operators' tests); every listed name is a graph output. Initializers
+// named in `fed` are also graph inputs (a feed may replace them).
+struct TInit { std::string name; onnx::TensorProto::DataType type; Shape shape; std::vector<double> data; };
+struct TAttr { std::string name; int64_t i = 0; std::vector<int64_t> ints = {}; std::vector<float> floats = {}; std::string s = {}; int kind = 0; };
+TAttr AI(std::string n, int64_t v) { TAttr a; a.name = std::move(n); a.i = v; a.kind = 0; return a; }
+TAttr AInts(std::string n, std::vector<int64_t> v) { TAttr a; a.name = std::move(n); a.ints = std::move(v); a.kind = 1; return a; }
+TAttr AS(std::string n, std::string v) { TAttr a; a.name = std::move(n); a.s = std::move(v); a.kind = 2; return a; }
+struct TNode { std::string op; std::vector<std::string> in; std::vector<std::string> out; std::vector<TAttr> attrs = {}; };
+std::string TypedGraph(const Shape& xs, const std::vector<TInit>& inits, const std::vector<TNode>& nodes,
+                       const std::vector<std::string>& outputs, const std::vector<std::string>& fed = {}) {
+  onnx::ModelProto m;
+  m.set_ir_version(8);
+  auto* os = m.add_opset_import();
+  os->set_domain("");
+  os->set_version(21);
+  auto* g = m.mutable_graph();
+  g->set_name("typed");
+  auto add_in = [&](const std::string& name, onnx::TensorProto::DataType t, const Shape& sh) {
+    auto* in = g->add_input();
+    in->set_name(name);
+    auto* tt = in->mutable_type()->mutable_tensor_type();
+    tt->set_elem_type(t);
+    for (int64_t d : sh) tt->mutable_shape()->add_dim()->set_dim_value(d);
+  };
+  add_in("X", onnx::TensorProto::FLOAT, xs);
+  for (const TInit& i : inits) {
+    for (const auto& f : fed) if (f == i.name) add_in(i.name, i.type, i.shape);
+    auto* t = g->add_initializer();
+    t->set_name(i.name);
+    t->set_data_type(i.type);
+    for (int64_t d : i.shape) t->add_dims(d);
+    for (double v : i.data) {
+      switch (i.type) {
+        case onnx::TensorProto::FLOAT: t->add_float_data(float(v)); break;
+        case onnx::TensorProto::INT64: t->add_int64_data(int64_t(v)); break;
+        default: t->add_int32_data(int32_t(v)); break;  // 8-bit and int32 types
+      }
+    }
+  }
+  for (const TNode& n : nodes) {
+    auto* node = g->add_node();
+    node->set_op_type(n.op);
+    node->set_name(n.out.empty() ? n.op : n.out[0]);
+    for (const auto& in : n.in) node->add_input(in);
+    for (const auto& o : n.out) node->add_output(o);
+    for (const TAttr& a : n.attrs) {
+      auto* pa = node->add_attribute();
+      pa->set_name(a.name);
+      if (a.kind == 0) { pa->set_type(onnx::AttributeProto::INT); pa->set_i(a.i); }
+      else if (a.kind == 1) { pa->set_type(onnx::AttributeProto::INTS); for (int64_t v : a.ints) pa->add_ints(v); }
+      else { pa->set_type(onnx::AttributeProto::STRING); pa->set_s(a.s); }
+    }
+  }
+  for (const auto& o : outputs) g->add_output()->set_name(o);
+  return m.SerializeAsString();
+}
+std::vector<double> Ints8(SplitMix64& rng, int64_t n, bool is_signed) {
+  std::vector<double> v(static_cast<size_t>(n));
+  for (double& x : v) x = is_signed ? double(int32_t(rng.NextU32() % 256) - 128) : double(rng.NextU32() % 256);
+  return v;
+}
+std::vector<double> Floats(SplitMix64& rng, int64_t n, float lo, float hi) {
+  std::vector<double> v(static_cast<size_t>(n));
+  for (double& x : v) x = double(rng.Uniform(lo, hi));
+  return v;
+}
+}  // namespace
+
+TEST_CASE("exact paths: the integer operators equal the oracle", "[exact_paths]") {
+  SplitMix64 rng(909);
+  const auto U8 = onnx::TensorProto::UINT8, I8 = onnx::TensorProto::INT8, F = onnx::TensorProto::FLOAT;
+  // Dynamic quantisation of a transformer's linear layer: DynamicQuantizeLinear, then
+  // MatMulInteger against int8 or uint8 weights (scalar and per-column zero points, odd
+  // K), Cast to float and the scales; the int32 product and the quantised X are outputs.
+  for (bool w_signed : {true, false})
+    for (bool per_col : {false, true})
+      for (int kind : {0, 1}) {
+        const int64_t K = 23, N = 19;
+        const Shape xs{2, 37, K};
+        const std::vector<TInit> inits = {
+            {"W", w_signed ? I8 : U8, {K, N}, Ints8(rng, K * N, w_signed)},
+            {"Wz", w_signed ? I8 : U8, per_col ? Shape{N} : Shape{}, per_col ? Ints8(rng, N, w_signed) : std::vector<double>{w_signed ? 3.0 : 130.0}},
+            {"Ws", F, {}, {0.0125}}};
+        const std::vector<TNode> nodes = {{"DynamicQuantizeLinear", {"X"}, {"Xq", "Xs", "Xz"}},
+                                          {"MatMulInteger", {"Xq", "W", "Xz", "Wz"}, {"P"}},
+                                          {"Cast", {"P"}, {"Pf"}, {AI("to", 1)}},
+                                          {"Mul", {"Pf", "Xs"}, {"Q"}},
+                                          {"Mul", {"Q", "Ws"}, {"Y"}}};
+        CheckAllOutputs(std::string("dynamic quantised MatMul ") + (w_signed ? "int8" : "uint8") + (per_col ? " per column" : "") +
+                            " kind " + std::to_string(kind),
+                        TypedGraph(xs, inits, nodes, {"Y", "P", "Xq"}),
+                        {{"X", Input(xs, Values(rng, 2 * 37 * K, kind, -3.0f, 5.0f))}});
+      }
+  // QDQ convolution: X quantised (per tensor) and dequantised, the weight dequantised per
+  // output channel (constant: folded once per session), a float Conv with bias, then
+  // quantised again (int8) and dequantised; also QuantizeLinear per axis.
+  {
+    const Shape xs{1, 6, 13, 15};
+    const int64_t M = 8, Cg = 3;
+    const std::vector<TInit> inits = {
+        {"xs", F, {}, {0.05}}, {"xz", U8, {}, {128}}, {"W", I8, {M, Cg, 3, 3}, Ints8(rng, M * Cg * 9, true)},
+        {"ws", F, {M}, Floats(rng, M, 0.001f, 0.02f)}, {"wz", I8, {M}, std::vector<double>(size_t(M), 0.0)},
+        {"B", F, {M}, Floats(rng, M, -0.5f, 0.5f)}, {"ys", F, {}, {0.1}}, {"yz", I8, {}, {-3}},
+        {"cs", F, {6}, Floats(rng, 6, 0.01f, 0.1f)}, {"cz", U8, {6}, Ints8(rng, 6, false)}};
+    const std::vector<TNode> nodes = {
+        {"QuantizeLinear", {"X", "xs", "xz"}, {"Xq"}},
+        {"DequantizeLinear", {"Xq", "xs", "xz"}, {"Xd"}},
+        {"DequantizeLinear", {"W", "ws", "wz"}, {"Wd"}, {AI("axis", 0)}},
+        {"Conv", {"Xd", "Wd", "B"}, {"C"}, {AInts("pads", {1, 1, 1, 1}), AInts("strides", {2, 1}), AI("group", 2)}},
+        {"QuantizeLinear", {"C", "ys", "yz"}, {"Cq"}},
+        {"DequantizeLinear", {"Cq", "ys", "yz"}, {"Y"}},
+        {"QuantizeLinear", {"X", "cs", "cz"}, {"Xc"}, {AI("axis", 1)}},
+        {"DequantizeLinear", {"Xc", "cs", "cz"}, {"Xcd"}, {AI("axis", 1)}}};
+    for (int kind : {0, 1})
+      CheckAllOutputs("QDQ Conv kind " + std::to_string(kind), TypedGraph(xs, inits, nodes, {"Y", "Cq", "Xcd", "Xc"}),
+                      {{"X", Input(xs, Values(rng, 6 * 13 * 15, kind, -8.0f, 8.0f))}});
+  }
+  // ConvInteger after dynamic quantisation: uint8 weights with per-channel zero points,
+  // padding, stride, dilation, groups; 1-D too.
+  for (int variant = 0; variant < 3; ++variant) {
+    const Shape xs = variant == 2 ? Shape{2, 4, 29} : Shape{2, 4, 11, 12};
+    const int64_t M = 6, Cg = variant == 1 ? 2 : 4, group = variant == 1 ? 2 : 1, ks = variant == 2 ? 1 : 3;
+    const Shape wsh = variant == 2 ? Shape{M, Cg, 5} : Shape{M, Cg, 3, 3};
+    const int64_t nw = M * Cg * (variant == 2 ? 5 : 9);
+    (void)ks;
+    const std::vector<TInit> inits = {{"W", U8, wsh, Ints8(rng, nw, false)}, {"Wz", U8, {M}, Ints8(rng, M, false)}};
+    std::vector<TAttr> attrs = {AI("group", group)};
+    if (variant == 0) { attrs.push_back(AInts("pads", {1, 2, 1, 0})); attrs.push_back(AInts("dilations", {1, 2})); }
+    if (variant == 1) { attrs.push_back(AInts("pads", {1, 1, 1, 1})); attrs.push_back(AInts("strides", {2, 2})); }
+    if (variant == 2) { attrs.push_back(AInts("pads", {2, 2})); attrs.push_back(AInts("strides", {2})); }
+    const std::vector<TNode> nodes = {{"DynamicQuantizeLinear", {"X"}, {"Xq", "Xs", "Xz"}},
+                                      {"ConvInteger", {"Xq", "W", "Xz", "Wz"}, {"P"}, attrs},
+                                      {"Cast", {"P"}, {"Y"}, {AI("to", 1)}}};
+    int64_t n = 1;
+    for (int64_t d : xs) n *= d;
+    CheckAllOutputs("ConvInteger variant " + std::to_string(variant), TypedGraph(xs, inits, nodes, {"Y", "P"}),
+                    {{"X", Input(xs, Values(rng, n, 0, -2.0f, 2.0f))}});
+  }
+  // QLinearMatMul and QLinearConv between QuantizeLinear and DequantizeLinear.
+  {
+    const Shape xs{5, 33};
+    const std::vector<TInit> inits = {{"as", F, {}, {0.02}}, {"az", U8, {}, {100}}, {"B", I8, {33, 21}, Ints8(rng, 33 * 21, true)},
+                                      {"bs", F, {}, {0.01}}, {"bz", I8, {}, {2}}, {"ys", F, {}, {0.05}}, {"yz", U8, {}, {120}}};
+    const std::vector<TNode> nodes = {{"QuantizeLinear", {"X", "as", "az"}, {"Xq"}},
+                                      {"QLinearMatMul", {"Xq", "as", "az", "B", "bs", "bz", "ys", "yz"}, {"Yq"}},
+                                      {"DequantizeLinear", {"Yq", "ys", "yz"}, {"Y"}}};
+    CheckAllOutputs("QLinearMatMul", TypedGraph(xs, inits, nodes, {"Y", "Yq"}), {{"X", Input(xs, Values(rng, 5 * 33, 1, -2.0f, 2.0f))}});
+    const Shape cs{1, 3, 10, 9};
+    const std::vector<TInit> cinits = {{"as", F, {}, {0.02}}, {"az", U8, {}, {100}}, {"W", U8, {4, 3, 3, 3}, Ints8(rng, 108, false)},
+                                       {"ws", F, {}, {0.01}}, {"wz", U8, {}, {128}}, {"ys", F, {}, {0.05}}, {"yz", U8, {}, {120}}};
+    const std::vector<TNode> cnodes = {{"QuantizeLinear", {"X", "as", "az"}, {"Xq"}},
+                                       {"QLinearConv", {"Xq", "as", "az", "W", "ws", "wz", "ys", "yz"}, {"Yq"}, {AInts("pads", {1, 1, 1, 1})}},
+                                       {"DequantizeLinear", {"Yq", "ys", "yz"}, {"Y"}}};
+    CheckAllOutputs("QLinearConv", TypedGraph(cs, cinits, cnodes, {"Y", "Yq"}), {{"X", Input(cs, Values(rng, 270, 0, -2.0f, 2.0f))}});
+  }
+}
+
+TEST_CASE("exact paths: Resize linear and cubic equal the oracle", "[exact_paths]") {
+  SplitMix64 rng(919);
+  const auto F = onnx::TensorProto::FLOAT, I64 = onnx::TensorProto::INT64;
+  const Shape xs{2, 3, 9, 11};
+  struct R { const char* mode; const char* coord; std::vector<double> sizes; };
+  const R cases[] = {{"linear", "half_pixel", {2, 3, 18, 22}},  {"linear", "align_corners", {2, 3, 17, 30}},
+                     {"linear", "asymmetric", {2, 3, 5, 7}},    {"cubic", "half_pixel", {2, 3, 20, 13}},
+                     {"linear", "pytorch_half_pixel", {2, 3, 1, 11}}, {"linear", "half_pixel", {2, 2, 18, 22}}};
+  for (const R& c : cases)
+    for (int kind : {0, 1, 2}) {
+      const std::vector<TInit> inits = {{"sizes", I64, {4}, c.sizes}};
+      const std::vector<TNode> nodes = {{"Resize", {"X", "", "", "sizes"}, {"Y"}, {AS("mode", c.mode), AS("coordinate_transformation_mode", c.coord)}}};
+      (void)F;
+      CheckAllOutputs(std::string("Resize ") + c.mode + " " + c.coord + " kind " + std::to_string(kind),
+                      TypedGraph(xs, inits, nodes, {"Y"}), {{"X", Input(xs, Values(rng, 2 * 3 * 9 * 11, kind, -4.0f, 4.0f))}});
+    }
+}
+
+TEST_CASE("passes: constant folding runs constant nodes once and never folds what a feed can replace", "[exact_paths][passes]") {
+  SplitMix64 rng(929);
+  const auto I8 = onnx::TensorProto::INT8, F = onnx::TensorProto::FLOAT;
+  const Shape xs{4, 10};
+  const auto w = Ints8(rng, 40, true), w2 = Ints8(rng, 40, true);
+  const std::vector<TInit> inits = {{"W", I8, {10, 4}, w}, {"ws", F, {}, {0.03}}, {"F", I8, {10, 4}, w2}};
+  // Wd = DequantizeLinear(W) is constant (folded); Fd = DequantizeLinear(F) is not: F is
+  // also a graph input, so a feed may replace it.
+  const std::vector<TNode> nodes = {{"DequantizeLinear", {"W", "ws"}, {"Wd"}},
+                                    {"DequantizeLinear", {"F", "ws"}, {"Fd"}},
+                                    {"MatMul", {"X", "Wd"}, {"A"}},
+                                    {"MatMul", {"X", "Fd"}, {"B"}},
+                                    {"Add", {"A", "B"}, {"Y"}}};
+  const std::string bytes = TypedGraph(xs, inits, nodes, {"Y"}, {"F"});
+  const Value x = Input(xs, Values(rng, 40, 0));
+  CheckAllOutputs("folded and fed dequantisation", bytes, {{"X", x}});
+  // Feeding F must change the result exactly as the oracle's does.
+  Tensor f(DType::kInt8, Shape{10, 4});
+  for (int64_t i = 0; i < 40; ++i) f.mutable_data<int8_t>()[i] = int8_t(int(i) - 20);
+  CheckAllOutputs("fed F", bytes, {{"X", x}, {"F", Value::FromTensor(f)}});
+  // The pass itself: one DequantizeLinear folded, the other kept.
+  Model model = ImportModel(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), "folding", "");
+  onemodel::Graph g = *model.graph;
+  CHECK(FoldConstants(g, model.opsets) == 1);
+  CHECK(g.nodes.size() == 4);
+  CHECK(g.initializers.count("Wd") == 1);
+  CHECK(g.initializers.count("Fd") == 0);
+}
+
 }  // namespace test
 }  // namespace onemodel

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <limits>
 #include <vector>
 
 #include "core/error.h"
@@ -429,6 +430,85 @@ TEST_CASE("kernels: GemmPackedF32 with GemmPackBF32's layout equals the referenc
         }
       }
   INFO(cases << " products");
+}
+
+TEST_CASE("kernels: GemmI16PairsI32 equals the reference's wrapping int32 sums", "[kernels][gemm]") {
+  const Dispatch d = MakeDispatch(ActiveIsa());
+  REQUIRE(d.kernels.GemmI16PairsI32 != nullptr);
+  SplitMix64 rng(37);
+  int cases = 0;
+  // Shapes around the tile (4 rows, 2 vectors of columns) and the lane counts; padded
+  // row strides; operands over the whole int16 range (sums that wrap, the pair
+  // -32768 * -32768 twice) and over the 8-bit range the operators use.
+  for (int64_t M : {1, 3, 4, 7, 13})
+    for (int64_t N : {1, 5, 8, 17, 40, 67})
+      for (int64_t K2 : {0, 1, 3, 64, 257})
+        for (int range : {0, 1}) {
+          if (K2 == 257 && M > 4) continue;  // keep the test quick
+          const int64_t lda = 2 * K2 + (M % 2) * 6, ldb = 2 * N + (N % 3) * 2;
+          std::vector<int16_t> a(size_t(std::max<int64_t>(M * lda, 1))), b(size_t(std::max<int64_t>(K2 * ldb, 1)));
+          auto val = [&] {
+            if (range == 0) return int16_t(int32_t(rng.NextU32() % 511) - 255);
+            const uint32_t u = rng.NextU32();
+            return u % 5 == 0 ? int16_t(-32768) : int16_t(u >> 16);
+          };
+          for (auto& v : a) v = val();
+          for (auto& v : b) v = val();
+          std::vector<int32_t> want(size_t(M * (N + 1)), 0x5A5A5A5A), got(want);
+          ref::GemmI16PairsI32(M, N, K2, a.data(), lda, b.data(), ldb, want.data(), N + 1);
+          d.kernels.GemmI16PairsI32(M, N, K2, a.data(), lda, b.data(), ldb, got.data(), N + 1);
+          ++cases;
+          if (want != got) {
+            size_t i = 0;
+            while (want[i] == got[i]) ++i;
+            FAIL_CHECK(IsaName(d.isa) << " M=" << M << " N=" << N << " K2=" << K2 << " range " << range << ": first difference at "
+                                      << i << ": " << want[i] << " vs " << got[i]);
+          }
+        }
+  // The wrap itself: four pairs of -32768 * -32768 sum to 2^33, which is 0 modulo 2^32.
+  std::vector<int16_t> a(8, int16_t(-32768)), b(8, int16_t(-32768));
+  int32_t c = 1;
+  d.kernels.GemmI16PairsI32(1, 1, 4, a.data(), 8, b.data(), 2, &c, 1);
+  CHECK(c == 0);
+  INFO(cases << " products");
+}
+
+TEST_CASE("kernels: QuantizeF32 equals the reference rounding and saturation", "[kernels]") {
+  const Dispatch d = MakeDispatch(ActiveIsa());
+  REQUIRE(d.kernels.QuantizeF32 != nullptr);
+  SplitMix64 rng(41);
+  int cases = 0;
+  // uint8 and int8 with zero points at and inside the range ends; scales small, large,
+  // negative, subnormal and zero (x / 0: infinities and NaN); inputs with specials (NaN,
+  // infinities, signed zeros, ties like 2.5 * scale) and random values around the range.
+  struct P { int32_t lo, hi, zp; float scale; };
+  const P params[] = {{0, 255, 0, 0.02f},    {0, 255, 128, 0.5f}, {0, 255, 255, 1.0f},  {-128, 127, 0, 0.25f},
+                      {-128, 127, -128, 3.0f}, {-128, 127, 5, -0.1f}, {0, 255, 7, 1e-40f}, {-128, 127, 1, 0.0f},
+                      {0, 255, 3, 1e30f}};
+  for (const P& p : params)
+    for (int64_t n : {1, 3, 15, 16, 17, 63, 64, 65, 67, 1000}) {
+      std::vector<float> x(static_cast<size_t>(n));
+      const int variant = int(n + p.zp) % 3;
+      Fill(rng, x.data(), x.size(), variant);
+      for (size_t i = 0; i < x.size(); i += 5) x[i] = (float(int(rng.NextU32() % 600) - 300) + 0.5f) * p.scale;  // ties
+      std::vector<uint8_t> want(size_t(n) + 4, 0xA5), got(size_t(n) + 4, 0xA5);
+      ref::QuantizeF32(x.data(), n, p.scale, p.zp, p.lo, p.hi, want.data());
+      d.kernels.QuantizeF32(x.data(), n, p.scale, p.zp, p.lo, p.hi, got.data());
+      ++cases;
+      if (want != got) {
+        size_t i = 0;
+        while (want[i] == got[i]) ++i;
+        FAIL_CHECK(IsaName(d.isa) << " lo " << p.lo << " zp " << p.zp << " scale " << p.scale << " n " << n << ": element " << i
+                                  << " x=" << x[i] << ": " << int(want[i]) << " vs " << int(got[i]));
+      }
+    }
+  // The formula itself on a few values: ties to even, NaN to the zero point, saturation.
+  const float xs[] = {2.5f, 3.5f, -2.5f, std::numeric_limits<float>::quiet_NaN(), 1e9f, -1e9f, -0.0f};
+  uint8_t y[7];
+  ref::QuantizeF32(xs, 7, 1.0f, 10, 0, 255, y);
+  const uint8_t expect[7] = {12, 14, 8, 10, 255, 0, 10};
+  for (int i = 0; i < 7; ++i) CHECK(int(y[i]) == int(expect[i]));
+  INFO(cases << " runs");
 }
 
 TEST_CASE("kernels: DepthwiseConvF32 equals the reference planes for every geometry", "[kernels]") {

@@ -5,6 +5,8 @@
 // 1024 x 1024 x 1024 per ISA cap against this CPU's peak. Medians of --runs timed
 // runs after one warm-up; ratios are ours / ORT (below 1.0: we are faster).
 //   node tools/bench.mjs [--runs N] [--only a,b] [--no-wasm] [--no-gemm] [--models DIR]
+// --only: these models, in this order (any of tools/models.json, e.g. the int8 ones;
+// default: the issue's table).
 // Needs `npm install` (onnxruntime-node, onnxruntime-web) and tools/prepare.sh. Prints a
 // markdown table (docs/performance.md records one); never part of the tests.
 import fs from 'node:fs';
@@ -61,8 +63,7 @@ if (wasm) { ortWeb = await import('onnxruntime-web'); ortWeb.env.wasm.numThreads
 const fmt = (x) => (x >= 100 ? x.toFixed(0) : x.toFixed(1));
 const ratio = (a, b) => (a / b).toFixed(2);
 const rows = [];
-for (const name of MODELS) {
-  if (only && !only.has(name)) continue;
+for (const name of only ? [...only] : MODELS) {
   const m = byName.get(name);
   const file = path.join(modelsDir, `${name}.onnx`);
   if (!m || !fs.existsSync(file)) { log(`${name}: not prepared, skipped`); continue; }

@@ -2,6 +2,7 @@
 // on the vector vocabulary: one correctly rounded operation per lane, as the reference.
 #include "kernels/kernels.h"
 #include "ref/elementwise_kernels.h"
+#include "ref/blas.h"
 #include "core/exact.h"
 #include "kernels/math_v.h"
 #include "kernels/reduce_sum.h"
@@ -104,6 +105,30 @@ void SoftmaxRowF32(const float* x, float* out, int64_t n) {
   const VF32 s = Set<VF32>(SumCanonicalVec<kCanonicalLanes>(out, size_t(n)));
   for (i = 0; i + int64_t(kN) <= n; i += int64_t(kN)) Store(Div(Load<VF32>(out + i), s), out + i);
   if (i < n) StoreN(Div(LoadN<VF32>(out + i, size_t(n - i), 1.0f), s), out + i, size_t(n - i));
+}
+
+// Quantisation to 8 bits: per lane q = x / scale (rounded once), round half to even, a
+// NaN taken as 0, clamped to [lo - zp, hi - zp] (integers, exact in f32; infinities
+// clamp), converted (exact), + zp, then narrowed with saturation (the values are already
+// in range, so it only packs). The reference's formula lane by lane; four vectors make
+// one vector of bytes, the tail takes the reference's loop.
+void QuantizeF32(const float* x, int64_t n, float scale, int32_t zp, int32_t lo, int32_t hi, uint8_t* y) {
+  const VF32 s = Set<VF32>(scale), flo = Set<VF32>(float(lo - zp)), fhi = Set<VF32>(float(hi - zp));
+  const VI32 z = Set<VI32>(zp);
+  auto one = [&](const float* p) {
+    VF32 r = RoundEven(Div(Load<VF32>(p), s));
+    r = IfThenElse(Ne(r, r), Zero<VF32>(), r);
+    r = MinIeee(MaxIeee(r, flo), fhi);
+    return Add(CvtRoundEvenSatF32ToI32(r), z);
+  };
+  int64_t i = 0;
+  for (; i + 4 * int64_t(kN) <= n; i += 4 * int64_t(kN)) {
+    const VI16 h0 = NarrowSatI32ToI16(one(x + i), one(x + i + kN));
+    const VI16 h1 = NarrowSatI32ToI16(one(x + i + 2 * kN), one(x + i + 3 * kN));
+    if (lo < 0) Store(BitCast<VU8>(NarrowSatI16ToI8(h0, h1)), y + i);
+    else Store(NarrowSatI16ToU8(h0, h1), y + i);
+  }
+  if (i < n) ref::QuantizeF32(x + i, n - i, scale, zp, lo, hi, y + i);
 }
 
 }  // namespace ONEMODEL_NS

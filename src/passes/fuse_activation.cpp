@@ -60,13 +60,15 @@ int FuseConvActivation(Graph& g) {
   return fused;
 }
 
-int RunExactPasses(Graph& g) {
-  // ONEMODEL_DISABLE_PASSES=conv-activation,elementwise-chain turns passes off (for
-  // measuring what each one buys; the bits are the same either way).
+int RunExactPasses(Graph& g, const std::map<std::string, int64_t>& opsets) {
+  // ONEMODEL_DISABLE_PASSES=constant-folding,conv-activation,elementwise-chain turns
+  // passes off (for measuring what each one buys; the bits are the same either way).
   const char* off = std::getenv("ONEMODEL_DISABLE_PASSES");
   auto on = [&](const char* name) { return !off || std::string(off).find(name) == std::string::npos; };
-  // Activations into convolutions first (their epilogue), then what remains in chains.
+  // Constants first (weights dequantized once), then activations into convolutions
+  // (their epilogue), then what remains in chains.
   int n = 0;
+  if (on("constant-folding")) n += FoldConstants(g, opsets);
   if (on("conv-activation")) n += FuseConvActivation(g);
   if (on("elementwise-chain")) n += FuseElementwiseChains(g);
   return n;

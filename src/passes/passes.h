@@ -3,6 +3,8 @@
 // the argument for each; fast-mode passes will live beside them.
 #pragma once
 
+#include <cstdint>
+#include <map>
 #include <string>
 #include <unordered_map>
 
@@ -43,7 +45,17 @@ int FuseElementwiseChains(Graph& g);
 // output never looks read once). Shared by the passes.
 std::unordered_map<std::string, int> CountReaders(const Graph& g);
 
+// Constant folding: a node whose inputs are all constants (initializers that are not
+// also graph inputs, so no feed can replace them, and outputs of nodes folded before)
+// runs once with its reference kernel, and its outputs become initializers; the node
+// goes. Left alone: random operators, nodes with subgraphs, model-local functions, nodes
+// that produce a graph output or a non-tensor, nodes that fail (the run reports it), and
+// results larger than four times their inputs plus 1 MiB. Folded values that nothing
+// reads afterwards are dropped. opsets: the model's (domain -> version). Returns the
+// number of nodes folded. Top-level graph only.
+int FoldConstants(Graph& g, const std::map<std::string, int64_t>& opsets);
+
 // Runs the exact-mode passes on g; returns the number of rewrites.
-int RunExactPasses(Graph& g);
+int RunExactPasses(Graph& g, const std::map<std::string, int64_t>& opsets);
 
 }  // namespace onemodel

@@ -2,6 +2,7 @@
 #include "ref/blas.h"
 
 #include "ref/elementwise_kernels.h"
+#include "ref/math.h"
 
 namespace onemodel {
 namespace ref {
@@ -46,6 +47,28 @@ void GemmPackBF32(int64_t K, int64_t N, const float* B, int64_t b_rs, int64_t b_
 void GemmPackedF32(int64_t M, int64_t N, int64_t K, const float* A, int64_t a_rs, int64_t a_cs, const float* packed,
                    int64_t n_begin, int64_t n_end, float* C, int64_t ldc, const float* row_bias, int32_t act) {
   GemmBiasActF32(M, n_end - n_begin, K, A, a_rs, a_cs, packed + n_begin, N, 1, C, ldc, row_bias, act);
+}
+
+void GemmI16PairsI32(int64_t M, int64_t N, int64_t K2, const int16_t* A, int64_t lda, const int16_t* Bp, int64_t ldb,
+                     int32_t* C, int64_t ldc) {
+  for (int64_t m = 0; m < M; ++m)
+    for (int64_t n = 0; n < N; ++n) {
+      uint32_t acc = 0;  // unsigned: wrapping is defined
+      for (int64_t k = 0; k < 2 * K2; ++k)
+        acc += uint32_t(int32_t(A[m * lda + k]) * int32_t(Bp[(k / 2) * ldb + 2 * n + k % 2]));
+      C[m * ldc + n] = int32_t(acc);
+    }
+}
+
+void QuantizeF32(const float* x, int64_t n, float scale, int32_t zp, int32_t lo, int32_t hi, uint8_t* y) {
+  for (int64_t i = 0; i < n; ++i) {
+    const float q = x[i] / scale;
+    const float r = math::RoundEven(q);
+    // In binary64: an integral value plus a small integer is exact; inf clamps.
+    double v = r != r ? double(zp) : double(r) + double(zp);
+    v = v < double(lo) ? double(lo) : v > double(hi) ? double(hi) : v;
+    y[i] = uint8_t(int32_t(v));
+  }
 }
 
 void MulAddStridedF32(float* acc, const float* x, int64_t stride, float w, int64_t n) {

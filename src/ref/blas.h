@@ -40,6 +40,21 @@ inline int64_t GemmPackedFloats(int64_t K, int64_t N) { return K * ((N + 63) / 6
 void GemmPackedF32(int64_t M, int64_t N, int64_t K, const float* A, int64_t a_rs, int64_t a_cs, const float* packed,
                    int64_t n_begin, int64_t n_end, float* C, int64_t ldc, const float* row_bias, int32_t act);
 
+// Integer products with exact int32 sums (the integer operators' arithmetic, wrapping
+// modulo 2^32, so the order of the terms cannot matter): C[m * ldc + n] = the sum over
+// k < 2 * K2 of A(m, k) * B(k, n), where A(m, k) = A[m * lda + k] (2 * K2 values per row)
+// and B is stored in pairs of k: B(k, n) = Bp[(k / 2) * ldb + 2 * n + k % 2] (ldb >= 2N).
+// Operands are int16 (8-bit values minus their zero points); an odd K is padded with a
+// zero column of A and a zero row of B. Writes C (no read of its old contents).
+void GemmI16PairsI32(int64_t M, int64_t N, int64_t K2, const int16_t* A, int64_t lda, const int16_t* Bp, int64_t ldb,
+                     int32_t* C, int64_t ldc);
+
+// Linear quantisation to an 8-bit type (QuantizeLinear, DynamicQuantizeLinear): for
+// i < n, y[i] = the low byte of clamp(round_half_even(x[i] / scale) + zp, lo, hi), the
+// quotient rounded once in f32 and a NaN quotient taken as 0 (so it gives zp); lo, hi:
+// 0, 255 (uint8) or -128, 127 (int8); zp inside [lo, hi].
+void QuantizeF32(const float* x, int64_t n, float scale, int32_t zp, int32_t lo, int32_t hi, uint8_t* y);
+
 // acc[i] = acc[i] + x[i * stride] * w for i < n: one term of a fold into a row of
 // independent accumulators (the convolution planes), the product rounded, then added.
 void MulAddStridedF32(float* acc, const float* x, int64_t stride, float w, int64_t n);

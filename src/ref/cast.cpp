@@ -159,6 +159,25 @@ void CastTo(OpContext& ctx, DType to) {
   const bool saturate = ctx.attr_i("saturate", 1) != 0;
   const std::string rm = ctx.attr_s("round_mode", "up");
   const E8M0Round mode = rm == "down" ? E8M0Round::kDown : rm == "nearest" ? E8M0Round::kNearest : E8M0Round::kUp;
+  if (to == DType::kFloat && ctx.VectorKernels()) {
+    // Integers of at most 32 bits to float: C++'s conversion rounds to nearest even once,
+    // as Write does from the magnitude (exact for 8 and 16 bits).
+    auto typed = [&](auto tag) {
+      using T = decltype(tag);
+      Tensor& out = ctx.out_uninit(0, to, x.shape());
+      const T* in = x.data<T>();
+      float* o = out.mutable_data<float>();
+      for (int64_t i = 0; i < x.numel(); ++i) o[i] = float(in[i]);
+    };
+    switch (x.dtype()) {
+      case DType::kInt32: typed(int32_t{}); return;
+      case DType::kInt16: typed(int16_t{}); return;
+      case DType::kUInt16: typed(uint16_t{}); return;
+      case DType::kInt8: typed(int8_t{}); return;
+      case DType::kUInt8: typed(uint8_t{}); return;
+      default: break;
+    }
+  }
   Tensor& out = ctx.out(0, to, x.shape());
   for (int64_t i = 0; i < x.numel(); ++i) Write(Read(x, i), out, i, saturate, mode);
 }

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <limits>
 
+#include "ref/blas.h"
 #include "ref/math.h"
 #include "ref/ops.h"
 #include "passes/passes.h"
@@ -645,8 +646,78 @@ void ConvTranspose(OpContext& ctx) {
 namespace {
 // Integer convolution: int32 sums (wrapping) of (x - x_zp) * (w - w_zp), channel outer,
 // kernel position inner; padding taps contribute nothing. w_zp may be per output channel.
+// IntConv's 1-D/2-D path on the integer GEMM kernel (GemmI16PairsI32): per image and
+// group, Y[Mg x P] = W[Mg x Kg] * col[Kg x P] on the operands minus their zero points as
+// int16 (exact), col built block by block in the kernel's pairs of k with 0 at padding
+// taps (a skipped tap adds nothing: the same integer sum). The weights are laid out once
+// per session when they and their zero point are constants (w_in, wzp_in: their input
+// indices). int32 sums modulo 2^32 do not depend on the order of the terms.
+void IntConvGemm(OpContext& ctx, const Plane& pl, const Tensor& x, const Tensor& w, int64_t xz, const Tensor* wzp,
+                 int64_t N, int64_t C, int64_t M, int64_t group, size_t w_in, size_t wzp_in, int32_t* acc_out) {
+  const int64_t Cg = C / group, Mg = M / group, ksp = pl.KH * pl.KW, Kg = Cg * ksp, K2 = (Kg + 1) / 2, lda = 2 * K2;
+  const int64_t in_sp = pl.IH * pl.IW, P = pl.OH * pl.OW;
+  auto get = [](const Tensor& t, int64_t i) -> int32_t {
+    return t.dtype() == DType::kInt8 ? int32_t(t.data<int8_t>()[i]) : int32_t(t.data<uint8_t>()[i]);
+  };
+  auto make_a = [&](const Tensor& wt) {
+    Tensor t(DType::kInt16, Shape{M, lda}, "integer convolution weights");
+    int16_t* a = t.mutable_data<int16_t>();
+    for (int64_t m = 0; m < M; ++m) {
+      const int32_t wz = wzp && wzp->numel() ? get(*wzp, wzp->numel() > 1 ? m : 0) : 0;
+      for (int64_t k = 0; k < Kg; ++k) a[m * lda + k] = int16_t(get(wt, m * Kg + k) - wz);
+    }
+    return t;
+  };
+  const Tensor* wa = nullptr;
+  if (!wzp || ctx.IsConstInput(wzp_in)) wa = ctx.ConstDerived(w_in, "W int16", make_a);
+  Tensor local;
+  if (!wa) {
+    local = make_a(w);
+    wa = &local;
+  }
+  std::vector<int16_t> xc(static_cast<size_t>(x.numel()));
+  ParallelFor(ctx, x.numel(), 65536, [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) xc[size_t(i)] = int16_t(get(x, i) - int32_t(xz));
+  });
+  // Column blocks of about 1 MiB of int16 pairs, at least 64 columns.
+  const int64_t pc = std::max<int64_t>(64, std::min<int64_t>(P, (int64_t(1) << 19) / std::max<int64_t>(lda, 1)));
+  const int64_t blocks = (P + pc - 1) / pc;
+  auto* kernel = ctx.kernels->GemmI16PairsI32;
+  ParallelFor(ctx, N * group * blocks, 1, [&](int64_t b, int64_t e) {
+    thread_local std::vector<int16_t> col;
+    if (col.size() < size_t(lda * pc)) col.resize(size_t(lda * pc));
+    for (int64_t t = b; t < e; ++t) {
+      const int64_t ng = t / blocks, n = ng / group, grp = ng % group, p0 = t % blocks * pc, np = std::min(pc, P - p0);
+      const int16_t* xg = xc.data() + (n * C + grp * Cg) * in_sp;
+      int16_t* cb = col.data();
+      std::fill(cb, cb + lda * np, int16_t(0));
+      for (int64_t r = 0; r < Kg; ++r) {
+        const int64_t c = r / ksp, kh = (r % ksp) / pl.KW, kw = r % pl.KW;
+        const int16_t* xch = xg + c * in_sp;
+        int16_t* dst = cb + (r / 2) * 2 * np + (r % 2);
+        int64_t oh = p0 / pl.OW, ow = p0 % pl.OW;
+        for (int64_t i = 0; i < np;) {
+          const int64_t run = std::min(np - i, pl.OW - ow);  // the rest of output row oh
+          const int64_t ih = oh * pl.SH - pl.PH + kh * pl.DH;
+          if (ih >= 0 && ih < pl.IH) {
+            const int16_t* xrow = xch + ih * pl.IW;
+            for (int64_t j = 0; j < run; ++j) {
+              const int64_t iw = (ow + j) * pl.SW - pl.PW + kw * pl.DW;
+              if (iw >= 0 && iw < pl.IW) dst[2 * (i + j)] = xrow[iw];
+            }
+          }
+          i += run;
+          ow = 0;
+          ++oh;
+        }
+      }
+      kernel(Mg, np, K2, wa->data<int16_t>() + grp * Mg * lda, lda, cb, 2 * np, acc_out + (n * M + grp * Mg) * P + p0, P);
+    }
+  });
+}
+
 std::vector<int32_t> IntConv(OpContext& ctx, const Tensor& x, const Tensor& w, const Tensor* xzp, const Tensor* wzp,
-                             Shape* out_shape) {
+                             Shape* out_shape, size_t w_in, size_t wzp_in) {
   const int64_t group = ctx.attr_i("group", 1);
   std::vector<int64_t> kernel = ctx.attr_ints("kernel_shape", Shape(w.shape().begin() + 2, w.shape().end()));
   const Geometry g = MakeGeometry(ctx, x.shape(), kernel, false);
@@ -663,6 +734,12 @@ std::vector<int32_t> IntConv(OpContext& ctx, const Tensor& x, const Tensor& w, c
   std::vector<int64_t> in_st(size_t(g.dims), 1);
   for (int64_t d = g.dims - 1; d > 0; --d) in_st[size_t(d - 1)] = in_st[size_t(d)] * g.in[size_t(d)];
   std::vector<int32_t> acc_out(static_cast<size_t>(N * M * out_sp));
+  const bool is8 = (x.dtype() == DType::kInt8 || x.dtype() == DType::kUInt8) &&
+                   (w.dtype() == DType::kInt8 || w.dtype() == DType::kUInt8);
+  if (g.dims <= 2 && is8 && ctx.VectorKernels() && ctx.kernels->GemmI16PairsI32 && (!wzp || wzp->numel() <= 1 || wzp->numel() == M)) {
+    IntConvGemm(ctx, MakePlane(g), x, w, xz, wzp, N, C, M, group, w_in, wzp_in, acc_out.data());
+    return acc_out;
+  }
   // Operands minus their zero points, read once; padding taps are skipped (as padding
   // with the zero point). Sums modulo 2^32 do not depend on the order of the terms.
   std::vector<uint32_t> xc(static_cast<size_t>(x.numel())), wc(static_cast<size_t>(w.numel()));
@@ -710,7 +787,7 @@ std::vector<int32_t> IntConv(OpContext& ctx, const Tensor& x, const Tensor& w, c
 void ConvInteger(OpContext& ctx) {
   Shape s;
   const auto acc = IntConv(ctx, ctx.in(0), ctx.in(1), ctx.has_input(2) ? &ctx.in(2) : nullptr,
-                           ctx.has_input(3) ? &ctx.in(3) : nullptr, &s);
+                           ctx.has_input(3) ? &ctx.in(3) : nullptr, &s, 1, 3);
   Tensor& y = ctx.out(0, DType::kInt32, s);
   std::copy(acc.begin(), acc.end(), y.mutable_data<int32_t>());
 }
@@ -721,7 +798,7 @@ void QLinearConv(OpContext& ctx) {
   const Tensor& x = ctx.in(0);
   const Tensor& w = ctx.in(3);
   Shape s;
-  const auto acc = IntConv(ctx, x, w, &ctx.in(2), &ctx.in(5), &s);
+  const auto acc = IntConv(ctx, x, w, &ctx.in(2), &ctx.in(5), &s, 3, 5);
   const float xs = ctx.in(1).data<float>()[0], ys = ctx.in(6).data<float>()[0];
   const Tensor& wsc = ctx.in(4);
   const Tensor& yzp = ctx.in(7);

@@ -1,6 +1,8 @@
 // OpContext helpers and the reference-kernel registry (generated from ops.inc).
 #include "ref/op_context.h"
 
+#include "ref/reduce.h"
+
 #include <unordered_map>
 
 #include "ref/ops.h"
@@ -19,14 +21,21 @@ size_t DerivedCache::size() {
   return map_.size();
 }
 
-const Tensor* OpContext::ConstDerived(size_t i, const std::string& key,
-                                      const std::function<Tensor(const Tensor&)>& make) const {
-  if (!derived || !graph || !has_input(i) || !inputs[i]->is_tensor()) return nullptr;
+bool OpContext::VectorKernels() const { return kernels && kernels->SumF32 && kernels->SumF32 != &ref::SumF32; }
+
+bool OpContext::IsConstInput(size_t i) const {
+  if (!derived || !graph || !has_input(i) || !inputs[i]->is_tensor()) return false;
   // Constant: this graph's initializer, not replaced by a feed (the same storage). Checked
-  // here, when a kernel asks, not for every input of every node.
+  // when a kernel asks, not for every input of every node.
   auto init = graph->initializers.find(node.inputs[i]);
   const Tensor& t = inputs[i]->tensor;
-  if (init == graph->initializers.end() || t.raw() != init->second.raw() || t.shape() != init->second.shape()) return nullptr;
+  return init != graph->initializers.end() && t.raw() == init->second.raw() && t.shape() == init->second.shape();
+}
+
+const Tensor* OpContext::ConstDerived(size_t i, const std::string& key,
+                                      const std::function<Tensor(const Tensor&)>& make) const {
+  if (!IsConstInput(i)) return nullptr;
+  const Tensor& t = inputs[i]->tensor;
   return &derived->Get(&node, key, [&] { return make(t); });
 }
 

@@ -87,6 +87,15 @@ struct OpContext {
   // kept under `key`; null when input i is not constant or there is no cache (the caller
   // then uses the input itself).
   const Tensor* ConstDerived(size_t i, const std::string& key, const std::function<Tensor(const Tensor&)>& make) const;
+  // Whether input i is a constant in ConstDerived's sense (this graph's initializer, not
+  // replaced by a feed) and the session keeps derived tensors: for tensors derived from
+  // several inputs, each of which must be constant.
+  bool IsConstInput(size_t i) const;
+  // Whether the session runs vector kernels (any ISA cap but ref). Operators' fast paths
+  // that reorganise the reference's loops (the same operations on each value, so the
+  // same bits) run only then: the oracle (ISA ref) keeps the plain loops, and the oracle
+  // tests compare the two.
+  bool VectorKernels() const;
 
   // An error naming this node: "<op> node 'n': <msg>".
   Error Fail(ErrorCode code, const std::string& msg) const;

@@ -8,8 +8,10 @@
 #include <limits>
 
 #include "core/minifloat.h"
+#include "ref/blas.h"
 #include "ref/math.h"
 #include "ref/ops.h"
+#include "ref/parallel.h"
 #include "ref/util.h"
 
 namespace onemodel {
@@ -90,10 +92,69 @@ std::vector<int64_t> ParamIndex(const OpContext& ctx, const Tensor& x, const Ten
   return idx;
 }
 
+bool Is8Bit(const Tensor& t) { return t.dtype() == DType::kUInt8 || t.dtype() == DType::kInt8; }
+int32_t Elem8(const Tensor& t, int64_t i) {
+  return t.dtype() == DType::kUInt8 ? int32_t(t.data<uint8_t>()[i]) : int32_t(t.data<int8_t>()[i]);
+}
+
+// B [K, N] minus its zero point (scalar or per column) as int16 in pairs of k, the layout
+// of the integer GEMM kernel (ref/blas.h, GemmI16PairsI32): K2 = ceil(K / 2) rows of 2N.
+Tensor PairsB(const Tensor& b, const Tensor* bzp, int64_t K, int64_t N) {
+  const int64_t K2 = (K + 1) / 2;
+  Tensor t(DType::kInt16, Shape{K2, 2 * N}, "integer GEMM operand");
+  int16_t* p = t.mutable_data<int16_t>();
+  std::vector<int32_t> z(static_cast<size_t>(N), 0);
+  if (bzp) for (int64_t n = 0; n < N; ++n) z[size_t(n)] = int32_t(Get(*bzp, bzp->numel() > 1 ? n : 0));
+  for (int64_t k = 0; k < K; ++k)
+    for (int64_t n = 0; n < N; ++n) p[(k / 2) * 2 * N + 2 * n + k % 2] = int16_t(Elem8(b, k * N + n) - z[size_t(n)]);
+  return t;  // an odd K's last row of pairs keeps its zeros
+}
+
 // The int32 sum of (a - azp)(b - bzp) products of an [M, K] x [K, N] product, wrapping.
+// b_in, bzp_in: the node's input indices of b and its zero point (for constant layouts).
 void IntMatMul(const OpContext& ctx, const Tensor& a, const Tensor& b, const Tensor* azp, const Tensor* bzp,
-               Shape* out_shape, std::vector<int32_t>* acc) {
+               Shape* out_shape, std::vector<int32_t>* acc, size_t b_in, size_t bzp_in) {
   Shape sa = a.shape(), sb = b.shape();
+  // Vector kernel tables, 8-bit operands and a 2-D B (a weight): the integer GEMM kernel
+  // on the operands minus their zero points as int16 (exact), B laid out in pairs once
+  // per session when it and its zero point are constants. Sums modulo 2^32 do not
+  // depend on the order of the terms: the reference's bits.
+  if (ctx.VectorKernels() && ctx.kernels->GemmI16PairsI32 &&
+      Is8Bit(a) && Is8Bit(b) && sa.size() >= 2 && sb.size() == 2 && sa.back() == sb[0] &&
+      (!azp || azp->numel() == 1 || (azp->rank() == 1 && azp->numel() == sa[sa.size() - 2])) &&
+      (!bzp || bzp->numel() == 1 || (bzp->rank() == 1 && bzp->numel() == sb[1]))) {
+    const int64_t M = sa[sa.size() - 2], K = sa.back(), N = sb[1], K2 = (K + 1) / 2, lda = 2 * K2;
+    const int64_t rows = a.numel() / std::max<int64_t>(K, 1) * (K == 0 ? 0 : 1);
+    *out_shape = Shape(sa.begin(), sa.end() - 1);
+    out_shape->push_back(N);
+    const int64_t total = CheckedNumElements(*out_shape, sizeof(int32_t), "MatMulInteger output");
+    acc->assign(size_t(total), 0);
+    if (total == 0 || K == 0) return;
+    const Tensor* bp = nullptr;
+    if (!bzp || ctx.IsConstInput(bzp_in)) bp = ctx.ConstDerived(b_in, "B pairs", [&](const Tensor& t) { return PairsB(t, bzp, K, N); });
+    Tensor local;
+    if (!bp) {
+      local = PairsB(b, bzp, K, N);
+      bp = &local;
+    }
+    std::vector<int32_t> za(static_cast<size_t>(M), 0);
+    if (azp) for (int64_t m = 0; m < M; ++m) za[size_t(m)] = int32_t(Get(*azp, azp->numel() > 1 ? m : 0));
+    std::vector<int16_t> a16(static_cast<size_t>(rows * lda), 0);
+    ParallelFor(ctx, rows, std::max<int64_t>(1, 16384 / lda), [&](int64_t r0, int64_t r1) {
+      for (int64_t r = r0; r < r1; ++r) {
+        const int32_t z = za[size_t(r % M)];
+        for (int64_t k = 0; k < K; ++k) a16[size_t(r * lda + k)] = int16_t(Elem8(a, r * K + k) - z);
+      }
+    });
+    const int16_t* pb = bp->data<int16_t>();
+    int32_t* out = acc->data();
+    auto* kernel = ctx.kernels->GemmI16PairsI32;
+    ParallelFor(ctx, (rows + 3) / 4, 1, [&](int64_t t0, int64_t t1) {
+      const int64_t r0 = t0 * 4, r1 = std::min(rows, t1 * 4);
+      kernel(r1 - r0, N, K2, a16.data() + r0 * lda, lda, pb, 2 * N, out + r0 * N, N);
+    });
+    return;
+  }
   const bool a1 = sa.size() == 1, b1 = sb.size() == 1;
   if (a1) sa.insert(sa.begin(), 1);
   if (b1) sb.push_back(1);
@@ -146,6 +207,30 @@ int64_t SatRound(double v, double zp, DType t) {
 
 }  // namespace
 
+// Runs of `inner` consecutive elements share a scale and zero point: per tensor (one run
+// of the whole tensor) or per axis (axis slices). Returns false for blocked parameters.
+// f(run start, run length, parameter index) for each run in order.
+template <class F> bool ForParamRuns(const OpContext& ctx, const Tensor& x, const Tensor& scale, F f) {
+  if (scale.numel() <= 1 && scale.rank() <= 1) {
+    f(int64_t(0), x.numel(), int64_t(0));
+    return true;
+  }
+  if (ctx.attr_i("block_size", 0) > 0 || x.rank() == 0) return false;
+  const int64_t axis = NormAxis(ctx, ctx.attr_i("axis", 1), x.rank());
+  const int64_t dim = x.shape()[size_t(axis)];
+  if (scale.rank() != 1 || scale.shape()[0] != dim) return false;  // the general path reports it
+  int64_t inner = 1;
+  for (int64_t k = axis + 1; k < x.rank(); ++k) inner *= x.shape()[size_t(k)];
+  for (int64_t i = 0, j = 0; i < x.numel(); i += inner, ++j) f(i, inner, j % dim);
+  return true;
+}
+
+// The session's 8-bit quantisation kernel (fast paths run with vector kernel tables only).
+void Quantize8(const OpContext& ctx, const float* x, int64_t n, float scale, int32_t zp, DType t, uint8_t* y) {
+  const int32_t lo = t == DType::kInt8 ? -128 : 0, hi = t == DType::kInt8 ? 127 : 255;
+  ctx.kernels->QuantizeF32(x, n, scale, zp, lo, hi, y);
+}
+
 void QuantizeLinear(OpContext& ctx) {
   const Tensor& x = ctx.in(0);
   const Tensor& scale = ctx.in(1);
@@ -153,6 +238,19 @@ void QuantizeLinear(OpContext& ctx) {
   DType out_t = zp ? zp->dtype() : DType::kUInt8;
   if (ctx.has_attr("output_dtype") && ctx.attr_i("output_dtype", 0) != 0) out_t = DType(ctx.attr_i("output_dtype", 2));
   const bool saturate = ctx.attr_i("saturate", 1) != 0;
+  // float to 8 bits with float scales, per tensor or per axis: the quantisation kernel on
+  // each run of elements that share their parameters (the same formula as below).
+  if (ctx.VectorKernels() && x.dtype() == DType::kFloat && scale.dtype() == DType::kFloat &&
+      (out_t == DType::kUInt8 || out_t == DType::kInt8) && (!zp || zp->numel() == scale.numel())) {
+    Tensor& y = ctx.out_uninit(0, out_t, x.shape());
+    const float* xp = x.data<float>();
+    const float* sp = scale.data<float>();
+    uint8_t* yp = y.mutable_data<uint8_t>();
+    const bool done = ForParamRuns(ctx, x, scale, [&](int64_t i0, int64_t len, int64_t j) {
+      Quantize8(ctx, xp + i0, len, sp[j], zp ? int32_t(Get(*zp, j)) : 0, out_t, yp + i0);
+    });
+    if (done) return;
+  }
   const auto idx = ParamIndex(ctx, x, scale);
   Tensor& y = ctx.out(0, out_t, x.shape());
   const MiniFormat* mf = MiniFormatOf(out_t);
@@ -176,6 +274,26 @@ void DequantizeLinear(OpContext& ctx) {
   const Tensor* zp = ctx.has_input(2) ? &ctx.in(2) : nullptr;
   DType out_t = scale.dtype();
   if (ctx.has_attr("output_dtype") && ctx.attr_i("output_dtype", 0) != 0) out_t = DType(ctx.attr_i("output_dtype", 1));
+  // 8-bit integers to float with float scales, per tensor or per axis: the same
+  // expression in a typed loop (the difference is exact in int32 and in f32).
+  if (ctx.VectorKernels() && out_t == DType::kFloat && scale.dtype() == DType::kFloat && Is8Bit(x) &&
+      (!zp || zp->numel() == scale.numel())) {
+    Tensor& y = ctx.out_uninit(0, out_t, x.shape());
+    float* yp = y.mutable_data<float>();
+    const float* sp = scale.data<float>();
+    const bool done = ForParamRuns(ctx, x, scale, [&](int64_t i0, int64_t len, int64_t j) {
+      const int32_t z = zp ? int32_t(Get(*zp, j)) : 0;
+      const float sv = sp[j];
+      if (x.dtype() == DType::kUInt8) {
+        const uint8_t* xp = x.data<uint8_t>() + i0;
+        for (int64_t i = 0; i < len; ++i) yp[i0 + i] = float(int32_t(xp[i]) - z) * sv;
+      } else {
+        const int8_t* xp = x.data<int8_t>() + i0;
+        for (int64_t i = 0; i < len; ++i) yp[i0 + i] = float(int32_t(xp[i]) - z) * sv;
+      }
+    });
+    if (done) return;
+  }
   const auto idx = ParamIndex(ctx, x, scale);
   Tensor& y = ctx.out(0, out_t, x.shape());
   for (int64_t i = 0; i < x.numel(); ++i) {
@@ -188,18 +306,32 @@ void DequantizeLinear(OpContext& ctx) {
 void DynamicQuantizeLinear(OpContext& ctx) {
   const Tensor& x = ctx.in(0);
   float mn = 0.0f, mx = 0.0f;
-  for (int64_t i = 0; i < x.numel(); ++i) {
-    const float v = float(Get(x, i));
-    if (v < mn) mn = v;
-    if (v > mx) mx = v;
+  if (ctx.VectorKernels() && x.dtype() == DType::kFloat) {
+    const float* xp = x.data<float>();
+    for (int64_t i = 0; i < x.numel(); ++i) {
+      const float v = xp[i];
+      mn = v < mn ? v : mn;
+      mx = v > mx ? v : mx;
+    }
+  } else {
+    for (int64_t i = 0; i < x.numel(); ++i) {
+      const float v = float(Get(x, i));
+      if (v < mn) mn = v;
+      if (v > mx) mx = v;
+    }
   }
   const float scale = (mx - mn) / 255.0f;
   const float zpf = scale == 0.0f ? 0.0f : 0.0f - mn / scale;
   const int64_t zp = SatRound(double(math::RoundEven(zpf)), 0.0, DType::kUInt8);
   Tensor& y = ctx.out(0, DType::kUInt8, x.shape());
-  for (int64_t i = 0; i < x.numel(); ++i) {
-    const float q = scale == 0.0f ? 0.0f : float(Get(x, i)) / scale;
-    y.mutable_data<uint8_t>()[i] = uint8_t(SatRound(double(math::RoundEven(q)), double(zp), DType::kUInt8));
+  if (ctx.VectorKernels() && x.dtype() == DType::kFloat && scale != 0.0f) {
+    // q = x / scale, then the 8-bit quantisation kernel (the loop below, lane by lane).
+    Quantize8(ctx, x.data<float>(), x.numel(), scale, int32_t(zp), DType::kUInt8, y.mutable_data<uint8_t>());
+  } else {
+    for (int64_t i = 0; i < x.numel(); ++i) {
+      const float q = scale == 0.0f ? 0.0f : float(Get(x, i)) / scale;
+      y.mutable_data<uint8_t>()[i] = uint8_t(SatRound(double(math::RoundEven(q)), double(zp), DType::kUInt8));
+    }
   }
   ctx.out(1, DType::kFloat, {}).mutable_data<float>()[0] = scale;
   ctx.out(2, DType::kUInt8, {}).mutable_data<uint8_t>()[0] = uint8_t(zp);
@@ -208,7 +340,8 @@ void DynamicQuantizeLinear(OpContext& ctx) {
 void MatMulInteger(OpContext& ctx) {
   Shape s;
   std::vector<int32_t> acc;
-  IntMatMul(ctx, ctx.in(0), ctx.in(1), ctx.has_input(2) ? &ctx.in(2) : nullptr, ctx.has_input(3) ? &ctx.in(3) : nullptr, &s, &acc);
+  IntMatMul(ctx, ctx.in(0), ctx.in(1), ctx.has_input(2) ? &ctx.in(2) : nullptr, ctx.has_input(3) ? &ctx.in(3) : nullptr, &s, &acc,
+            1, 3);
   Tensor& y = ctx.out(0, DType::kInt32, s);
   std::copy(acc.begin(), acc.end(), y.mutable_data<int32_t>());
 }
@@ -218,7 +351,7 @@ void QLinearMatMul(OpContext& ctx) {
   const Tensor& b = ctx.in(3);
   Shape s;
   std::vector<int32_t> acc;
-  IntMatMul(ctx, a, b, &ctx.in(2), &ctx.in(5), &s, &acc);
+  IntMatMul(ctx, a, b, &ctx.in(2), &ctx.in(5), &s, &acc, 3, 5);
   const float m = float(float(Get(ctx.in(1), 0)) * float(Get(ctx.in(4), 0))) / float(Get(ctx.in(6), 0));
   const Tensor& yzp = ctx.in(7);
   Tensor& y = ctx.out(0, yzp.dtype(), s);

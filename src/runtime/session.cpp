@@ -223,7 +223,7 @@ void Session::Prepare(const SessionOptions& opts) {
   if (dispatch_.isa != Isa::kRef) {
     derived_ = std::make_shared<DerivedCache>();
     auto g = std::make_shared<Graph>(*model_->graph);
-    if (RunExactPasses(*g) > 0) run_graph_ = g;
+    if (RunExactPasses(*g, model_->opsets) > 0) run_graph_ = g;
   }
 }
 
