@@ -409,31 +409,23 @@ void GemmI16PairsI32(int64_t M, int64_t N, int64_t K2, const int16_t* A, int64_t
       for (int64_t r = 0; r < R; ++r) ar[r] = A + (m0 + std::min<int64_t>(r, mr - 1)) * lda;
       VI32 acc[R * 2];
       for (int64_t i = 0; i < R * 2; ++i) acc[i] = Zero<VI32>();
+      // One pair of k: a broadcast pair of each row's A times the two vectors of B pairs.
+      auto step = [&](int64_t kp, VI16 b0, VI16 b1) {
+#pragma GCC unroll 4
+        for (int64_t r = 0; r < R; ++r) {
+          int32_t pair;
+          std::memcpy(&pair, ar[r] + 2 * kp, sizeof pair);
+          const VI16 av = BitCast<VI16>(Set<VI32>(pair));
+          acc[2 * r] = Add(acc[2 * r], MulAddPairsI16(av, b0));
+          acc[2 * r + 1] = Add(acc[2 * r + 1], MulAddPairsI16(av, b1));
+        }
+      };
       const int16_t* b = Bp + 2 * n0;
       if (w == 2 * L) {
-        for (int64_t kp = 0; kp < K2; ++kp, b += ldb) {
-          const VI16 b0 = Load<VI16>(b), b1 = Load<VI16>(b + 2 * L);
-#pragma GCC unroll 4
-          for (int64_t r = 0; r < R; ++r) {
-            int32_t pair;
-            std::memcpy(&pair, ar[r] + 2 * kp, sizeof pair);
-            const VI16 av = BitCast<VI16>(Set<VI32>(pair));
-            acc[2 * r] = Add(acc[2 * r], MulAddPairsI16(av, b0));
-            acc[2 * r + 1] = Add(acc[2 * r + 1], MulAddPairsI16(av, b1));
-          }
-        }
+        for (int64_t kp = 0; kp < K2; ++kp, b += ldb) step(kp, Load<VI16>(b), Load<VI16>(b + 2 * L));
       } else {
-        for (int64_t kp = 0; kp < K2; ++kp, b += ldb) {
-          const VI16 b0 = LoadN<VI16>(b, 2 * w0, 0);
-          const VI16 b1 = w1 ? LoadN<VI16>(b + 2 * L, 2 * w1, 0) : Zero<VI16>();
-          for (int64_t r = 0; r < R; ++r) {
-            int32_t pair;
-            std::memcpy(&pair, ar[r] + 2 * kp, sizeof pair);
-            const VI16 av = BitCast<VI16>(Set<VI32>(pair));
-            acc[2 * r] = Add(acc[2 * r], MulAddPairsI16(av, b0));
-            acc[2 * r + 1] = Add(acc[2 * r + 1], MulAddPairsI16(av, b1));
-          }
-        }
+        for (int64_t kp = 0; kp < K2; ++kp, b += ldb)
+          step(kp, LoadN<VI16>(b, 2 * w0, 0), w1 ? LoadN<VI16>(b + 2 * L, 2 * w1, 0) : Zero<VI16>());
       }
       for (int64_t r = 0; r < mr; ++r) {
         int32_t* c = C + (m0 + r) * ldc + n0;

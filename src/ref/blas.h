@@ -112,22 +112,10 @@ inline float ConvDirectOutputF32(const float* x, int64_t in_sp, const float* wm,
   return acc;
 }
 
-// One output of ConvPlaneF32 (inline: the vector kernels use it for border outputs).
+// One output of ConvPlaneF32 (inline: the vector kernels use it for border outputs):
+// ConvDirectOutputF32 with one channel.
 inline float ConvPlaneOutputF32(const float* x, const float* w, const int64_t* g, int64_t oh, int64_t ow) {
-  const int64_t IH = g[0], IW = g[1], KH = g[4], KW = g[5], SH = g[6], SW = g[7], DH = g[8], DW = g[9], PH = g[10],
-                PW = g[11];
-  float acc = -0.0f;
-  for (int64_t kh = 0; kh < KH; ++kh) {
-    const int64_t ih = oh * SH - PH + kh * DH;
-    if (ih < 0 || ih >= IH) continue;
-    for (int64_t kw = 0; kw < KW; ++kw) {
-      const int64_t iw = ow * SW - PW + kw * DW;
-      if (iw < 0 || iw >= IW) continue;
-      const float p = x[ih * IW + iw] * w[kh * KW + kw];
-      acc = acc + p;
-    }
-  }
-  return acc;
+  return ConvDirectOutputF32(x, 0, w, 1, g, oh, ow);
 }
 
 }  // namespace ref

@@ -203,7 +203,7 @@ void ResizeImpl(OpContext& ctx, const Params& p, const std::vector<double>& scal
     if (ok) {
       const int64_t IH = x.shape()[size_t(r - 2)], IW = x.shape()[size_t(r - 1)];
       const int64_t OH = out_shape[size_t(r - 2)], OW = out_shape[size_t(r - 1)];
-      const int64_t planes = OH * OW ? y.numel() / (OH * OW) : 0;
+      const int64_t planes = OH * OW != 0 ? y.numel() / (OH * OW) : 0;
       const std::vector<Taps>& th = taps[size_t(r - 2)];
       const std::vector<Taps>& tw = taps[size_t(r - 1)];
       float* py = y.mutable_data<float>();
