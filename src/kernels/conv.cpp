@@ -31,7 +31,7 @@ constexpr size_t kDR = 4;
 // -0.0 -- tap j's input for column o is pp[j][o], its weight for channel r is
 // wt[wo[j] + r] -- then takes the epilogue and is stored at y0 + r * ysp + column
 // (rows r < mr only).
-template <size_t NV, bool kMasked>
+template <size_t NV, bool kMasked, bool kContig>
 inline void DirectTile(const float* const* pp, const int64_t* wo, int64_t nt, const float* wt, int64_t ow, int64_t n,
                        float* y0, int64_t ysp, size_t mr, const float* bias, int32_t act) {
   const size_t last = kMasked ? size_t(n) - (NV - 1) * kVN : kVN;
@@ -42,7 +42,7 @@ inline void DirectTile(const float* const* pp, const int64_t* wo, int64_t nt, co
     VF32 xv[NV];
     for (size_t v = 0; v < NV; ++v)
       xv[v] = (!kMasked || v + 1 < NV) ? Load<VF32>(p + v * kVN) : LoadN<VF32>(p + v * kVN, last, 0.0f);
-    const float* a = wt + wo[j];
+    const float* a = wt + (kContig ? j * int64_t(kDR) : wo[j]);
     for (size_t r = 0; r < kDR; ++r) {
       const VF32 av = Set<VF32>(a[r]);
       for (size_t v = 0; v < NV; ++v) acc[r * NV + v] = Add(acc[r * NV + v], Mul(xv[v], av));
@@ -161,13 +161,23 @@ void ConvDirectF32(const float* x, int64_t in_sp, const float* w, float* y, int6
       float* y0 = y + m0 * out_sp + oh * OW;
       const float* b0 = bias ? bias + m0 : nullptr;
       int64_t ow = lo;
-      for (; ow + 2 * kL <= hi; ow += 2 * kL) DirectTile<2, false>(ptr.data(), wo.data(), nt, wt, ow, 2 * kL, y0, out_sp, mr, b0, act);
+      // Rows with every tap inside the input read the weights in order (no index list).
+      const bool contig = nt == Kg;
+      auto tile = [&](auto nv, auto masked, int64_t at, int64_t n) {
+        if (contig) DirectTile<decltype(nv)::value, decltype(masked)::value, true>(ptr.data(), wo.data(), nt, wt, at, n, y0, out_sp, mr, b0, act);
+        else DirectTile<decltype(nv)::value, decltype(masked)::value, false>(ptr.data(), wo.data(), nt, wt, at, n, y0, out_sp, mr, b0, act);
+      };
+      using Two = std::integral_constant<size_t, 2>;
+      using One = std::integral_constant<size_t, 1>;
+      using Full = std::false_type;
+      using Part = std::true_type;
+      for (; ow + 2 * kL <= hi; ow += 2 * kL) tile(Two{}, Full{}, ow, 2 * kL);
       // The last columns: a whole tile ending at hi when the row has one (it recomputes
       // some columns of the previous tile, with the same fold: the same bits), else
       // masked vectors.
-      if (ow < hi && hi - lo >= 2 * kL) DirectTile<2, false>(ptr.data(), wo.data(), nt, wt, hi - 2 * kL, 2 * kL, y0, out_sp, mr, b0, act);
-      else if (hi - ow > kL) DirectTile<2, true>(ptr.data(), wo.data(), nt, wt, ow, hi - ow, y0, out_sp, mr, b0, act);
-      else if (hi > ow) DirectTile<1, true>(ptr.data(), wo.data(), nt, wt, ow, hi - ow, y0, out_sp, mr, b0, act);
+      if (ow < hi && hi - lo >= 2 * kL) tile(Two{}, Full{}, hi - 2 * kL, 2 * kL);
+      else if (hi - ow > kL) tile(Two{}, Part{}, ow, hi - ow);
+      else if (hi > ow) tile(One{}, Part{}, ow, hi - ow);
       // Border columns: the taps inside the input, in the same order, for the tile's
       // channels as kDR interleaved scalar chains (each still its own fold).
       auto border = [&](int64_t o) {
