@@ -675,7 +675,11 @@ void IntConvGemm(OpContext& ctx, const Plane& pl, const Tensor& x, const Tensor&
     local = make_a(w);
     wa = &local;
   }
-  std::vector<int16_t> xc(static_cast<size_t>(x.numel()));
+  // Reused per calling thread (no allocation per run); the workers below reach it
+  // through this reference, not their own thread_local.
+  thread_local std::vector<int16_t> xc_buf;
+  std::vector<int16_t>& xc = xc_buf;
+  if (xc.size() < size_t(x.numel())) xc.resize(size_t(x.numel()));
   ParallelFor(ctx, x.numel(), 65536, [&](int64_t b, int64_t e) {
     for (int64_t i = b; i < e; ++i) xc[size_t(i)] = int16_t(get(x, i) - int32_t(xz));
   });
@@ -716,8 +720,9 @@ void IntConvGemm(OpContext& ctx, const Plane& pl, const Tensor& x, const Tensor&
   });
 }
 
-std::vector<int32_t> IntConv(OpContext& ctx, const Tensor& x, const Tensor& w, const Tensor* xzp, const Tensor* wzp,
-                             Shape* out_shape, size_t w_in, size_t wzp_in) {
+// The int32 sums into *acc_out (resized; a caller's reused buffer).
+void IntConv(OpContext& ctx, const Tensor& x, const Tensor& w, const Tensor* xzp, const Tensor* wzp, Shape* out_shape,
+             size_t w_in, size_t wzp_in, std::vector<int32_t>* acc) {
   const int64_t group = ctx.attr_i("group", 1);
   std::vector<int64_t> kernel = ctx.attr_ints("kernel_shape", Shape(w.shape().begin() + 2, w.shape().end()));
   const Geometry g = MakeGeometry(ctx, x.shape(), kernel, false);
@@ -733,12 +738,13 @@ std::vector<int32_t> IntConv(OpContext& ctx, const Tensor& x, const Tensor& w, c
   const int64_t in_sp = Prod(g.in), out_sp = Prod(g.out), k_sp = Prod(g.kernel);
   std::vector<int64_t> in_st(size_t(g.dims), 1);
   for (int64_t d = g.dims - 1; d > 0; --d) in_st[size_t(d - 1)] = in_st[size_t(d)] * g.in[size_t(d)];
-  std::vector<int32_t> acc_out(static_cast<size_t>(N * M * out_sp));
+  acc->assign(static_cast<size_t>(N * M * out_sp), 0);
+  std::vector<int32_t>& acc_out = *acc;
   const bool is8 = (x.dtype() == DType::kInt8 || x.dtype() == DType::kUInt8) &&
                    (w.dtype() == DType::kInt8 || w.dtype() == DType::kUInt8);
   if (g.dims <= 2 && is8 && ctx.VectorKernels() && ctx.kernels->GemmI16PairsI32 && (!wzp || wzp->numel() <= 1 || wzp->numel() == M)) {
     IntConvGemm(ctx, MakePlane(g), x, w, xz, wzp, N, C, M, group, w_in, wzp_in, acc_out.data());
-    return acc_out;
+    return;
   }
   // Operands minus their zero points, read once; padding taps are skipped (as padding
   // with the zero point). Sums modulo 2^32 do not depend on the order of the terms.
@@ -763,7 +769,7 @@ std::vector<int32_t> IntConv(OpContext& ctx, const Tensor& x, const Tensor& w, c
         }
         for (int64_t o = 0; o < pl.OH * pl.OW; ++o) acc_out[size_t((n * M + m) * out_sp + o)] = int32_t(plane[size_t(o)]);
       }
-    return acc_out;
+    return;
   }
   std::vector<int64_t> tap_off, tap_k;
   for (int64_t n = 0; n < N; ++n)
@@ -780,14 +786,14 @@ std::vector<int32_t> IntConv(OpContext& ctx, const Tensor& x, const Tensor& w, c
         acc_out[size_t((n * M + m) * out_sp + o)] = int32_t(acc);
       }
     });
-  return acc_out;
 }
 }  // namespace
 
 void ConvInteger(OpContext& ctx) {
   Shape s;
-  const auto acc = IntConv(ctx, ctx.in(0), ctx.in(1), ctx.has_input(2) ? &ctx.in(2) : nullptr,
-                           ctx.has_input(3) ? &ctx.in(3) : nullptr, &s, 1, 3);
+  thread_local std::vector<int32_t> acc;  // reused: no allocation per run
+  IntConv(ctx, ctx.in(0), ctx.in(1), ctx.has_input(2) ? &ctx.in(2) : nullptr, ctx.has_input(3) ? &ctx.in(3) : nullptr, &s, 1, 3,
+          &acc);
   Tensor& y = ctx.out(0, DType::kInt32, s);
   std::copy(acc.begin(), acc.end(), y.mutable_data<int32_t>());
 }
@@ -798,7 +804,8 @@ void QLinearConv(OpContext& ctx) {
   const Tensor& x = ctx.in(0);
   const Tensor& w = ctx.in(3);
   Shape s;
-  const auto acc = IntConv(ctx, x, w, &ctx.in(2), &ctx.in(5), &s, 3, 5);
+  thread_local std::vector<int32_t> acc;  // reused: no allocation per run
+  IntConv(ctx, x, w, &ctx.in(2), &ctx.in(5), &s, 3, 5, &acc);
   const float xs = ctx.in(1).data<float>()[0], ys = ctx.in(6).data<float>()[0];
   const Tensor& wsc = ctx.in(4);
   const Tensor& yzp = ctx.in(7);

@@ -139,11 +139,16 @@ void IntMatMul(const OpContext& ctx, const Tensor& a, const Tensor& b, const Ten
     }
     std::vector<int32_t> za(static_cast<size_t>(M), 0);
     if (azp) for (int64_t m = 0; m < M; ++m) za[size_t(m)] = int32_t(Get(*azp, azp->numel() > 1 ? m : 0));
-    std::vector<int16_t> a16(static_cast<size_t>(rows * lda), 0);
+    // Scratch kept per calling thread (no allocation per run once it has grown); the
+    // workers below reach it through this reference, not their own thread_local.
+    thread_local std::vector<int16_t> a16_buf;
+    std::vector<int16_t>& a16 = a16_buf;
+    if (a16.size() < size_t(rows * lda)) a16.resize(size_t(rows * lda));
     ParallelFor(ctx, rows, std::max<int64_t>(1, 16384 / lda), [&](int64_t r0, int64_t r1) {
       for (int64_t r = r0; r < r1; ++r) {
         const int32_t z = za[size_t(r % M)];
         for (int64_t k = 0; k < K; ++k) a16[size_t(r * lda + k)] = int16_t(Elem8(a, r * K + k) - z);
+        if (K < lda) a16[size_t(r * lda + K)] = 0;  // an odd K's pad column
       }
     });
     const int16_t* pb = bp->data<int16_t>();
@@ -339,7 +344,7 @@ void DynamicQuantizeLinear(OpContext& ctx) {
 
 void MatMulInteger(OpContext& ctx) {
   Shape s;
-  std::vector<int32_t> acc;
+  thread_local std::vector<int32_t> acc;  // reused: no allocation per run
   IntMatMul(ctx, ctx.in(0), ctx.in(1), ctx.has_input(2) ? &ctx.in(2) : nullptr, ctx.has_input(3) ? &ctx.in(3) : nullptr, &s, &acc,
             1, 3);
   Tensor& y = ctx.out(0, DType::kInt32, s);
@@ -350,7 +355,7 @@ void QLinearMatMul(OpContext& ctx) {
   const Tensor& a = ctx.in(0);
   const Tensor& b = ctx.in(3);
   Shape s;
-  std::vector<int32_t> acc;
+  thread_local std::vector<int32_t> acc;  // reused: no allocation per run
   IntMatMul(ctx, a, b, &ctx.in(2), &ctx.in(5), &s, &acc, 3, 5);
   const float m = float(float(Get(ctx.in(1), 0)) * float(Get(ctx.in(4), 0))) / float(Get(ctx.in(6), 0));
   const Tensor& yzp = ctx.in(7);
