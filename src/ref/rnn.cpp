@@ -6,6 +6,7 @@
 
 #include "ref/math.h"
 #include "ref/ops.h"
+#include "ref/parallel.h"
 #include "ref/util.h"
 
 namespace onemodel {
@@ -16,19 +17,27 @@ namespace {
 struct Act {
   std::string name;
   float alpha = 0, beta = 0;
+  int code = -1;  // the name's index in kNames, found once (not per element)
+  static constexpr const char* kNames[] = {"Sigmoid", "Tanh", "Relu", "Affine", "LeakyRelu", "ThresholdedRelu",
+                                           "ScaledTanh", "HardSigmoid", "Elu", "Softsign", "Softplus"};
+  void Resolve() {
+    for (int i = 0; i < int(sizeof(kNames) / sizeof(kNames[0])); ++i) if (name == kNames[i]) code = i;
+  }
   float operator()(float x) const {
-    if (name == "Sigmoid") return math::Sigmoid(x);
-    if (name == "Tanh") return math::Tanh(x);
-    if (name == "Relu") return x > 0 ? x : (x != x ? x : 0.0f);
-    if (name == "Affine") return alpha * x + beta;
-    if (name == "LeakyRelu") return x < 0 ? alpha * x : x;
-    if (name == "ThresholdedRelu") return x > alpha ? x : 0.0f;
-    if (name == "ScaledTanh") return alpha * math::Tanh(beta * x);
-    if (name == "HardSigmoid") { const float y = alpha * x + beta; return y < 0 ? 0.0f : y > 1 ? 1.0f : y; }
-    if (name == "Elu") return x < 0 ? alpha * (math::Exp(x) - 1.0f) : x;
-    if (name == "Softsign") return x / (1.0f + (x < 0 ? -x : x));
-    if (name == "Softplus") return math::Softplus(x);
-    return x;
+    switch (code) {
+      case 0: return math::Sigmoid(x);
+      case 1: return math::Tanh(x);
+      case 2: return x > 0 ? x : (x != x ? x : 0.0f);
+      case 3: return alpha * x + beta;
+      case 4: return x < 0 ? alpha * x : x;
+      case 5: return x > alpha ? x : 0.0f;
+      case 6: return alpha * math::Tanh(beta * x);
+      case 7: { const float y = alpha * x + beta; return y < 0 ? 0.0f : y > 1 ? 1.0f : y; }
+      case 8: return x < 0 ? alpha * (math::Exp(x) - 1.0f) : x;
+      case 9: return x / (1.0f + (x < 0 ? -x : x));
+      case 10: return math::Softplus(x);
+      default: return x;
+    }
   }
 };
 
@@ -86,6 +95,7 @@ void Recurrent(OpContext& ctx, Kind kind) {
       a.alpha = idx < alphas.size() ? alphas[idx] : (a.name == "LeakyRelu" ? 0.01f : a.name == "HardSigmoid" ? 0.2f : 1.0f);
       a.beta = idx < betas.size() ? betas[idx] : (a.name == "HardSigmoid" ? 0.5f : 0.0f);
       (void)needs_default_alpha;
+      a.Resolve();
       acts.push_back(a);
     }
   const bool has_clip = ctx.has_attr("clip");
@@ -100,10 +110,23 @@ void Recurrent(OpContext& ctx, Kind kind) {
     return layout ? ((b * S + t) * D + d) * H + h : ((t * D + d) * B + b) * H + h;
   };
   std::vector<float> pre(static_cast<size_t>(G * H)), hr(static_cast<size_t>(G * H));
+  // Vector kernel tables: the products go through the GEMM kernel, each output folding
+  // its index in order from -0.0 exactly as the loops below: x . W for every time step
+  // and batch row at once (X's rows in memory order), h . R per step against R laid out
+  // as [H, G*H] once per call (a matrix-vector product streaming its rows).
+  const bool fast = ctx.VectorKernels() && ctx.kernels->GemmF32;
+  std::vector<float> xw_all, rt, rgh;
   for (int64_t d = 0; d < D; ++d) {
     const bool rev = direction == "reverse" || (d == 1);
     const float* w = W.data() + d * G * H * I;
     const float* r = R.data() + d * G * H * H;
+    if (fast) {
+      xw_all.resize(size_t(S * B * G * H));
+      ParallelGemmF32(ctx, S * B, G * H, I, X.data(), I, 1, w, 1, I, xw_all.data(), G * H);
+      rt.resize(size_t(H * G * H));
+      for (int64_t g = 0; g < G * H; ++g)
+        for (int64_t i = 0; i < H; ++i) rt[size_t(i * G * H + g)] = r[g * H + i];
+    }
     const float* wb = Bv.data() + d * 2 * G * H;
     const float* rb = wb + G * H;
     const float* p = P.data() + d * 3 * H;
@@ -113,13 +136,19 @@ void Recurrent(OpContext& ctx, Kind kind) {
       const int64_t len = lens[size_t(b)];
       for (int64_t step = 0; step < len; ++step) {
         const int64_t t = rev ? len - 1 - step : step;
-        const float* x = X.data() + (layout ? (b * S + t) * I : (t * B + b) * I);
-        for (int64_t g = 0; g < G * H; ++g) {
-          float xw = -0.0f, hh = -0.0f;
-          for (int64_t i = 0; i < I; ++i) xw = xw + x[i] * w[g * I + i];
-          for (int64_t i = 0; i < H; ++i) hh = hh + h[i] * r[g * H + i];
-          hr[size_t(g)] = hh;
-          pre[size_t(g)] = xw;
+        const int64_t xrow = layout ? b * S + t : t * B + b;
+        const float* x = X.data() + xrow * I;
+        if (fast) {
+          std::copy(xw_all.begin() + xrow * G * H, xw_all.begin() + (xrow + 1) * G * H, pre.begin());
+          ctx.kernels->GemmF32(1, G * H, H, h, H, 1, rt.data(), G * H, 1, hr.data(), G * H);
+        } else {
+          for (int64_t g = 0; g < G * H; ++g) {
+            float xw = -0.0f, hh = -0.0f;
+            for (int64_t i = 0; i < I; ++i) xw = xw + x[i] * w[g * I + i];
+            for (int64_t i = 0; i < H; ++i) hh = hh + h[i] * r[g * H + i];
+            hr[size_t(g)] = hh;
+            pre[size_t(g)] = xw;
+          }
         }
         std::vector<float> hn(static_cast<size_t>(H)), cn;
         const Act& f = acts[size_t(d) * per_dir];
@@ -133,6 +162,13 @@ void Recurrent(OpContext& ctx, Kind kind) {
             z[size_t(k)] = f(clipf(gate(k)));
             rg[size_t(k)] = f(clipf(gate(H + k)));
           }
+          if (fast && !lbr) {
+            // (r * h) . R_h for every row at once: the rounded products r[i] * h[i] as A.
+            std::vector<float> a(static_cast<size_t>(H));
+            for (int64_t i = 0; i < H; ++i) a[size_t(i)] = rg[size_t(i)] * h[i];
+            rgh.resize(size_t(H));
+            ctx.kernels->GemmF32(1, H, H, a.data(), H, 1, rt.data() + 2 * H, G * H, 1, rgh.data(), H);
+          }
           for (int64_t k = 0; k < H; ++k) {
             const int64_t row = 2 * H + k;
             float hc;
@@ -140,7 +176,11 @@ void Recurrent(OpContext& ctx, Kind kind) {
               hc = g2(clipf((pre[size_t(row)] + rg[size_t(k)] * (hr[size_t(row)] + rb[row])) + wb[row]));
             } else {
               float rh = -0.0f;  // (r . h) R_h, one accumulator
-              for (int64_t i = 0; i < H; ++i) rh = rh + (rg[size_t(i)] * h[i]) * r[row * H + i];
+              if (fast) {
+                rh = rgh[size_t(k)];
+              } else {
+                for (int64_t i = 0; i < H; ++i) rh = rh + (rg[size_t(i)] * h[i]) * r[row * H + i];
+              }
               hc = g2(clipf((pre[size_t(row)] + rh) + (wb[row] + rb[row])));
             }
             hn[size_t(k)] = (1.0f - z[size_t(k)]) * hc + z[size_t(k)] * h[k];
