@@ -4,6 +4,7 @@
 // the sums. Activations use the project's own functions. f32 compute.
 #include <cmath>
 
+#include "ref/elementwise_kernels.h"
 #include "ref/math.h"
 #include "ref/ops.h"
 #include "ref/parallel.h"
@@ -115,7 +116,14 @@ void Recurrent(OpContext& ctx, Kind kind) {
   // and batch row at once (X's rows in memory order), h . R per step against R laid out
   // as [H, G*H] once per call (a matrix-vector product streaming its rows).
   const bool fast = ctx.VectorKernels() && ctx.kernels->GemmF32;
-  std::vector<float> xw_all, rt, rgh;
+  std::vector<float> xw_all, rt, rgh, ig, fg, cc, og;
+  // An activation on n values in place: Sigmoid and Tanh by the session's MathF32 kernel
+  // (bitwise the scalar functions), the others element by element.
+  auto apply = [&](const Act& a, float* v, int64_t n) {
+    if (a.code == 0 && ctx.kernels->MathF32) ctx.kernels->MathF32(kMathSigmoidF32, v, v, n);
+    else if (a.code == 1 && ctx.kernels->MathF32) ctx.kernels->MathF32(kMathTanhF32, v, v, n);
+    else for (int64_t i = 0; i < n; ++i) v[i] = a(v[i]);
+  };
   for (int64_t d = 0; d < D; ++d) {
     const bool rev = direction == "reverse" || (d == 1);
     const float* w = W.data() + d * G * H * I;
@@ -185,6 +193,34 @@ void Recurrent(OpContext& ctx, Kind kind) {
             }
             hn[size_t(k)] = (1.0f - z[size_t(k)]) * hc + z[size_t(k)] * h[k];
           }
+        } else if (fast) {
+          // The same expressions as below, each activation applied to a whole gate at a
+          // time (MathF32 for Sigmoid and Tanh: the scalar functions' bits, lane by lane).
+          const Act& g2 = acts[size_t(d) * per_dir + 1];
+          const Act& h2 = acts[size_t(d) * per_dir + 2];
+          cn.resize(static_cast<size_t>(H));
+          ig.resize(size_t(H));
+          fg.resize(size_t(H));
+          cc.resize(size_t(H));
+          og.resize(size_t(H));
+          for (int64_t k = 0; k < H; ++k) {
+            ig[size_t(k)] = clipf(gate(k) + p[k] * c[k]);
+            fg[size_t(k)] = clipf(gate(2 * H + k) + p[2 * H + k] * c[k]);
+            cc[size_t(k)] = clipf(gate(3 * H + k));
+          }
+          apply(f, ig.data(), H);
+          apply(f, fg.data(), H);
+          apply(g2, cc.data(), H);
+          for (int64_t k = 0; k < H; ++k) {
+            if (input_forget) fg[size_t(k)] = 1.0f - ig[size_t(k)];
+            cn[size_t(k)] = fg[size_t(k)] * c[k] + ig[size_t(k)] * cc[size_t(k)];
+            og[size_t(k)] = clipf(gate(H + k) + p[H + k] * cn[size_t(k)]);
+          }
+          apply(f, og.data(), H);
+          std::copy(cn.begin(), cn.end(), hn.begin());
+          apply(h2, hn.data(), H);
+          for (int64_t k = 0; k < H; ++k) hn[size_t(k)] = og[size_t(k)] * hn[size_t(k)];
+          for (int64_t k = 0; k < H; ++k) c[k] = cn[size_t(k)];
         } else {
           const Act& g2 = acts[size_t(d) * per_dir + 1];
           const Act& h2 = acts[size_t(d) * per_dir + 2];
