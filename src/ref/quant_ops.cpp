@@ -124,7 +124,7 @@ void IntMatMul(const OpContext& ctx, const Tensor& a, const Tensor& b, const Ten
       (!azp || azp->numel() == 1 || (azp->rank() == 1 && azp->numel() == sa[sa.size() - 2])) &&
       (!bzp || bzp->numel() == 1 || (bzp->rank() == 1 && bzp->numel() == sb[1]))) {
     const int64_t M = sa[sa.size() - 2], K = sa.back(), N = sb[1], K2 = (K + 1) / 2, lda = 2 * K2;
-    const int64_t rows = a.numel() / std::max<int64_t>(K, 1) * (K == 0 ? 0 : 1);
+    const int64_t rows = K ? a.numel() / K : 0;  // A's rows over every batch
     *out_shape = Shape(sa.begin(), sa.end() - 1);
     out_shape->push_back(N);
     const int64_t total = CheckedNumElements(*out_shape, sizeof(int32_t), "MatMulInteger output");
@@ -212,22 +212,22 @@ int64_t SatRound(double v, double zp, DType t) {
 
 }  // namespace
 
-// Runs of `inner` consecutive elements share a scale and zero point: per tensor (one run
-// of the whole tensor) or per axis (axis slices). Returns false for blocked parameters.
-// f(run start, run length, parameter index) for each run in order.
-template <class F> bool ForParamRuns(const OpContext& ctx, const Tensor& x, const Tensor& scale, F f) {
+// Whether the parameters go per tensor or per axis (not blocked, shapes agreeing): then
+// runs of *inner consecutive elements share a scale and zero point, run r taking
+// parameter r % *dim (per tensor: one run of the whole tensor, *dim = 1).
+bool ParamRuns(const OpContext& ctx, const Tensor& x, const Tensor& scale, int64_t* inner, int64_t* dim) {
   if (scale.numel() <= 1 && scale.rank() <= 1) {
-    f(int64_t(0), x.numel(), int64_t(0));
+    *inner = std::max<int64_t>(x.numel(), 1);
+    *dim = 1;
     return true;
   }
   if (ctx.attr_i("block_size", 0) > 0 || x.rank() == 0) return false;
   const int64_t axis = NormAxis(ctx, ctx.attr_i("axis", 1), x.rank());
-  const int64_t dim = x.shape()[size_t(axis)];
-  if (scale.rank() != 1 || scale.shape()[0] != dim) return false;  // the general path reports it
-  int64_t inner = 1;
-  for (int64_t k = axis + 1; k < x.rank(); ++k) inner *= x.shape()[size_t(k)];
-  for (int64_t i = 0, j = 0; i < x.numel(); i += inner, ++j) f(i, inner, j % dim);
-  return true;
+  *dim = x.shape()[size_t(axis)];
+  if (scale.rank() != 1 || scale.shape()[0] != *dim) return false;  // the general path reports it
+  *inner = 1;
+  for (int64_t k = axis + 1; k < x.rank(); ++k) *inner *= x.shape()[size_t(k)];
+  return *inner > 0;
 }
 
 // The session's 8-bit quantisation kernel (fast paths run with vector kernel tables only).
@@ -245,16 +245,19 @@ void QuantizeLinear(OpContext& ctx) {
   const bool saturate = ctx.attr_i("saturate", 1) != 0;
   // float to 8 bits with float scales, per tensor or per axis: the quantisation kernel on
   // each run of elements that share their parameters (the same formula as below).
+  int64_t inner = 0, dim = 0;
   if (ctx.VectorKernels() && x.dtype() == DType::kFloat && scale.dtype() == DType::kFloat &&
-      (out_t == DType::kUInt8 || out_t == DType::kInt8) && (!zp || zp->numel() == scale.numel())) {
+      (out_t == DType::kUInt8 || out_t == DType::kInt8) && (!zp || zp->numel() == scale.numel()) &&
+      ParamRuns(ctx, x, scale, &inner, &dim)) {
     Tensor& y = ctx.out_uninit(0, out_t, x.shape());
     const float* xp = x.data<float>();
     const float* sp = scale.data<float>();
     uint8_t* yp = y.mutable_data<uint8_t>();
-    const bool done = ForParamRuns(ctx, x, scale, [&](int64_t i0, int64_t len, int64_t j) {
-      Quantize8(ctx, xp + i0, len, sp[j], zp ? int32_t(Get(*zp, j)) : 0, out_t, yp + i0);
-    });
-    if (done) return;
+    for (int64_t i0 = 0, r = 0; i0 < x.numel(); i0 += inner, ++r) {
+      const int64_t j = r % dim;
+      Quantize8(ctx, xp + i0, inner, sp[j], zp ? int32_t(Get(*zp, j)) : 0, out_t, yp + i0);
+    }
+    return;
   }
   const auto idx = ParamIndex(ctx, x, scale);
   Tensor& y = ctx.out(0, out_t, x.shape());
@@ -281,12 +284,14 @@ void DequantizeLinear(OpContext& ctx) {
   if (ctx.has_attr("output_dtype") && ctx.attr_i("output_dtype", 0) != 0) out_t = DType(ctx.attr_i("output_dtype", 1));
   // 8-bit integers to float with float scales, per tensor or per axis: the same
   // expression in a typed loop (the difference is exact in int32 and in f32).
+  int64_t inner = 0, dim = 0;
   if (ctx.VectorKernels() && out_t == DType::kFloat && scale.dtype() == DType::kFloat && Is8Bit(x) &&
-      (!zp || zp->numel() == scale.numel())) {
+      (!zp || zp->numel() == scale.numel()) && ParamRuns(ctx, x, scale, &inner, &dim)) {
     Tensor& y = ctx.out_uninit(0, out_t, x.shape());
     float* yp = y.mutable_data<float>();
     const float* sp = scale.data<float>();
-    const bool done = ForParamRuns(ctx, x, scale, [&](int64_t i0, int64_t len, int64_t j) {
+    for (int64_t i0 = 0, r = 0; i0 < x.numel(); i0 += inner, ++r) {
+      const int64_t j = r % dim, len = inner;
       const int32_t z = zp ? int32_t(Get(*zp, j)) : 0;
       const float sv = sp[j];
       if (x.dtype() == DType::kUInt8) {
@@ -296,8 +301,8 @@ void DequantizeLinear(OpContext& ctx) {
         const int8_t* xp = x.data<int8_t>() + i0;
         for (int64_t i = 0; i < len; ++i) yp[i0 + i] = float(int32_t(xp[i]) - z) * sv;
       }
-    });
-    if (done) return;
+    }
+    return;
   }
   const auto idx = ParamIndex(ctx, x, scale);
   Tensor& y = ctx.out(0, out_t, x.shape());

@@ -116,7 +116,7 @@ void Recurrent(OpContext& ctx, Kind kind) {
   // and batch row at once (X's rows in memory order), h . R per step against R laid out
   // as [H, G*H] once per call (a matrix-vector product streaming its rows).
   const bool fast = ctx.VectorKernels() && ctx.kernels->GemmF32;
-  std::vector<float> xw_all, rt, rgh, ig, fg, cc, og;
+  std::vector<float> xw_all, rt, rgh, rh_a, ig, fg, cc, og;
   // An activation on n values in place: Sigmoid and Tanh by the session's MathF32 kernel
   // (bitwise the scalar functions), the others element by element.
   auto apply = [&](const Act& a, float* v, int64_t n) {
@@ -172,10 +172,10 @@ void Recurrent(OpContext& ctx, Kind kind) {
           }
           if (fast && !lbr) {
             // (r * h) . R_h for every row at once: the rounded products r[i] * h[i] as A.
-            std::vector<float> a(static_cast<size_t>(H));
-            for (int64_t i = 0; i < H; ++i) a[size_t(i)] = rg[size_t(i)] * h[i];
+            rh_a.resize(size_t(H));
+            for (int64_t i = 0; i < H; ++i) rh_a[size_t(i)] = rg[size_t(i)] * h[i];
             rgh.resize(size_t(H));
-            ctx.kernels->GemmF32(1, H, H, a.data(), H, 1, rt.data() + 2 * H, G * H, 1, rgh.data(), H);
+            ctx.kernels->GemmF32(1, H, H, rh_a.data(), H, 1, rt.data() + 2 * H, G * H, 1, rgh.data(), H);
           }
           for (int64_t k = 0; k < H; ++k) {
             const int64_t row = 2 * H + k;
