@@ -67,6 +67,8 @@ if [ -f "$MODEL" ]; then
   b_n=$($NATIVE bench "$MODEL" --runs 3 2>&1); b_w=$("${NODE[@]}" bench "$MODEL" --runs 3 2>&1)
   check "bench: last line median_ms=<x> min_ms=<y>, natively and on wasm" bash -c \
     "tail -1 <<<'$b_n' | grep -Eq '^median_ms=[0-9]+\.[0-9]{3} min_ms=[0-9]+\.[0-9]{3}$' && tail -1 <<<'$b_w' | grep -Eq '^median_ms=[0-9.]+ min_ms=[0-9.]+$'"
+  check "bench: steady runs follow the memory plan (the first and last runs' outputs compared), natively and on wasm" bash -c \
+    "grep -q '^memory plan: followed, arena' <<<'$b_n' && grep -q '^memory plan: followed, arena' <<<'$b_w'"
   err=$($NATIVE bench "$MODEL" --runs 0 2>&1); rc=$?
   check "bench --runs 0: exit 1, names the option" bash -c "test $rc = 1 && grep -q -- '--runs' <<<\"\$0\"" "$err"
   printf 'garbage' > "$TMP/bad.onnx"

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <map>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "core/random.h"
@@ -128,7 +129,7 @@ void CheckAgainstOracle(const std::string& what, const std::string& bytes, const
     o.threads = threads;
     Session s = Session::FromBytes(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), o, what);
     std::vector<Tensor> outs;
-    for (int r = 0; r < 2; ++r) {
+    for (int r = 0; r < 3; ++r) {
       auto out = s.Run({{"X", Input(xs, x)}});
       REQUIRE(!out.empty());
       outs.push_back(out[0].tensor);
@@ -139,8 +140,9 @@ void CheckAgainstOracle(const std::string& what, const std::string& bytes, const
   const Tensor& want = want_runs[0];
   REQUIRE(want.dtype() == DType::kFloat);
   for (int threads : {1, 2, 3, 7}) {
-    // Two runs per session: the second reads what the first derived from constants
-    // (OpContext::ConstDerived).
+    // Three runs per session: the second reads what the first derived from constants
+    // (OpContext::ConstDerived); the third follows the memory plan the second made
+    // (runtime/memory_plan.h).
     const auto got_runs = run(IsaName(ActiveIsa()), threads);
     for (size_t r = 0; r < got_runs.size(); ++r) {
       const Tensor& got = got_runs[r];
@@ -459,7 +461,7 @@ std::string Graph(const Shape& xs, const Shape& ys, const std::vector<Init>& ini
   return m.SerializeAsString();
 }
 
-// Every output of the model at the ISA under test (1, 2, 3, 7 threads, two runs each)
+// Every output of the model at the ISA under test (1, 2, 3, 7 threads, three runs each)
 // against the oracle's, bitwise (NaNs: any NaN).
 void CheckAllOutputs(const std::string& what, const std::string& bytes, const std::map<std::string, Value>& feeds) {
   auto run = [&](const std::string& isa, int threads) {
@@ -467,12 +469,14 @@ void CheckAllOutputs(const std::string& what, const std::string& bytes, const st
     o.isa = isa;
     o.threads = threads;
     Session s = Session::FromBytes(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), o, what);
-    return std::make_pair(s.Run(feeds), s.Run(feeds));
+    std::vector<std::vector<Value>> runs;  // the third follows the memory plan
+    for (int r = 0; r < 3; ++r) runs.push_back(s.Run(feeds));
+    return runs;
   };
-  const auto want = run("ref", 1).first;
+  const auto want = run("ref", 1)[0];
   for (int threads : {1, 2, 3, 7}) {
     const auto got = run(IsaName(ActiveIsa()), threads);
-    for (const auto* outs : {&got.first, &got.second}) {
+    for (const auto* outs : {&got[0], &got[1], &got[2]}) {
       REQUIRE(outs->size() == want.size());
       for (size_t o = 0; o < want.size(); ++o) {
         INFO(what << " output " << o << " at " << IsaName(ActiveIsa()) << ", " << threads << " threads");
@@ -836,6 +840,134 @@ TEST_CASE("passes: constant folding runs constant nodes once and never folds wha
   CHECK(g.nodes.size() == 4);
   CHECK(g.initializers.count("Wd") == 1);
   CHECK(g.initializers.count("Fd") == 0);
+}
+
+namespace {
+// X [N, 64] -> MatMul -> Relu -> MatMul -> Tanh -> Add X -> Sigmoid: intermediates of one
+// size whose lifetimes chain, so a plan shares their bytes. N is symbolic.
+std::string PlanGraph(SplitMix64& rng) {
+  const auto F = onnx::TensorProto::FLOAT;
+  const std::vector<TInit> inits = {{"W1", F, {64, 64}, Floats(rng, 64 * 64, -0.2f, 0.2f)},
+                                    {"W2", F, {64, 64}, Floats(rng, 64 * 64, -0.2f, 0.2f)}};
+  const std::vector<TNode> nodes = {{"MatMul", {"X", "W1"}, {"a"}}, {"Relu", {"a"}, {"b"}},
+                                    {"MatMul", {"b", "W2"}, {"c"}}, {"Tanh", {"c"}, {"d"}},
+                                    {"Add", {"d", "X"}, {"e"}},     {"Sigmoid", {"e"}, {"Y"}}};
+  onnx::ModelProto m;
+  m.ParseFromString(TypedGraph({1, 64}, inits, nodes, {"Y"}));
+  m.mutable_graph()->mutable_input(0)->mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim(0)->set_dim_param("N");
+  return m.SerializeAsString();
+}
+Tensor Oracle(const std::string& bytes, const Value& x) {
+  SessionOptions o;
+  o.isa = "ref";
+  o.threads = 1;
+  return Session::FromBytes(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), o, "plan").Run({{"X", x}})[0].tensor;
+}
+}  // namespace
+
+TEST_CASE("memory plan: steady runs take every intermediate from one shared arena, same bits", "[exact_paths][memory_plan]") {
+  SplitMix64 rng(1201);
+  const std::string bytes = PlanGraph(rng);
+  const Value x = Input({300, 64}, Values(rng, 300 * 64, 1)), x2 = Input({7, 64}, Values(rng, 7 * 64, 0));
+  const Tensor want = Oracle(bytes, x), want2 = Oracle(bytes, x2);
+  for (int threads : {1, 3}) {
+    SessionOptions o;
+    o.threads = threads;
+    Session s = Session::FromBytes(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), o, "plan");
+    std::vector<Tensor> kept;  // outputs the caller keeps while later runs reuse the arena
+    for (int r = 0; r < 5; ++r) {
+      kept.push_back(s.Run({{"X", x}})[0].tensor);
+      const MemoryPlanStats st = s.memory_plan_stats();
+      INFO(threads << " threads, run " << r + 1);
+      CHECK(st.runs == uint64_t(r + 1));
+      if (r >= 2) {
+        // Run 1 recorded (with the weights' packing), run 2 made the steady plan.
+        CHECK(st.last_replayed);
+        CHECK(st.plans_built == 2);
+        CHECK(st.planned_buffers >= 2);
+        CHECK(st.last_from_arena == st.planned_buffers);
+        CHECK(st.last_elsewhere == 1);  // the output, which outlives the run
+        // [300, 64] intermediates (after fusion at least two), at most two alive at a time.
+        CHECK(st.arena_bytes <= 2 * 300 * 64 * 4 + 128);
+        CHECK(st.arena_bytes < st.planned_bytes);
+      }
+    }
+    for (size_t r = 0; r < kept.size(); ++r) {
+      INFO(threads << " threads, output kept from run " << r + 1);
+      REQUIRE(kept[r].shape() == want.shape());
+      CHECK(DiffF32(want.data<float>(), kept[r].data<float>(), size_t(want.numel())) == "");
+    }
+    // Other shapes make another plan; returning makes the first again; bits stay.
+    const uint64_t built = s.memory_plan_stats().plans_built;
+    for (int r = 0; r < 3; ++r) {
+      const Tensor y = s.Run({{"X", x2}})[0].tensor;
+      CHECK(DiffF32(want2.data<float>(), y.data<float>(), size_t(want2.numel())) == "");
+    }
+    CHECK(s.memory_plan_stats().plans_built == built + 1);
+    CHECK(s.memory_plan_stats().last_replayed);
+    const Tensor y = s.Run({{"X", x}})[0].tensor;
+    CHECK(DiffF32(want.data<float>(), y.data<float>(), size_t(want.numel())) == "");
+    CHECK(s.memory_plan_stats().plans_built == built + 2);
+  }
+}
+
+// Native only: the wasm builds have no threads (std::thread cannot start there).
+TEST_CASE("memory plan: concurrent runs of one session give the oracle's bits", "[exact_paths][memory_plan][native_only]") {
+  SplitMix64 rng(1202);
+  const std::string bytes = PlanGraph(rng);
+  const Value x = Input({200, 64}, Values(rng, 200 * 64, 1));
+  const Tensor want = Oracle(bytes, x);
+  SessionOptions o;
+  o.threads = 2;
+  Session s = Session::FromBytes(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), o, "plan");
+  std::vector<std::string> diffs(3);
+  std::vector<std::thread> callers;
+  for (int c = 0; c < 3; ++c) {
+    callers.emplace_back([&, c] {
+      for (int r = 0; r < 6; ++r) {
+        const Tensor y = s.Run({{"X", x}})[0].tensor;
+        const std::string d = DiffF32(want.data<float>(), y.data<float>(), size_t(want.numel()));
+        if (!d.empty()) diffs[size_t(c)] = d;
+      }
+    });
+  }
+  for (auto& t : callers) t.join();
+  for (const auto& d : diffs) CHECK(d == "");
+  CHECK(s.memory_plan_stats().runs >= 1);
+}
+
+TEST_CASE("memory plan: a slice still held is never handed out again", "[memory_plan]") {
+  // Run 1: A and B (same size) live one after the other, so the plan gives them one
+  // slice. Run 2 keeps A while B is allocated: B must come from elsewhere, A's bytes stay.
+  MemoryPlanner planner(true);
+  {
+    auto run = planner.Begin("k");
+    REQUIRE(run);
+    { Tensor a = Tensor::Uninitialized(DType::kFloat, {256}); }
+    { Tensor b = Tensor::Uninitialized(DType::kFloat, {256}); }
+    run->Finish();
+  }
+  CHECK(planner.stats().planned_buffers == 2);
+  CHECK(planner.stats().arena_bytes == 1024);
+  {
+    auto run = planner.Begin("k");
+    REQUIRE(run);
+    {
+      Tensor a(DType::kFloat, {256});
+      a.mutable_data<float>()[0] = 42.0f;
+      Tensor b = Tensor::Uninitialized(DType::kFloat, {256});
+      CHECK(b.raw() != a.raw());
+      b.mutable_data<float>()[0] = -1.0f;
+      CHECK(a.data<float>()[0] == 42.0f);
+    }
+    run->Finish();
+  }
+  CHECK(!planner.stats().last_replayed);
+  CHECK(planner.stats().last_from_arena == 1);
+  CHECK(planner.stats().last_elsewhere == 1);
+  // The run that left the plan made a new one (A and B alive together: two slices).
+  CHECK(planner.stats().plans_built == 2);
+  CHECK(planner.stats().arena_bytes == 2048);
 }
 
 }  // namespace test

@@ -3,9 +3,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstring>
 #include <functional>
 #include <map>
-#include <cstring>
 #include <iomanip>
 #include <sstream>
 
@@ -545,13 +545,25 @@ int CmdBench(const Options& o, std::ostream& out) {
   const ModelArgs m = ParseModelArgs(o, "bench");
   Session s = LoadSession(o, m.model);
   const std::map<std::string, Value> feeds = MakeFeeds(s, m.model, m.files, m.dims);
-  s.Run(feeds);
+  const std::vector<Value> first = s.Run(feeds);
   std::vector<double> ms;
+  std::vector<Value> outs;
   for (int r = 0; r < m.runs; ++r) {
+    outs.clear();
     const auto t0 = std::chrono::steady_clock::now();
-    const std::vector<Value> outs = s.Run(feeds);
+    outs = s.Run(feeds);
     ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
   }
+  // The last run (which follows the memory plan) must give the first run's bytes.
+  for (size_t k = 0; k < first.size() && k < outs.size(); ++k) {
+    const Tensor& a = first[k].tensor;
+    const Tensor& b = outs[k].tensor;
+    if (!first[k].is_tensor() || a.dtype() == DType::kString) continue;
+    if (a.shape() != b.shape() || a.dtype() != b.dtype() || std::memcmp(a.raw(), b.raw(), a.nbytes()) != 0) {
+      throw Error(ErrorCode::kInternal, "bench: output " + std::to_string(k) + " of the last run differs from the first run's");
+    }
+  }
+  const MemoryPlanStats plan = s.memory_plan_stats();
   std::vector<double> sorted = ms;
   std::sort(sorted.begin(), sorted.end());
   const size_t n = sorted.size();
@@ -559,6 +571,13 @@ int CmdBench(const Options& o, std::ostream& out) {
   out << "model: " << m.model << "\n";
   out << "mode: " << (o.mode == Mode::kExact ? "exact" : "fast") << " isa: " << IsaName(o.isa) << " threads: " << o.threads
       << " runs: " << m.runs << "\n";
+  if (plan.runs) {
+    out << std::fixed << std::setprecision(1) << "memory plan: " << (plan.last_replayed ? "followed" : plan.disabled ? "off" : "not followed")
+        << ", arena " << double(plan.arena_bytes) / 1048576.0 << " MiB (peak of live buffers "
+        << double(plan.peak_live_bytes) / 1048576.0 << " MiB) for " << plan.planned_buffers << " buffers ("
+        << double(plan.planned_bytes) / 1048576.0 << " MiB unshared), last run " << plan.last_from_arena
+        << " from the arena and " << plan.last_elsewhere << " elsewhere\n";
+  }
   out << std::fixed << std::setprecision(3) << "median_ms=" << median << " min_ms=" << sorted.front() << "\n";
   return 0;
 }

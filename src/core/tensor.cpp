@@ -55,6 +55,17 @@ class BufferCache {
     return std::shared_ptr<uint8_t>(p, [this, cap](uint8_t* q) { Put(q, cap); });
   }
 
+ void Trim() {
+    std::multimap<size_t, uint8_t*> drop;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      drop.swap(free_);
+      owned_ -= cached_;
+      cached_ = 0;
+    }
+    for (auto& [cap, p] : drop) delete[] p;
+  }
+
  private:
   void Put(uint8_t* p, size_t bytes) {
     {
@@ -84,9 +95,30 @@ BufferCache& Cache() {
   return *cache;
 }
 
+thread_local TensorAllocator* tl_allocator = nullptr;
+
 }  // namespace
 
 size_t RecycledTensorBytes() { return Cache().Owned(); }
+void TrimRecycledTensorBuffers() { Cache().Trim(); }
+
+TensorAllocator* SetThreadTensorAllocator(TensorAllocator* a) {
+  TensorAllocator* prev = tl_allocator;
+  tl_allocator = a;
+  return prev;
+}
+
+std::shared_ptr<uint8_t> AllocateTensorBuffer(size_t bytes, bool zero) {
+  if (tl_allocator && bytes) {
+    if (std::shared_ptr<uint8_t> p = tl_allocator->Allocate(bytes)) {
+      if (zero) std::memset(p.get(), 0, bytes);
+      return p;
+    }
+  }
+  return Cache().Get(bytes, zero);
+}
+
+std::shared_ptr<uint8_t> RecycledTensorBuffer(size_t bytes, bool zero) { return Cache().Get(bytes, zero); }
 
 size_t MaxTensorBytes() {
   if (sizeof(size_t) <= 4) return size_t(0xFFFFFFFFu);  // wasm32: 4 GiB address space
@@ -127,7 +159,7 @@ Tensor::Tensor(DType dtype, Shape shape, const std::string& what)
     strings_ = std::make_shared<std::vector<std::string>>(size_t(numel_));
     return;
   }
-  std::shared_ptr<uint8_t> buf = Cache().Get(nbytes(), true);
+  std::shared_ptr<uint8_t> buf = AllocateTensorBuffer(nbytes(), true);
   data_ = buf.get();
   owner_ = std::shared_ptr<const void>(buf, buf.get());
   owned_ = true;
@@ -140,7 +172,7 @@ Tensor Tensor::Uninitialized(DType dtype, Shape shape, const std::string& what) 
   t.dtype_ = dtype;
   t.shape_ = std::move(shape);
   t.numel_ = CheckedNumElements(t.shape_, DTypeStorageSize(dtype), what);
-  std::shared_ptr<uint8_t> buf = Cache().Get(t.nbytes(), false);
+  std::shared_ptr<uint8_t> buf = AllocateTensorBuffer(t.nbytes(), false);
   t.data_ = buf.get();
   t.owner_ = std::shared_ptr<const void>(buf, buf.get());
   t.owned_ = true;
@@ -184,7 +216,7 @@ double ElementAsDouble(const Tensor& t, int64_t i) {
 void Tensor::MakeOwned() {
   if (owned_ || dtype_ == DType::kString) return;
   const size_t bytes = nbytes();
-  std::shared_ptr<uint8_t> buf = Cache().Get(bytes, false);
+  std::shared_ptr<uint8_t> buf = AllocateTensorBuffer(bytes, false);
   if (bytes) std::memcpy(buf.get(), data_, bytes);
   data_ = buf.get();
   owner_ = std::shared_ptr<const void>(buf, buf.get());

@@ -20,6 +20,25 @@ size_t MaxTensorBytes();
 // Bytes of the recycled tensor buffers (those of at least 64 KiB), in use or waiting for
 // reuse: the activation memory a session's runs hold (ONEMODEL_PROFILE prints it).
 size_t RecycledTensorBytes();
+// Frees the recycled buffers that wait for reuse (none in use is touched).
+void TrimRecycledTensorBuffers();
+
+// A source of tensor buffers for the calling thread (runtime/memory_plan.h installs one
+// while a session runs). Allocate returns a buffer of `bytes` (its contents unspecified)
+// whose deleter returns it, or null to let the default (recycled buffers) serve.
+class TensorAllocator {
+ public:
+  virtual ~TensorAllocator() = default;
+  virtual std::shared_ptr<uint8_t> Allocate(size_t bytes) = 0;
+};
+// Installs `a` for the calling thread (null: none); returns the one it replaces. Thread
+// pool chunks run with none, so which thread runs a chunk never changes a plan.
+TensorAllocator* SetThreadTensorAllocator(TensorAllocator* a);
+// A buffer of `bytes` from the calling thread's allocator, else a recycled one (zeroed
+// when `zero`).
+std::shared_ptr<uint8_t> AllocateTensorBuffer(size_t bytes, bool zero);
+// A recycled buffer (what serves when no allocator is installed or it declines).
+std::shared_ptr<uint8_t> RecycledTensorBuffer(size_t bytes, bool zero);
 
 // Returns the element count of shape; throws kOutOfRange naming `what` for negative
 // dimensions or a product that overflows or exceeds MaxTensorBytes() at elem_size.

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "core/fpenv.h"
+#include "core/tensor.h"
 
 #if defined(__EMSCRIPTEN__) && !defined(__EMSCRIPTEN_PTHREADS__)
 #define ONEMODEL_NO_THREADS 1
@@ -22,10 +23,13 @@ inline void CpuRelax() {
   asm volatile("yield");
 #endif
 }
+// Chunks run without the calling thread's tensor allocator (a memory plan follows the
+// calling thread's allocations, which must not depend on who runs which chunk).
 struct ChunkScope {
   bool saved = tl_in_chunk;
+  TensorAllocator* saved_alloc = SetThreadTensorAllocator(nullptr);
   ChunkScope() { tl_in_chunk = true; }
-  ~ChunkScope() { tl_in_chunk = saved; }
+  ~ChunkScope() { tl_in_chunk = saved; SetThreadTensorAllocator(saved_alloc); }
 };
 }  // namespace
 

@@ -224,6 +224,8 @@ void Session::Prepare(const SessionOptions& opts) {
     derived_ = std::make_shared<DerivedCache>();
     auto g = std::make_shared<Graph>(*model_->graph);
     if (RunExactPasses(*g, model_->opsets) > 0) run_graph_ = g;
+    const char* plan_env = std::getenv("ONEMODEL_MEMORY_PLAN");
+    planner_ = std::make_shared<MemoryPlanner>(!(plan_env && std::strcmp(plan_env, "0") == 0));
   }
 }
 
@@ -267,24 +269,52 @@ std::vector<Value> Session::Run(const std::map<std::string, Value>& feeds) const
     env[in.name] = v;
   }
   Executor ex(*model_, &dispatch_.kernels, pool_.get(), derived_.get());
+  // The memory plan is keyed by the inputs' element types and shapes.
+  std::unique_ptr<MemoryPlanner::RunScope> plan;
+  if (planner_) {
+    std::string key;
+    for (const auto& in : g.inputs) {
+      auto it = env.find(in.name);
+      if (it == env.end()) { key += "-;"; continue; }
+      if (!it->second.is_tensor()) { key += "v;"; continue; }
+      key += std::to_string(int(it->second.tensor.dtype())) + ShapeToString(it->second.tensor.shape()) + ";";
+    }
+    plan = planner_->Begin(key);
+  }
   const char* prof = std::getenv("ONEMODEL_PROFILE");
-  if (!prof || (std::strcmp(prof, "1") != 0 && std::strcmp(prof, "2") != 0)) return ex.RunGraph(g, std::move(env), nullptr);
+  if (!prof || (std::strcmp(prof, "1") != 0 && std::strcmp(prof, "2") != 0)) {
+    auto out = ex.RunGraph(g, std::move(env), nullptr);
+    if (plan) plan->Finish();
+    return out;
+  }
   Executor::Profile p;
   p.per_node = prof[0] == '2';
   ex.EnableProfile(&p);
   const auto t0 = std::chrono::steady_clock::now();
   auto out = ex.RunGraph(g, std::move(env), nullptr);
+  if (plan) plan->Finish();
   const double total = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   std::vector<std::pair<double, std::string>> rows;
   for (const auto& [op, e] : p.by_op) rows.push_back({e.first, op});
   std::sort(rows.rbegin(), rows.rend());
   std::fprintf(stderr, "[onemodel] profile: %.3f ms in all; recycled tensor buffers %.1f MiB\n", total,
                double(RecycledTensorBytes()) / 1048576.0);
+  if (planner_) {
+    const MemoryPlanStats m = planner_->stats();
+    std::fprintf(stderr,
+                 "[onemodel] memory plan: %s; arena %.1f MiB for %zu buffers (%.1f MiB unshared); this run %zu from "
+                 "the arena, %zu elsewhere\n",
+                 m.disabled ? "off for these shapes" : m.last_replayed ? "followed" : "made from this run",
+                 double(m.arena_bytes) / 1048576.0, m.planned_buffers, double(m.planned_bytes) / 1048576.0,
+                 m.last_from_arena, m.last_elsewhere);
+  }
   for (const auto& [ms, op] : rows) {
     std::fprintf(stderr, "[onemodel]   %-40s %10.3f ms %5.1f%% %6lld nodes\n", op.c_str(), ms, 100.0 * ms / (total > 0 ? total : 1),
                  static_cast<long long>(p.by_op[op].second));
   }
   return out;
 }
+
+MemoryPlanStats Session::memory_plan_stats() const { return planner_ ? planner_->stats() : MemoryPlanStats{}; }
 
 }  // namespace onemodel

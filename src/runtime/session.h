@@ -12,6 +12,7 @@
 #include "graph/graph.h"
 #include "ref/op_context.h"
 #include "runtime/dispatch.h"
+#include "runtime/memory_plan.h"
 #include "runtime/value.h"
 
 namespace onemodel {
@@ -46,6 +47,11 @@ class Session {
   // Returns the outputs in graph order.
   std::vector<Value> Run(const std::map<std::string, Value>& feeds) const;
 
+  // The memory plan's figures (runtime/memory_plan.h): arena size, buffers placed, and
+  // where the last run's buffers came from. Zero before the first run, and at ISA ref
+  // (the oracle runs without a plan).
+  MemoryPlanStats memory_plan_stats() const;
+
  private:
   Session() = default;
   void Prepare(const SessionOptions& opts);
@@ -57,6 +63,7 @@ class Session {
   std::shared_ptr<ThreadPool> pool_;
   std::shared_ptr<DerivedCache> derived_;  // tensors derived from constant inputs (not at ISA ref)
   std::shared_ptr<Graph> run_graph_;  // the graph Run executes (after exact-mode passes)
+  std::shared_ptr<MemoryPlanner> planner_;  // null at ISA ref
 };
 
 }  // namespace onemodel

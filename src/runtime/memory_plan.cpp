@@ -1,0 +1,213 @@
+// Memory plans (see memory_plan.h).
+#include "runtime/memory_plan.h"
+
+#include <algorithm>
+#include <atomic>
+#include <deque>
+#include <map>
+
+namespace onemodel {
+namespace {
+constexpr size_t kAlign = 64;
+// Buffers a plan places at most (the largest ones of a run); placing is quadratic in it.
+constexpr size_t kMaxPlanned = 16384;
+constexpr int kMaxFailures = 3;
+size_t AlignUp(size_t n) { return (n + kAlign - 1) / kAlign * kAlign; }
+}  // namespace
+
+struct MemoryPlanner::Arena {
+  explicit Arena(size_t n) : bytes(n), mem(new uint8_t[n + kAlign]) {
+    base = mem.get() + (kAlign - reinterpret_cast<uintptr_t>(mem.get()) % kAlign) % kAlign;
+  }
+  // The slice [offset, offset + n) when no buffer in use overlaps it, else null.
+  uint8_t* Take(size_t offset, size_t n) {
+    std::lock_guard<std::mutex> lock(mu);
+    auto it = live.upper_bound(offset);  // first in use starting after offset
+    if (it != live.end() && it->first < offset + n) return nullptr;
+    if (it != live.begin() && std::prev(it)->second > offset) return nullptr;
+    live.emplace(offset, offset + n);
+    return base + offset;
+  }
+  void Give(size_t offset) {
+    std::lock_guard<std::mutex> lock(mu);
+    live.erase(offset);
+  }
+  size_t bytes;
+  std::unique_ptr<uint8_t[]> mem;
+  uint8_t* base = nullptr;
+  std::mutex mu;
+  std::map<size_t, size_t> live;  // offset -> end of the slices in use
+};
+
+struct MemoryPlanner::Record {
+  struct Alloc {
+    Alloc(size_t b, int64_t t) : bytes(b), t_alloc(t) {}
+    size_t bytes;
+    int64_t t_alloc;
+    std::atomic<int64_t> t_free{-1};
+  };
+  std::atomic<int64_t> clock{0};
+  std::deque<Alloc> allocs;  // elements never move
+};
+
+namespace {
+// The deleter of every buffer a run's calling thread allocates: stamps the free in the
+// record, then returns the slice to the arena or the buffer to its own owner.
+struct PlanDeleter {
+  std::shared_ptr<MemoryPlanner::Record> record;
+  MemoryPlanner::Record::Alloc* alloc;
+  std::shared_ptr<MemoryPlanner::Arena> arena;  // set for arena slices
+  size_t offset = 0;
+  std::shared_ptr<uint8_t> inner;  // set for buffers from elsewhere
+  void operator()(uint8_t*) {
+    alloc->t_free.store(record->clock.fetch_add(1));
+    if (arena) arena->Give(offset);
+    inner.reset();
+  }
+};
+}  // namespace
+
+MemoryPlanner::MemoryPlanner(bool enabled) : enabled_(enabled) {}
+MemoryPlanner::~MemoryPlanner() = default;
+
+std::unique_ptr<MemoryPlanner::RunScope> MemoryPlanner::Begin(const std::string& key) {
+  if (!enabled_) return nullptr;
+  std::unique_lock<std::mutex> lock(run_mu_, std::try_to_lock);
+  if (!lock.owns_lock()) return nullptr;
+  if (key == disabled_key_) return nullptr;
+  return std::unique_ptr<RunScope>(new RunScope(this, std::move(lock), key));
+}
+
+MemoryPlanStats MemoryPlanner::stats() const {
+  std::lock_guard<std::mutex> lock(stats_mu_);
+  return stats_;
+}
+
+MemoryPlanner::RunScope::RunScope(MemoryPlanner* p, std::unique_lock<std::mutex> lock, const std::string& key)
+    : planner_(p), lock_(std::move(lock)), key_(key), record_(std::make_shared<Record>()) {
+  if (p->arena_ && p->key_ == key) {
+    arena_ = p->arena_;
+    plan_ = &p->plan_;
+  }
+  prev_ = SetThreadTensorAllocator(this);
+}
+
+MemoryPlanner::RunScope::~RunScope() { SetThreadTensorAllocator(prev_); }
+
+std::shared_ptr<uint8_t> MemoryPlanner::RunScope::Allocate(size_t bytes) {
+  const size_t k = record_->allocs.size();
+  record_->allocs.emplace_back(bytes, record_->clock.fetch_add(1));
+  PlanDeleter d;
+  d.record = record_;
+  d.alloc = &record_->allocs.back();
+  uint8_t* p = nullptr;
+  if (plan_ && !deviated_) {
+    const Entry* e = k < plan_->size() ? &(*plan_)[k] : nullptr;
+    if (!e || e->bytes != bytes) {
+      deviated_ = true;
+    } else if (e->offset >= 0) {
+      p = arena_->Take(size_t(e->offset), bytes);
+      if (p) {
+        d.arena = arena_;
+        d.offset = size_t(e->offset);
+      } else {
+        deviated_ = true;  // its slice is still held
+      }
+    }
+  }
+  if (p) {
+    ++from_arena_;
+  } else {
+    d.inner = RecycledTensorBuffer(bytes, false);
+    p = d.inner.get();
+    ++elsewhere_;
+  }
+  return std::shared_ptr<uint8_t>(p, std::move(d));
+}
+
+void MemoryPlanner::RunScope::Finish() {
+  if (finished_) return;
+  finished_ = true;
+  planner_->Finish(*this);
+}
+
+void MemoryPlanner::Finish(RunScope& run) {
+  const auto& allocs = run.record_->allocs;
+  const bool replayed = run.plan_ && !run.deviated_ && allocs.size() == plan_.size();
+  MemoryPlanStats st;
+  {
+    std::lock_guard<std::mutex> lock(stats_mu_);
+    st = stats_;
+  }
+  st.runs += 1;
+  st.last_replayed = replayed;
+  st.last_from_arena = run.from_arena_;
+  st.last_elsewhere = run.elsewhere_;
+  if (replayed) {
+    failures_ = 0;
+    st.disabled = false;
+  } else {
+    if (run.plan_) ++failures_;  // a plan for these shapes that the run left
+    else failures_ = 0;
+    // Place the buffers freed within the run: largest first, each at the lowest offset
+    // that no buffer placed before it and alive at the same time occupies.
+    struct Item { size_t k, bytes; int64_t t0, t1; size_t off = 0; };
+    std::vector<Item> items;
+    for (size_t k = 0; k < allocs.size(); ++k) {
+      const int64_t t1 = allocs[k].t_free.load();
+      if (t1 >= 0) items.push_back({k, AlignUp(allocs[k].bytes), allocs[k].t_alloc, t1});
+    }
+    std::stable_sort(items.begin(), items.end(), [](const Item& a, const Item& b) { return a.bytes > b.bytes; });
+    if (items.size() > kMaxPlanned) items.resize(kMaxPlanned);
+    std::vector<std::pair<size_t, size_t>> busy;
+    size_t arena_bytes = 0, planned_bytes = 0;
+    for (size_t i = 0; i < items.size(); ++i) {
+      busy.clear();
+      for (size_t j = 0; j < i; ++j) {
+        if (items[j].t0 < items[i].t1 && items[i].t0 < items[j].t1) busy.push_back({items[j].off, items[j].off + items[j].bytes});
+      }
+      std::sort(busy.begin(), busy.end());
+      size_t off = 0;
+      for (const auto& [b, e] : busy) {
+        if (b >= off + items[i].bytes) break;
+        off = std::max(off, e);
+      }
+      items[i].off = off;
+      arena_bytes = std::max(arena_bytes, off + items[i].bytes);
+      planned_bytes += allocs[items[i].k].bytes;
+    }
+    // The floor any placement has: the most bytes alive at one moment.
+    std::vector<std::pair<int64_t, int64_t>> events;  // (time, +-bytes)
+    for (const Item& it : items) {
+      events.push_back({it.t0, int64_t(it.bytes)});
+      events.push_back({it.t1, -int64_t(it.bytes)});
+    }
+    std::sort(events.begin(), events.end());
+    int64_t live = 0, peak = 0;
+    for (const auto& [t, b] : events) peak = std::max(peak, live += b);
+    st.peak_live_bytes = size_t(peak);
+    plan_.assign(allocs.size(), Entry{});
+    for (size_t k = 0; k < allocs.size(); ++k) plan_[k].bytes = allocs[k].bytes;
+    for (const Item& it : items) plan_[it.k].offset = int64_t(it.off);
+    key_ = run.key_;
+    arena_ = std::make_shared<Arena>(arena_bytes);  // the old one lives on in its slices' owners
+    st.plans_built += 1;
+    st.planned_buffers = items.size();
+    st.planned_bytes = planned_bytes;
+    st.arena_bytes = arena_bytes;
+    st.disabled = false;
+    if (failures_ >= kMaxFailures) {
+      disabled_key_ = key_;
+      plan_.clear();
+      arena_.reset();
+      st.disabled = true;
+      st.arena_bytes = st.planned_buffers = st.planned_bytes = st.peak_live_bytes = 0;
+    }
+    // Buffers recycled before this plan existed would otherwise wait unused.
+    TrimRecycledTensorBuffers();
+  }
+  std::lock_guard<std::mutex> lock(stats_mu_);
+  stats_ = st;
+}
+
+}  // namespace onemodel
