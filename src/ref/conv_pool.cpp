@@ -332,6 +332,168 @@ bool ConvGemm2D(const OpContext& ctx, const Plane& pl, const float* x, const flo
   return fuse;
 }
 
+
+// Convolution as "taps" in any number of dimensions (3-D convolution, ConvTranspose by
+// stride phases): output position o (a multi-index over out) reads, for tap t (a
+// multi-index over the per-dimension offset lists b, row-major: the reference's kernel
+// order), input coordinate i_d = a_d * o_d + b_d[t_d] of every channel; a coordinate
+// outside the input is a padding tap, which the reference skips.
+struct Taps {
+  std::vector<int64_t> in, out, a;
+  std::vector<std::vector<int64_t>> b;
+};
+
+// Y[Mg x P] = W[Mg x Kg] * col[Kg x P] for the Cg channels at x (in_sp apart), W row-major
+// with column (c, t), col's row (c, t) in that order: each output folds channel then
+// tap from -0.0, the reference's order, with +0.0 at padding taps where the reference
+// skips them. As in ConvGemm2D (finite weights), that can change only the sign of a zero
+// result at a position with a padding tap; those zeros are recomputed by the reference
+// fold. No bias or activation (the caller's, after the full sum). Column blocks keep col
+// near 1 MB; col rows and the GEMM go to the threads.
+void TapGemm(const OpContext& ctx, const Taps& tg, const float* x, int64_t Cg, int64_t in_sp, const float* w, int64_t Mg,
+             float* y) {
+  const size_t D = tg.in.size();
+  int64_t T = 1, P = 1;
+  for (const auto& v : tg.b) T *= int64_t(v.size());
+  for (int64_t n : tg.out) P *= n;
+  const int64_t Kg = Cg * T;
+  if (P == 0 || Mg == 0) return;
+  if (Kg == 0) {  // no term at all: -0.0, as the reference's empty fold
+    std::fill(y, y + Mg * P, -0.0f);
+    return;
+  }
+  std::vector<int64_t> in_st(D, 1), bmin(D), bmax(D);
+  for (size_t d = D - 1; d > 0; --d) in_st[d - 1] = in_st[d] * tg.in[d];
+  for (size_t d = 0; d < D; ++d) {
+    bmin[d] = *std::min_element(tg.b[d].begin(), tg.b[d].end());
+    bmax[d] = *std::max_element(tg.b[d].begin(), tg.b[d].end());
+  }
+  const size_t L = D - 1;  // the last dimension runs along rows
+  const int64_t nl = tg.out[L], al = tg.a[L], inl = tg.in[L];
+  std::vector<int64_t> lo_l, hi_l;  // per last-dimension tap: outputs [lo, hi) inside the input
+  for (int64_t bl : tg.b[L]) {
+    int64_t lo = bl >= 0 ? 0 : (-bl + al - 1) / al;
+    int64_t hi = inl - bl <= 0 ? 0 : (inl - bl + al - 1) / al;
+    lo = std::min(lo, nl);
+    lo_l.push_back(lo);
+    hi_l.push_back(std::max(lo, std::min(hi, nl)));
+  }
+  // Writes rows [r0, r1) of the columns [p0, p0 + np) into cb (np apart).
+  auto im2col = [&](int64_t p0, int64_t np, float* cb, int64_t r0, int64_t r1) {
+    std::vector<int64_t> tix(D), lead(D);
+    for (int64_t r = r0; r < r1; ++r) {
+      int64_t t = r % T;
+      for (size_t d = D; d-- > 0;) {
+        const int64_t nt = int64_t(tg.b[d].size());
+        tix[d] = t % nt;
+        t /= nt;
+      }
+      const float* xc = x + (r / T) * in_sp;
+      const int64_t bl = tg.b[L][size_t(tix[L])], lo = lo_l[size_t(tix[L])], hi = hi_l[size_t(tix[L])];
+      float* dst = cb + r * np;
+      int64_t ol = p0 % nl, rest = p0 / nl;
+      for (size_t d = L; d-- > 0;) {
+        lead[d] = rest % tg.out[d];
+        rest /= tg.out[d];
+      }
+      for (int64_t i = 0; i < np;) {
+        const int64_t run = std::min(np - i, nl - ol);
+        int64_t off = 0;
+        bool inside = true;
+        for (size_t d = 0; d < L && inside; ++d) {
+          const int64_t ic = tg.a[d] * lead[d] + tg.b[d][size_t(tix[d])];
+          inside = ic >= 0 && ic < tg.in[d];
+          off += ic * in_st[d];
+        }
+        if (!inside) {
+          std::fill(dst + i, dst + i + run, 0.0f);
+        } else {
+          const float* xrow = xc + off + bl;
+          const int64_t s = std::min(std::max(lo, ol), ol + run), e = std::max(s, std::min(hi, ol + run));
+          float* dd = dst + i - ol;  // dd[o] is last-dimension output o's slot
+          std::fill(dd + ol, dd + s, 0.0f);
+          if (al == 1) std::memcpy(dd + s, xrow + s, size_t(e - s) * sizeof(float));
+          else for (int64_t o = s; o < e; ++o) dd[o] = xrow[o * al];
+          std::fill(dd + e, dd + ol + run, 0.0f);
+        }
+        i += run;
+        ol = 0;
+        for (size_t d = L; d-- > 0;) {
+          if (++lead[d] < tg.out[d]) break;
+          lead[d] = 0;
+        }
+      }
+    }
+  };
+  const int64_t pc = std::max<int64_t>(64, std::min<int64_t>(P, (int64_t(1) << 18) / Kg));
+  thread_local std::vector<float> col_tl;
+  std::vector<float>& col = col_tl;  // the workers below use this thread's buffer
+  if (col.size() < size_t(Kg * std::min(pc, P))) col.resize(size_t(Kg * std::min(pc, P)));
+  for (int64_t p0 = 0; p0 < P; p0 += pc) {
+    const int64_t np = std::min(pc, P - p0);
+    float* cb = col.data();
+    ParallelFor(ctx, Kg, 8, [&](int64_t r0, int64_t r1) { im2col(p0, np, cb, r0, r1); });
+    ParallelGemmF32(ctx, Mg, np, Kg, w, Kg, 1, cb, np, 1, y + p0, P);
+  }
+  // Positions with a padding tap, per dimension.
+  std::vector<std::vector<uint8_t>> partial(D);
+  bool any = false;
+  for (size_t d = 0; d < D; ++d) {
+    for (int64_t o = 0; o < tg.out[d]; ++o) {
+      const int64_t i0 = tg.a[d] * o + bmin[d], i1 = tg.a[d] * o + bmax[d];
+      partial[d].push_back(uint8_t(i0 < 0 || i1 >= tg.in[d]));
+      any |= partial[d].back() != 0;
+    }
+  }
+  if (!any) return;
+  // Zero results at those positions, by the reference fold (output channels over the
+  // threads).
+  ParallelFor(ctx, Mg, 8, [&](int64_t m0, int64_t m1) {
+    std::vector<int64_t> pos(D), tix(D), tap_off, tap_t;
+    for (int64_t p = 0; p < P; ++p) {
+      int64_t rest = p;
+      bool pad = false;
+      for (size_t d = D; d-- > 0;) {
+        pos[d] = rest % tg.out[d];
+        rest /= tg.out[d];
+        pad |= partial[d][size_t(pos[d])] != 0;
+      }
+      if (!pad) continue;
+      bool zero = false;
+      for (int64_t m = m0; m < m1 && !zero; ++m) zero = y[m * P + p] == 0.0f;
+      if (!zero) continue;
+      tap_off.clear();
+      tap_t.clear();
+      for (int64_t t = 0; t < T; ++t) {
+        int64_t tt = t, off = 0;
+        bool inside = true;
+        for (size_t d = D; d-- > 0;) {
+          const int64_t nt = int64_t(tg.b[d].size());
+          const int64_t ic = tg.a[d] * pos[d] + tg.b[d][size_t(tt % nt)];
+          tt /= nt;
+          inside = inside && ic >= 0 && ic < tg.in[d];
+          off += ic * in_st[d];
+        }
+        if (inside) {
+          tap_off.push_back(off);
+          tap_t.push_back(t);
+        }
+      }
+      for (int64_t m = m0; m < m1; ++m) {
+        float& out = y[m * P + p];
+        if (out != 0.0f) continue;
+        float acc = -0.0f;
+        for (int64_t c = 0; c < Cg; ++c) {
+          const float* xc = x + c * in_sp;
+          const float* wc = w + m * Kg + c * T;
+          for (size_t k = 0; k < tap_off.size(); ++k) acc = acc + xc[tap_off[k]] * wc[tap_t[k]];
+        }
+        out = acc;
+      }
+    }
+  });
+}
+
 }  // namespace
 
 void Conv(OpContext& ctx) {
@@ -370,8 +532,10 @@ void Conv(OpContext& ctx) {
   const int64_t in_sp = Prod(g.in), out_sp = Prod(g.out), k_sp = Prod(g.kernel);
   std::vector<int64_t> in_st(size_t(g.dims), 1);
   for (int64_t d = g.dims - 1; d > 0; --d) in_st[size_t(d - 1)] = in_st[size_t(d)] * g.in[size_t(d)];
-  if (g.dims <= 2) {
-    const Plane pl = MakePlane(g);
+  // 3-D and more through the taps engine when the GEMM conditions hold (else the
+  // general loops at the end).
+  const bool nd_gemm = g.dims > 2 && UseConvGemm(ctx, Cg * k_sp, Mg, wv);
+  if (g.dims <= 2 || nd_gemm) {
     // Results in f32: straight into y when it is float, else a buffer then StoreF32.
     std::vector<float> ybuf;
     float* yf = nullptr;
@@ -382,7 +546,20 @@ void Conv(OpContext& ctx) {
       yf = ybuf.data();
     }
     bool epilogue_done = false;  // bias and activation applied by the GEMM kernel
-    if (UseConvDirect(ctx, pl, Cg, Mg)) {
+    if (nd_gemm) {
+      // Taps: kernel position k of dimension d reads input k * dilation - pad + stride * o.
+      Taps tg{g.in, g.out, g.stride, {}};
+      for (int64_t d = 0; d < g.dims; ++d) {
+        const size_t i = size_t(d);
+        std::vector<int64_t> b;
+        for (int64_t k = 0; k < g.kernel[i]; ++k) b.push_back(k * g.dil[i] - g.pad_b[i]);
+        tg.b.push_back(std::move(b));
+      }
+      for (int64_t n = 0; n < N; ++n)
+        for (int64_t grp = 0; grp < group; ++grp)
+          TapGemm(ctx, tg, xv.data() + (n * C + grp * Cg) * in_sp, Cg, in_sp, wv.data() + grp * Mg * Cg * k_sp, Mg,
+                  yf + (n * M + grp * Mg) * out_sp);
+    } else if (const Plane pl = MakePlane(g); UseConvDirect(ctx, pl, Cg, Mg)) {
       // Few input channels (a network's first layer): the direct kernel, output rows in
       // blocks over the threads, the epilogue in its tiles (the activation only for a
       // float output, as below).
@@ -613,6 +790,103 @@ void ConvTranspose(OpContext& ctx) {
             }
           }
         }
+    return;
+  }
+  // Any other geometry, by stride phases: per dimension, the outputs o with
+  // o + pad = j * stride + r (r in [0, stride)) take exactly the kernel positions k with
+  // k * dilation = r (mod stride), each from input j - (k * dilation - r) / stride. Per
+  // phase that is a stride-1 convolution over j with those taps, in the reference's
+  // row-major kernel order (TapGemm; its zero fix-up covers taps past the input's
+  // edges); the bias after the full sum. Vector kernel tables, finite weights, at least
+  // 4 outputs per group (UseConvGemm).
+  if (UseConvGemm(ctx, Cg * k_sp, Mg, wv)) {
+    const size_t Du = size_t(D);
+    std::vector<int64_t> ost(Du, 1), kst(Du, 1);
+    for (size_t d = Du - 1; d > 0; --d) {
+      ost[d - 1] = ost[d] * out[d];
+      kst[d - 1] = kst[d] * kernel[d];
+    }
+    auto floor_div = [](int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); };
+    float* yd = y.dtype() == DType::kFloat ? y.mutable_data<float>() : nullptr;
+    std::vector<float> wp, tmp;
+    std::vector<int64_t> r(Du), j0(Du);
+    for (int64_t ph = 0, phases = Prod(stride); ph < phases; ++ph) {
+      int64_t rest = ph;
+      for (size_t d = Du; d-- > 0;) {
+        r[d] = rest % stride[d];
+        rest /= stride[d];
+      }
+      Taps tg{in, {}, std::vector<int64_t>(Du, 1), {}};
+      std::vector<std::vector<int64_t>> ks(Du);  // the phase's kernel positions per dimension
+      bool none = false;
+      for (size_t d = 0; d < Du; ++d) {
+        j0[d] = floor_div(pb[d] - r[d] + stride[d] - 1, stride[d]);
+        const int64_t n_d = floor_div(out[d] - 1 + pb[d] - r[d], stride[d]) - j0[d] + 1;
+        none |= n_d <= 0;
+        tg.out.push_back(std::max<int64_t>(n_d, 0));
+        std::vector<int64_t> b;
+        for (int64_t k = 0; k < kernel[d]; ++k) {
+          if (k * dil[d] % stride[d] != r[d]) continue;
+          ks[d].push_back(k);
+          b.push_back(j0[d] - (k * dil[d] - r[d]) / stride[d]);
+        }
+        tg.b.push_back(std::move(b));
+      }
+      if (none) continue;  // no output in this phase
+      int64_t T = 1, P = 1;
+      for (size_t d = 0; d < Du; ++d) {
+        T *= int64_t(ks[d].size());
+        P *= tg.out[d];
+      }
+      std::vector<int64_t> kt(static_cast<size_t>(T));  // tap t's kernel position
+      for (int64_t t = 0; t < T; ++t) {
+        int64_t tt = t, k = 0;
+        for (size_t d = Du; d-- > 0;) {
+          const int64_t nt = int64_t(ks[d].size());
+          k += ks[d][size_t(tt % nt)] * kst[d];
+          tt /= nt;
+        }
+        kt[size_t(t)] = k;
+      }
+      wp.resize(size_t(Mg * Cg * T));
+      tmp.resize(size_t(Mg * P));
+      for (int64_t grp = 0; grp < group; ++grp) {
+        // Row ml, column (c, t): w[grp * Cg + c][ml][kt[t]].
+        for (int64_t ml = 0; ml < Mg; ++ml)
+          for (int64_t c = 0; c < Cg; ++c)
+            for (int64_t t = 0; t < T; ++t)
+              wp[size_t((ml * Cg + c) * T + t)] = wv.data()[((grp * Cg + c) * Mg + ml) * k_sp + kt[size_t(t)]];
+        for (int64_t n = 0; n < N; ++n) {
+          TapGemm(ctx, tg, xv.data() + (n * C + grp * Cg) * in_sp, Cg, in_sp, wp.data(), Mg, tmp.data());
+          ParallelFor(ctx, Mg, 1, [&](int64_t b0, int64_t b1) {
+            for (int64_t ml = b0; ml < b1; ++ml) {
+              const int64_t m = grp * Mg + ml;
+              const float* src = tmp.data() + ml * P;
+              const int64_t base = (n * M + m) * out_sp;
+              // Rows of the last dimension: output (j + j0) * stride + r - pad.
+              const size_t L = Du - 1;
+              const int64_t nl = tg.out[L], sl = stride[L], ol0 = j0[L] * sl + r[L] - pb[L];
+              for (int64_t p0 = 0; p0 < P; p0 += nl) {
+                int64_t q = p0 / nl, o = ol0;
+                for (size_t d = L; d-- > 0;) {
+                  o += ((q % tg.out[d] + j0[d]) * stride[d] + r[d] - pb[d]) * ost[d];
+                  q /= tg.out[d];
+                }
+                const float* sr = src + p0;
+                if (yd && bias.empty()) {
+                  for (int64_t j = 0; j < nl; ++j) yd[base + o + j * sl] = sr[j];
+                } else if (yd) {
+                  const float bv = bias[size_t(m)];
+                  for (int64_t j = 0; j < nl; ++j) yd[base + o + j * sl] = sr[j] + bv;
+                } else {
+                  for (int64_t j = 0; j < nl; ++j) StoreF32(y, base + o + j * sl, bias.empty() ? sr[j] : sr[j] + bias[size_t(m)]);
+                }
+              }
+            }
+          });
+        }
+      }
+    }
     return;
   }
   for (int64_t n = 0; n < N; ++n)
