@@ -511,6 +511,32 @@ TEST_CASE("kernels: QuantizeF32 equals the reference rounding and saturation", "
   INFO(cases << " runs");
 }
 
+TEST_CASE("kernels: Transpose32 moves every bit as the reference", "[kernels]") {
+  const Dispatch d = MakeDispatch(ActiveIsa());
+  REQUIRE(d.kernels.Transpose32 != nullptr);
+  SplitMix64 rng(43);
+  int cases = 0;
+  // Shapes around the lane counts and the 4 x 4 tile blocks, strides wider than the
+  // block (sub-matrices), every 32-bit pattern (NaN payloads, subnormals) as data.
+  for (int64_t rows : {1, 3, 4, 7, 8, 15, 16, 17, 33, 64, 65, 100})
+    for (int64_t cols : {1, 2, 4, 5, 8, 9, 16, 31, 32, 63, 64, 70}) {
+      const int64_t ss = cols + int64_t(rng.NextU32() % 3), ds = rows + int64_t(rng.NextU32() % 3);
+      std::vector<uint32_t> src(size_t(rows * ss)), want(size_t(cols * ds), 0xDEADBEEFu), got = want;
+      for (uint32_t& v : src) v = rng.NextU32();
+      ref::Transpose32(src.data(), ss, want.data(), ds, rows, cols);
+      d.kernels.Transpose32(src.data(), ss, got.data(), ds, rows, cols);
+      ++cases;
+      if (want != got) FAIL_CHECK(IsaName(d.isa) << " rows " << rows << " cols " << cols << " ss " << ss << " ds " << ds);
+    }
+  // The contract itself on a 2 x 3 block.
+  const uint32_t a[6] = {1, 2, 3, 4, 5, 6};
+  uint32_t t[6] = {};
+  ref::Transpose32(a, 3, t, 2, 2, 3);
+  const uint32_t expect[6] = {1, 4, 2, 5, 3, 6};
+  for (int i = 0; i < 6; ++i) CHECK(t[i] == expect[i]);
+  INFO(cases << " shapes");
+}
+
 TEST_CASE("kernels: DepthwiseConvF32 equals the reference planes for every geometry", "[kernels]") {
   const Dispatch d = MakeDispatch(ActiveIsa());
   REQUIRE(d.kernels.DepthwiseConvF32 != nullptr);

@@ -1,5 +1,7 @@
 // Per-target elementwise kernels (contracts in ref/elementwise_kernels.h), written once
 // on the vector vocabulary: one correctly rounded operation per lane, as the reference.
+#include <algorithm>
+
 #include "kernels/kernels.h"
 #include "ref/elementwise_kernels.h"
 #include "ref/blas.h"
@@ -8,6 +10,7 @@
 #include "kernels/reduce_sum.h"
 #include "simd/simd.h"
 #include "kernels/activation_v.h"
+#include "kernels/transpose.h"
 
 namespace onemodel {
 namespace ONEMODEL_NS {
@@ -129,6 +132,27 @@ void QuantizeF32(const float* x, int64_t n, float scale, int32_t zp, int32_t lo,
     else Store(NarrowSatI16ToU8(h0, h1), y + i);
   }
   if (i < n) ref::QuantizeF32(x + i, n - i, scale, zp, lo, hi, y + i);
+}
+
+// The transpose in lanes x lanes tiles through the vocabulary's TransposeSquare, the
+// tiles in blocks of 4 x 4 of them (reads and writes stay within a few cache lines per
+// row); partial tiles element by element. Floats are moved as bits (loads, shuffles and
+// stores change none, NaN payloads included).
+void Transpose32(const uint32_t* src, int64_t ss, uint32_t* dst, int64_t ds, int64_t rows, int64_t cols) {
+  constexpr int64_t kL = int64_t(kN), kB = 4 * kL;
+  const float* s = reinterpret_cast<const float*>(src);
+  float* d = reinterpret_cast<float*>(dst);
+  for (int64_t j0 = 0; j0 < rows; j0 += kB)
+    for (int64_t q0 = 0; q0 < cols; q0 += kB)
+      for (int64_t j = j0; j < std::min(rows, j0 + kB); j += kL)
+        for (int64_t q = q0; q < std::min(cols, q0 + kB); q += kL) {
+          const int64_t nr = std::min(kL, rows - j), nc = std::min(kL, cols - q);
+          if (nr == kL && nc == kL) {
+            TransposeTile<kL>(s + j * ss + q, ss, d + q * ds + j, ds, kL, kL);
+          } else {
+            ref::Transpose32(src + j * ss + q, ss, dst + q * ds + j, ds, nr, nc);
+          }
+        }
 }
 
 }  // namespace ONEMODEL_NS

@@ -71,6 +71,11 @@ void QuantizeF32(const float* x, int64_t n, float scale, int32_t zp, int32_t lo,
   }
 }
 
+void Transpose32(const uint32_t* src, int64_t ss, uint32_t* dst, int64_t ds, int64_t rows, int64_t cols) {
+  for (int64_t q = 0; q < cols; ++q)
+    for (int64_t j = 0; j < rows; ++j) dst[q * ds + j] = src[j * ss + q];
+}
+
 void MulAddStridedF32(float* acc, const float* x, int64_t stride, float w, int64_t n) {
   for (int64_t i = 0; i < n; ++i) {
     const float p = x[i * stride] * w;

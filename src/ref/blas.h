@@ -55,6 +55,10 @@ void GemmI16PairsI32(int64_t M, int64_t N, int64_t K2, const int16_t* A, int64_t
 // 0, 255 (uint8) or -128, 127 (int8); zp inside [lo, hi].
 void QuantizeF32(const float* x, int64_t n, float scale, int32_t zp, int32_t lo, int32_t hi, uint8_t* y);
 
+// A 2-D transpose of 32-bit elements (data movement, no arithmetic: every bit kept):
+// dst[q * ds + j] = src[j * ss + q] for j < rows, q < cols (the Transpose operator).
+void Transpose32(const uint32_t* src, int64_t ss, uint32_t* dst, int64_t ds, int64_t rows, int64_t cols);
+
 // acc[i] = acc[i] + x[i * stride] * w for i < n: one term of a fold into a row of
 // independent accumulators (the convolution planes), the product rounded, then added.
 void MulAddStridedF32(float* acc, const float* x, int64_t stride, float w, int64_t n);

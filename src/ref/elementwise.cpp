@@ -601,6 +601,53 @@ void Where(OpContext& ctx) {
   if (c.dtype() != DType::kBool) throw ctx.Fail(ErrorCode::kTypeMismatch, "condition must be bool");
   CheckSameType(ctx, a, b);
   const Shape shape = BroadcastShapes(ctx, {c.shape(), a.shape(), b.shape()});
+  const size_t es = a.dtype() == DType::kString ? 0 : DTypeStorageSize(a.dtype());
+  if (ctx.VectorKernels() && (es == 1 || es == 2 || es == 4 || es == 8 || es == 16)) {
+    // Rows of the output's last axis, each input read with its strides in the output's
+    // index space (0 along broadcast axes); elements copied as their storage bytes.
+    Tensor& out = ctx.out_uninit(0, a.dtype(), shape);  // every element is written
+    const int64_t R = int64_t(shape.size()), n = out.numel();
+    if (n == 0) return;
+    auto strides = [&](const Shape& in) {
+      std::vector<int64_t> st(size_t(R), 0);
+      int64_t acc = 1;
+      for (int64_t k = int64_t(in.size()) - 1, o = R - 1; k >= 0; --k, --o) {
+        if (in[size_t(k)] != 1) st[size_t(o)] = acc;
+        acc *= in[size_t(k)];
+      }
+      return st;
+    };
+    const auto stc = strides(c.shape()), sta = strides(a.shape()), stb = strides(b.shape());
+    const int64_t inner = R ? shape[size_t(R - 1)] : 1, rows = n / inner;
+    const int64_t jc = R ? stc[size_t(R - 1)] : 0, ja = R ? sta[size_t(R - 1)] : 0, jb = R ? stb[size_t(R - 1)] : 0;
+    const uint8_t* cp = c.data<uint8_t>();
+    auto run = [&]<class E>() {
+      const E* ap = static_cast<const E*>(a.raw());
+      const E* bp = static_cast<const E*>(b.raw());
+      E* op = out.mutable_data<E>();
+      ParallelFor(ctx, rows, std::max<int64_t>(1, 16384 / inner), [&](int64_t r0, int64_t r1) {
+        for (int64_t row = r0; row < r1; ++row) {
+          int64_t oc = 0, oa = 0, ob = 0, rest = row;
+          for (int64_t k = R - 2; k >= 0; --k) {
+            const int64_t ix = rest % shape[size_t(k)];
+            rest /= shape[size_t(k)];
+            oc += ix * stc[size_t(k)];
+            oa += ix * sta[size_t(k)];
+            ob += ix * stb[size_t(k)];
+          }
+          E* o = op + row * inner;
+          for (int64_t j = 0; j < inner; ++j) o[j] = cp[oc + j * jc] ? ap[oa + j * ja] : bp[ob + j * jb];
+        }
+      });
+    };
+    struct B16 { uint8_t b[16]; };  // complex128
+    if (es == 1) run.template operator()<uint8_t>();
+    else if (es == 2) run.template operator()<uint16_t>();
+    else if (es == 4) run.template operator()<uint32_t>();
+    else if (es == 8) run.template operator()<uint64_t>();
+    else run.template operator()<B16>();
+    return;
+  }
   Tensor& out = ctx.out(0, a.dtype(), shape);
   const auto ic = BroadcastIndex(c.shape(), shape), ia = BroadcastIndex(a.shape(), shape),
              ib = BroadcastIndex(b.shape(), shape);
@@ -609,7 +656,6 @@ void Where(OpContext& ctx) {
       out.mutable_strings()[i] = c.data<uint8_t>()[ic[i]] ? a.strings()[size_t(ia[i])] : b.strings()[size_t(ib[i])];
     return;
   }
-  const size_t es = DTypeStorageSize(a.dtype());
   const uint8_t* pa = static_cast<const uint8_t*>(a.raw());
   const uint8_t* pb = static_cast<const uint8_t*>(b.raw());
   uint8_t* po = out.mutable_data<uint8_t>();

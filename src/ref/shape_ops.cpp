@@ -197,6 +197,35 @@ void Transpose(OpContext& ctx) {
   }
   Tensor& out = ctx.out_uninit(0, x.dtype(), s);  // every element is written
   const auto in_st = Strides(x.shape());
+  int64_t lp = 0;  // the output position of the input's last axis
+  while (lp < r && perm[size_t(lp)] != r - 1) ++lp;
+  if (ctx.VectorKernels() && ctx.kernels->Transpose32 && x.dtype() != DType::kString && DTypeStorageSize(x.dtype()) == 4 &&
+      lp < r - 1 && out.numel()) {
+    // The output's last axis is not the input's: 2-D blocks (the input's last axis
+    // against the output's) through the tiled kernel, one block per index of the other
+    // axes, in chunks of 64 input columns over the threads. Bits are moved, not computed.
+    const auto out_st = Strides(s);
+    const int64_t rows = s[size_t(r - 1)], cols = s[size_t(lp)];
+    const int64_t ss = in_st[size_t(perm[size_t(r - 1)])], ds = out_st[size_t(lp)];
+    const int64_t blocks = out.numel() / (rows * cols), chunk = 64, chunks = (cols + chunk - 1) / chunk;
+    const uint32_t* src = static_cast<const uint32_t*>(x.raw());
+    uint32_t* dst = out.mutable_data<uint32_t>();
+    ParallelFor(ctx, blocks * chunks, 1, [&](int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i) {
+        const int64_t blk = i / chunks, c0 = i % chunks * chunk;
+        int64_t so = 0, doff = 0, rest = blk;
+        for (int64_t k = r - 2; k >= 0; --k) {
+          if (k == lp) continue;
+          const int64_t ix = rest % s[size_t(k)];
+          rest /= s[size_t(k)];
+          so += ix * in_st[size_t(perm[size_t(k)])];
+          doff += ix * out_st[size_t(k)];
+        }
+        ctx.kernels->Transpose32(src + so + c0, ss, dst + doff + c0 * ds, ds, rows, std::min(chunk, cols - c0));
+      }
+    });
+    return;
+  }
   if (x.dtype() != DType::kString && r >= 1 && out.numel()) {
     // Rows of the output's last dimension, each read with the input's stride for it;
     // elements are copied as bytes of their storage size.
@@ -289,10 +318,30 @@ void Gather(OpContext& ctx) {
   Shape s(x.shape().begin(), x.shape().begin() + axis);
   s.insert(s.end(), ind.shape().begin(), ind.shape().end());
   s.insert(s.end(), x.shape().begin() + axis + 1, x.shape().end());
-  Tensor& out = ctx.out(0, x.dtype(), s);
   int64_t outer = 1, inner = 1;
   for (int64_t k = 0; k < axis; ++k) outer *= x.shape()[size_t(k)];
   for (int64_t k = axis + 1; k < x.rank(); ++k) inner *= x.shape()[size_t(k)];
+  if (ctx.VectorKernels() && x.dtype() != DType::kString) {
+    // Whole slices: each gathered index copies `inner` elements as bytes (indices
+    // checked first), the copies over the threads.
+    std::vector<int64_t> rows(idx.size());
+    for (size_t k = 0; k < idx.size(); ++k) {
+      const int64_t j = idx[k], jj = j < 0 ? j + dim : j;
+      if (jj < 0 || jj >= dim) throw ctx.Fail(ErrorCode::kInvalidArgument, "index " + std::to_string(j) + " is out of range for a dimension of " + std::to_string(dim));
+      rows[k] = jj;
+    }
+    Tensor& out = ctx.out_uninit(0, x.dtype(), s);  // every element is written
+    const size_t bytes = size_t(inner) * DTypeStorageSize(x.dtype());
+    const uint8_t* src = static_cast<const uint8_t*>(x.raw());
+    uint8_t* dst = out.mutable_data<uint8_t>();
+    const int64_t n = int64_t(rows.size());
+    if (bytes == 0 || n == 0) return;
+    ParallelFor(ctx, outer * n, std::max<int64_t>(1, int64_t(65536 / bytes)), [&](int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i) std::memcpy(dst + size_t(i) * bytes, src + size_t((i / n) * dim + rows[size_t(i % n)]) * bytes, bytes);
+    });
+    return;
+  }
+  Tensor& out = ctx.out(0, x.dtype(), s);
   int64_t o = 0;
   for (int64_t b = 0; b < outer; ++b) {
     for (int64_t j : idx) {

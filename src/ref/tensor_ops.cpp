@@ -3,10 +3,12 @@
 // (inputs folded left to right, then one division) and Shrink.
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <numeric>
 
 #include "core/random.h"
 #include "ref/ops.h"
+#include "ref/parallel.h"
 #include "ref/util.h"
 
 namespace onemodel {
@@ -224,8 +226,16 @@ void Pad(OpContext& ctx) {
   // Constant value (input 2, or attribute `value` before opset 11), written first.
   Tensor cval;
   if (ctx.opset >= 11 && ctx.has_input(2) && ctx.in(2).numel()) cval = ctx.in(2);
+  const bool rows = ctx.VectorKernels() && x.dtype() != DType::kString && r >= 1 && out.numel() &&
+                    (mode == "constant" || mode == "edge" || mode == "wrap" || mode == "reflect");
   if (mode == "constant" && x.dtype() != DType::kString) {
-    if (!cval.empty()) {
+    if (!cval.empty() && rows) {
+      // The first element converted, then its bytes repeated.
+      CopyElement(cval, 0, out, 0);
+      const size_t es = DTypeStorageSize(x.dtype());
+      uint8_t* o = out.mutable_data<uint8_t>();
+      for (int64_t i = 1; i < out.numel(); ++i) std::memcpy(o + size_t(i) * es, o, es);
+    } else if (!cval.empty()) {
       for (int64_t i = 0; i < out.numel(); ++i) CopyElement(cval, 0, out, i);
     } else if (ctx.opset < 11 && ctx.has_attr("value")) {
       const float v = ctx.attr_f("value", 0.0f);
@@ -235,6 +245,54 @@ void Pad(OpContext& ctx) {
     }
   }
   const auto st = Strides(x.shape());
+  if (rows) {
+    // Per axis, the input index each output index reads (-1: the constant), as below;
+    // then rows of the last axis: a row whose other indices read the constant stays as
+    // filled, else its inner part is one copy and its padded ends element by element.
+    std::vector<std::vector<int64_t>> src(static_cast<size_t>(r));
+    for (int64_t k = 0; k < r; ++k) {
+      const int64_t d = x.shape()[size_t(k)];
+      for (int64_t o = 0; o < s[size_t(k)]; ++o) {
+        int64_t p = o - lo[size_t(k)];
+        if (p < 0 || p >= d) {
+          if (mode == "constant" || d == 0) p = -1;
+          else if (mode == "edge") p = p < 0 ? 0 : d - 1;
+          else if (mode == "wrap") p = ((p % d) + d) % d;
+          else if (d == 1) p = 0;
+          else { const int64_t period = 2 * (d - 1); p = ((p % period) + period) % period; if (p >= d) p = period - p; }
+        }
+        src[size_t(k)].push_back(p);
+      }
+    }
+    const size_t es = DTypeStorageSize(x.dtype());
+    const int64_t inner = s[size_t(r - 1)], d_last = x.shape()[size_t(r - 1)];
+    const int64_t j0 = std::clamp<int64_t>(lo[size_t(r - 1)], 0, inner), j1 = std::clamp<int64_t>(lo[size_t(r - 1)] + d_last, j0, inner);
+    const uint8_t* xp = static_cast<const uint8_t*>(x.raw());
+    uint8_t* op = out.mutable_data<uint8_t>();
+    const auto& last = src[size_t(r - 1)];
+    ParallelFor(ctx, out.numel() / inner, std::max<int64_t>(1, 16384 / inner), [&](int64_t b, int64_t e) {
+      for (int64_t row = b; row < e; ++row) {
+        int64_t off = 0, rest = row;
+        bool constant = false;
+        for (int64_t k = r - 2; k >= 0 && !constant; --k) {
+          const int64_t p = src[size_t(k)][size_t(rest % s[size_t(k)])];
+          rest /= s[size_t(k)];
+          constant = p < 0;
+          off += p * st[size_t(k)];
+        }
+        if (constant) continue;
+        uint8_t* orow = op + size_t(row * inner) * es;
+        const uint8_t* xrow = xp + size_t(off) * es;
+        if (j1 > j0) std::memcpy(orow + size_t(j0) * es, xrow + size_t(j0 - lo[size_t(r - 1)]) * es, size_t(j1 - j0) * es);
+        for (int64_t j = 0; j < inner; ++j) {
+          if (j == j0) j = j1;
+          if (j >= inner) break;
+          if (last[size_t(j)] >= 0) std::memcpy(orow + size_t(j) * es, xrow + size_t(last[size_t(j)]) * es, es);
+        }
+      }
+    });
+    return;
+  }
   ForEachIndex(s, [&](int64_t o, const std::vector<int64_t>& pos) {
     int64_t src = 0;
     for (int64_t k = 0; k < r; ++k) {
