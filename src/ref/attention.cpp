@@ -3,13 +3,16 @@
 // (one accumulator per output from -0.0, left to right); the bias (mask, causal,
 // window, padding) is added after the optional softcap; the softmax denominator is a
 // row sum in the canonical L-lane order; fully masked rows give 0. f32 compute.
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <type_traits>
 
 #include "core/exact.h"
 #include "ref/math.h"
+#include "ref/elementwise_kernels.h"
 #include "ref/ops.h"
+#include "ref/parallel.h"
 #include "ref/reduce.h"
 #include "ref/util.h"
 
@@ -135,6 +138,61 @@ void Attention(OpContext& ctx) {
   if (pk_out) for (size_t i = 0; i < K.v.size(); ++i) StoreF32(*pk_out, int64_t(i), K.v[i]);
   if (pv_out) for (size_t i = 0; i < V.v.size(); ++i) StoreF32(*pv_out, int64_t(i), V.v[i]);
 
+  if (ctx.VectorKernels() && ctx.kernels->GemmF32 && ctx.kernels->MathF32 && ctx.kernels->SumF32) {
+    // Per batch and head: the scores as one GEMM of Q and K each scaled by sqrt(scale)
+    // (each term the product of the two rounded factors, folded over d from -0.0, as the
+    // loops below), the row steps of the loops below over the threads (MathF32's Exp is
+    // the scalar function's bits, SumF32 the canonical sum), and the product with V as a
+    // second GEMM (folded over j from -0.0).
+    const KernelTable& k = *ctx.kernels;
+    std::vector<float> qs(size_t(Sq * Dq)), ks(size_t(Skv * Dq)), sc(size_t(Sq * Skv)), o(size_t(Sq * Dv));
+    float* yf = y.dtype() == DType::kFloat ? y.mutable_data<float>() : nullptr;
+    for (int64_t b = 0; b < B; ++b)
+      for (int64_t h = 0; h < Hq; ++h) {
+        const int64_t hk = h / (Hq / Hk);
+        const float* qv = Q.v.data() + (b * Hq + h) * Sq * Dq;
+        const float* kv = K.v.data() + (b * Hk + hk) * Skv * Dq;
+        for (size_t i = 0; i < qs.size(); ++i) qs[i] = qv[i] * sq;
+        for (size_t i = 0; i < ks.size(); ++i) ks[i] = kv[i] * sq;
+        ParallelGemmF32(ctx, Sq, Skv, Dq, qs.data(), Dq, 1, ks.data(), 1, Dq, sc.data(), Skv);
+        ParallelFor(ctx, Sq, std::max<int64_t>(1, 4096 / std::max<int64_t>(Skv, 1)), [&](int64_t i0, int64_t i1) {
+          for (int64_t i = i0; i < i1; ++i) {
+            float* row = sc.data() + i * Skv;
+            const int64_t qk = ((b * Hq + h) * Sq + i) * Skv;
+            float bias_max = ninf;
+            for (int64_t j = 0; j < Skv; ++j) {
+              float acc = row[j];
+              if (has_softcap && softcap > 0.0f) acc = math::Tanh(acc / softcap) * softcap;
+              const float bias = bias_at(b, h, i, j);
+              bias_max = bias > bias_max || bias_max != bias_max ? bias : bias_max;
+              row[j] = acc + bias;
+              if (qk_out && mode <= 1) StoreF32(*qk_out, qk + j, acc);
+              if (qk_out && mode == 2) StoreF32(*qk_out, qk + j, row[j]);
+            }
+            float m = ninf;
+            for (int64_t j = 0; j < Skv; ++j) m = row[j] > m ? row[j] : m;
+            const float safe = m == ninf ? 0.0f : m;
+            for (int64_t j = 0; j < Skv; ++j) row[j] = row[j] - safe;
+            k.MathF32(kMathExpF32, row, row, Skv);
+            const float total = k.SumF32(row, size_t(Skv));
+            const float s = total == 0.0f ? 1.0f : total;
+            const bool all_masked = bias_max == ninf;
+            for (int64_t j = 0; j < Skv; ++j) {
+              row[j] = all_masked ? 0.0f : row[j] / s;
+              if (qk_out && mode == 3) StoreF32(*qk_out, qk + j, row[j]);
+            }
+          }
+        });
+        ParallelGemmF32(ctx, Sq, Dv, Skv, sc.data(), Skv, 1, V.v.data() + (b * Hk + hk) * Skv * Dv, Dv, 1, o.data(), Dv);
+        for (int64_t i = 0; i < Sq; ++i)
+          for (int64_t d = 0; d < Dv; ++d) {
+            const int64_t off = tq.rank() == 3 ? (b * Sq + i) * Hq * Dv + h * Dv + d : ((b * Hq + h) * Sq + i) * Dv + d;
+            if (yf) yf[off] = o[size_t(i * Dv + d)];
+            else StoreF32(y, off, o[size_t(i * Dv + d)]);
+          }
+      }
+    return;
+  }
   std::vector<float> row(static_cast<size_t>(Skv)), e(static_cast<size_t>(Skv));
   for (int64_t b = 0; b < B; ++b)
     for (int64_t h = 0; h < Hq; ++h) {
