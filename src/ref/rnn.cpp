@@ -161,14 +161,27 @@ void Recurrent(OpContext& ctx, Kind kind) {
         std::vector<float> hn(static_cast<size_t>(H)), cn;
         const Act& f = acts[size_t(d) * per_dir];
         auto gate = [&](int64_t row) { return (pre[size_t(row)] + hr[size_t(row)]) + (wb[row] + rb[row]); };
+        // With vector tables each activation runs over a whole gate (apply: MathF32 for
+        // Sigmoid and Tanh, the scalar functions' bits), on the same clipped values.
         if (kind == Kind::kRnn) {
-          for (int64_t k = 0; k < H; ++k) hn[size_t(k)] = f(clipf(gate(k)));
+          for (int64_t k = 0; k < H; ++k) hn[size_t(k)] = clipf(gate(k));
+          if (fast) apply(f, hn.data(), H);
+          else for (int64_t k = 0; k < H; ++k) hn[size_t(k)] = f(hn[size_t(k)]);
         } else if (kind == Kind::kGru) {
           const Act& g2 = acts[size_t(d) * per_dir + 1];
-          std::vector<float> z(static_cast<size_t>(H)), rg(static_cast<size_t>(H));
+          std::vector<float> z(static_cast<size_t>(H)), rg(static_cast<size_t>(H)), hc(static_cast<size_t>(H));
           for (int64_t k = 0; k < H; ++k) {
-            z[size_t(k)] = f(clipf(gate(k)));
-            rg[size_t(k)] = f(clipf(gate(H + k)));
+            z[size_t(k)] = clipf(gate(k));
+            rg[size_t(k)] = clipf(gate(H + k));
+          }
+          if (fast) {
+            apply(f, z.data(), H);
+            apply(f, rg.data(), H);
+          } else {
+            for (int64_t k = 0; k < H; ++k) {
+              z[size_t(k)] = f(z[size_t(k)]);
+              rg[size_t(k)] = f(rg[size_t(k)]);
+            }
           }
           if (fast && !lbr) {
             // (r * h) . R_h for every row at once: the rounded products r[i] * h[i] as A.
@@ -179,9 +192,8 @@ void Recurrent(OpContext& ctx, Kind kind) {
           }
           for (int64_t k = 0; k < H; ++k) {
             const int64_t row = 2 * H + k;
-            float hc;
             if (lbr) {
-              hc = g2(clipf((pre[size_t(row)] + rg[size_t(k)] * (hr[size_t(row)] + rb[row])) + wb[row]));
+              hc[size_t(k)] = clipf((pre[size_t(row)] + rg[size_t(k)] * (hr[size_t(row)] + rb[row])) + wb[row]);
             } else {
               float rh = -0.0f;  // (r . h) R_h, one accumulator
               if (fast) {
@@ -189,10 +201,12 @@ void Recurrent(OpContext& ctx, Kind kind) {
               } else {
                 for (int64_t i = 0; i < H; ++i) rh = rh + (rg[size_t(i)] * h[i]) * r[row * H + i];
               }
-              hc = g2(clipf((pre[size_t(row)] + rh) + (wb[row] + rb[row])));
+              hc[size_t(k)] = clipf((pre[size_t(row)] + rh) + (wb[row] + rb[row]));
             }
-            hn[size_t(k)] = (1.0f - z[size_t(k)]) * hc + z[size_t(k)] * h[k];
           }
+          if (fast) apply(g2, hc.data(), H);
+          else for (int64_t k = 0; k < H; ++k) hc[size_t(k)] = g2(hc[size_t(k)]);
+          for (int64_t k = 0; k < H; ++k) hn[size_t(k)] = (1.0f - z[size_t(k)]) * hc[size_t(k)] + z[size_t(k)] * h[k];
         } else if (fast) {
           // The same expressions as below, each activation applied to a whole gate at a
           // time (MathF32 for Sigmoid and Tanh: the scalar functions' bits, lane by lane).
