@@ -353,6 +353,7 @@ TEST_CASE("exact paths: activations and data movement equal the oracle", "[exact
     const std::string k = " kind " + std::to_string(kind);
     CheckAgainstOracle("Relu" + k, OneOp("Relu", xs, {}, {}), xs, x);
     CheckAgainstOracle("HardSwish" + k, OneOp("HardSwish", xs, {}, {}), xs, x);
+    CheckAgainstOracle("Log" + k, OneOp("Log", xs, {}, {}), xs, x);
     CheckAgainstOracle("HardSigmoid" + k, OneOp("HardSigmoid", xs, {}, {Float("alpha", 0.3f), Float("beta", 0.4f)}), xs, x);
     CheckAgainstOracle("Clip" + k, OneOp("Clip", xs, {{"lo", {}, {-0.0f}}, {"hi", {}, {6.0f}}}, {}), xs, x);
     CheckAgainstOracle("Transpose" + k, OneOp("Transpose", xs, {}, {Ints("perm", {0, 3, 1, 2})}), xs, x);
@@ -361,6 +362,7 @@ TEST_CASE("exact paths: activations and data movement equal the oracle", "[exact
                        OneOp("Slice", xs, {{"s", {3}, {1, -3, 30}, true}, {"e", {3}, {3, 2, 2}, true}, {"a", {3}, {1, 2, 3}, true},
                                            {"st", {3}, {1, -2, -3}, true}}, {}),
                        xs, x);
+    CheckAgainstOracle("Log of positives" + k, OneOp("Log", xs, {}, {}), xs, Positive(rng, n));
     CheckAgainstOracle("Concat" + k, OneOp("Concat", xs, {{"C2", {2, 2, 37, 41}, Values(rng, 2 * 2 * 37 * 41, kind)}}, {Int("axis", 1)}), xs, x);
   }
 }

@@ -261,13 +261,19 @@ std::vector<float> FunctionInputs(size_t count) {
 }
 }  // namespace
 
-TEST_CASE("kernels: MathF32 (Exp, Tanh, Sigmoid, Erf) equals the scalar functions", "[kernels][math]") {
+TEST_CASE("kernels: MathF32 (Exp, Tanh, Sigmoid, Erf, Log) equals the scalar functions", "[kernels][math]") {
   const Dispatch d = MakeDispatch(ActiveIsa());
   REQUIRE(d.kernels.MathF32 != nullptr);
-  const std::vector<float> x = FunctionInputs(100000);
+  std::vector<float> x = FunctionInputs(100000);
+  // For Log: positive values around its branch at sqrt(1/2), near 1, subnormals.
+  SplitMix64 rng(77);
+  for (int i = 0; i < 20000; ++i) x.push_back(rng.Uniform(0.0f, 4.0f));
+  for (int i = 0; i < 2000; ++i) x.push_back(U2F(rng.NextU32() & 0x007FFFFFu));
+  for (int i = -2000; i < 2000; ++i) x.push_back(U2F(F2U(0.707106781186547524f) + uint32_t(i)));
+  for (int i = -2000; i < 2000; ++i) x.push_back(U2F(F2U(1.0f) + uint32_t(i)));
   std::vector<float> want(x.size()), got(x.size());
-  const char* names[] = {"Exp", "Tanh", "Sigmoid", "Erf"};
-  for (int32_t op = kMathExpF32; op <= kMathErfF32; ++op) {
+  const char* names[] = {"Exp", "Tanh", "Sigmoid", "Erf", "Log"};
+  for (int32_t op = kMathExpF32; op <= kMathLastF32; ++op) {
     ref::MathF32(op, x.data(), want.data(), int64_t(x.size()));
     d.kernels.MathF32(op, x.data(), got.data(), int64_t(x.size()));
     INFO(IsaName(d.isa) << " " << names[op]);
@@ -288,7 +294,7 @@ TEST_CASE("kernels: MathF32 over all 2^32 inputs", "[.exhaustive]") {
   const Dispatch d = MakeDispatch(ActiveIsa());
   const size_t block = size_t(1) << 20;
   std::vector<float> x(block), want(block), got(block);
-  for (int32_t op = kMathExpF32; op <= kMathErfF32; ++op) {
+  for (int32_t op = kMathExpF32; op <= kMathLastF32; ++op) {
     uint64_t bad = 0;
     for (uint64_t base = 0; base < (uint64_t(1) << 32); base += block) {
       for (size_t i = 0; i < block; ++i) x[i] = U2F(uint32_t(base + i));

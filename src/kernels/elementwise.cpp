@@ -82,6 +82,7 @@ void MathF32(int32_t op, const float* x, float* out, int64_t n) {
     case kMathTanhF32: run([](VF32 v) { return TanhV(v); }); break;
     case kMathSigmoidF32: run([](VF32 v) { return SigmoidV(v); }); break;
     case kMathErfF32: run([](VF32 v) { return ErfV(v); }); break;
+    case kMathLogF32: run([](VF32 v) { return LogV(v); }); break;
     default: break;
   }
 }

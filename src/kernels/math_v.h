@@ -41,6 +41,44 @@ inline VF32 ExpV(VF32 x) {
   return IfThenElse(Ne(x, x), x, y);
 }
 
+// math::Log: subnormals scaled by 2^23 first; the exponent and the mantissa in [0.5, 1)
+// from the bits, moved to [sqrt(1/2), sqrt(2)) - 1; the polynomial; the exponent's two
+// parts of ln 2 added last. Specials selected in the scalar function's order.
+inline VF32 LogV(VF32 x0) {
+  const VF32 one = Set<VF32>(1.0f);
+  const VF32 sub = Lt(x0, Set<VF32>(1.17549435e-38f));
+  const VF32 x = IfThenElse(sub, Mul(x0, Set<VF32>(8388608.0f)), x0);
+  const VI32 u = BitCast<VI32>(x);
+  VI32 e = Add(IfThenElse(BitCast<VI32>(sub), Set<VI32>(-23), Zero<VI32>()),
+               Sub(And(ShiftRight<23>(u), Set<VI32>(0xFF)), Set<VI32>(126)));
+  VF32 m = BitCast<VF32>(Or(And(u, Set<VI32>(0x007FFFFF)), Set<VI32>(0x3F000000)));
+  const VF32 low = Lt(m, Set<VF32>(0.707106781186547524f));
+  e = Sub(e, IfThenElse(BitCast<VI32>(low), Set<VI32>(1), Zero<VI32>()));
+  m = IfThenElse(low, Sub(Add(m, m), one), Sub(m, one));
+  const VF32 z = Mul(m, m);
+  VF32 y = Set<VF32>(7.0376836292e-2f);
+  y = Sub(Mul(y, m), Set<VF32>(1.1514610310e-1f));
+  y = Add(Mul(y, m), Set<VF32>(1.1676998740e-1f));
+  y = Sub(Mul(y, m), Set<VF32>(1.2420140846e-1f));
+  y = Add(Mul(y, m), Set<VF32>(1.4249322787e-1f));
+  y = Sub(Mul(y, m), Set<VF32>(1.6668057665e-1f));
+  y = Add(Mul(y, m), Set<VF32>(2.0000714765e-1f));
+  y = Sub(Mul(y, m), Set<VF32>(2.4999993993e-1f));
+  y = Add(Mul(y, m), Set<VF32>(3.3333331174e-1f));
+  y = Mul(y, m);
+  y = Mul(y, z);
+  const VF32 fe = CvtI32ToF32(e);
+  y = Add(y, Mul(fe, Set<VF32>(-2.12194440e-4f)));
+  y = Add(y, Mul(Set<VF32>(-0.5f), z));
+  VF32 r = Add(m, y);
+  r = Add(r, Mul(fe, Set<VF32>(0.693359375f)));
+  const VF32 inf = Set<VF32>(__builtin_inff());
+  r = IfThenElse(Eq(x0, inf), inf, r);
+  r = IfThenElse(Eq(x0, Zero<VF32>()), Neg(inf), r);
+  r = IfThenElse(Lt(x0, Zero<VF32>()), Set<VF32>(__builtin_nanf("")), r);
+  return IfThenElse(Ne(x0, x0), x0, r);
+}
+
 // math::Tanh.
 inline VF32 TanhV(VF32 x) {
   const VF32 z = Abs(x), one = Set<VF32>(1.0f);

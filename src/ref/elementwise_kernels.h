@@ -17,8 +17,8 @@ enum BinaryOpF32 : int32_t { kBinAddF32 = 0, kBinSubF32, kBinMulF32, kBinDivF32,
 //   HardSwish    y = (1/6) * v + 0.5, clamped to [0, 1], times v
 enum UnaryOpF32 : int32_t { kUnReluF32 = 0, kUnClipF32, kUnHardSigmoidF32, kUnHardSwishF32 };
 
-// The functions of MathF32 (math::Exp, Tanh, Sigmoid, Erf).
-enum MathOpF32 : int32_t { kMathExpF32 = 0, kMathTanhF32, kMathSigmoidF32, kMathErfF32 };
+// The functions of MathF32 (math::Exp, Tanh, Sigmoid, Erf, Log); kMathLastF32 is the last.
+enum MathOpF32 : int32_t { kMathExpF32 = 0, kMathTanhF32, kMathSigmoidF32, kMathErfF32, kMathLogF32, kMathLastF32 = kMathLogF32 };
 
 namespace ref {
 

@@ -55,7 +55,8 @@ bool MathFast(OpContext& ctx, int32_t op) {
 }  // namespace
 
 void MathF32(int32_t op, const float* x, float* out, int64_t n) {
-  float (*f)(float) = op == kMathExpF32 ? &math::Exp : op == kMathTanhF32 ? &math::Tanh : op == kMathSigmoidF32 ? &math::Sigmoid : &math::Erf;
+  float (*f)(float) = op == kMathExpF32 ? &math::Exp : op == kMathTanhF32 ? &math::Tanh : op == kMathSigmoidF32 ? &math::Sigmoid
+                      : op == kMathLogF32 ? &math::Log : &math::Erf;
   for (int64_t i = 0; i < n; ++i) out[i] = f(x[i]);
 }
 
@@ -75,7 +76,9 @@ void SoftmaxRowF32(const float* x, float* out, int64_t n) {
 void Exp(OpContext& ctx) {
   if (!MathFast(ctx, kMathExpF32)) MapFloat(ctx, &math::Exp, &math::ExpD);
 }
-void Log(OpContext& ctx) { MapFloat(ctx, &math::Log, &math::LogD); }
+void Log(OpContext& ctx) {
+  if (!MathFast(ctx, kMathLogF32)) MapFloat(ctx, &math::Log, &math::LogD);
+}
 void Tanh(OpContext& ctx) {
   if (!MathFast(ctx, kMathTanhF32)) MapFloat(ctx, &math::Tanh);
 }
