@@ -354,6 +354,16 @@ TEST_CASE("exact paths: activations and data movement equal the oracle", "[exact
     CheckAgainstOracle("Relu" + k, OneOp("Relu", xs, {}, {}), xs, x);
     CheckAgainstOracle("HardSwish" + k, OneOp("HardSwish", xs, {}, {}), xs, x);
     CheckAgainstOracle("Log" + k, OneOp("Log", xs, {}, {}), xs, x);
+    CheckAgainstOracle("Elu" + k, OneOp("Elu", xs, {}, {Float("alpha", 0.7f)}), xs, x);
+    CheckAgainstOracle("Selu" + k, OneOp("Selu", xs, {}, {}), xs, x);
+    CheckAgainstOracle("Celu" + k, OneOp("Celu", xs, {}, {Float("alpha", 1.5f)}), xs, x);
+    CheckAgainstOracle("LeakyRelu" + k, OneOp("LeakyRelu", xs, {}, {Float("alpha", 0.1f)}), xs, x);
+    CheckAgainstOracle("ThresholdedRelu" + k, OneOp("ThresholdedRelu", xs, {}, {Float("alpha", 0.5f)}), xs, x);
+    CheckAgainstOracle("Softsign" + k, OneOp("Softsign", xs, {}, {}), xs, x);
+    CheckAgainstOracle("Softplus" + k, OneOp("Softplus", xs, {}, {}), xs, x);
+    CheckAgainstOracle("Mish" + k, OneOp("Mish", xs, {}, {}), xs, x);
+    CheckAgainstOracle("Gelu" + k, OneOp("Gelu", xs, {}, {}, 20), xs, x);
+    CheckAgainstOracle("Gelu tanh" + k, OneOp("Gelu", xs, {}, {Str("approximate", "tanh")}, 20), xs, x);
     CheckAgainstOracle("HardSigmoid" + k, OneOp("HardSigmoid", xs, {}, {Float("alpha", 0.3f), Float("beta", 0.4f)}), xs, x);
     CheckAgainstOracle("Clip" + k, OneOp("Clip", xs, {{"lo", {}, {-0.0f}}, {"hi", {}, {6.0f}}}, {}), xs, x);
     CheckAgainstOracle("Transpose" + k, OneOp("Transpose", xs, {}, {Ints("perm", {0, 3, 1, 2})}), xs, x);

@@ -226,8 +226,9 @@ TEST_CASE("kernels: UnaryF32 equals its reference for every op", "[kernels]") {
   REQUIRE(d.kernels.UnaryF32 != nullptr);
   SplitMix64 rng(57);
   const std::vector<size_t> lengths = Lengths(4099);
-  const float params[][2] = {{-1.0f, 1.0f}, {0.0f, 6.0f}, {0.2f, 0.5f}, {-0.0f, 0.0f}, {U2F(0x7FC00000u), 2.0f}};
-  for (int32_t op = kUnReluF32; op <= kUnHardSwishF32; ++op)
+  const float params[][2] = {{-1.0f, 1.0f}, {0.0f, 6.0f}, {0.2f, 0.5f}, {-0.0f, 0.0f}, {U2F(0x7FC00000u), 2.0f},
+                             {1.6732632f, 1.0507010f}, {3.0f, -0.5f}};
+  for (int32_t op = kUnReluF32; op <= kUnLastF32; ++op)
     for (const auto& p : params)
       for (size_t n : lengths)
         for (int variant = 0; variant < 3; ++variant) {

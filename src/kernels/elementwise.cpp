@@ -67,6 +67,36 @@ void UnaryF32(int32_t op, float p0, float p1, const float* x, float* out, int64_
     case kUnClipF32: run([&](VF32 v) { const VF32 r = IfThenElse(Lt(v, a), a, v); return IfThenElse(Gt(r, b), b, r); }); break;
     case kUnHardSigmoidF32: run([&](VF32 v) { return Clamp01V(Add(Mul(a, v), b)); }); break;
     case kUnHardSwishF32: run([&](VF32 v) { return HardSwishV(v); }); break;
+    // The reference's expressions (ref/elementwise_kernels.h), their selections per lane.
+    case kUnEluF32: run([&](VF32 v) { return IfThenElse(Lt(v, Zero<VF32>()), Mul(a, Sub(ExpV(v), Set<VF32>(1.0f))), v); }); break;
+    case kUnSeluF32:
+      run([&](VF32 v) { return IfThenElse(Le(v, Zero<VF32>()), Mul(b, Sub(Mul(a, ExpV(v)), a)), Mul(b, v)); });
+      break;
+    case kUnCeluF32:
+      run([&](VF32 v) {
+        const VF32 zero = Zero<VF32>(), m = Mul(a, Sub(ExpV(Div(v, a)), Set<VF32>(1.0f)));
+        return Add(IfThenElse(Gt(v, zero), v, zero), IfThenElse(Lt(m, zero), m, zero));
+      });
+      break;
+    case kUnLeakyReluF32: run([&](VF32 v) { return IfThenElse(Lt(v, Zero<VF32>()), Mul(a, v), v); }); break;
+    case kUnThresholdedReluF32: run([&](VF32 v) { return IfThenElse(Gt(v, a), v, Zero<VF32>()); }); break;
+    case kUnSoftsignF32:
+      run([&](VF32 v) { return Div(v, Add(Set<VF32>(1.0f), IfThenElse(Lt(v, Zero<VF32>()), Neg(v), v))); });
+      break;
+    case kUnSoftplusF32: run([&](VF32 v) { return SoftplusV(v); }); break;
+    case kUnMishF32: run([&](VF32 v) { return Mul(v, TanhV(SoftplusV(v))); }); break;
+    case kUnSwishF32: run([&](VF32 v) { return Mul(v, SigmoidV(Mul(a, v))); }); break;
+    case kUnGeluErfF32:
+      run([&](VF32 v) {
+        return Mul(Mul(Set<VF32>(0.5f), v), Add(Set<VF32>(1.0f), ErfV(Mul(v, Set<VF32>(0.7071067811865476f)))));
+      });
+      break;
+    case kUnGeluTanhF32:
+      run([&](VF32 v) {
+        const VF32 inner = Mul(Set<VF32>(0.7978845608028654f), Add(v, Mul(Set<VF32>(0.044715f), Mul(Mul(v, v), v))));
+        return Mul(Mul(Set<VF32>(0.5f), v), Add(Set<VF32>(1.0f), TanhV(inner)));
+      });
+      break;
     default: break;
   }
 }

@@ -79,6 +79,18 @@ inline VF32 LogV(VF32 x0) {
   return IfThenElse(Ne(x0, x0), x0, r);
 }
 
+// math::Log1p: NaN stays; u = 1 + x; u == 1: x; u == inf: Log(u); else
+// Log(u) * (x / (u - 1)).
+inline VF32 Log1pV(VF32 x) {
+  const VF32 one = Set<VF32>(1.0f);
+  const VF32 u = Add(one, x);
+  const VF32 lu = LogV(u);
+  VF32 r = Mul(lu, Div(x, Sub(u, one)));
+  r = IfThenElse(Eq(u, Set<VF32>(__builtin_inff())), lu, r);
+  r = IfThenElse(Eq(u, one), x, r);
+  return IfThenElse(Ne(x, x), x, r);
+}
+
 // math::Tanh.
 inline VF32 TanhV(VF32 x) {
   const VF32 z = Abs(x), one = Set<VF32>(1.0f);
@@ -105,6 +117,12 @@ inline VF32 SigmoidV(VF32 x) {
   const VF32 pos = Ge(x, Zero<VF32>());
   const VF32 e = ExpV(IfThenElse(pos, Neg(x), x));
   const VF32 r = IfThenElse(pos, Div(one, Add(one, e)), Div(e, Add(one, e)));
+  return IfThenElse(Ne(x, x), x, r);
+}
+
+// math::Softplus: NaN stays; x > 20: x; else Log1p(Exp(x)).
+inline VF32 SoftplusV(VF32 x) {
+  const VF32 r = IfThenElse(Gt(x, Set<VF32>(20.0f)), x, Log1pV(ExpV(x)));
   return IfThenElse(Ne(x, x), x, r);
 }
 

@@ -6,6 +6,7 @@
 #include <type_traits>
 
 #include "ref/elementwise_kernels.h"
+#include "ref/math.h"
 #include "ref/ops.h"
 #include "ref/parallel.h"
 #include "ref/util.h"
@@ -355,21 +356,26 @@ void UnaryF32(int32_t op, float p0, float p1, const float* x, float* out, int64_
         r = y != y ? y : v * (y < 0.0f ? 0.0f : y > 1.0f ? 1.0f : y);
         break;
       }
+      case kUnEluF32: r = v < 0.0f ? p0 * (math::Exp(v) - 1.0f) : v; break;
+      case kUnSeluF32: r = v <= 0.0f ? p1 * (p0 * math::Exp(v) - p0) : p1 * v; break;
+      case kUnCeluF32: {
+        const float m = p0 * (math::Exp(v / p0) - 1.0f);
+        r = (v > 0.0f ? v : 0.0f) + (m < 0.0f ? m : 0.0f);
+        break;
+      }
+      case kUnLeakyReluF32: r = v < 0.0f ? p0 * v : v; break;
+      case kUnThresholdedReluF32: r = v > p0 ? v : 0.0f; break;
+      case kUnSoftsignF32: r = v / (1.0f + (v < 0.0f ? -v : v)); break;
+      case kUnSoftplusF32: r = math::Softplus(v); break;
+      case kUnMishF32: r = v * math::Tanh(math::Softplus(v)); break;
+      case kUnSwishF32: r = v * math::Sigmoid(p0 * v); break;
+      case kUnGeluErfF32: r = 0.5f * v * (1.0f + math::Erf(v * 0.7071067811865476f)); break;
+      case kUnGeluTanhF32: r = 0.5f * v * (1.0f + math::Tanh(0.7978845608028654f * (v + 0.044715f * (v * v * v)))); break;
       default: break;
     }
     out[i] = r;
   }
 }
-
-namespace {
-// The float fast path of a unary operator: the session's UnaryF32 over chunks, split
-// over threads. Returns false (nothing done) for other element types.
-bool UnaryFastF32(OpContext& ctx, int32_t op, float p0 = 0.0f, float p1 = 0.0f) {
-  if (!ctx.kernels || !ctx.kernels->UnaryF32) return false;
-  auto* kernel = ctx.kernels->UnaryF32;
-  return MapChunksF32(ctx, 4096, [&](const float* x, float* y, int64_t n) { kernel(op, p0, p1, x, y, n); });
-}
-}  // namespace
 
 void Add(OpContext& ctx) { BinaryOp(ctx, Arith::kAdd); }
 void Sub(OpContext& ctx) { BinaryOp(ctx, Arith::kSub); }
@@ -508,10 +514,12 @@ void IsInf(OpContext& ctx) {
 }
 void LeakyRelu(OpContext& ctx) {
   const float alpha = ctx.attr_f("alpha", 0.01f);
+  if (UnaryFastF32(ctx, kUnLeakyReluF32, alpha)) return;
   Unary(ctx, [alpha](auto v) -> decltype(v) { using C = decltype(v); return v < C(0) ? C(alpha) * v : v; }, false);
 }
 void ThresholdedRelu(OpContext& ctx) {
   const float alpha = ctx.attr_f("alpha", 1.0f);
+  if (UnaryFastF32(ctx, kUnThresholdedReluF32, alpha)) return;
   Unary(ctx, [alpha](auto v) -> decltype(v) { using C = decltype(v); return v > C(alpha) ? v : C(0); }, false);
 }
 void HardSigmoid(OpContext& ctx) {

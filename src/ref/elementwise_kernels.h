@@ -15,7 +15,23 @@ enum BinaryOpF32 : int32_t { kBinAddF32 = 0, kBinSubF32, kBinMulF32, kBinDivF32,
 //   Clip(p0,p1)  v < p0 -> p0, then v > p1 -> p1 (NaN stays)
 //   HardSigmoid(p0 = alpha, p1 = beta)  y = p0 * v + p1 (two roundings), clamped to [0, 1]
 //   HardSwish    y = (1/6) * v + 0.5, clamped to [0, 1], times v
-enum UnaryOpF32 : int32_t { kUnReluF32 = 0, kUnClipF32, kUnHardSigmoidF32, kUnHardSwishF32 };
+//   Elu(p0 = alpha)        v < 0 ? p0 * (Exp(v) - 1) : v
+//   Selu(p0 = alpha, p1 = gamma)  v <= 0 ? p1 * (p0 * Exp(v) - p0) : p1 * v
+//   Celu(p0 = alpha)       max(v, 0) + min(p0 * (Exp(v / p0) - 1), 0), as (v > 0 ? v : 0) + (m < 0 ? m : 0)
+//   LeakyRelu(p0 = alpha)  v < 0 ? p0 * v : v
+//   ThresholdedRelu(p0)    v > p0 ? v : 0
+//   Softsign               v / (1 + (v < 0 ? -v : v))
+//   Softplus               math::Softplus (NaN stays; v > 20: v; else Log1p(Exp(v)))
+//   Mish                   v * Tanh(Softplus(v))
+//   Swish(p0 = alpha)      v * Sigmoid(p0 * v)
+//   GeluErf                (0.5 * v) * (1 + Erf(v * 0.70710678f))
+//   GeluTanh               (0.5 * v) * (1 + Tanh(0.7978846f * (v + 0.044715f * ((v * v) * v))))
+// (Exp, Tanh, Sigmoid, Erf, Log1p: the project's functions, ref/math.h.)
+enum UnaryOpF32 : int32_t {
+  kUnReluF32 = 0, kUnClipF32, kUnHardSigmoidF32, kUnHardSwishF32, kUnEluF32, kUnSeluF32, kUnCeluF32, kUnLeakyReluF32,
+  kUnThresholdedReluF32, kUnSoftsignF32, kUnSoftplusF32, kUnMishF32, kUnSwishF32, kUnGeluErfF32, kUnGeluTanhF32,
+  kUnLastF32 = kUnGeluTanhF32
+};
 
 // The functions of MathF32 (math::Exp, Tanh, Sigmoid, Erf, Log); kMathLastF32 is the last.
 enum MathOpF32 : int32_t { kMathExpF32 = 0, kMathTanhF32, kMathSigmoidF32, kMathErfF32, kMathLogF32, kMathLastF32 = kMathLogF32 };

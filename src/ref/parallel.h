@@ -41,6 +41,15 @@ inline bool MapChunksF32(OpContext& ctx, int64_t chunk, const std::function<void
   return true;
 }
 
+// The float fast path of a unary operator: the session's UnaryF32 (op, p0, p1:
+// ref/elementwise_kernels.h) over chunks, split over threads. Returns false (nothing
+// done) without a kernel table or for other element types.
+inline bool UnaryFastF32(OpContext& ctx, int32_t op, float p0 = 0.0f, float p1 = 0.0f) {
+  if (!ctx.kernels || !ctx.kernels->UnaryF32) return false;
+  auto* kernel = ctx.kernels->UnaryF32;
+  return MapChunksF32(ctx, 4096, [&](const float* x, float* y, int64_t n) { kernel(op, p0, p1, x, y, n); });
+}
+
 // The session's GEMM kernel (ref::GemmF32 when the context has no table), with C's
 // columns or rows split over the threads. With row_bias or act (>= 0) it is the session's
 // GemmBiasActF32: each finished row m of C takes + row_bias[m], then the activation.

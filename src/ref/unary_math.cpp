@@ -99,40 +99,50 @@ void Cosh(OpContext& ctx) { MapFloat(ctx, &math::Cosh); }
 void Asinh(OpContext& ctx) { MapFloat(ctx, &math::Asinh); }
 void Acosh(OpContext& ctx) { MapFloat(ctx, &math::Acosh); }
 void Atanh(OpContext& ctx) { MapFloat(ctx, &math::Atanh); }
-void Softplus(OpContext& ctx) { MapFloat(ctx, &math::Softplus); }
+// With a kernel table the float forms below go through UnaryF32, whose reference is
+// these very expressions (ref/elementwise_kernels.h).
+void Softplus(OpContext& ctx) {
+  if (!UnaryFastF32(ctx, kUnSoftplusF32)) MapFloat(ctx, &math::Softplus);
+}
 void Softsign(OpContext& ctx) {
-  MapFloat(ctx, [](float v) { return v / (1.0f + (v < 0 ? -v : v)); });
+  if (!UnaryFastF32(ctx, kUnSoftsignF32)) MapFloat(ctx, [](float v) { return v / (1.0f + (v < 0 ? -v : v)); });
 }
 void Elu(OpContext& ctx) {
   const float alpha = ctx.attr_f("alpha", 1.0f);
-  MapFloat(ctx, [alpha](float v) { return v < 0.0f ? alpha * (math::Exp(v) - 1.0f) : v; });
+  if (!UnaryFastF32(ctx, kUnEluF32, alpha)) MapFloat(ctx, [alpha](float v) { return v < 0.0f ? alpha * (math::Exp(v) - 1.0f) : v; });
 }
 void Selu(OpContext& ctx) {
   const float alpha = ctx.attr_f("alpha", 1.67326319217681884765625f);
   const float gamma = ctx.attr_f("gamma", 1.05070102214813232421875f);
+  if (UnaryFastF32(ctx, kUnSeluF32, alpha, gamma)) return;
   MapFloat(ctx, [=](float v) { return v <= 0.0f ? gamma * (alpha * math::Exp(v) - alpha) : gamma * v; });
 }
 void Celu(OpContext& ctx) {
   const float alpha = ctx.attr_f("alpha", 1.0f);
+  if (UnaryFastF32(ctx, kUnCeluF32, alpha)) return;
   MapFloat(ctx, [alpha](float v) {
     const float m = alpha * (math::Exp(v / alpha) - 1.0f);
     const float neg = m < 0.0f ? m : 0.0f;
     return (v > 0.0f ? v : 0.0f) + neg;
   });
 }
-void Mish(OpContext& ctx) { MapFloat(ctx, [](float v) { return v * math::Tanh(math::Softplus(v)); }); }
+void Mish(OpContext& ctx) {
+  if (!UnaryFastF32(ctx, kUnMishF32)) MapFloat(ctx, [](float v) { return v * math::Tanh(math::Softplus(v)); });
+}
 void Swish(OpContext& ctx) {
   const float alpha = ctx.attr_f("alpha", 1.0f);
-  MapFloat(ctx, [alpha](float v) { return v * math::Sigmoid(alpha * v); });
+  if (!UnaryFastF32(ctx, kUnSwishF32, alpha)) MapFloat(ctx, [alpha](float v) { return v * math::Sigmoid(alpha * v); });
 }
 void Gelu(OpContext& ctx) {
   const std::string approx = ctx.attr_s("approximate", "none");
   if (approx == "tanh") {
+    if (UnaryFastF32(ctx, kUnGeluTanhF32)) return;
     MapFloat(ctx, [](float v) {
       const float inner = 0.7978845608028654f * (v + 0.044715f * (v * v * v));
       return 0.5f * v * (1.0f + math::Tanh(inner));
     });
   } else if (approx == "none") {
+    if (UnaryFastF32(ctx, kUnGeluErfF32)) return;
     MapFloat(ctx, [](float v) { return 0.5f * v * (1.0f + math::Erf(v * 0.7071067811865476f)); });
   } else {
     throw ctx.Fail(ErrorCode::kInvalidModel, "approximate must be 'none' or 'tanh'");
