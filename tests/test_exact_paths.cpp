@@ -354,6 +354,10 @@ TEST_CASE("exact paths: activations and data movement equal the oracle", "[exact
     CheckAgainstOracle("Relu" + k, OneOp("Relu", xs, {}, {}), xs, x);
     CheckAgainstOracle("HardSwish" + k, OneOp("HardSwish", xs, {}, {}), xs, x);
     CheckAgainstOracle("Log" + k, OneOp("Log", xs, {}, {}), xs, x);
+    for (const char* f : {"Atan", "Asin", "Acos", "Sinh", "Cosh", "Asinh", "Acosh", "Atanh"}) {
+      CheckAgainstOracle(f + k, OneOp(f, xs, {}, {}), xs, x);
+      CheckAgainstOracle(f + std::string(" of small values") + k, OneOp(f, xs, {}, {}), xs, Values(rng, n, kind, -1.5f, 1.5f));
+    }
     CheckAgainstOracle("Elu" + k, OneOp("Elu", xs, {}, {Float("alpha", 0.7f)}), xs, x);
     CheckAgainstOracle("Selu" + k, OneOp("Selu", xs, {}, {}), xs, x);
     CheckAgainstOracle("Celu" + k, OneOp("Celu", xs, {}, {Float("alpha", 1.5f)}), xs, x);

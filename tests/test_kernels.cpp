@@ -248,7 +248,8 @@ namespace {
 std::vector<float> FunctionInputs(size_t count) {
   std::vector<float> v(F32Specials().begin(), F32Specials().end());
   const float edges[] = {0.0f, 1.0f, 2.0f, 4.0f, 0.625f, 9.0f, 88.72283935546875f, -103.97208404541015625f,
-                         0.5f, 1.17549435e-38f, 87.0f, -87.0f, 126.0f, -126.0f};
+                         0.5f, 1.17549435e-38f, 87.0f, -87.0f, 126.0f, -126.0f, 2.414213562373095f,
+                         0.4142135623730950f, 88.0f, 1.0e4f, 20.0f};
   for (float e : edges)
     for (float sgn : {1.0f, -1.0f})
       for (int d = -64; d <= 64; ++d) v.push_back(U2F(uint32_t(int64_t(F2U(e * sgn)) + d)));
@@ -262,7 +263,7 @@ std::vector<float> FunctionInputs(size_t count) {
 }
 }  // namespace
 
-TEST_CASE("kernels: MathF32 (Exp, Tanh, Sigmoid, Erf, Log) equals the scalar functions", "[kernels][math]") {
+TEST_CASE("kernels: MathF32 (Exp, Tanh, Sigmoid, Erf, Log, inverse and hyperbolic functions) equals the scalar functions", "[kernels][math]") {
   const Dispatch d = MakeDispatch(ActiveIsa());
   REQUIRE(d.kernels.MathF32 != nullptr);
   std::vector<float> x = FunctionInputs(100000);
@@ -273,7 +274,8 @@ TEST_CASE("kernels: MathF32 (Exp, Tanh, Sigmoid, Erf, Log) equals the scalar fun
   for (int i = -2000; i < 2000; ++i) x.push_back(U2F(F2U(0.707106781186547524f) + uint32_t(i)));
   for (int i = -2000; i < 2000; ++i) x.push_back(U2F(F2U(1.0f) + uint32_t(i)));
   std::vector<float> want(x.size()), got(x.size());
-  const char* names[] = {"Exp", "Tanh", "Sigmoid", "Erf", "Log"};
+  const char* names[] = {"Exp", "Tanh", "Sigmoid", "Erf", "Log", "Atan", "Asin", "Acos", "Sinh", "Cosh", "Asinh", "Acosh", "Atanh"};
+  static_assert(sizeof(names) / sizeof(names[0]) == size_t(kMathLastF32) + 1, "a name per op");
   for (int32_t op = kMathExpF32; op <= kMathLastF32; ++op) {
     ref::MathF32(op, x.data(), want.data(), int64_t(x.size()));
     d.kernels.MathF32(op, x.data(), got.data(), int64_t(x.size()));

@@ -113,6 +113,14 @@ void MathF32(int32_t op, const float* x, float* out, int64_t n) {
     case kMathSigmoidF32: run([](VF32 v) { return SigmoidV(v); }); break;
     case kMathErfF32: run([](VF32 v) { return ErfV(v); }); break;
     case kMathLogF32: run([](VF32 v) { return LogV(v); }); break;
+    case kMathAtanF32: run([](VF32 v) { return AtanV(v); }); break;
+    case kMathAsinF32: run([](VF32 v) { return AsinV(v); }); break;
+    case kMathAcosF32: run([](VF32 v) { return AcosV(v); }); break;
+    case kMathSinhF32: run([](VF32 v) { return SinhV(v); }); break;
+    case kMathCoshF32: run([](VF32 v) { return CoshV(v); }); break;
+    case kMathAsinhF32: run([](VF32 v) { return AsinhV(v); }); break;
+    case kMathAcoshF32: run([](VF32 v) { return AcoshV(v); }); break;
+    case kMathAtanhF32: run([](VF32 v) { return AtanhV(v); }); break;
     default: break;
   }
 }

@@ -120,6 +120,114 @@ inline VF32 SigmoidV(VF32 x) {
   return IfThenElse(Ne(x, x), x, r);
 }
 
+// exp(a) / 2 for large a (math::HalfExpLarge).
+inline VF32 HalfExpLargeV(VF32 a) { return Mul(ExpV(Sub(a, Set<VF32>(0.693359375f))), Set<VF32>(1.00021219253540039f)); }
+
+// math::Atan: the argument moved below tan(pi/8) (by -1/a or (a-1)/(a+1)), the
+// polynomial, the offset added, the sign copied.
+inline VF32 AtanV(VF32 x) {
+  const VF32 one = Set<VF32>(1.0f), a0 = Abs(x);
+  const VF32 big = Gt(a0, Set<VF32>(2.414213562373095f)), mid = Gt(a0, Set<VF32>(0.4142135623730950f));
+  const VF32 y0 = IfThenElse(big, Set<VF32>(1.5707963267948966f), IfThenElse(mid, Set<VF32>(0.7853981633974483f), Zero<VF32>()));
+  const VF32 a = IfThenElse(big, Div(Set<VF32>(-1.0f), a0), IfThenElse(mid, Div(Sub(a0, one), Add(a0, one)), a0));
+  const VF32 z = Mul(a, a);
+  VF32 p = Set<VF32>(8.05374449538e-2f);
+  p = Sub(Mul(p, z), Set<VF32>(1.38776856032e-1f));
+  p = Add(Mul(p, z), Set<VF32>(1.99777106478e-1f));
+  p = Sub(Mul(p, z), Set<VF32>(3.33329491539e-1f));
+  p = Mul(p, z);
+  p = Mul(p, a);
+  const VF32 r = CopySignV(Add(y0, Add(p, a)), x);
+  return IfThenElse(Ne(x, x), x, r);
+}
+
+// math::Asin: above 0.5 through sqrt((1 - a) / 2) and pi/2 - 2 asin, the sign copied.
+inline VF32 AsinV(VF32 x) {
+  const VF32 one = Set<VF32>(1.0f), a = Abs(x);
+  const VF32 big = Gt(a, Set<VF32>(0.5f));
+  const VF32 zb = Mul(Set<VF32>(0.5f), Sub(one, a));
+  const VF32 z = IfThenElse(big, zb, Mul(a, a)), v = IfThenElse(big, Sqrt(zb), a);
+  VF32 p = Set<VF32>(4.2163199048e-2f);
+  p = Add(Mul(p, z), Set<VF32>(2.4181311049e-2f));
+  p = Add(Mul(p, z), Set<VF32>(4.5470025998e-2f));
+  p = Add(Mul(p, z), Set<VF32>(7.4953002686e-2f));
+  p = Add(Mul(p, z), Set<VF32>(1.6666752422e-1f));
+  p = Mul(p, z);
+  p = Mul(p, v);
+  VF32 r = Add(p, v);
+  const VF32 rr = Add(r, r);
+  r = IfThenElse(big, Sub(Set<VF32>(1.5707963267948966f), rr), r);
+  r = CopySignV(r, x);
+  r = IfThenElse(Gt(a, one), Set<VF32>(__builtin_nanf("")), r);
+  return IfThenElse(Ne(x, x), x, r);
+}
+
+// math::Acos: through Asin of sqrt((1 +- x) / 2) beyond +-0.5, else pi/2 - Asin(x).
+inline VF32 AcosV(VF32 x) {
+  const VF32 one = Set<VF32>(1.0f), half = Set<VF32>(0.5f), two = Set<VF32>(2.0f);
+  const VF32 lo = Lt(x, Set<VF32>(-0.5f)), hi = Gt(x, half);
+  const VF32 t = IfThenElse(lo, Sqrt(Mul(half, Add(one, x))), IfThenElse(hi, Sqrt(Mul(half, Sub(one, x))), x));
+  const VF32 s = AsinV(t);
+  VF32 r = IfThenElse(lo, Sub(Set<VF32>(3.14159265358979f), Mul(two, s)),
+                      IfThenElse(hi, Mul(two, s), Sub(Set<VF32>(1.5707963267948966f), s)));
+  r = IfThenElse(Gt(Abs(x), one), Set<VF32>(__builtin_nanf("")), r);
+  return IfThenElse(Ne(x, x), x, r);
+}
+
+// math::Sinh: the odd polynomial up to 1, (e - 1/e) / 2 beyond, exp(a) / 2 past 88.
+inline VF32 SinhV(VF32 x) {
+  const VF32 half = Set<VF32>(0.5f), a = Abs(x);
+  const VF32 e = ExpV(a);
+  const VF32 mid = CopySignV(Sub(Mul(half, e), Div(half, e)), x);
+  const VF32 large = CopySignV(HalfExpLargeV(a), x);
+  const VF32 z = Mul(x, x);
+  VF32 p = Set<VF32>(2.03721912945e-4f);
+  p = Add(Mul(p, z), Set<VF32>(8.33028376239e-3f));
+  p = Add(Mul(p, z), Set<VF32>(1.66667160211e-1f));
+  p = Mul(p, z);
+  p = Mul(p, x);
+  VF32 r = Add(p, x);
+  r = IfThenElse(Gt(a, Set<VF32>(1.0f)), mid, r);
+  r = IfThenElse(Gt(a, Set<VF32>(88.0f)), large, r);
+  return IfThenElse(Ne(x, x), x, r);
+}
+
+// math::Cosh: (e + 1/e) / 2, exp(a) / 2 past 88.
+inline VF32 CoshV(VF32 x) {
+  const VF32 half = Set<VF32>(0.5f), a = Abs(x);
+  const VF32 e = ExpV(a);
+  const VF32 r = IfThenElse(Gt(a, Set<VF32>(88.0f)), HalfExpLargeV(a), Add(Mul(half, e), Div(half, e)));
+  return IfThenElse(Ne(x, x), x, r);
+}
+
+// math::Asinh: log1p(a + a^2 / (1 + sqrt(1 + a^2))), log(a) + ln 2 past 1e4, the sign
+// copied.
+inline VF32 AsinhV(VF32 x) {
+  const VF32 one = Set<VF32>(1.0f), a = Abs(x);
+  const VF32 a2 = Mul(a, a);
+  const VF32 small = Log1pV(Add(a, Div(a2, Add(one, Sqrt(Add(one, a2))))));
+  const VF32 r = IfThenElse(Gt(a, Set<VF32>(1.0e4f)), Add(LogV(a), Set<VF32>(0.693147180559945f)), small);
+  return IfThenElse(Ne(x, x), x, CopySignV(r, x));
+}
+
+// math::Acosh: log1p(t + sqrt(2t + t^2)) with t = x - 1, log(x) + ln 2 past 1e4.
+inline VF32 AcoshV(VF32 x) {
+  const VF32 t = Sub(x, Set<VF32>(1.0f));
+  VF32 r = Log1pV(Add(t, Sqrt(Add(Add(t, t), Mul(t, t)))));
+  r = IfThenElse(Gt(x, Set<VF32>(1.0e4f)), Add(LogV(x), Set<VF32>(0.693147180559945f)), r);
+  r = IfThenElse(Lt(x, Set<VF32>(1.0f)), Set<VF32>(__builtin_nanf("")), r);
+  return IfThenElse(Ne(x, x), x, r);
+}
+
+// math::Atanh: log1p(2a / (1 - a)) / 2, +-inf at +-1, the sign copied.
+inline VF32 AtanhV(VF32 x) {
+  const VF32 one = Set<VF32>(1.0f), a = Abs(x);
+  VF32 r = CopySignV(Mul(Set<VF32>(0.5f), Log1pV(Div(Add(a, a), Sub(one, a)))), x);
+  r = IfThenElse(Eq(a, one), CopySignV(Set<VF32>(__builtin_inff()), x), r);
+  r = IfThenElse(Gt(a, one), Set<VF32>(__builtin_nanf("")), r);
+  return IfThenElse(Ne(x, x), x, r);
+}
+
 // math::Softplus: NaN stays; x > 20: x; else Log1p(Exp(x)).
 inline VF32 SoftplusV(VF32 x) {
   const VF32 r = IfThenElse(Gt(x, Set<VF32>(20.0f)), x, Log1pV(ExpV(x)));

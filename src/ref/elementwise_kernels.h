@@ -33,8 +33,12 @@ enum UnaryOpF32 : int32_t {
   kUnLastF32 = kUnGeluTanhF32
 };
 
-// The functions of MathF32 (math::Exp, Tanh, Sigmoid, Erf, Log); kMathLastF32 is the last.
-enum MathOpF32 : int32_t { kMathExpF32 = 0, kMathTanhF32, kMathSigmoidF32, kMathErfF32, kMathLogF32, kMathLastF32 = kMathLogF32 };
+// The functions of MathF32 (math::Exp, Tanh, Sigmoid, Erf, Log, Atan, Asin, Acos, Sinh,
+// Cosh, Asinh, Acosh, Atanh); kMathLastF32 is the last.
+enum MathOpF32 : int32_t {
+  kMathExpF32 = 0, kMathTanhF32, kMathSigmoidF32, kMathErfF32, kMathLogF32, kMathAtanF32, kMathAsinF32, kMathAcosF32,
+  kMathSinhF32, kMathCoshF32, kMathAsinhF32, kMathAcoshF32, kMathAtanhF32, kMathLastF32 = kMathAtanhF32
+};
 
 namespace ref {
 

@@ -55,8 +55,11 @@ bool MathFast(OpContext& ctx, int32_t op) {
 }  // namespace
 
 void MathF32(int32_t op, const float* x, float* out, int64_t n) {
-  float (*f)(float) = op == kMathExpF32 ? &math::Exp : op == kMathTanhF32 ? &math::Tanh : op == kMathSigmoidF32 ? &math::Sigmoid
-                      : op == kMathLogF32 ? &math::Log : &math::Erf;
+  static float (*const fns[])(float) = {&math::Exp,  &math::Tanh, &math::Sigmoid, &math::Erf,   &math::Log,
+                                         &math::Atan, &math::Asin, &math::Acos,    &math::Sinh,  &math::Cosh,
+                                         &math::Asinh, &math::Acosh, &math::Atanh};
+  static_assert(sizeof(fns) / sizeof(fns[0]) == size_t(kMathLastF32) + 1, "one function per MathF32 op");
+  float (*f)(float) = fns[op >= 0 && op <= kMathLastF32 ? op : 0];
   for (int64_t i = 0; i < n; ++i) out[i] = f(x[i]);
 }
 
@@ -91,14 +94,30 @@ void Erf(OpContext& ctx) {
 void Sin(OpContext& ctx) { MapFloat(ctx, &math::Sin); }
 void Cos(OpContext& ctx) { MapFloat(ctx, &math::Cos); }
 void Tan(OpContext& ctx) { MapFloat(ctx, &math::Tan); }
-void Asin(OpContext& ctx) { MapFloat(ctx, &math::Asin); }
-void Acos(OpContext& ctx) { MapFloat(ctx, &math::Acos); }
-void Atan(OpContext& ctx) { MapFloat(ctx, &math::Atan); }
-void Sinh(OpContext& ctx) { MapFloat(ctx, &math::Sinh); }
-void Cosh(OpContext& ctx) { MapFloat(ctx, &math::Cosh); }
-void Asinh(OpContext& ctx) { MapFloat(ctx, &math::Asinh); }
-void Acosh(OpContext& ctx) { MapFloat(ctx, &math::Acosh); }
-void Atanh(OpContext& ctx) { MapFloat(ctx, &math::Atanh); }
+void Asin(OpContext& ctx) {
+  if (!MathFast(ctx, kMathAsinF32)) MapFloat(ctx, &math::Asin);
+}
+void Acos(OpContext& ctx) {
+  if (!MathFast(ctx, kMathAcosF32)) MapFloat(ctx, &math::Acos);
+}
+void Atan(OpContext& ctx) {
+  if (!MathFast(ctx, kMathAtanF32)) MapFloat(ctx, &math::Atan);
+}
+void Sinh(OpContext& ctx) {
+  if (!MathFast(ctx, kMathSinhF32)) MapFloat(ctx, &math::Sinh);
+}
+void Cosh(OpContext& ctx) {
+  if (!MathFast(ctx, kMathCoshF32)) MapFloat(ctx, &math::Cosh);
+}
+void Asinh(OpContext& ctx) {
+  if (!MathFast(ctx, kMathAsinhF32)) MapFloat(ctx, &math::Asinh);
+}
+void Acosh(OpContext& ctx) {
+  if (!MathFast(ctx, kMathAcoshF32)) MapFloat(ctx, &math::Acosh);
+}
+void Atanh(OpContext& ctx) {
+  if (!MathFast(ctx, kMathAtanhF32)) MapFloat(ctx, &math::Atanh);
+}
 // With a kernel table the float forms below go through UnaryF32, whose reference is
 // these very expressions (ref/elementwise_kernels.h).
 void Softplus(OpContext& ctx) {
