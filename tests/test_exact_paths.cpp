@@ -83,7 +83,8 @@ std::string OneOp(const std::string& op, const Shape& x, const std::vector<Init>
     pa->set_name(a.name);
     if (a.is_float) { pa->set_type(onnx::AttributeProto::FLOAT); pa->set_f(a.f); }
     else if (!a.s.empty()) { pa->set_type(onnx::AttributeProto::STRING); pa->set_s(a.s); }
-    else if (a.name == "group" || a.name == "transA" || a.name == "transB" || a.name == "ceil_mode" || a.name == "axis" || a.name == "approximate") {
+    else if (a.name == "group" || a.name == "transA" || a.name == "transB" || a.name == "ceil_mode" || a.name == "axis" || a.name == "approximate" ||
+               a.name == "count_include_pad") {
       pa->set_type(onnx::AttributeProto::INT);
       pa->set_i(a.ints[0]);
     } else {
@@ -270,6 +271,21 @@ TEST_CASE("exact paths: ConvTranspose, MaxPool, Resize and broadcast arithmetic 
     CheckAgainstOracle("MaxPool 3x3 s2 p1 kind " + std::to_string(kind),
                        OneOp("MaxPool", xp, {}, {Ints("kernel_shape", {3, 3}), Ints("strides", {2, 2}), Ints("pads", {1, 1, 1, 1})}), xp,
                        Values(rng, 2 * 5 * 17 * 18, kind));
+    CheckAgainstOracle("AveragePool 3x3 s2 p1 kind " + std::to_string(kind),
+                       OneOp("AveragePool", xp, {}, {Ints("kernel_shape", {3, 3}), Ints("strides", {2, 2}), Ints("pads", {1, 1, 1, 1})}), xp,
+                       Values(rng, 2 * 5 * 17 * 18, kind));
+    CheckAgainstOracle("AveragePool 3x2 counting pads, uneven pads kind " + std::to_string(kind),
+                       OneOp("AveragePool", xp, {}, {Ints("kernel_shape", {3, 2}), Ints("pads", {2, 0, 1, 1}), Int("count_include_pad", 1)}), xp,
+                       Values(rng, 2 * 5 * 17 * 18, kind));
+    // ceil_mode with counted pads: the last window of a row reaches past the padding,
+    // and those taps are not counted.
+    CheckAgainstOracle("AveragePool 3x3 s2 p1 ceil counting pads kind " + std::to_string(kind),
+                       OneOp("AveragePool", xp, {}, {Ints("kernel_shape", {3, 3}), Ints("strides", {2, 2}), Ints("pads", {1, 1, 1, 1}),
+                                                     Int("ceil_mode", 1), Int("count_include_pad", 1)}),
+                       xp, Values(rng, 2 * 5 * 17 * 18, kind));
+    CheckAgainstOracle("AveragePool 2x2 ceil dilated kind " + std::to_string(kind),
+                       OneOp("AveragePool", xp, {}, {Ints("kernel_shape", {2, 2}), Ints("strides", {2, 2}), Ints("dilations", {2, 1}), Int("ceil_mode", 1)}),
+                       xp, Values(rng, 2 * 5 * 17 * 18, kind));
     CheckAgainstOracle("MaxPool 2x2 ceil dilated kind " + std::to_string(kind),
                        OneOp("MaxPool", xp, {}, {Ints("kernel_shape", {2, 2}), Ints("strides", {2, 2}), Ints("dilations", {2, 1}), Int("ceil_mode", 1)}),
                        xp, Values(rng, 2 * 5 * 17 * 18, kind));

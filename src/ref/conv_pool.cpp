@@ -1183,6 +1183,54 @@ void PoolOp(OpContext& ctx, Pool kind, bool global) {
     if (!ybuf.empty()) for (int64_t i = 0; i < N * C * out_sp; ++i) StoreF32(y, i, ybuf[size_t(i)]);
     return;
   }
+  if (kind == Pool::kAverage && g.dims <= 2 && ctx.VectorKernels() && ctx.kernels->MulAddStridedF32) {
+    // 1-D/2-D average pool as planes, as the max pool above: per channel, the kernel
+    // taps in row-major order, each added to the output positions whose tap is inside
+    // the input as acc + x * 1 (x * 1 is x, NaNs included), then the division by the
+    // count of the loops below, which is per dimension: taps inside the input, or inside
+    // the padded extent with count_include_pad.
+    const Plane pl = MakePlane(g);
+    auto counts = [&](int64_t d) {
+      std::vector<float> c(size_t(g.out[size_t(d)]));
+      for (int64_t o = 0; o < g.out[size_t(d)]; ++o) {
+        int64_t n = 0;
+        for (int64_t k = 0; k < g.kernel[size_t(d)]; ++k) {
+          const int64_t q = o * g.stride[size_t(d)] - g.pad_b[size_t(d)] + k * g.dil[size_t(d)];
+          n += (q >= 0 && q < g.in[size_t(d)]) || (include_pad && q >= -g.pad_b[size_t(d)] && q < g.in[size_t(d)] + g.pad_e[size_t(d)]);
+        }
+        c[size_t(o)] = float(n);
+      }
+      return c;
+    };
+    const std::vector<float> ch = g.dims == 2 ? counts(0) : std::vector<float>{1.0f}, cw = counts(g.dims - 1);
+    std::vector<float> ybuf;
+    float* yf = y.dtype() == DType::kFloat ? y.mutable_data<float>() : (ybuf.resize(size_t(N * C * out_sp)), ybuf.data());
+    ParallelFor(ctx, N * C, 1, [&](int64_t b, int64_t e) {
+      for (int64_t nc = b; nc < e; ++nc) {
+        const float* xc = xv.data() + nc * in_sp;
+        float* acc = yf + nc * out_sp;
+        std::fill(acc, acc + out_sp, -0.0f);
+        for (int64_t kh = 0; kh < pl.KH; ++kh)
+          for (int64_t kw = 0; kw < pl.KW; ++kw) {
+            const int64_t lo = pl.col_lo[size_t(kw)], hi = pl.col_hi[size_t(kw)], shift = kw * pl.DW - pl.PW;
+            if (hi <= lo) continue;
+            for (int64_t oh = 0; oh < pl.OH; ++oh) {
+              const int64_t ih = oh * pl.SH - pl.PH + kh * pl.DH;
+              if (ih < 0 || ih >= pl.IH) continue;
+              ctx.kernels->MulAddStridedF32(acc + oh * pl.OW + lo, xc + ih * pl.IW + shift + lo * pl.SW, pl.SW, 1.0f, hi - lo);
+            }
+          }
+        for (int64_t oh = 0; oh < pl.OH; ++oh)
+          for (int64_t ow = 0; ow < pl.OW; ++ow) {
+            const float cnt = ch[size_t(oh)] * cw[size_t(ow)];  // a product of small integers: exact
+            float& r = acc[oh * pl.OW + ow];
+            r = cnt != 0.0f ? r / cnt : std::numeric_limits<float>::quiet_NaN();
+          }
+      }
+    });
+    if (!ybuf.empty()) for (int64_t i = 0; i < N * C * out_sp; ++i) StoreF32(y, i, ybuf[size_t(i)]);
+    return;
+  }
   for (int64_t nc = 0; nc < N * C; ++nc) {
     const float* xc = xv.data() + nc * in_sp;
     ForEach(g.out, [&](int64_t o, const std::vector<int64_t>& op) {
