@@ -121,6 +121,23 @@ Plane MakePlane(const Geometry& g) {
   return p;
 }
 
+// The pooling planes' runs: for each kernel tap in row-major order, then each output row
+// whose tap row is inside the input, step(output offset, input offset, n) over the n
+// outputs of the row whose tap column is inside too (consecutive outputs, input
+// columns SW apart).
+template <class F>
+void PlaneTapRuns(const Plane& pl, F step) {
+  for (int64_t kh = 0; kh < pl.KH; ++kh)
+    for (int64_t kw = 0; kw < pl.KW; ++kw) {
+      const int64_t lo = pl.col_lo[size_t(kw)], hi = pl.col_hi[size_t(kw)], shift = kw * pl.DW - pl.PW;
+      if (hi <= lo) continue;
+      for (int64_t oh = 0; oh < pl.OH; ++oh) {
+        const int64_t ih = oh * pl.SH - pl.PH + kh * pl.DH;
+        if (ih >= 0 && ih < pl.IH) step(oh * pl.OW + lo, ih * pl.IW + shift + lo * pl.SW, hi - lo);
+      }
+    }
+}
+
 // Adds one input channel's contribution to an output channel's plane of accumulators:
 // kernel row, kernel column, then the output positions whose tap is inside the input.
 // Each accumulator gets its terms in kernel order, a = a + x * w (never fused).
@@ -1168,16 +1185,7 @@ void PoolOp(OpContext& ctx, Pool kind, bool global) {
         const float* xc = xv.data() + nc * in_sp;
         float* acc = yf + nc * out_sp;
         std::fill(acc, acc + out_sp, -std::numeric_limits<float>::infinity());
-        for (int64_t kh = 0; kh < pl.KH; ++kh)
-          for (int64_t kw = 0; kw < pl.KW; ++kw) {
-            const int64_t lo = pl.col_lo[size_t(kw)], hi = pl.col_hi[size_t(kw)], shift = kw * pl.DW - pl.PW;
-            if (hi <= lo) continue;
-            for (int64_t oh = 0; oh < pl.OH; ++oh) {
-              const int64_t ih = oh * pl.SH - pl.PH + kh * pl.DH;
-              if (ih < 0 || ih >= pl.IH) continue;
-              ctx.kernels->MaxStepStridedF32(acc + oh * pl.OW + lo, xc + ih * pl.IW + shift + lo * pl.SW, pl.SW, hi - lo);
-            }
-          }
+        PlaneTapRuns(pl, [&](int64_t o, int64_t i, int64_t n) { ctx.kernels->MaxStepStridedF32(acc + o, xc + i, pl.SW, n); });
       }
     });
     if (!ybuf.empty()) for (int64_t i = 0; i < N * C * out_sp; ++i) StoreF32(y, i, ybuf[size_t(i)]);
@@ -1210,16 +1218,7 @@ void PoolOp(OpContext& ctx, Pool kind, bool global) {
         const float* xc = xv.data() + nc * in_sp;
         float* acc = yf + nc * out_sp;
         std::fill(acc, acc + out_sp, -0.0f);
-        for (int64_t kh = 0; kh < pl.KH; ++kh)
-          for (int64_t kw = 0; kw < pl.KW; ++kw) {
-            const int64_t lo = pl.col_lo[size_t(kw)], hi = pl.col_hi[size_t(kw)], shift = kw * pl.DW - pl.PW;
-            if (hi <= lo) continue;
-            for (int64_t oh = 0; oh < pl.OH; ++oh) {
-              const int64_t ih = oh * pl.SH - pl.PH + kh * pl.DH;
-              if (ih < 0 || ih >= pl.IH) continue;
-              ctx.kernels->MulAddStridedF32(acc + oh * pl.OW + lo, xc + ih * pl.IW + shift + lo * pl.SW, pl.SW, 1.0f, hi - lo);
-            }
-          }
+        PlaneTapRuns(pl, [&](int64_t o, int64_t i, int64_t n) { ctx.kernels->MulAddStridedF32(acc + o, xc + i, pl.SW, 1.0f, n); });
         for (int64_t oh = 0; oh < pl.OH; ++oh)
           for (int64_t ow = 0; ow < pl.OW; ++ow) {
             const float cnt = ch[size_t(oh)] * cw[size_t(ow)];  // a product of small integers: exact
