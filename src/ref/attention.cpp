@@ -153,7 +153,9 @@ void Attention(OpContext& ctx) {
         const float* qv = Q.v.data() + (b * Hq + h) * Sq * Dq;
         const float* kv = K.v.data() + (b * Hk + hk) * Skv * Dq;
         for (size_t i = 0; i < qs.size(); ++i) qs[i] = qv[i] * sq;
-        for (size_t i = 0; i < ks.size(); ++i) ks[i] = kv[i] * sq;
+        if (h % (Hq / Hk) == 0) {  // once per key/value head (query heads share it in groups)
+          for (size_t i = 0; i < ks.size(); ++i) ks[i] = kv[i] * sq;
+        }
         ParallelGemmF32(ctx, Sq, Skv, Dq, qs.data(), Dq, 1, ks.data(), 1, Dq, sc.data(), Skv);
         ParallelFor(ctx, Sq, std::max<int64_t>(1, 4096 / std::max<int64_t>(Skv, 1)), [&](int64_t i0, int64_t i1) {
           for (int64_t i = i0; i < i1; ++i) {

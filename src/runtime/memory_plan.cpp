@@ -85,7 +85,10 @@ MemoryPlanStats MemoryPlanner::stats() const {
 
 MemoryPlanner::RunScope::RunScope(MemoryPlanner* p, std::unique_lock<std::mutex> lock, const std::string& key)
     : planner_(p), lock_(std::move(lock)), key_(key), record_(std::make_shared<Record>()) {
-  if (p->arena_ && p->key_ == key) {
+  if (p->have_plan_ && p->key_ == key) {
+    // The arena is made when a plan is first followed: a plan for shapes that do not
+    // come back costs no memory.
+    if (!p->arena_) p->arena_ = std::make_shared<Arena>(p->arena_bytes_);
     arena_ = p->arena_;
     plan_ = &p->plan_;
   }
@@ -146,6 +149,12 @@ void MemoryPlanner::Finish(RunScope& run) {
   if (replayed) {
     failures_ = 0;
     st.disabled = false;
+    // Buffers recycled before this plan was followed would otherwise wait unused; once
+    // per plan, so shapes that alternate keep their recycled buffers.
+    if (!trimmed_) {
+      TrimRecycledTensorBuffers();
+      trimmed_ = true;
+    }
   } else {
     if (run.plan_) ++failures_;  // a plan for these shapes that the run left
     else failures_ = 0;
@@ -190,7 +199,10 @@ void MemoryPlanner::Finish(RunScope& run) {
     for (size_t k = 0; k < allocs.size(); ++k) plan_[k].bytes = allocs[k].bytes;
     for (const Item& it : items) plan_[it.k].offset = int64_t(it.off);
     key_ = run.key_;
-    arena_ = std::make_shared<Arena>(arena_bytes);  // the old one lives on in its slices' owners
+    arena_.reset();  // the old one lives on in its slices' owners; the new one is made when followed
+    arena_bytes_ = arena_bytes;
+    have_plan_ = true;
+    trimmed_ = false;
     st.plans_built += 1;
     st.planned_buffers = items.size();
     st.planned_bytes = planned_bytes;
@@ -199,12 +211,10 @@ void MemoryPlanner::Finish(RunScope& run) {
     if (failures_ >= kMaxFailures) {
       disabled_key_ = key_;
       plan_.clear();
-      arena_.reset();
+      have_plan_ = false;
       st.disabled = true;
       st.arena_bytes = st.planned_buffers = st.planned_bytes = st.peak_live_bytes = 0;
     }
-    // Buffers recycled before this plan existed would otherwise wait unused.
-    TrimRecycledTensorBuffers();
   }
   std::lock_guard<std::mutex> lock(stats_mu_);
   stats_ = st;

@@ -74,7 +74,10 @@ class MemoryPlanner {
   mutable std::mutex stats_mu_;
   std::string key_;
   std::vector<Entry> plan_;
-  std::shared_ptr<Arena> arena_;
+  bool have_plan_ = false;
+  size_t arena_bytes_ = 0;
+  std::shared_ptr<Arena> arena_;  // made when the plan is first followed
+  bool trimmed_ = false;          // the recycled buffers were freed for this plan
   int failures_ = 0;
   std::string disabled_key_;
   MemoryPlanStats stats_;
