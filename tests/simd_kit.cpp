@@ -17,6 +17,8 @@ template <> struct VecOf<int16_t> { using type = VI16; };
 template <> struct VecOf<uint16_t> { using type = VU16; };
 template <> struct VecOf<int8_t> { using type = VI8; };
 template <> struct VecOf<uint8_t> { using type = VU8; };
+template <> struct VecOf<double> { using type = VF64; };
+template <> struct VecOf<uint64_t> { using type = VU64; };
 
 template <class T> const T* P(const uint8_t* p) { return reinterpret_cast<const T*>(p); }
 template <class T> T* P(uint8_t* p) { return reinterpret_cast<T*>(p); }

@@ -374,6 +374,15 @@ TEST_CASE("exact paths: activations and data movement equal the oracle", "[exact
       CheckAgainstOracle(f + k, OneOp(f, xs, {}, {}), xs, x);
       CheckAgainstOracle(f + std::string(" of small values") + k, OneOp(f, xs, {}, {}), xs, Values(rng, n, kind, -1.5f, 1.5f));
     }
+    for (const char* f : {"Sin", "Cos", "Tan"}) {
+      CheckAgainstOracle(f + k, OneOp(f, xs, {}, {}), xs, x);
+      CheckAgainstOracle(f + std::string(" of large values") + k, OneOp(f, xs, {}, {}), xs, Values(rng, n, kind, -3e5f, 3e5f));
+    }
+    CheckAgainstOracle("Pow by a scalar 2" + k, OneOp("Pow", xs, {{"P", {}, {2.0f}}}, {}), xs, x);
+    CheckAgainstOracle("Pow by a broadcast row" + k, OneOp("Pow", xs, {{"P", {41}, Values(rng, 41, kind, -3.0f, 3.0f)}}, {}), xs, x);
+    CheckAgainstOracle("Pow by an int64 3" + k, OneOp("Pow", xs, {{"P", {}, {3.0f}, true}}, {}), xs, x);
+    CheckAgainstOracle("Pow of positives by a tensor" + k, OneOp("Pow", xs, {{"P", xs, Values(rng, n, kind, -4.0f, 4.0f)}}, {}), xs,
+                       Positive(rng, n));
     CheckAgainstOracle("Elu" + k, OneOp("Elu", xs, {}, {Float("alpha", 0.7f)}), xs, x);
     CheckAgainstOracle("Selu" + k, OneOp("Selu", xs, {}, {}), xs, x);
     CheckAgainstOracle("Celu" + k, OneOp("Celu", xs, {}, {Float("alpha", 1.5f)}), xs, x);

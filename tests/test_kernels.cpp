@@ -13,6 +13,7 @@
 #include "core/threadpool.h"
 #include "ref/blas.h"
 #include "ref/elementwise_kernels.h"
+#include "ref/math.h"
 #include "ref/reduce.h"
 #include "runtime/dispatch.h"
 #include "tests/test_util.h"
@@ -195,7 +196,7 @@ TEST_CASE("kernels: BinaryF32 equals its reference for every op and broadcast", 
   REQUIRE(d.kernels.BinaryF32 != nullptr);
   SplitMix64 rng(45);
   const std::vector<size_t> lengths = Lengths(4099);
-  for (int32_t op = kBinAddF32; op <= kBinMinF32; ++op)
+  for (int32_t op = kBinAddF32; op <= kBinLastF32; ++op)
     for (int64_t sa : {0, 1})
       for (int64_t sb : {0, 1})
         for (size_t n : lengths)
@@ -219,6 +220,40 @@ TEST_CASE("kernels: BinaryF32 equals its reference for every op and broadcast", 
   ref::BinaryF32(kBinDivF32, a.data(), 1, b.data(), 1, want.data(), 100);
   d.kernels.BinaryF32(kBinDivF32, got.data(), 1, b.data(), 1, got.data(), 100);
   CHECK(DiffF32(want.data(), got.data(), 100) == "");
+}
+
+TEST_CASE("kernels: BinaryF32 Pow equals math::Pow on every pairing of special bases and exponents", "[kernels][math]") {
+  const Dispatch d = MakeDispatch(ActiveIsa());
+  REQUIRE(d.kernels.BinaryF32 != nullptr);
+  // Bases: specials, negatives, values near 1 (tiny logarithms), extremes. Exponents:
+  // odd and even integers (signs of negative bases), halves (NaN for negative bases),
+  // +-0, +-inf, NaN, exponents that overflow or underflow binary64 (ScaleBD's branches).
+  std::vector<float> bases(F32Specials().begin(), F32Specials().end());
+  for (float v : {-2.0f, -0.5f, -1.0f, 1.0f, 0.5f, 2.0f, 10.0f, -3.0f, 1.0000001f, 0.99999994f, -1.0000001f, 3.4e38f,
+                  -3.4e38f, 1e-38f, 1e-45f, -1e-45f, 0.1f, 7.0f, 123.456f})
+    bases.push_back(v);
+  std::vector<float> exps(F32Specials().begin(), F32Specials().end());
+  for (float v : {0.0f, -0.0f, 1.0f, -1.0f, 2.0f, -2.0f, 3.0f, -3.0f, 0.5f, -0.5f, 1.5f, 1030.0f, -1030.0f, 1074.0f,
+                  -1075.0f, 1023.5f, 16777215.0f, 16777216.0f, -16777215.0f, 1e10f, -1e10f, 127.0f, -149.0f, 0.3333333f,
+                  200.0f, -200.0f, 2.5f})
+    exps.push_back(v);
+  SplitMix64 rng(91);
+  for (int i = 0; i < 200; ++i) exps.push_back(rng.Uniform(-40.0f, 40.0f));
+  std::vector<float> a, b;
+  for (float x : bases)
+    for (float y : exps) { a.push_back(x); b.push_back(y); }
+  std::vector<float> want(a.size()), got(a.size());
+  ref::BinaryF32(kBinPowF32, a.data(), 1, b.data(), 1, want.data(), int64_t(a.size()));
+  for (size_t i = 0; i < a.size(); ++i) REQUIRE(SameF32(want[i], math::Pow(a[i], b[i])));
+  d.kernels.BinaryF32(kBinPowF32, a.data(), 1, b.data(), 1, got.data(), int64_t(a.size()));
+  INFO(IsaName(d.isa));
+  CHECK(DiffF32(want.data(), got.data(), want.size()) == "");
+  // A few known answers, so that the reference itself is pinned too.
+  CHECK(math::Pow(-2.0f, 3.0f) == -8.0f);
+  CHECK(math::Pow(-0.0f, -3.0f) == -std::numeric_limits<float>::infinity());
+  CHECK(F2U(math::Pow(-0.0f, 3.0f)) == 0x80000000u);
+  CHECK(math::Pow(-1.0f, std::numeric_limits<float>::infinity()) == 1.0f);
+  CHECK(IsNaN(math::Pow(-8.0f, 1.0f / 3.0f)));
 }
 
 TEST_CASE("kernels: UnaryF32 equals its reference for every op", "[kernels]") {
@@ -273,8 +308,18 @@ TEST_CASE("kernels: MathF32 (Exp, Tanh, Sigmoid, Erf, Log, inverse and hyperboli
   for (int i = 0; i < 2000; ++i) x.push_back(U2F(rng.NextU32() & 0x007FFFFFu));
   for (int i = -2000; i < 2000; ++i) x.push_back(U2F(F2U(0.707106781186547524f) + uint32_t(i)));
   for (int i = -2000; i < 2000; ++i) x.push_back(U2F(F2U(1.0f) + uint32_t(i)));
+  // For Sin, Cos, Tan: around every multiple of pi/4 up to 64 of them (octant edges),
+  // large arguments up to and past 2^63 pi/4 (where the octant is 0 by definition).
+  for (int k = -64; k <= 64; ++k)
+    for (int d = -8; d <= 8; ++d) x.push_back(U2F(uint32_t(int64_t(F2U(float(k) * 0.785398163f)) + d)));
+  for (float e = 1.0f; e < 3e38f; e *= 1.9f) {
+    x.push_back(e);
+    x.push_back(-e * 1.37f);
+  }
+  for (int d = -64; d <= 64; ++d) x.push_back(U2F(uint32_t(int64_t(F2U(7.2440162e18f)) + d)));
   std::vector<float> want(x.size()), got(x.size());
-  const char* names[] = {"Exp", "Tanh", "Sigmoid", "Erf", "Log", "Atan", "Asin", "Acos", "Sinh", "Cosh", "Asinh", "Acosh", "Atanh"};
+  const char* names[] = {"Exp",  "Tanh",  "Sigmoid", "Erf",   "Log", "Atan", "Asin", "Acos", "Sinh",
+                         "Cosh", "Asinh", "Acosh",   "Atanh", "Sin", "Cos",  "Tan"};
   static_assert(sizeof(names) / sizeof(names[0]) == size_t(kMathLastF32) + 1, "a name per op");
   for (int32_t op = kMathExpF32; op <= kMathLastF32; ++op) {
     ref::MathF32(op, x.data(), want.data(), int64_t(x.size()));

@@ -3,6 +3,8 @@
 // known-answer tests of the policies the names promise, on every target.
 #include "tests/catch.h"
 
+#include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <limits>
 #include <vector>
@@ -15,7 +17,7 @@ namespace onemodel {
 namespace test {
 namespace {
 
-enum class Kind { kF32, kI32, kU32, kI16, kU16, kI8, kU8 };
+enum class Kind { kF32, kI32, kU32, kI16, kU16, kI8, kU8, kF64, kU64 };
 template <class T> constexpr Kind KindOf();
 template <> constexpr Kind KindOf<float>() { return Kind::kF32; }
 template <> constexpr Kind KindOf<int32_t>() { return Kind::kI32; }
@@ -24,8 +26,11 @@ template <> constexpr Kind KindOf<int16_t>() { return Kind::kI16; }
 template <> constexpr Kind KindOf<uint16_t>() { return Kind::kU16; }
 template <> constexpr Kind KindOf<int8_t>() { return Kind::kI8; }
 template <> constexpr Kind KindOf<uint8_t>() { return Kind::kU8; }
+template <> constexpr Kind KindOf<double>() { return Kind::kF64; }
+template <> constexpr Kind KindOf<uint64_t>() { return Kind::kU64; }
 size_t SizeOf(Kind k) {
-  switch (k) { case Kind::kF32: case Kind::kI32: case Kind::kU32: return 4;
+  switch (k) { case Kind::kF64: case Kind::kU64: return 8;
+               case Kind::kF32: case Kind::kI32: case Kind::kU32: return 4;
                case Kind::kI16: case Kind::kU16: return 2; default: return 1; }
 }
 
@@ -45,6 +50,7 @@ constexpr bool MayMakeNaN(const char* op) {
          StrEq(op, "Floor") || StrEq(op, "Ceil");
 }
 template <class T> constexpr Kind OutKind(const char* op) {
+  if (KindOf<T>() == Kind::kF64) return MayMakeNaN(op) ? Kind::kF64 : Kind::kU64;
   return KindOf<T>() == Kind::kF32 && !MayMakeNaN(op) ? Kind::kI32 : KindOf<T>();
 }
 #define OM_BIN(name, T, op) {#name, KindOf<T>(), OutKind<T>(#op), kKitBytes, KindOf<T>()},
@@ -97,6 +103,43 @@ const int64_t kIntEdges[] = {0, 1, -1, 2, -2, 3, 5, -5, 7, 44, 127, 128, -128, -
                              -300, 32767, 32768, -32768, -32769, 65535, 65536, 100000, -100000,
                              2147483647LL, -2147483647LL - 1, 4294967295LL, 0x55555555, 0x2AAAAAAA};
 
+// Binary64 specials: the f32 corpus widened, then the edges of binary64 rounding
+// (integer and tie thresholds of Trunc/Floor, binary32 ties, overflow and subnormal
+// edges of NarrowRoundF64ToF32), subnormals, extremes and NaN payloads.
+const std::vector<double>& F64Specials() {
+  static const std::vector<double> v = [] {
+    std::vector<double> r;
+    for (float f : F32Specials()) r.push_back(double(f));
+    auto bits = [](uint64_t u) { double d; std::memcpy(&d, &u, 8); return d; };
+    const double more[] = {4503599627370496.0, 4503599627370495.5, -4503599627370495.5, 9007199254740992.0,
+                           9007199254740993.0 + 1.0, 0.49999999999999994, -0.49999999999999994, 0.5, -0.5, 1.5,
+                           -1.5, 2.5, -2.5, 1e300, -1e300, 9.2233720368547758e18, -9.2233720368547758e18,
+                           1.0 + 0x1p-24, 1.0 + 0x1p-24 + 0x1p-50, 1.0 + 3 * 0x1p-24, 3.4028235677973366e38,
+                           3.4028235677973362e38, -3.4028235677973366e38, 0x1p-150, 0x1p-150 + 0x1p-200, 0x1p-149 * 1.5,
+                           -0x1p-150, 1.1754942807573643e-38, 1e-300, -1e-300, 0.7853981633974483, 1e-45};
+    r.insert(r.end(), std::begin(more), std::end(more));
+    for (uint64_t u : {0x0000000000000001ull, 0x800FFFFFFFFFFFFFull, 0x0010000000000000ull, 0x7FEFFFFFFFFFFFFFull,
+                       0x7FF0000000000000ull, 0xFFF0000000000000ull, 0x7FF8000000000000ull, 0xFFF8000000000001ull,
+                       0x7FF0000000000001ull, 0x8000000000000000ull})
+      r.push_back(bits(u));
+    return r;
+  }();
+  return v;
+}
+std::string DiffF64(const double* want, const double* got, size_t n) {
+  for (size_t i = 0; i < n; ++i) {
+    uint64_t a, b;
+    std::memcpy(&a, want + i, 8);
+    std::memcpy(&b, got + i, 8);
+    const bool na = (a & 0x7FFFFFFFFFFFFFFFull) > 0x7FF0000000000000ull, nb = (b & 0x7FFFFFFFFFFFFFFFull) > 0x7FF0000000000000ull;
+    if (a == b || (na && nb)) continue;
+    char buf[96];
+    std::snprintf(buf, sizeof buf, "lane %zu: want %016llx got %016llx", i, (unsigned long long)a, (unsigned long long)b);
+    return buf;
+  }
+  return "";
+}
+
 // Fills buf (kKitBytes) with lanes of `kind`: round r < 64 cycles the specials with an
 // offset r (so every pair of specials meets), later rounds use seeded random bits.
 void Fill(uint8_t* buf, Kind kind, int round, int which) {
@@ -104,7 +147,14 @@ void Fill(uint8_t* buf, Kind kind, int round, int which) {
   SplitMix64 rng(uint64_t(round) * 1000003u + uint64_t(which) * 7919u + 17u);
   const int offset = which == 0 ? 0 : (which == 1 ? round : 2 * round + 1);
   for (size_t i = 0; i < n; ++i) {
-    if (kind == Kind::kF32) {
+    if (kind == Kind::kF64) {
+      const auto& sp = F64Specials();
+      double v;
+      if (round < 64) v = sp[(i + size_t(offset)) % sp.size()];
+      else if (round % 2) { const uint64_t u = rng.Next(); std::memcpy(&v, &u, 8); }
+      else v = double(rng.Uniform(-4.0f, 4.0f)) * double(uint64_t(1) << (rng.NextU32() % 60)) + (i % 3 ? 0.5 : 0.0);
+      std::memcpy(buf + i * 8, &v, 8);
+    } else if (kind == Kind::kF32) {
       const auto& sp = F32Specials();
       float v;
       if (round < 64) v = sp[(i + size_t(offset)) % sp.size()];
@@ -143,6 +193,8 @@ TEST_CASE("simd: every op on the target equals the scalar backend bitwise", "[si
       kit->fns[op](a, b, c, got);
       std::string diff = info.out == Kind::kF32
                              ? DiffF32(reinterpret_cast<float*>(want), reinterpret_cast<float*>(got), info.out_bytes / 4)
+                         : info.out == Kind::kF64
+                             ? DiffF64(reinterpret_cast<double*>(want), reinterpret_cast<double*>(got), info.out_bytes / 8)
                              : DiffBytes(want, got, info.out_bytes, SizeOf(info.out));
       if (!diff.empty()) {
         FAIL_CHECK(IsaName(isa) << " " << info.name << " round " << round << ": " << diff);
@@ -312,6 +364,36 @@ TEST_CASE("simd: rounding keeps signs and ties go to even", "[simd]") {
   CHECK(F2U(At<float>(t, 0)) == 0x80000000u);
   CHECK(At<float>(f, 7) == -2.0f);
   CHECK(At<float>(c, 7) == -1.0f);
+}
+
+TEST_CASE("simd: binary64 lanes round, widen and narrow as named", "[simd]") {
+  const auto in = Bytes<double>({-0.3, 2.5, -2.5, 4503599627370495.5, -0.0, 1e300, 9007199254740993.0, -1.5});
+  const auto t = RunOp("TruncF64", in), f = RunOp("FloorF64", in);
+  const double want_t[] = {-0.0, 2.0, -2.0, 4503599627370495.0, -0.0, 1e300, 9007199254740993.0, -1.0};
+  const double want_f[] = {-1.0, 2.0, -3.0, 4503599627370495.0, -0.0, 1e300, 9007199254740993.0, -2.0};
+  for (size_t i = 0; i < 8; ++i) {
+    INFO("lane " << i);
+    CHECK(std::signbit(At<double>(t, i)) == std::signbit(want_t[i]));
+    CHECK(At<double>(t, i) == want_t[i]);
+    CHECK(std::signbit(At<double>(f, i)) == std::signbit(want_f[i]));
+    CHECK(At<double>(f, i) == want_f[i]);
+  }
+  // Ties to even, overflow to infinity, subnormal results, exact widening.
+  const auto n = RunOp("NarrowRoundF64ToF32", Bytes<double>({1.0 + 0x1p-24, 1.0 + 3 * 0x1p-24, 3.5e38, 0x1p-149 * 1.5,
+                                                               0x1p-150, -1e-50, 0.1, 16777217.0}));
+  const float want_n[] = {1.0f, 1.0f + 0x1p-22f, std::numeric_limits<float>::infinity(), 0x1p-148f, 0.0f, -0.0f, 0.1f,
+                          16777216.0f};
+  for (size_t i = 0; i < 8; ++i) {
+    INFO("lane " << i);
+    CHECK(F2U(At<float>(n, i)) == F2U(want_n[i]));
+  }
+  const auto w = RunOp("WidenF32", Bytes<float>({0.1f, -0.0f, 0x1p-149f, 3.4028235e38f, 1.5f, -7.0f, 1e-30f, 2.0f}));
+  const double want_w[] = {double(0.1f), -0.0, 0x1p-149, double(3.4028235e38f), 1.5, -7.0, double(1e-30f), 2.0};
+  for (size_t i = 0; i < 8; ++i) {
+    INFO("lane " << i);
+    CHECK(At<double>(w, i) == want_w[i]);
+    CHECK(std::signbit(At<double>(w, i)) == std::signbit(want_w[i]));
+  }
 }
 
 TEST_CASE("simd: integer dot products wrap and group lanes as documented", "[simd]") {

@@ -51,6 +51,7 @@ void BinaryF32(int32_t op, const float* a, int64_t sa, const float* b, int64_t s
     case kBinDivF32: Runs([](VF32 x, VF32 y) { return Div(x, y); }, a, sa, b, sb, out, n); break;
     case kBinMaxF32: Runs([](VF32 x, VF32 y) { return MaxIeee(x, y); }, a, sa, b, sb, out, n); break;
     case kBinMinF32: Runs([](VF32 x, VF32 y) { return MinIeee(x, y); }, a, sa, b, sb, out, n); break;
+    case kBinPowF32: Runs([](VF32 x, VF32 y) { return PowV(x, y); }, a, sa, b, sb, out, n); break;
     default: break;
   }
 }
@@ -121,6 +122,9 @@ void MathF32(int32_t op, const float* x, float* out, int64_t n) {
     case kMathAsinhF32: run([](VF32 v) { return AsinhV(v); }); break;
     case kMathAcoshF32: run([](VF32 v) { return AcoshV(v); }); break;
     case kMathAtanhF32: run([](VF32 v) { return AtanhV(v); }); break;
+    case kMathSinF32: run([](VF32 v) { return SinV(v); }); break;
+    case kMathCosF32: run([](VF32 v) { return CosV(v); }); break;
+    case kMathTanF32: run([](VF32 v) { return TanV(v); }); break;
     default: break;
   }
 }

@@ -278,5 +278,174 @@ inline VF32 ErfV(VF32 x) {
   return IfThenElse(Ne(x, x), x, r);
 }
 
+// ---- Binary64 steps (VF64 lanes, VF32::kLanes / 2 of them) --------------------------
+
+// 2^k for integer-valued lanes k in [-1022, 1023] (exact): k + (2^52 + 1023) holds
+// k + 1023 in its low mantissa bits; shifted up 52 they are the exponent field.
+inline VF64 Pow2DV(VF64 k) {
+  return BitCast<VF64>(ShiftLeft<52>(BitCast<VU64>(Add(k, Set<VF64>(4503599627370496.0 + 1023.0)))));
+}
+
+// math::ExpD: n = x / ln 2 rounded half away from zero (by + 1/2 and truncation, as the
+// scalar's integer conversion), the two-part reduction, Taylor to r^13/13!, ScaleBD's
+// three cases as two multiplies (the second by 1 where the scalar has one).
+inline VF64 ExpDV(VF64 x) {
+  const VF64 t = Mul(x, Set<VF64>(1.4426950408889634));
+  const VF64 half = Set<VF64>(0.5);
+  const VF64 n = IfThenElse(Lt(t, Set<VF64>(0.0)), Neg(Trunc(Add(Neg(t), half))), Trunc(Add(t, half)));
+  const VF64 r = Sub(Sub(x, Mul(n, Set<VF64>(6.93147180369123816490e-01))), Mul(n, Set<VF64>(1.90821492927058770002e-10)));
+  constexpr double c[] = {1.0 / 479001600.0, 1.0 / 39916800.0, 1.0 / 3628800.0, 1.0 / 362880.0, 1.0 / 40320.0,
+                          1.0 / 5040.0, 1.0 / 720.0, 1.0 / 120.0, 1.0 / 24.0, 1.0 / 6.0, 0.5, 1.0, 1.0};
+  VF64 p = Set<VF64>(1.0 / 6227020800.0);
+  for (double k : c) p = Add(Mul(p, r), Set<VF64>(k));
+  // ScaleBD(p, n): n > 1023: p * 2^1023 * 2^min(n - 1023, 1023); n < -1022: p * 2^(n + 512)
+  // * 2^-512; else p * 2^n * 1. Lanes outside the range below get any scale (replaced).
+  const VF64 big = Gt(n, Set<VF64>(1023.0)), small = Lt(n, Set<VF64>(-1022.0));
+  const VF64 zero = Set<VF64>(0.0);
+  VF64 n1 = IfThenElse(big, Set<VF64>(1023.0), IfThenElse(small, Add(n, Set<VF64>(512.0)), n));
+  VF64 n2 = IfThenElse(big, Sub(n, Set<VF64>(1023.0)), IfThenElse(small, Set<VF64>(-512.0), zero));
+  const VF64 ok = And(Gt(n, Set<VF64>(-1100.0)), Lt(n, Set<VF64>(1100.0)));  // keeps the exponents in range
+  n1 = IfThenElse(ok, n1, zero);
+  n2 = IfThenElse(ok, n2, zero);
+  VF64 y = Mul(Mul(p, Pow2DV(n1)), Pow2DV(n2));
+  y = IfThenElse(Gt(x, Set<VF64>(709.782712893384)), Set<VF64>(__builtin_inf()), y);
+  y = IfThenElse(Lt(x, Set<VF64>(-745.1332191019412)), zero, y);
+  return IfThenElse(Ne(x, x), x, y);
+}
+
+// math::LogD: subnormals scaled by 2^52 first; the exponent and the mantissa in
+// [0.5, 1) from the bits (the exponent field made a binary64 by the 2^52 trick), moved
+// to [sqrt(1/2), sqrt(2)); 2 atanh(s) by its series to s^23/23; ln 2 in two parts.
+inline VF64 LogDV(VF64 x0) {
+  const VF64 two52 = Set<VF64>(4503599627370496.0);
+  const VF64 sub = Lt(x0, Set<VF64>(2.2250738585072014e-308));
+  const VF64 x = IfThenElse(sub, Mul(x0, two52), x0);
+  const VU64 u = BitCast<VU64>(x);
+  const VF64 field = Sub(BitCast<VF64>(Or(And(ShiftRight<52>(u), Set<VU64>(0x7FF)), BitCast<VU64>(two52))), two52);
+  VF64 e = Add(IfThenElse(sub, Set<VF64>(-52.0), Set<VF64>(0.0)), Sub(field, Set<VF64>(1022.0)));
+  VF64 m = BitCast<VF64>(Or(And(u, Set<VU64>(0x000FFFFFFFFFFFFFull)), Set<VU64>(0x3FE0000000000000ull)));
+  const VF64 low = Lt(m, Set<VF64>(0.70710678118654752440));
+  e = IfThenElse(low, Sub(e, Set<VF64>(1.0)), e);
+  m = IfThenElse(low, Add(m, m), m);
+  const VF64 f = Sub(m, Set<VF64>(1.0));
+  const VF64 s = Div(f, Add(Set<VF64>(2.0), f));
+  const VF64 z = Mul(s, s);
+  VF64 p = Set<VF64>(1.0 / 23.0);
+  for (int k = 21; k >= 3; k -= 2) p = Add(Mul(p, z), Set<VF64>(1.0 / double(k)));
+  p = Mul(p, z);
+  const VF64 s2 = Mul(Set<VF64>(2.0), s);
+  const VF64 r = Add(Add(s2, Mul(s2, p)), Mul(e, Set<VF64>(1.90821492927058770002e-10)));
+  VF64 y = Add(r, Mul(e, Set<VF64>(6.93147180369123816490e-01)));
+  const VF64 inf = Set<VF64>(__builtin_inf());
+  y = IfThenElse(Eq(x0, inf), x0, y);
+  y = IfThenElse(Eq(x0, Set<VF64>(0.0)), Neg(inf), y);
+  y = IfThenElse(Lt(x0, Set<VF64>(0.0)), Set<VF64>(__builtin_nan("")), y);
+  return IfThenElse(Ne(x0, x0), x0, y);
+}
+
+// math::PowD: the general ExpD(y * LogD|x|) with the sign of an odd integer power of a
+// negative base, then the scalar's special cases selected in reverse order of its
+// checks (the first check that holds there is applied last here).
+inline VF64 PowDV(VF64 x, VF64 y) {
+  const VF64 zero = Set<VF64>(0.0), one = Set<VF64>(1.0), inf = Set<VF64>(__builtin_inf());
+  const VF64 nan = Set<VF64>(__builtin_nan(""));
+  const VF64 ax = Abs(x), ay = Abs(y);
+  const VF64 r = ExpDV(Mul(y, LogDV(ax)));
+  // IntegerParity(y): -1 not an integer, else 1 odd / 0 even (0 for |y| >= 2^53).
+  const VF64 ti = Trunc(ay);
+  const VF64 isint = Eq(ti, ay);
+  const VF64 odd = And(isint, Eq(Sub(ti, Mul(Set<VF64>(2.0), Floor(Mul(ti, Set<VF64>(0.5))))), one));
+  const VF64 xneg = Lt(x, zero), yneg = Lt(y, zero);
+  VF64 res = IfThenElse(And(xneg, odd), Neg(r), r);
+  res = IfThenElse(AndNot(isint, xneg), nan, res);                                  // x < 0, y not an integer
+  const VF64 signed_inf = IfThenElse(odd, Neg(inf), inf), signed_zero = IfThenElse(odd, Set<VF64>(-0.0), zero);
+  res = IfThenElse(Eq(x, Neg(inf)), IfThenElse(yneg, signed_zero, signed_inf), res);
+  res = IfThenElse(Eq(x, inf), IfThenElse(yneg, zero, inf), res);
+  const VF64 xsign = Lt(Or(one, And(x, Set<VF64>(-0.0))), zero);                    // sign bit of x (for +-0)
+  const VF64 odd_neg = And(odd, xsign);
+  res = IfThenElse(Eq(x, zero), IfThenElse(yneg, IfThenElse(odd_neg, Neg(inf), inf), IfThenElse(odd_neg, Set<VF64>(-0.0), zero)), res);
+  res = IfThenElse(Eq(ay, inf), IfThenElse(Eq(ax, one), one, IfThenElse(Xor(Gt(ax, one), Gt(y, zero)), zero, inf)), res);
+  res = IfThenElse(Or(Ne(x, x), Ne(y, y)), nan, res);
+  res = IfThenElse(Eq(x, one), one, res);
+  return IfThenElse(Eq(y, zero), one, res);
+}
+
+// math::Pow: PowD of the widened lanes, one rounding to binary32.
+inline VF32 PowV(VF32 x, VF32 y) {
+  return NarrowRoundF64ToF32(PowDV(WidenLo(x), WidenLo(y)), PowDV(WidenHi(x), WidenHi(y)));
+}
+
+// math.cpp's ReducePiO4 on the lanes of |x|: r (binary32) and the octant j mod 8 (an
+// integer-valued binary32), both from binary64 steps: j = trunc(|x| 4/pi) rounded up to
+// even (j + (j - 2 floor(j/2))), -2^63 from 2^63 on (the scalar's documented choice),
+// j mod 8 = j - 8 floor(j/8), all exact.
+inline void ReducePiO4V(VF32 x, VF32* r, VF32* oct) {
+  const VF32 a = Abs(x);
+  auto half = [](VF64 da, VF64* rd, VF64* od) {
+    const VF64 t = Mul(da, Set<VF64>(1.2732395447351628));
+    VF64 j = Trunc(t);
+    j = Add(j, Sub(j, Mul(Set<VF64>(2.0), Floor(Mul(j, Set<VF64>(0.5))))));
+    j = IfThenElse(Ge(t, Set<VF64>(9223372036854775808.0)), Set<VF64>(-9223372036854775808.0), j);
+    *od = Sub(j, Mul(Set<VF64>(8.0), Floor(Mul(j, Set<VF64>(0.125)))));
+    *rd = Sub(Sub(Sub(da, Mul(j, Set<VF64>(0.785398125648498535156))), Mul(j, Set<VF64>(3.77489470793079817668e-8))),
+              Mul(j, Set<VF64>(2.69515142907905952645e-15)));
+  };
+  VF64 rl, ol, rh, oh;
+  half(WidenLo(a), &rl, &ol);
+  half(WidenHi(a), &rh, &oh);
+  *r = NarrowRoundF64ToF32(rl, rh);
+  *oct = NarrowRoundF64ToF32(ol, oh);
+}
+inline VF32 SinPolyV(VF32 x) {
+  const VF32 z = Mul(x, x);
+  const VF32 p = Sub(Mul(Add(Mul(Set<VF32>(-1.9515295891e-4f), z), Set<VF32>(8.3321608736e-3f)), z), Set<VF32>(1.6666654611e-1f));
+  return Add(Mul(Mul(p, z), x), x);
+}
+inline VF32 CosPolyV(VF32 x) {
+  const VF32 z = Mul(x, x);
+  const VF32 p = Add(Mul(Sub(Mul(Set<VF32>(2.443315711809948e-5f), z), Set<VF32>(1.388731625493765e-3f)), z),
+                     Set<VF32>(4.166664568298827e-2f));
+  return Add(Sub(Mul(Mul(p, z), z), Mul(Set<VF32>(0.5f), z)), Set<VF32>(1.0f));
+}
+// NaN where x is NaN or infinite (the scalar's first check), else v.
+inline VF32 TrigSpecialsV(VF32 x, VF32 v) {
+  return IfThenElse(Or(Ne(x, x), Eq(Abs(x), Set<VF32>(__builtin_inff()))), Set<VF32>(__builtin_nanf("")), v);
+}
+
+// math::Sin, math::Cos, math::Tan.
+inline VF32 SinV(VF32 x) {
+  VF32 r, oct;
+  ReducePiO4V(x, &r, &oct);
+  const VF32 swap = Or(Eq(oct, Set<VF32>(2.0f)), Eq(oct, Set<VF32>(6.0f)));
+  const VF32 y = IfThenElse(swap, CosPolyV(r), SinPolyV(r));
+  const VF32 neg = Xor(Lt(x, Zero<VF32>()), Ge(oct, Set<VF32>(4.0f)));
+  return TrigSpecialsV(x, IfThenElse(neg, Neg(y), y));
+}
+inline VF32 CosV(VF32 x) {
+  VF32 r, oct;
+  ReducePiO4V(x, &r, &oct);
+  const VF32 swap = Or(Eq(oct, Set<VF32>(2.0f)), Eq(oct, Set<VF32>(6.0f)));
+  const VF32 y = IfThenElse(swap, SinPolyV(r), CosPolyV(r));
+  const VF32 neg = Or(Eq(oct, Set<VF32>(2.0f)), Eq(oct, Set<VF32>(4.0f)));
+  return TrigSpecialsV(x, IfThenElse(neg, Neg(y), y));
+}
+inline VF32 TanV(VF32 x) {
+  VF32 r, oct;
+  ReducePiO4V(x, &r, &oct);
+  const VF32 z = Mul(r, r);
+  VF32 p = Set<VF32>(9.38540185543e-3f);
+  p = Add(Mul(p, z), Set<VF32>(3.11992232697e-3f));
+  p = Add(Mul(p, z), Set<VF32>(2.44301354525e-2f));
+  p = Add(Mul(p, z), Set<VF32>(5.34112807005e-2f));
+  p = Add(Mul(p, z), Set<VF32>(1.33387994085e-1f));
+  p = Add(Mul(p, z), Set<VF32>(3.33331568548e-1f));
+  p = Mul(p, z);
+  p = Mul(p, r);
+  VF32 y = Add(p, r);
+  const VF32 swap = Or(Eq(oct, Set<VF32>(2.0f)), Eq(oct, Set<VF32>(6.0f)));
+  y = IfThenElse(swap, Div(Set<VF32>(-1.0f), y), y);
+  return TrigSpecialsV(x, IfThenElse(Lt(x, Zero<VF32>()), Neg(y), y));
+}
+
 }  // namespace ONEMODEL_NS
 }  // namespace onemodel

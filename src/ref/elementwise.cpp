@@ -143,9 +143,7 @@ Runs MakeRuns(const Shape& sa, const Shape& sb, const Shape& out) {
 }
 
 // The float path: runs handed to the session's BinaryF32 kernel, split over threads.
-void BinaryRunsF32(const OpContext& ctx, Arith op, const Tensor& a, const Tensor& b, Tensor& out) {
-  static constexpr int32_t kCode[] = {kBinAddF32, kBinSubF32, kBinMulF32, kBinDivF32, kBinMaxF32, kBinMinF32};
-  const int32_t code = kCode[int(op)];
+void BinaryRunsF32(const OpContext& ctx, int32_t code, const Tensor& a, const Tensor& b, Tensor& out) {
   auto* kernel = ctx.kernels && ctx.kernels->BinaryF32 ? ctx.kernels->BinaryF32 : &ref::BinaryF32;
   const Runs r = MakeRuns(a.shape(), b.shape(), out.shape());
   const float* pa = a.data<float>();
@@ -166,11 +164,12 @@ Tensor Binary(const OpContext& ctx, Arith op, const Tensor& a, const Tensor& b) 
   CheckSameType(ctx, a, b);
   const Shape shape = BroadcastShapes(ctx, {a.shape(), b.shape()});
   if (a.dtype() == DType::kFloat && ctx.kernels) {
-    Tensor out = Tensor::Uninitialized(a.dtype(), shape, ctx.node.Describe() + " output");
-    if (out.numel()) BinaryRunsF32(ctx, op, a, b, out);
+    Tensor out = ctx.NewTensor(a.dtype(), shape, false, "output");
+    static constexpr int32_t kCode[] = {kBinAddF32, kBinSubF32, kBinMulF32, kBinDivF32, kBinMaxF32, kBinMinF32};
+    if (out.numel()) BinaryRunsF32(ctx, kCode[int(op)], a, b, out);
     return out;
   }
-  Tensor out(a.dtype(), shape, ctx.node.Describe() + " output");
+  Tensor out = ctx.NewTensor(a.dtype(), shape, true, "output");
   const auto ia = BroadcastIndex(a.shape(), shape), ib = BroadcastIndex(b.shape(), shape);
   const bool ok = DispatchNumeric(a.dtype(), [&]<class T>() {
     if constexpr (std::is_same_v<T, bool>) {
@@ -333,7 +332,15 @@ template <class C> C CeilOf(C x) {
 
 }  // namespace
 
+void BroadcastBinaryF32(const OpContext& ctx, int32_t code, const Tensor& a, const Tensor& b, Tensor& out) {
+  if (out.numel()) BinaryRunsF32(ctx, code, a, b, out);
+}
+
 void BinaryF32(int32_t op, const float* a, int64_t sa, const float* b, int64_t sb, float* out, int64_t n) {
+  if (op == kBinPowF32) {
+    for (int64_t i = 0; i < n; ++i) out[i] = math::Pow(a[i * sa], b[i * sb]);
+    return;
+  }
   static constexpr Arith kOp[] = {Arith::kAdd, Arith::kSub, Arith::kMul, Arith::kDiv, Arith::kMax, Arith::kMin};
   const Arith o = kOp[op];
   for (int64_t i = 0; i < n; ++i) out[i] = ApplyArith(o, a[i * sa], b[i * sb]);

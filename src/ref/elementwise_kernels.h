@@ -7,8 +7,10 @@
 namespace onemodel {
 
 // The float binary operations of BinaryF32: + - * / and IEEE 754-2019 maximum/minimum
-// (a NaN operand gives NaN; -0 < +0).
-enum BinaryOpF32 : int32_t { kBinAddF32 = 0, kBinSubF32, kBinMulF32, kBinDivF32, kBinMaxF32, kBinMinF32 };
+// (a NaN operand gives NaN; -0 < +0), and Pow: math::Pow (binary64 inside, one rounding).
+enum BinaryOpF32 : int32_t {
+  kBinAddF32 = 0, kBinSubF32, kBinMulF32, kBinDivF32, kBinMaxF32, kBinMinF32, kBinPowF32, kBinLastF32 = kBinPowF32
+};
 
 // The float unary operations of UnaryF32, each exactly its operator's reference:
 //   Relu         NaN stays; v > 0 ? v : +0
@@ -34,17 +36,18 @@ enum UnaryOpF32 : int32_t {
 };
 
 // The functions of MathF32 (math::Exp, Tanh, Sigmoid, Erf, Log, Atan, Asin, Acos, Sinh,
-// Cosh, Asinh, Acosh, Atanh); kMathLastF32 is the last.
+// Cosh, Asinh, Acosh, Atanh, Sin, Cos, Tan); kMathLastF32 is the last.
 enum MathOpF32 : int32_t {
   kMathExpF32 = 0, kMathTanhF32, kMathSigmoidF32, kMathErfF32, kMathLogF32, kMathAtanF32, kMathAsinF32, kMathAcosF32,
-  kMathSinhF32, kMathCoshF32, kMathAsinhF32, kMathAcoshF32, kMathAtanhF32, kMathLastF32 = kMathAtanhF32
+  kMathSinhF32, kMathCoshF32, kMathAsinhF32, kMathAcoshF32, kMathAtanhF32, kMathSinF32, kMathCosF32, kMathTanF32,
+  kMathLastF32 = kMathTanF32
 };
 
 namespace ref {
 
 // out[i] = a[i * sa] op b[i * sb] for i < n; sa and sb are 0 (one value broadcast) or
-// 1. Each result is one correctly rounded binary32 operation; out may alias a or b
-// when its stride is 1.
+// 1. Each result is one correctly rounded binary32 operation (Pow: math::Pow); out may
+// alias a or b when its stride is 1.
 void BinaryF32(int32_t op, const float* a, int64_t sa, const float* b, int64_t sb, float* out, int64_t n);
 
 // out[i] = op(x[i]) for i < n; out may alias x.

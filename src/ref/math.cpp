@@ -35,16 +35,32 @@ double ScaleBD(double y, int n) {
   return y * Pow2D(n);
 }
 
-// Reduces x by multiples of pi/4: returns r in about [-pi/4, pi/4] and the octant j
-// (even). In binary64, Cody-Waite with three parts of pi/4 whose first two have 24
-// significant bits, so j * part is exact for j < 2^24 (|x| < 1.3e7); beyond that the
-// result is still deterministic but loses accuracy (decision, docs/exact-mode.md).
-float ReducePiO4(float x, int64_t* octant) {
+// Reduces |x| by multiples of pi/4: returns r in about [-pi/4, pi/4] and the octant
+// j mod 8 of the even multiple j. In binary64, Cody-Waite with three parts of pi/4 whose
+// first two have 24 significant bits, so j * part is exact for j < 2^24 (|x| < 1.3e7);
+// beyond that the result is still deterministic but loses accuracy (decision,
+// docs/exact-mode.md). j = trunc(|x| * 4/pi) rounded up to even (every binary64 of 2^53
+// and more is an even integer already). Where |x| * 4/pi >= 2^63, j is -2^63 (octant
+// 0): what the first oracle's int64 conversion and increment gave on every target (x86
+// converts out-of-range values to -2^63; AArch64 and wasm saturate to 2^63 - 1, whose
+// increment wraps to -2^63), kept so that no golden hash moves, now written without
+// undefined behaviour. Such arguments have no meaningful reduction in binary64 anyway.
+// The vector form (kernels/math_v.h) computes j and j mod 8 in binary64 the same way.
+float ReducePiO4(float x, int* octant) {
   const double da = double(Abs(x));
-  int64_t j = int64_t(da * 1.2732395447351628);  // 4/pi, truncated
-  j += j & 1;
-  const double y = double(j);
-  *octant = j;
+  const double t = da * 1.2732395447351628;  // 4/pi
+  double y = -9223372036854775808.0;         // -2^63
+  int oct = 0;
+  if (t < 9007199254740992.0) {  // 2^53
+    int64_t j = int64_t(t);      // truncated
+    j += j & 1;
+    y = double(j);
+    oct = int(j & 7);
+  } else if (t < 9223372036854775808.0) {  // 2^63
+    y = t;
+    oct = int(int64_t(t) & 7);
+  }
+  *octant = oct;
   const double r = ((da - y * 0.785398125648498535156) - y * 3.77489470793079817668e-8) -
                    y * 2.69515142907905952645e-15;
   return float(r);
@@ -226,9 +242,8 @@ float Erf(float x) {
 
 float Sin(float x) {
   if (IsNaN(x) || Abs(x) == kInf) return kNaN;
-  int64_t j;
-  const float r = ReducePiO4(x, &j);
-  const int oct = int(j & 7);
+  int oct;
+  const float r = ReducePiO4(x, &oct);
   float y = (oct == 2 || oct == 6) ? CosPoly(r) : SinPoly(r);
   bool neg = x < 0.0f;
   if (oct >= 4) neg = !neg;
@@ -237,9 +252,8 @@ float Sin(float x) {
 
 float Cos(float x) {
   if (IsNaN(x) || Abs(x) == kInf) return kNaN;
-  int64_t j;
-  const float r = ReducePiO4(x, &j);
-  const int oct = int(j & 7);
+  int oct;
+  const float r = ReducePiO4(x, &oct);
   float y = (oct == 2 || oct == 6) ? SinPoly(r) : CosPoly(r);
   const bool neg = oct == 2 || oct == 4;
   return neg ? -y : y;
@@ -247,8 +261,8 @@ float Cos(float x) {
 
 float Tan(float x) {
   if (IsNaN(x) || Abs(x) == kInf) return kNaN;
-  int64_t j;
-  const float r = ReducePiO4(x, &j);
+  int oct;
+  const float r = ReducePiO4(x, &oct);
   const float z = r * r;
   float p = 9.38540185543e-3f;
   p = p * z + 3.11992232697e-3f;
@@ -259,7 +273,7 @@ float Tan(float x) {
   p = p * z;
   p = p * r;
   float y = p + r;
-  if (j & 2) y = -1.0f / y;
+  if (oct & 2) y = -1.0f / y;
   return x < 0.0f ? -y : y;
 }
 
@@ -464,11 +478,15 @@ double CosPolyD(double r) {
   for (size_t k = 1; k < sizeof(c) / sizeof(c[0]); ++k) p = p * z + c[k];
   return 1.0 + z * p;
 }
-// x - q * pi/2 with pi/2 in four parts of 33 bits (exact products for |q| < 2^20).
+// x - q * pi/2 with pi/2 in four parts of 33 bits (exact products for |q| < 2^20); q is
+// x * 2/pi rounded half away from zero by adding 1/2 in binary64 and truncating. Where
+// |x * 2/pi| >= 2^62 it is x * 2/pi itself, a multiple of 2^10, so *q is 0 (mod 4).
 double ReducePiO2D(double x, int64_t* q) {
   const double t = x * 0.63661977236758134308;  // 2/pi
-  const double qd = t < 0 ? -double(int64_t(-t + 0.5)) : double(int64_t(t + 0.5));
-  *q = int64_t(qd);
+  const double at = t < 0 ? -t : t;
+  const bool big = at >= 4611686018427387904.0;  // 2^62: int64 conversion would overflow
+  const double qd = big ? t : t < 0 ? -double(int64_t(-t + 0.5)) : double(int64_t(t + 0.5));
+  *q = big ? 0 : int64_t(qd);
   return (((x - qd * 1.5707963267341256) - qd * 6.077100506303966e-11) - qd * 2.0222662487111665e-21) -
          qd * 8.4784276603689e-32;
 }

@@ -49,15 +49,28 @@ const Tensor& OpContext::in(size_t i) const {
   return inputs[i]->tensor;
 }
 
+Tensor OpContext::NewTensor(DType dtype, const Shape& shape, bool zero, const std::string& label) const {
+  // The tensor's errors name it by `label`; the node's description (several heap
+  // allocations) is added only when one is thrown, not for every output of every run.
+  try {
+    return zero ? Tensor(dtype, shape, label) : Tensor::Uninitialized(dtype, shape, label);
+  } catch (const Error& e) {
+    std::string msg = e.what();
+    const std::string code = std::string(ErrorCodeName(e.code())) + ": ";
+    if (msg.compare(0, code.size(), code) == 0) msg.erase(0, code.size());
+    throw Error(e.code(), node.Describe() + " " + msg);
+  }
+}
+
 Tensor& OpContext::out(size_t i, DType dtype, const Shape& shape) {
   if (i >= outputs.size()) throw Fail(ErrorCode::kInternal, "output " + std::to_string(i) + " does not exist");
-  outputs[i] = Value::FromTensor(Tensor(dtype, shape, node.Describe() + " output " + std::to_string(i)));
+  outputs[i] = Value::FromTensor(NewTensor(dtype, shape, true, "output " + std::to_string(i)));
   return outputs[i].tensor;
 }
 
 Tensor& OpContext::out_uninit(size_t i, DType dtype, const Shape& shape) {
   if (i >= outputs.size()) throw Fail(ErrorCode::kInternal, "output " + std::to_string(i) + " does not exist");
-  outputs[i] = Value::FromTensor(Tensor::Uninitialized(dtype, shape, node.Describe() + " output " + std::to_string(i)));
+  outputs[i] = Value::FromTensor(NewTensor(dtype, shape, false, "output " + std::to_string(i)));
   return outputs[i].tensor;
 }
 

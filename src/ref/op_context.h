@@ -72,6 +72,9 @@ struct OpContext {
   Tensor& out(size_t i, DType dtype, const Shape& shape);
   // The same with unspecified contents, for kernels that write every element.
   Tensor& out_uninit(size_t i, DType dtype, const Shape& shape);
+  // A new tensor (zeroed, or uninitialised) for this node; its size errors name the
+  // node and `label` (e.g. "output 0").
+  Tensor NewTensor(DType dtype, const Shape& shape, bool zero, const std::string& label) const;
   void set_out(size_t i, Tensor t);
   bool wants_output(size_t i) const { return i < node.outputs.size() && !node.outputs[i].empty(); }
 

@@ -30,7 +30,7 @@ inline void ParallelFor(const OpContext& ctx, int64_t n, int64_t grain, const st
 inline bool MapChunksF32(OpContext& ctx, int64_t chunk, const std::function<void(const float*, float*, int64_t)>& fn) {
   const Tensor& x = ctx.in(0);
   if (x.dtype() != DType::kFloat) return false;
-  Tensor out = Tensor::Uninitialized(DType::kFloat, x.shape(), ctx.node.Describe() + " output");
+  Tensor out = ctx.NewTensor(DType::kFloat, x.shape(), false, "output");
   const float* px = x.data<float>();
   float* po = out.mutable_data<float>();
   const int64_t n = x.numel();
@@ -40,6 +40,11 @@ inline bool MapChunksF32(OpContext& ctx, int64_t chunk, const std::function<void
   ctx.set_out(0, std::move(out));
   return true;
 }
+
+// out = a op b for float tensors broadcast to out's shape (numpy rules; out allocated by
+// the caller), op a BinaryOpF32 code: runs handed to the session's BinaryF32 kernel
+// (ref::BinaryF32 without a table), split over the threads. Defined in elementwise.cpp.
+void BroadcastBinaryF32(const OpContext& ctx, int32_t code, const Tensor& a, const Tensor& b, Tensor& out);
 
 // The float fast path of a unary operator: the session's UnaryF32 (op, p0, p1:
 // ref/elementwise_kernels.h) over chunks, split over threads. Returns false (nothing

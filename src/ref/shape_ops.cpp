@@ -15,7 +15,7 @@ namespace {
 
 // A tensor with the same elements and a new shape.
 Tensor Reshaped(const OpContext& ctx, const Tensor& x, const Shape& shape) {
-  Tensor out(x.dtype(), shape, ctx.node.Describe() + " output");
+  Tensor out = ctx.NewTensor(x.dtype(), shape, true, "output");
   if (out.numel() != x.numel()) {
     throw ctx.Fail(ErrorCode::kShapeMismatch, "cannot reshape " + ShapeToString(x.shape()) + " to " + ShapeToString(shape));
   }

@@ -57,7 +57,8 @@ bool MathFast(OpContext& ctx, int32_t op) {
 void MathF32(int32_t op, const float* x, float* out, int64_t n) {
   static float (*const fns[])(float) = {&math::Exp,  &math::Tanh, &math::Sigmoid, &math::Erf,   &math::Log,
                                          &math::Atan, &math::Asin, &math::Acos,    &math::Sinh,  &math::Cosh,
-                                         &math::Asinh, &math::Acosh, &math::Atanh};
+                                         &math::Asinh, &math::Acosh, &math::Atanh, &math::Sin,  &math::Cos,
+                                         &math::Tan};
   static_assert(sizeof(fns) / sizeof(fns[0]) == size_t(kMathLastF32) + 1, "one function per MathF32 op");
   float (*f)(float) = fns[op >= 0 && op <= kMathLastF32 ? op : 0];
   for (int64_t i = 0; i < n; ++i) out[i] = f(x[i]);
@@ -91,9 +92,15 @@ void Sigmoid(OpContext& ctx) {
 void Erf(OpContext& ctx) {
   if (!MathFast(ctx, kMathErfF32)) MapFloat(ctx, &math::Erf);
 }
-void Sin(OpContext& ctx) { MapFloat(ctx, &math::Sin); }
-void Cos(OpContext& ctx) { MapFloat(ctx, &math::Cos); }
-void Tan(OpContext& ctx) { MapFloat(ctx, &math::Tan); }
+void Sin(OpContext& ctx) {
+  if (!MathFast(ctx, kMathSinF32)) MapFloat(ctx, &math::Sin);
+}
+void Cos(OpContext& ctx) {
+  if (!MathFast(ctx, kMathCosF32)) MapFloat(ctx, &math::Cos);
+}
+void Tan(OpContext& ctx) {
+  if (!MathFast(ctx, kMathTanF32)) MapFloat(ctx, &math::Tan);
+}
 void Asin(OpContext& ctx) {
   if (!MathFast(ctx, kMathAsinF32)) MapFloat(ctx, &math::Asin);
 }
@@ -176,12 +183,23 @@ void Pow(OpContext& ctx) {
   const Tensor& y = ctx.in(1);
   const Shape shape = BroadcastShapes(ctx, {x.shape(), y.shape()});
   Tensor& out = ctx.out(0, x.dtype(), shape);
-  const auto ix = BroadcastIndex(x.shape(), shape), iy = BroadcastIndex(y.shape(), shape);
   std::vector<double> yv(static_cast<size_t>(y.numel()));
   const bool yok = DispatchNumeric(y.dtype(), [&]<class T>() {
     for (int64_t i = 0; i < y.numel(); ++i) yv[size_t(i)] = double(Widen(y.data<T>()[i]));
   });
   if (!yok) throw ctx.Fail(ErrorCode::kTypeMismatch, "exponent type " + DTypeName(y.dtype()) + " is not supported");
+  if (x.dtype() == DType::kFloat && ctx.kernels) {
+    // float bases: the exponents as binary32 (what the loop below uses), then broadcast
+    // runs through the session's BinaryF32 kernel (kBinPowF32 is math::Pow).
+    Tensor yf;
+    if (y.dtype() != DType::kFloat) {
+      yf = Tensor(DType::kFloat, y.shape());
+      for (size_t i = 0; i < yv.size(); ++i) yf.mutable_data<float>()[i] = float(yv[i]);
+    }
+    BroadcastBinaryF32(ctx, kBinPowF32, x, y.dtype() == DType::kFloat ? y : yf, out);
+    return;
+  }
+  const auto ix = BroadcastIndex(x.shape(), shape), iy = BroadcastIndex(y.shape(), shape);
   const bool ok = DispatchNumeric(x.dtype(), [&]<class T>() {
     if constexpr (std::is_same_v<T, bool>) {
       throw ctx.Fail(ErrorCode::kTypeMismatch, "bool base is not supported");

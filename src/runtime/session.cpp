@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
 #include <set>
 #include <unordered_map>
 
@@ -18,64 +19,128 @@
 
 namespace onemodel {
 
+// A graph's schedule, computed once per graph (the session's graphs are cached in
+// GraphPlans; a function body's instance gets its own): every name the graph reads or
+// writes has a slot; per node its operator, its input and output slots and the slots
+// whose last reader it is (freed after it: graph outputs and initializers stay;
+// subgraphs' references to this graph's names count as reads by their node).
+struct GraphPlan {
+  static constexpr size_t kNoSlot = ~size_t(0);
+  std::unordered_map<std::string, size_t> slot;
+  std::vector<Value> init;  // per slot: the initializer's value (kind kNone for others)
+  struct Step {
+    OpFn fn = nullptr;
+    const Function* func = nullptr;
+    std::vector<size_t> in, out, free_after;
+  };
+  std::vector<Step> steps;
+  std::vector<size_t> outputs;
+};
+
+struct GraphPlans {
+  std::mutex mu;
+  std::unordered_map<const Graph*, std::unique_ptr<GraphPlan>> by_graph;
+};
+
 class Executor {
  public:
-  Executor(const Model& m, const KernelTable* kernels, ThreadPool* pool, DerivedCache* derived)
-      : model_(m), kernels_(kernels), pool_(pool), derived_(derived) {}
+  Executor(const Model& m, const KernelTable* kernels, ThreadPool* pool, DerivedCache* derived, GraphPlans* plans)
+      : model_(m), kernels_(kernels), pool_(pool), derived_(derived), plans_(plans) {}
+
+  std::unique_ptr<GraphPlan> MakePlan(const Graph& g) const {
+    auto p = std::make_unique<GraphPlan>();
+    auto slot_of = [&](const std::string& name) { return p->slot.emplace(name, p->slot.size()).first->second; };
+    for (const auto& in : g.inputs) slot_of(in.name);
+    for (const auto& [name, t] : g.initializers) slot_of(name);
+    std::vector<size_t> last_use;
+    auto read = [&](const std::string& name, size_t i) {
+      const size_t s = slot_of(name);
+      if (last_use.size() <= s) last_use.resize(s + 1, GraphPlan::kNoSlot);
+      last_use[s] = i;
+      return s;
+    };
+    p->steps.resize(g.nodes.size());
+    for (size_t i = 0; i < g.nodes.size(); ++i) {
+      const Node& node = g.nodes[i];
+      GraphPlan::Step& st = p->steps[i];
+      st.fn = FindRefOp(node.domain, node.op_type);
+      st.func = st.fn ? nullptr : FindFunction(node);
+      for (const auto& n : node.inputs) st.in.push_back(n.empty() ? GraphPlan::kNoSlot : read(n, i));
+      for (const auto& [k, a] : node.attributes) {
+        if (a.g) for (const auto& r : a.g->outer_refs) read(r, i);
+        for (const auto& sg : a.graphs) for (const auto& r : sg->outer_refs) read(r, i);
+      }
+      for (const auto& n : node.outputs) st.out.push_back(n.empty() ? GraphPlan::kNoSlot : slot_of(n));
+    }
+    for (const auto& o : g.outputs) p->outputs.push_back(slot_of(o.name));
+    p->init.resize(p->slot.size());
+    for (const auto& [name, t] : g.initializers) p->init[p->slot.at(name)] = Value::FromTensor(t);
+    std::vector<bool> keep(p->slot.size(), false);
+    for (size_t s : p->outputs) keep[s] = true;
+    for (const auto& [name, t] : g.initializers) keep[p->slot.at(name)] = true;
+    for (size_t s = 0; s < last_use.size(); ++s) {
+      if (last_use[s] != GraphPlan::kNoSlot && !keep[s]) p->steps[last_use[s]].free_after.push_back(s);
+    }
+    return p;
+  }
+
+  // The cached plan of one of the session's graphs (made on first use).
+  const GraphPlan& PlanFor(const Graph& g) {
+    std::lock_guard<std::mutex> lock(plans_->mu);
+    auto& p = plans_->by_graph[&g];
+    if (!p) p = MakePlan(g);
+    return *p;
+  }
 
   // Runs graph g with the given bindings (inputs), seeing `outer` for names defined
-  // in enclosing graphs.
-  std::vector<Value> RunGraph(const Graph& g, std::unordered_map<std::string, Value> env, const Scope* outer) {
-    for (const auto& [name, t] : g.initializers) {
-      if (!env.count(name)) env[name] = Value::FromTensor(t);
+  // in enclosing graphs. `cached`: g belongs to the session (its plan is kept).
+  std::vector<Value> RunGraph(const Graph& g, std::unordered_map<std::string, Value> env, const Scope* outer,
+                              bool cached = true) {
+    std::unique_ptr<GraphPlan> own;
+    if (!cached || !plans_) own = MakePlan(g);
+    const GraphPlan& plan = own ? *own : PlanFor(g);
+    // Slot values: bindings (feeds override initializers), then node outputs.
+    std::vector<Value> vals(plan.slot.size());
+    for (auto& [name, v] : env) {
+      auto it = plan.slot.find(name);
+      if (it != plan.slot.end()) vals[it->second] = std::move(v);
     }
-    // After which node each value is read for the last time (subgraphs' outer
-    // references count), so it can be freed then; graph outputs and initializers stay.
-    std::unordered_map<std::string, size_t> last_use;
-    for (size_t i = 0; i < g.nodes.size(); ++i) {
-      for (const auto& n : g.nodes[i].inputs) last_use[n] = i;
-      for (const auto& [k, a] : g.nodes[i].attributes) {
-        if (a.g) for (const auto& r : a.g->outer_refs) last_use[r] = i;
-        for (const auto& sg : a.graphs) for (const auto& r : sg->outer_refs) last_use[r] = i;
-      }
-    }
-    std::set<std::string> keep;
-    for (const auto& o : g.outputs) keep.insert(o.name);
-    std::vector<std::vector<std::string>> free_after(g.nodes.size());
-    for (const auto& [name, i] : last_use) {
-      if (!name.empty() && !keep.count(name) && !g.initializers.count(name)) free_after[i].push_back(name);
-    }
+    auto at = [&](size_t s) -> const Value* {
+      if (vals[s].kind != Value::Kind::kNone) return &vals[s];
+      if (plan.init[s].kind != Value::Kind::kNone) return &plan.init[s];
+      return nullptr;
+    };
     const Scope scope = [&](const std::string& name) -> const Value* {
-      auto it = env.find(name);
-      if (it != env.end()) return &it->second;
+      auto it = plan.slot.find(name);
+      if (it != plan.slot.end()) {
+        if (const Value* v = at(it->second)) return v;
+      }
       return outer ? (*outer)(name) : nullptr;
     };
     for (size_t i = 0; i < g.nodes.size(); ++i) {
       const Node& node = g.nodes[i];
-      const int64_t opset = OpsetFor(node.domain);
-      OpFn fn = FindRefOp(node.domain, node.op_type);
-      const Function* func = fn ? nullptr : FindFunction(node);
-      if (!fn && !func) {
-        throw UnsupportedOpError(model_.origin, node);
-      }
-      OpContext ctx(node, opset);
+      const GraphPlan::Step& st = plan.steps[i];
+      if (!st.fn && !st.func) throw UnsupportedOpError(model_.origin, node);
+      OpContext ctx(node, OpsetFor(node.domain));
       ctx.executor = this;
       ctx.kernels = kernels_;
       ctx.pool = pool_;
       ctx.scope = &scope;
       ctx.derived = derived_;
       ctx.graph = &g;
-      for (const auto& in : node.inputs) {
-        if (in.empty()) { ctx.inputs.push_back(nullptr); continue; }
-        const Value* v = scope(in);
-        if (!v) throw Error(ErrorCode::kInternal, node.Describe() + ": value '" + in + "' is not available");
+      ctx.inputs.reserve(st.in.size());
+      for (size_t k = 0; k < st.in.size(); ++k) {
+        if (st.in[k] == GraphPlan::kNoSlot) { ctx.inputs.push_back(nullptr); continue; }
+        const Value* v = at(st.in[k]);
+        if (!v && outer) v = (*outer)(node.inputs[k]);
+        if (!v) throw Error(ErrorCode::kInternal, node.Describe() + ": value '" + node.inputs[k] + "' is not available");
         ctx.inputs.push_back(v);
       }
       const auto t0 = profile_ ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
-      if (fn) {
-        fn(ctx);
+      if (st.fn) {
+        st.fn(ctx);
       } else {
-        std::vector<Value> outs = CallFunction(*func, node, ctx.inputs);
+        std::vector<Value> outs = CallFunction(*st.func, node, ctx.inputs);
         for (size_t k = 0; k < outs.size() && k < ctx.outputs.size(); ++k) ctx.outputs[k] = std::move(outs[k]);
       }
       if (profile_) {
@@ -83,15 +148,17 @@ class Executor {
         e.first += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
         e.second += 1;
       }
-      for (size_t k = 0; k < node.outputs.size(); ++k) {
-        if (!node.outputs[k].empty()) env[node.outputs[k]] = std::move(ctx.outputs[k]);
+      for (size_t k = 0; k < st.out.size(); ++k) {
+        if (st.out[k] != GraphPlan::kNoSlot) vals[st.out[k]] = std::move(ctx.outputs[k]);
       }
-      for (const std::string& name : free_after[i]) env.erase(name);
+      for (size_t s : st.free_after) vals[s] = Value();
     }
     std::vector<Value> out;
-    for (const auto& o : g.outputs) {
-      const Value* v = scope(o.name);
-      if (!v) throw Error(ErrorCode::kInternal, "graph output '" + o.name + "' was not computed");
+    out.reserve(plan.outputs.size());
+    for (size_t k = 0; k < plan.outputs.size(); ++k) {
+      const Value* v = at(plan.outputs[k]);
+      if (!v && outer) v = (*outer)(g.outputs[k].name);
+      if (!v) throw Error(ErrorCode::kInternal, "graph output '" + g.outputs[k].name + "' was not computed");
       out.push_back(*v);
     }
     return out;
@@ -126,7 +193,7 @@ class Executor {
     }
     if (++depth_ > 64) { --depth_; throw Error(ErrorCode::kInvalidModel, "function '" + f.name + "' recurses too deeply"); }
     try {
-      auto out = RunGraph(g, std::move(env), nullptr);
+      auto out = RunGraph(g, std::move(env), nullptr, /*cached=*/false);
       --depth_;
       return out;
     } catch (...) {
@@ -157,6 +224,7 @@ class Executor {
   const KernelTable* kernels_;
   ThreadPool* pool_;
   DerivedCache* derived_;
+  GraphPlans* plans_;
   Profile* profile_ = nullptr;
   int depth_ = 0;
 };
@@ -210,6 +278,7 @@ void Session::Prepare(const SessionOptions& opts) {
     throw Error(ErrorCode::kInvalidArgument, "threads must be 0 (the default) or 1 .. 1024, got " + std::to_string(opts.threads));
   }
   pool_ = std::make_shared<ThreadPool>(opts.threads ? opts.threads : ThreadPool::DefaultThreads());
+  plans_ = std::make_shared<GraphPlans>();
   if (opts.mode == Mode::kFast) {
     // Fast mode does not exist yet: it runs the exact path (same bits).
   }
@@ -268,7 +337,7 @@ std::vector<Value> Session::Run(const std::map<std::string, Value>& feeds) const
     }
     env[in.name] = v;
   }
-  Executor ex(*model_, &dispatch_.kernels, pool_.get(), derived_.get());
+  Executor ex(*model_, &dispatch_.kernels, pool_.get(), derived_.get(), plans_.get());
   // The memory plan is keyed by the inputs' element types and shapes.
   std::unique_ptr<MemoryPlanner::RunScope> plan;
   if (planner_) {

@@ -27,6 +27,7 @@ struct SessionOptions {
 
 class Executor;
 class ThreadPool;
+struct GraphPlans;
 
 class Session {
  public:
@@ -64,6 +65,7 @@ class Session {
   std::shared_ptr<DerivedCache> derived_;  // tensors derived from constant inputs (not at ISA ref)
   std::shared_ptr<Graph> run_graph_;  // the graph Run executes (after exact-mode passes)
   std::shared_ptr<MemoryPlanner> planner_;  // null at ISA ref
+  std::shared_ptr<GraphPlans> plans_;  // each graph's schedule, made on its first run
 };
 
 }  // namespace onemodel

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 namespace onemodel {
 namespace ONEMODEL_NS {
@@ -16,15 +17,20 @@ struct VI16 { using Lane = int16_t;  static constexpr size_t kLanes = 16;  __m25
 struct VU16 { using Lane = uint16_t; static constexpr size_t kLanes = 16;  __m256i r; };
 struct VI8  { using Lane = int8_t;   static constexpr size_t kLanes = 32; __m256i r; };
 struct VU8  { using Lane = uint8_t;  static constexpr size_t kLanes = 32; __m256i r; };
+struct VF64 { using Lane = double;   static constexpr size_t kLanes = 4;  __m256d r; };
+struct VU64 { using Lane = uint64_t; static constexpr size_t kLanes = 4;  __m256i r; };
 
 namespace detail {
 template <class V> struct IsInt { static constexpr bool value = true; };
 template <> struct IsInt<VF32> { static constexpr bool value = false; };
+template <> struct IsInt<VF64> { static constexpr bool value = false; };
 template <class V> inline __m256i I(V a) {
-  if constexpr (IsInt<V>::value) return a.r; else return _mm256_castps_si256(a.r);
+  if constexpr (std::is_same_v<V, VF64>) return _mm256_castpd_si256(a.r);
+  else if constexpr (IsInt<V>::value) return a.r; else return _mm256_castps_si256(a.r);
 }
 template <class V> inline V FromI(__m256i x) {
-  if constexpr (IsInt<V>::value) return V{x}; else return V{_mm256_castsi256_ps(x)};
+  if constexpr (std::is_same_v<V, VF64>) return V{_mm256_castsi256_pd(x)};
+  else if constexpr (IsInt<V>::value) return V{x}; else return V{_mm256_castsi256_ps(x)};
 }
 // Flips the sign bit of each lane so that unsigned order becomes signed order.
 inline __m256i Flip8(__m256i x) { return _mm256_xor_si256(x, _mm256_set1_epi8(char(0x80))); }
@@ -40,7 +46,8 @@ inline __m256i FirstN(size_t n) {
   return _mm256_cmpgt_epi32(_mm256_set1_epi32(int(n > 8 ? 8 : n)), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
 }
 template <class V> inline V Load(const typename V::Lane* p) {
-  if constexpr (detail::IsInt<V>::value) return V{_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p))};
+  if constexpr (std::is_same_v<V, VF64>) return V{_mm256_loadu_pd(p)};
+  else if constexpr (detail::IsInt<V>::value) return V{_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p))};
   else return V{_mm256_loadu_ps(p)};
 }
 inline VF32 MaskedLoadF32(const float* p, size_t n, float fill) {
@@ -49,6 +56,7 @@ inline VF32 MaskedLoadF32(const float* p, size_t n, float fill) {
 }
 inline void MaskedStoreF32(VF32 a, float* p, size_t n) { _mm256_maskstore_ps(p, FirstN(n), a.r); }
 inline void Store(VF32 a, float* p) { _mm256_storeu_ps(p, a.r); }
+inline void Store(VF64 a, double* p) { _mm256_storeu_pd(p, a.r); }
 template <class V> inline void Store(V a, typename V::Lane* p) {
   _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), a.r);
 }
@@ -57,6 +65,8 @@ template <class V> inline void Store(V a, typename V::Lane* p) {
 template <class V> inline V Set(typename V::Lane x) {
   if constexpr (sizeof(x) == 1) return V{_mm256_set1_epi8(char(x))};
   else if constexpr (sizeof(x) == 2) return V{_mm256_set1_epi16(short(x))};
+  else if constexpr (std::is_same_v<V, VF64>) return V{_mm256_set1_pd(x)};
+  else if constexpr (sizeof(x) == 8) return V{_mm256_set1_epi64x(int64_t(x))};
   else if constexpr (detail::IsInt<V>::value) return V{_mm256_set1_epi32(int(x))};
   else return V{_mm256_set1_ps(x)};
 }
@@ -151,13 +161,16 @@ inline VF32 MaxIeee(VF32 a, VF32 b) {
 }
 template <int k, class V> inline V ShiftLeft(V a) {
   static_assert(sizeof(typename V::Lane) >= 2 && k >= 0 && k < int(8 * sizeof(typename V::Lane)), "ShiftLeft");
-  if constexpr (sizeof(typename V::Lane) == 2) return V{_mm256_slli_epi16(a.r, k)};
+  if constexpr (sizeof(typename V::Lane) == 8) return V{_mm256_slli_epi64(a.r, k)};
+  else if constexpr (sizeof(typename V::Lane) == 2) return V{_mm256_slli_epi16(a.r, k)};
   else return V{_mm256_slli_epi32(a.r, k)};
 }
 template <int k, class V> inline V ShiftRight(V a) {
   using L = typename V::Lane;
   static_assert(sizeof(L) >= 2 && k >= 0 && k < int(8 * sizeof(L)), "ShiftRight");
-  if constexpr (sizeof(L) == 2) {
+  static_assert(sizeof(L) < 8 || L(-1) > L(0), "ShiftRight: 64-bit lanes are unsigned");
+  if constexpr (sizeof(L) == 8) return V{_mm256_srli_epi64(a.r, k)};
+  else if constexpr (sizeof(L) == 2) {
     if constexpr (L(-1) < L(0)) return V{_mm256_srai_epi16(a.r, k)}; else return V{_mm256_srli_epi16(a.r, k)};
   } else {
     if constexpr (L(-1) < L(0)) return V{_mm256_srai_epi32(a.r, k)}; else return V{_mm256_srli_epi32(a.r, k)};
@@ -256,6 +269,28 @@ inline float ReduceSumTree(VF32 a) {
   const __m128 s = _mm_add_ps(q, _mm_movehl_ps(q, q));
   return _mm_cvtss_f32(_mm_add_ss(s, _mm_shuffle_ps(s, s, 1)));
 }
+
+// Binary64 lanes (VF64, VU64): the ops that the binary64 steps of the functions need.
+inline VF64 Eq(VF64 a, VF64 b) { return {_mm256_cmp_pd(a.r, b.r, _CMP_EQ_OQ)}; }
+inline VF64 Ne(VF64 a, VF64 b) { return {_mm256_cmp_pd(a.r, b.r, _CMP_NEQ_UQ)}; }
+inline VF64 Lt(VF64 a, VF64 b) { return {_mm256_cmp_pd(a.r, b.r, _CMP_LT_OQ)}; }
+inline VF64 Le(VF64 a, VF64 b) { return {_mm256_cmp_pd(a.r, b.r, _CMP_LE_OQ)}; }
+inline VF64 Gt(VF64 a, VF64 b) { return {_mm256_cmp_pd(a.r, b.r, _CMP_GT_OQ)}; }
+inline VF64 Ge(VF64 a, VF64 b) { return {_mm256_cmp_pd(a.r, b.r, _CMP_GE_OQ)}; }
+inline VF64 Add(VF64 a, VF64 b) { return {_mm256_add_pd(a.r, b.r)}; }
+inline VF64 Sub(VF64 a, VF64 b) { return {_mm256_sub_pd(a.r, b.r)}; }
+inline VF64 Mul(VF64 a, VF64 b) { return {_mm256_mul_pd(a.r, b.r)}; }
+inline VF64 Div(VF64 a, VF64 b) { return {_mm256_div_pd(a.r, b.r)}; }
+inline VF64 Neg(VF64 a) { return {_mm256_xor_pd(a.r, _mm256_set1_pd(-0.0))}; }
+inline VF64 Abs(VF64 a) { return {_mm256_andnot_pd(_mm256_set1_pd(-0.0), a.r)}; }
+inline VU64 Add(VU64 a, VU64 b) { return {_mm256_add_epi64(a.r, b.r)}; }
+inline VU64 Sub(VU64 a, VU64 b) { return {_mm256_sub_epi64(a.r, b.r)}; }
+inline VF64 Trunc(VF64 a) { return {_mm256_round_pd(a.r, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC)}; }
+inline VF64 Floor(VF64 a) { return {_mm256_round_pd(a.r, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC)}; }
+inline VF64 WidenLo(VF32 a) { return {_mm256_cvtps_pd(_mm256_castps256_ps128(a.r))}; }
+inline VF64 WidenHi(VF32 a) { return {_mm256_cvtps_pd(_mm256_extractf128_ps(a.r, 1))}; }
+// N.B. vcvtpd2ps rounds by MXCSR (round to nearest even in a session).
+inline VF32 NarrowRoundF64ToF32(VF64 a, VF64 b) { return {_mm256_set_m128(_mm256_cvtpd_ps(b.r), _mm256_cvtpd_ps(a.r))}; }
 
 }  // namespace ONEMODEL_NS
 }  // namespace onemodel

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 namespace onemodel {
 namespace ONEMODEL_NS {
@@ -16,15 +17,20 @@ struct VI16 { using Lane = int16_t;  static constexpr size_t kLanes = 32; __m512
 struct VU16 { using Lane = uint16_t; static constexpr size_t kLanes = 32; __m512i r; };
 struct VI8  { using Lane = int8_t;   static constexpr size_t kLanes = 64; __m512i r; };
 struct VU8  { using Lane = uint8_t;  static constexpr size_t kLanes = 64; __m512i r; };
+struct VF64 { using Lane = double;   static constexpr size_t kLanes = 8;  __m512d r; };
+struct VU64 { using Lane = uint64_t; static constexpr size_t kLanes = 8;  __m512i r; };
 
 namespace detail {
 template <class V> struct IsInt { static constexpr bool value = true; };
 template <> struct IsInt<VF32> { static constexpr bool value = false; };
+template <> struct IsInt<VF64> { static constexpr bool value = false; };
 template <class V> inline __m512i I(V a) {
-  if constexpr (IsInt<V>::value) return a.r; else return _mm512_castps_si512(a.r);
+  if constexpr (std::is_same_v<V, VF64>) return _mm512_castpd_si512(a.r);
+  else if constexpr (IsInt<V>::value) return a.r; else return _mm512_castps_si512(a.r);
 }
 template <class V> inline V FromI(__m512i x) {
-  if constexpr (IsInt<V>::value) return V{x}; else return V{_mm512_castsi512_ps(x)};
+  if constexpr (std::is_same_v<V, VF64>) return V{_mm512_castsi512_pd(x)};
+  else if constexpr (IsInt<V>::value) return V{x}; else return V{_mm512_castsi512_ps(x)};
 }
 // N.B. AVX-512 compares give k-masks; the vocabulary's masks are vectors.
 inline __m512i M32(__mmask16 k) { return _mm512_movm_epi32(k); }
@@ -39,7 +45,8 @@ inline __m512 MF(__mmask16 k) { return _mm512_castsi512_ps(_mm512_movm_epi32(k))
 #define ONEMODEL_SIMD_MASKED_F32 1
 inline __mmask16 FirstN(size_t n) { return __mmask16(n >= 16 ? 0xFFFFu : (1u << n) - 1u); }
 template <class V> inline V Load(const typename V::Lane* p) {
-  if constexpr (detail::IsInt<V>::value) return V{_mm512_loadu_si512(p)};
+  if constexpr (std::is_same_v<V, VF64>) return V{_mm512_loadu_pd(p)};
+  else if constexpr (detail::IsInt<V>::value) return V{_mm512_loadu_si512(p)};
   else return V{_mm512_loadu_ps(p)};
 }
 inline VF32 MaskedLoadF32(const float* p, size_t n, float fill) {
@@ -47,12 +54,15 @@ inline VF32 MaskedLoadF32(const float* p, size_t n, float fill) {
 }
 inline void MaskedStoreF32(VF32 a, float* p, size_t n) { _mm512_mask_storeu_ps(p, FirstN(n), a.r); }
 inline void Store(VF32 a, float* p) { _mm512_storeu_ps(p, a.r); }
+inline void Store(VF64 a, double* p) { _mm512_storeu_pd(p, a.r); }
 template <class V> inline void Store(V a, typename V::Lane* p) { _mm512_storeu_si512(p, a.r); }
 
 // Initialisation.
 template <class V> inline V Set(typename V::Lane x) {
   if constexpr (sizeof(x) == 1) return V{_mm512_set1_epi8(char(x))};
   else if constexpr (sizeof(x) == 2) return V{_mm512_set1_epi16(short(x))};
+  else if constexpr (std::is_same_v<V, VF64>) return V{_mm512_set1_pd(x)};
+  else if constexpr (sizeof(x) == 8) return V{_mm512_set1_epi64(int64_t(x))};
   else if constexpr (detail::IsInt<V>::value) return V{_mm512_set1_epi32(int(x))};
   else return V{_mm512_set1_ps(x)};
 }
@@ -148,13 +158,16 @@ inline VF32 MaxIeee(VF32 a, VF32 b) {
 }
 template <int k, class V> inline V ShiftLeft(V a) {
   static_assert(sizeof(typename V::Lane) >= 2 && k >= 0 && k < int(8 * sizeof(typename V::Lane)), "ShiftLeft");
-  if constexpr (sizeof(typename V::Lane) == 2) return V{_mm512_slli_epi16(a.r, k)};
+  if constexpr (sizeof(typename V::Lane) == 8) return V{_mm512_slli_epi64(a.r, k)};
+  else if constexpr (sizeof(typename V::Lane) == 2) return V{_mm512_slli_epi16(a.r, k)};
   else return V{_mm512_slli_epi32(a.r, k)};
 }
 template <int k, class V> inline V ShiftRight(V a) {
   using L = typename V::Lane;
   static_assert(sizeof(L) >= 2 && k >= 0 && k < int(8 * sizeof(L)), "ShiftRight");
-  if constexpr (sizeof(L) == 2) {
+  static_assert(sizeof(L) < 8 || L(-1) > L(0), "ShiftRight: 64-bit lanes are unsigned");
+  if constexpr (sizeof(L) == 8) return V{_mm512_srli_epi64(a.r, k)};
+  else if constexpr (sizeof(L) == 2) {
     if constexpr (L(-1) < L(0)) return V{_mm512_srai_epi16(a.r, k)}; else return V{_mm512_srli_epi16(a.r, k)};
   } else {
     if constexpr (L(-1) < L(0)) return V{_mm512_srai_epi32(a.r, k)}; else return V{_mm512_srli_epi32(a.r, k)};
@@ -255,6 +268,36 @@ inline float ReduceSumTree(VF32 a) {
   const __m128 q = _mm_add_ps(_mm256_castps256_ps128(h), _mm256_extractf128_ps(h, 1));
   const __m128 s = _mm_add_ps(q, _mm_movehl_ps(q, q));
   return _mm_cvtss_f32(_mm_add_ss(s, _mm_shuffle_ps(s, s, 1)));
+}
+
+// Binary64 lanes (VF64, VU64): the ops that the binary64 steps of the functions need.
+namespace detail {
+inline __m512d MD(__mmask8 k) { return _mm512_castsi512_pd(_mm512_movm_epi64(k)); }
+}  // namespace detail
+inline VF64 Eq(VF64 a, VF64 b) { return {detail::MD(_mm512_cmp_pd_mask(a.r, b.r, _CMP_EQ_OQ))}; }
+inline VF64 Ne(VF64 a, VF64 b) { return {detail::MD(_mm512_cmp_pd_mask(a.r, b.r, _CMP_NEQ_UQ))}; }
+inline VF64 Lt(VF64 a, VF64 b) { return {detail::MD(_mm512_cmp_pd_mask(a.r, b.r, _CMP_LT_OQ))}; }
+inline VF64 Le(VF64 a, VF64 b) { return {detail::MD(_mm512_cmp_pd_mask(a.r, b.r, _CMP_LE_OQ))}; }
+inline VF64 Gt(VF64 a, VF64 b) { return {detail::MD(_mm512_cmp_pd_mask(a.r, b.r, _CMP_GT_OQ))}; }
+inline VF64 Ge(VF64 a, VF64 b) { return {detail::MD(_mm512_cmp_pd_mask(a.r, b.r, _CMP_GE_OQ))}; }
+inline VF64 Add(VF64 a, VF64 b) { return {_mm512_add_pd(a.r, b.r)}; }
+inline VF64 Sub(VF64 a, VF64 b) { return {_mm512_sub_pd(a.r, b.r)}; }
+inline VF64 Mul(VF64 a, VF64 b) { return {_mm512_mul_pd(a.r, b.r)}; }
+inline VF64 Div(VF64 a, VF64 b) { return {_mm512_div_pd(a.r, b.r)}; }
+inline VF64 Neg(VF64 a) { return detail::FromI<VF64>(_mm512_xor_si512(detail::I(a), _mm512_set1_epi64(int64_t(0x8000000000000000ull)))); }
+inline VF64 Abs(VF64 a) { return detail::FromI<VF64>(_mm512_and_si512(detail::I(a), _mm512_set1_epi64(0x7FFFFFFFFFFFFFFFll))); }
+inline VU64 Add(VU64 a, VU64 b) { return {_mm512_add_epi64(a.r, b.r)}; }
+inline VU64 Sub(VU64 a, VU64 b) { return {_mm512_sub_epi64(a.r, b.r)}; }
+inline VF64 Trunc(VF64 a) { return {_mm512_roundscale_pd(a.r, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC)}; }
+inline VF64 Floor(VF64 a) { return {_mm512_roundscale_pd(a.r, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC)}; }
+inline VF64 WidenLo(VF32 a) { return {_mm512_cvtps_pd(_mm512_castps512_ps256(a.r))}; }
+inline VF64 WidenHi(VF32 a) {
+  return {_mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(a.r), 1)))};
+}
+// N.B. vcvtpd2ps without a rounding override rounds by MXCSR (nearest even in a session).
+inline VF32 NarrowRoundF64ToF32(VF64 a, VF64 b) {
+  const __m512d lo = _mm512_castpd256_pd512(_mm256_castps_pd(_mm512_cvtpd_ps(a.r)));
+  return {_mm512_castpd_ps(_mm512_insertf64x4(lo, _mm256_castps_pd(_mm512_cvtpd_ps(b.r)), 1))};
 }
 
 }  // namespace ONEMODEL_NS

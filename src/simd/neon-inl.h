@@ -18,6 +18,8 @@ struct VI16 { using Lane = int16_t;  static constexpr size_t kLanes = 8;  int16x
 struct VU16 { using Lane = uint16_t; static constexpr size_t kLanes = 8;  uint16x8_t r; };
 struct VI8  { using Lane = int8_t;   static constexpr size_t kLanes = 16; int8x16_t r; };
 struct VU8  { using Lane = uint8_t;  static constexpr size_t kLanes = 16; uint8x16_t r; };
+struct VF64 { using Lane = double;   static constexpr size_t kLanes = 2;  float64x2_t r; };
+struct VU64 { using Lane = uint64_t; static constexpr size_t kLanes = 2;  uint64x2_t r; };
 
 namespace detail {
 inline uint8x16_t vreinterpretq_u8(float32x4_t x) { return vreinterpretq_u8_f32(x); }
@@ -27,6 +29,8 @@ inline uint8x16_t vreinterpretq_u8(int16x8_t x) { return vreinterpretq_u8_s16(x)
 inline uint8x16_t vreinterpretq_u8(uint16x8_t x) { return vreinterpretq_u8_u16(x); }
 inline uint8x16_t vreinterpretq_u8(int8x16_t x) { return vreinterpretq_u8_s8(x); }
 inline uint8x16_t vreinterpretq_u8(uint8x16_t x) { return x; }
+inline uint8x16_t vreinterpretq_u8(float64x2_t x) { return vreinterpretq_u8_f64(x); }
+inline uint8x16_t vreinterpretq_u8(uint64x2_t x) { return vreinterpretq_u8_u64(x); }
 template <class V> inline uint8x16_t B(V a) {
   return vreinterpretq_u8(a.r);
 }
@@ -37,6 +41,8 @@ template <class V> inline V FromB(uint8x16_t x) {
   else if constexpr (std::is_same_v<V, VI16>) return V{vreinterpretq_s16_u8(x)};
   else if constexpr (std::is_same_v<V, VU16>) return V{vreinterpretq_u16_u8(x)};
   else if constexpr (std::is_same_v<V, VI8>) return V{vreinterpretq_s8_u8(x)};
+  else if constexpr (std::is_same_v<V, VF64>) return V{vreinterpretq_f64_u8(x)};
+  else if constexpr (std::is_same_v<V, VU64>) return V{vreinterpretq_u64_u8(x)};
   else return V{x};
 }
 }  // namespace detail
@@ -57,6 +63,8 @@ template <class V> inline V Set(typename V::Lane x) {
   else if constexpr (std::is_same_v<V, VI16>) return V{vdupq_n_s16(x)};
   else if constexpr (std::is_same_v<V, VU16>) return V{vdupq_n_u16(x)};
   else if constexpr (std::is_same_v<V, VI8>) return V{vdupq_n_s8(x)};
+  else if constexpr (std::is_same_v<V, VF64>) return V{vdupq_n_f64(x)};
+  else if constexpr (std::is_same_v<V, VU64>) return V{vdupq_n_u64(x)};
   else return V{vdupq_n_u8(x)};
 }
 template <class V> inline V Zero() { return detail::FromB<V>(vdupq_n_u8(0)); }
@@ -213,6 +221,32 @@ inline float ReduceSumTree(VF32 a) {
   const float32x2_t s = vadd_f32(vget_low_f32(a.r), vget_high_f32(a.r));
   return vget_lane_f32(s, 0) + vget_lane_f32(s, 1);
 }
+
+// Binary64 lanes (VF64, VU64): the ops that the binary64 steps of the functions need.
+inline VF64 Eq(VF64 a, VF64 b) { return {vreinterpretq_f64_u64(vceqq_f64(a.r, b.r))}; }
+inline VF64 Ne(VF64 a, VF64 b) {
+  return {vreinterpretq_f64_u32(vmvnq_u32(vreinterpretq_u32_u64(vceqq_f64(a.r, b.r))))};
+}
+inline VF64 Lt(VF64 a, VF64 b) { return {vreinterpretq_f64_u64(vcltq_f64(a.r, b.r))}; }
+inline VF64 Le(VF64 a, VF64 b) { return {vreinterpretq_f64_u64(vcleq_f64(a.r, b.r))}; }
+inline VF64 Gt(VF64 a, VF64 b) { return {vreinterpretq_f64_u64(vcgtq_f64(a.r, b.r))}; }
+inline VF64 Ge(VF64 a, VF64 b) { return {vreinterpretq_f64_u64(vcgeq_f64(a.r, b.r))}; }
+inline VF64 Add(VF64 a, VF64 b) { return {vaddq_f64(a.r, b.r)}; }
+inline VF64 Sub(VF64 a, VF64 b) { return {vsubq_f64(a.r, b.r)}; }
+inline VF64 Mul(VF64 a, VF64 b) { return {vmulq_f64(a.r, b.r)}; }
+inline VF64 Div(VF64 a, VF64 b) { return {vdivq_f64(a.r, b.r)}; }
+inline VF64 Neg(VF64 a) { return {vnegq_f64(a.r)}; }
+inline VF64 Abs(VF64 a) { return {vabsq_f64(a.r)}; }
+inline VU64 Add(VU64 a, VU64 b) { return {vaddq_u64(a.r, b.r)}; }
+inline VU64 Sub(VU64 a, VU64 b) { return {vsubq_u64(a.r, b.r)}; }
+template <int k> inline VU64 ShiftLeft(VU64 a) { static_assert(k >= 0 && k < 64, ""); return {vshlq_n_u64(a.r, k)}; }
+template <int k> inline VU64 ShiftRight(VU64 a) { static_assert(k >= 0 && k < 64, ""); if constexpr (k == 0) return a; else return {vshrq_n_u64(a.r, k)}; }
+inline VF64 Trunc(VF64 a) { return {vrndq_f64(a.r)}; }
+inline VF64 Floor(VF64 a) { return {vrndmq_f64(a.r)}; }
+inline VF64 WidenLo(VF32 a) { return {vcvt_f64_f32(vget_low_f32(a.r))}; }
+inline VF64 WidenHi(VF32 a) { return {vcvt_high_f64_f32(a.r)}; }
+// N.B. FCVTN rounds by FPCR (round to nearest even in a session).
+inline VF32 NarrowRoundF64ToF32(VF64 a, VF64 b) { return {vcvt_high_f32_f64(vcvt_f32_f64(a.r), b.r)}; }
 
 }  // namespace ONEMODEL_NS
 }  // namespace onemodel

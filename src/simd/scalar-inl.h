@@ -24,6 +24,8 @@ using VI16 = Vec<int16_t, 8>;
 using VU16 = Vec<uint16_t, 8>;
 using VI8 = Vec<int8_t, 16>;
 using VU8 = Vec<uint8_t, 16>;
+using VF64 = Vec<double, 2>;
+using VU64 = Vec<uint64_t, 2>;
 
 namespace detail {
 template <typename T> using Unsigned = std::make_unsigned_t<T>;
@@ -32,6 +34,7 @@ inline float U2F(uint32_t u) { float f; std::memcpy(&f, &u, 4); return f; }
 inline bool IsNaN(float f) { return (F2U(f) & 0x7FFFFFFFu) > 0x7F800000u; }
 template <typename T> struct BitsOf { using type = Unsigned<T>; };
 template <> struct BitsOf<float> { using type = uint32_t; };
+template <> struct BitsOf<double> { using type = uint64_t; };
 template <typename T> inline typename BitsOf<T>::type Bits(T t) {
   typename BitsOf<T>::type u; std::memcpy(&u, &t, sizeof t); return u;
 }
@@ -60,6 +63,14 @@ inline float Trunc(float x) {
   return U2F(u & ~((1u << (23 - e)) - 1u));
 }
 inline float Floor(float x) { const float t = Trunc(x); return x < t ? t - 1.0f : t; }
+inline double TruncD(double x) {
+  const uint64_t u = Bits(x);
+  const int e = int((u >> 52) & 0x7FF) - 1023;
+  if (e >= 52) return x;
+  if (e < 0) return FromBits<double>(u & 0x8000000000000000ull);
+  return FromBits<double>(u & ~((uint64_t(1) << (52 - e)) - 1u));
+}
+inline double FloorD(double x) { const double t = TruncD(x); return x < t ? t - 1.0 : t; }
 inline float Ceil(float x) { const float t = Trunc(x); return x > t ? t + 1.0f : t; }
 inline int32_t TruncSat(float x) {
   if (IsNaN(x)) return 0;
@@ -264,6 +275,23 @@ inline void TransposeSquare(VF32* v) {
 }
 
 inline float ReduceSumTree(VF32 a) { return (a.v[0] + a.v[2]) + (a.v[1] + a.v[3]); }
+
+// Binary64 lanes (VF64, VU64): the ops that the binary64 steps of the functions need
+// (the templates above give the rest: Load, Store, Set, BitCast, bitwise, Eq Lt Gt,
+// Add Sub Mul, shifts).
+inline VF64 Ne(VF64 a, VF64 b) { OM_SC_LANES(VF64, detail::Mask<double>(!(a.v[i] == b.v[i]))); }
+inline VF64 Le(VF64 a, VF64 b) { OM_SC_LANES(VF64, detail::Mask<double>(a.v[i] <= b.v[i])); }
+inline VF64 Ge(VF64 a, VF64 b) { OM_SC_LANES(VF64, detail::Mask<double>(a.v[i] >= b.v[i])); }
+inline VF64 Div(VF64 a, VF64 b) { OM_SC_LANES(VF64, a.v[i] / b.v[i]); }
+inline VF64 Neg(VF64 a) { OM_SC_LANES(VF64, detail::FromBits<double>(detail::Bits(a.v[i]) ^ 0x8000000000000000ull)); }
+inline VF64 Abs(VF64 a) { OM_SC_LANES(VF64, detail::FromBits<double>(detail::Bits(a.v[i]) & 0x7FFFFFFFFFFFFFFFull)); }
+inline VF64 Trunc(VF64 a) { OM_SC_LANES(VF64, detail::TruncD(a.v[i])); }
+inline VF64 Floor(VF64 a) { OM_SC_LANES(VF64, detail::FloorD(a.v[i])); }
+inline VF64 WidenLo(VF32 a) { return WidenHalf<double>(a, 0); }
+inline VF64 WidenHi(VF32 a) { return WidenHalf<double>(a, 2); }
+inline VF32 NarrowRoundF64ToF32(VF64 a, VF64 b) {
+  return VF32{{float(a.v[0]), float(a.v[1]), float(b.v[0]), float(b.v[1])}};
+}
 
 #undef OM_SC_LANES
 

@@ -10,6 +10,9 @@
 //
 // Types (one struct per lane type; V::Lane is the lane type, V::kLanes the lane count):
 //   VF32 VI32 VU32 VI16 VU16 VI8 VU8
+//   VF64 VU64   binary64 and 64-bit lanes, VF32::kLanes / 2 of them, for the binary64
+//               steps of the project's functions (Pow's exp/log, the trigonometric
+//               argument reduction). Only the ops marked f64/u64 below exist for them.
 //
 // There is no FMA, no fast reciprocal and no approximate op in this vocabulary: every
 // float op is a correctly rounded IEEE-754 binary32 op (round to nearest even; the
@@ -28,31 +31,34 @@
 //   IfThenElse(m, y, n)   Returns y where m's lane is all ones, n where it is all zeros
 //                         (m must come from a comparison: each lane all 0 or all 1).
 // Comparisons (return masks of the same type: all ones = true)
-//   f32: Eq Lt Le Gt Ge   ordered: false when either operand is NaN.
-//        Ne               unordered: true when either operand is NaN.
+//   f32, f64: Eq Lt Le Gt Ge   ordered: false when either operand is NaN.
+//        Ne                    unordered: true when either operand is NaN.
 //   int: Eq Gt Lt         signed or unsigned by the lane type.
 // Arithmetic
-//   Add Sub               every type; integers wrap (two's complement).
-//   Mul                   f32; i32 u32 i16 u16 keep the low bits (wrap).
-//   Div Sqrt Neg Abs      f32 (Neg/Abs flip/clear the sign bit, NaNs included).
+//   Add Sub               every type (u64 too); integers wrap (two's complement).
+//   Mul                   f32, f64; i32 u32 i16 u16 keep the low bits (wrap).
+//   Div Sqrt Neg Abs      f32 (Neg/Abs flip/clear the sign bit, NaNs included);
+//                         f64: Div Neg Abs.
 //   AddSat SubSat         i8 u8 i16 u16: saturate to the lane type's range.
 //   Min Max               integer types, exact.
 //   MinIeee MaxIeee       f32, IEEE 754-2019 minimum/maximum: NaN if either operand is
 //                         NaN; -0 < +0.
-//   ShiftLeft<k>          i16 u16 i32 u32, 0 <= k < lane bits (checked at compile time).
+//   ShiftLeft<k>          i16 u16 i32 u32 u64, 0 <= k < lane bits (checked at compile time).
 //   ShiftRight<k>         arithmetic for signed lanes, logical for unsigned ones.
 // Rounding (f32 -> f32, integral results keep the sign of the input: -0.3 -> -0)
-//   RoundEven Trunc Floor Ceil    NaN stays NaN, +-inf stay.
+//   RoundEven Trunc Floor Ceil    NaN stays NaN, +-inf stay. f64: Trunc Floor.
 // Conversions (the policy is in the name)
 //   CvtI32ToF32(v)               Returns round-to-nearest-even of each lane.
 //   CvtTruncSatF32ToI32(v)       Truncates toward zero; NaN -> 0; saturates to int32.
 //   CvtRoundEvenSatF32ToI32(v)   Rounds half to even; NaN -> 0; saturates to int32.
 // Widening (exact; Lo takes lanes [0, kLanes/2), Hi the rest)
-//   WidenLo WidenHi       VI8->VI16, VU8->VU16, VI16->VI32, VU16->VU32.
+//   WidenLo WidenHi       VI8->VI16, VU8->VU16, VI16->VI32, VU16->VU32, VF32->VF64.
 // Narrowing (two sources, result lanes a[0..n) then b[0..n))
 //   NarrowSat<From>To<To>(a, b)   clamps each lane to the destination range.
 //   NarrowTrunc<From>To<To>(a, b) keeps the low bits of each lane.
 //   pairs: I32ToI16 I32ToU16 U32ToU16 I16ToI8 I16ToU8 U16ToU8.
+//   NarrowRoundF64ToF32(a, b)     rounds each lane to nearest even (overflow -> inf,
+//                                 subnormal results kept).
 // Integer products (wrap in int32)
 //   MulAddPairsI16(a, b)  Returns r[j] = a[2j]*b[2j] + a[2j+1]*b[2j+1] as i32.
 //   DotI8x4Acc(acc, a, b) Returns acc[j] + sum_{k<4} a[4j+k]*b[4j+k].

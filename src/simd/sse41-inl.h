@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 namespace onemodel {
 namespace ONEMODEL_NS {
@@ -16,15 +17,20 @@ struct VI16 { using Lane = int16_t;  static constexpr size_t kLanes = 8;  __m128
 struct VU16 { using Lane = uint16_t; static constexpr size_t kLanes = 8;  __m128i r; };
 struct VI8  { using Lane = int8_t;   static constexpr size_t kLanes = 16; __m128i r; };
 struct VU8  { using Lane = uint8_t;  static constexpr size_t kLanes = 16; __m128i r; };
+struct VF64 { using Lane = double;   static constexpr size_t kLanes = 2;  __m128d r; };
+struct VU64 { using Lane = uint64_t; static constexpr size_t kLanes = 2;  __m128i r; };
 
 namespace detail {
 template <class V> struct IsInt { static constexpr bool value = true; };
 template <> struct IsInt<VF32> { static constexpr bool value = false; };
+template <> struct IsInt<VF64> { static constexpr bool value = false; };
 template <class V> inline __m128i I(V a) {
-  if constexpr (IsInt<V>::value) return a.r; else return _mm_castps_si128(a.r);
+  if constexpr (std::is_same_v<V, VF64>) return _mm_castpd_si128(a.r);
+  else if constexpr (IsInt<V>::value) return a.r; else return _mm_castps_si128(a.r);
 }
 template <class V> inline V FromI(__m128i x) {
-  if constexpr (IsInt<V>::value) return V{x}; else return V{_mm_castsi128_ps(x)};
+  if constexpr (std::is_same_v<V, VF64>) return V{_mm_castsi128_pd(x)};
+  else if constexpr (IsInt<V>::value) return V{x}; else return V{_mm_castsi128_ps(x)};
 }
 // Flips the sign bit of each lane so that unsigned order becomes signed order.
 inline __m128i Flip8(__m128i x) { return _mm_xor_si128(x, _mm_set1_epi8(char(0x80))); }
@@ -34,10 +40,12 @@ inline __m128i Flip32(__m128i x) { return _mm_xor_si128(x, _mm_set1_epi32(int(0x
 
 // Memory.
 template <class V> inline V Load(const typename V::Lane* p) {
-  if constexpr (detail::IsInt<V>::value) return V{_mm_loadu_si128(reinterpret_cast<const __m128i*>(p))};
+  if constexpr (std::is_same_v<V, VF64>) return V{_mm_loadu_pd(p)};
+  else if constexpr (detail::IsInt<V>::value) return V{_mm_loadu_si128(reinterpret_cast<const __m128i*>(p))};
   else return V{_mm_loadu_ps(p)};
 }
 inline void Store(VF32 a, float* p) { _mm_storeu_ps(p, a.r); }
+inline void Store(VF64 a, double* p) { _mm_storeu_pd(p, a.r); }
 template <class V> inline void Store(V a, typename V::Lane* p) {
   _mm_storeu_si128(reinterpret_cast<__m128i*>(p), a.r);
 }
@@ -46,6 +54,8 @@ template <class V> inline void Store(V a, typename V::Lane* p) {
 template <class V> inline V Set(typename V::Lane x) {
   if constexpr (sizeof(x) == 1) return V{_mm_set1_epi8(char(x))};
   else if constexpr (sizeof(x) == 2) return V{_mm_set1_epi16(short(x))};
+  else if constexpr (std::is_same_v<V, VF64>) return V{_mm_set1_pd(x)};
+  else if constexpr (sizeof(x) == 8) return V{_mm_set1_epi64x(int64_t(x))};
   else if constexpr (detail::IsInt<V>::value) return V{_mm_set1_epi32(int(x))};
   else return V{_mm_set1_ps(x)};
 }
@@ -140,13 +150,16 @@ inline VF32 MaxIeee(VF32 a, VF32 b) {
 }
 template <int k, class V> inline V ShiftLeft(V a) {
   static_assert(sizeof(typename V::Lane) >= 2 && k >= 0 && k < int(8 * sizeof(typename V::Lane)), "ShiftLeft");
-  if constexpr (sizeof(typename V::Lane) == 2) return V{_mm_slli_epi16(a.r, k)};
+  if constexpr (sizeof(typename V::Lane) == 8) return V{_mm_slli_epi64(a.r, k)};
+  else if constexpr (sizeof(typename V::Lane) == 2) return V{_mm_slli_epi16(a.r, k)};
   else return V{_mm_slli_epi32(a.r, k)};
 }
 template <int k, class V> inline V ShiftRight(V a) {
   using L = typename V::Lane;
   static_assert(sizeof(L) >= 2 && k >= 0 && k < int(8 * sizeof(L)), "ShiftRight");
-  if constexpr (sizeof(L) == 2) {
+  static_assert(sizeof(L) < 8 || L(-1) > L(0), "ShiftRight: 64-bit lanes are unsigned");
+  if constexpr (sizeof(L) == 8) return V{_mm_srli_epi64(a.r, k)};
+  else if constexpr (sizeof(L) == 2) {
     if constexpr (L(-1) < L(0)) return V{_mm_srai_epi16(a.r, k)}; else return V{_mm_srli_epi16(a.r, k)};
   } else {
     if constexpr (L(-1) < L(0)) return V{_mm_srai_epi32(a.r, k)}; else return V{_mm_srli_epi32(a.r, k)};
@@ -223,6 +236,28 @@ inline float ReduceSumTree(VF32 a) {
   const __m128 s = _mm_add_ps(a.r, _mm_movehl_ps(a.r, a.r));
   return _mm_cvtss_f32(_mm_add_ss(s, _mm_shuffle_ps(s, s, 1)));
 }
+
+// Binary64 lanes (VF64, VU64): the ops that the binary64 steps of the functions need.
+inline VF64 Eq(VF64 a, VF64 b) { return {_mm_cmpeq_pd(a.r, b.r)}; }
+inline VF64 Ne(VF64 a, VF64 b) { return {_mm_cmpneq_pd(a.r, b.r)}; }
+inline VF64 Lt(VF64 a, VF64 b) { return {_mm_cmplt_pd(a.r, b.r)}; }
+inline VF64 Le(VF64 a, VF64 b) { return {_mm_cmple_pd(a.r, b.r)}; }
+inline VF64 Gt(VF64 a, VF64 b) { return {_mm_cmpgt_pd(a.r, b.r)}; }
+inline VF64 Ge(VF64 a, VF64 b) { return {_mm_cmpge_pd(a.r, b.r)}; }
+inline VF64 Add(VF64 a, VF64 b) { return {_mm_add_pd(a.r, b.r)}; }
+inline VF64 Sub(VF64 a, VF64 b) { return {_mm_sub_pd(a.r, b.r)}; }
+inline VF64 Mul(VF64 a, VF64 b) { return {_mm_mul_pd(a.r, b.r)}; }
+inline VF64 Div(VF64 a, VF64 b) { return {_mm_div_pd(a.r, b.r)}; }
+inline VF64 Neg(VF64 a) { return {_mm_xor_pd(a.r, _mm_set1_pd(-0.0))}; }
+inline VF64 Abs(VF64 a) { return {_mm_andnot_pd(_mm_set1_pd(-0.0), a.r)}; }
+inline VU64 Add(VU64 a, VU64 b) { return {_mm_add_epi64(a.r, b.r)}; }
+inline VU64 Sub(VU64 a, VU64 b) { return {_mm_sub_epi64(a.r, b.r)}; }
+inline VF64 Trunc(VF64 a) { return {_mm_round_pd(a.r, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC)}; }
+inline VF64 Floor(VF64 a) { return {_mm_round_pd(a.r, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC)}; }
+inline VF64 WidenLo(VF32 a) { return {_mm_cvtps_pd(a.r)}; }
+inline VF64 WidenHi(VF32 a) { return {_mm_cvtps_pd(_mm_movehl_ps(a.r, a.r))}; }
+// N.B. cvtpd2ps rounds by MXCSR (round to nearest even in a session).
+inline VF32 NarrowRoundF64ToF32(VF64 a, VF64 b) { return {_mm_movelh_ps(_mm_cvtpd_ps(a.r), _mm_cvtpd_ps(b.r))}; }
 
 }  // namespace ONEMODEL_NS
 }  // namespace onemodel

@@ -17,6 +17,8 @@ struct VI16 { using Lane = int16_t;  static constexpr size_t kLanes = 8;  v128_t
 struct VU16 { using Lane = uint16_t; static constexpr size_t kLanes = 8;  v128_t r; };
 struct VI8  { using Lane = int8_t;   static constexpr size_t kLanes = 16; v128_t r; };
 struct VU8  { using Lane = uint8_t;  static constexpr size_t kLanes = 16; v128_t r; };
+struct VF64 { using Lane = double;   static constexpr size_t kLanes = 2;  v128_t r; };
+struct VU64 { using Lane = uint64_t; static constexpr size_t kLanes = 2;  v128_t r; };
 
 // Memory.
 template <class V> inline V Load(const typename V::Lane* p) { return V{wasm_v128_load(p)}; }
@@ -44,6 +46,8 @@ template <class V> inline V Set(typename V::Lane x) {
   if constexpr (sizeof(x) == 1) return V{wasm_i8x16_splat(int8_t(x))};
   else if constexpr (sizeof(x) == 2) return V{wasm_i16x8_splat(int16_t(x))};
   else if constexpr (std::is_same_v<typename V::Lane, float>) return V{wasm_f32x4_splat(x)};
+  else if constexpr (std::is_same_v<typename V::Lane, double>) return V{wasm_f64x2_splat(x)};
+  else if constexpr (sizeof(x) == 8) return V{wasm_i64x2_splat(int64_t(x))};
   else return V{wasm_i32x4_splat(int32_t(x))};
 }
 template <class V> inline V Zero() { return V{wasm_i32x4_const_splat(0)}; }
@@ -129,13 +133,16 @@ inline VF32 MaxIeee(VF32 a, VF32 b) { return {wasm_f32x4_max(a.r, b.r)}; }
 // constant counts below the lane width, so no target sees a large count.
 template <int k, class V> inline V ShiftLeft(V a) {
   static_assert(sizeof(typename V::Lane) >= 2 && k >= 0 && k < int(8 * sizeof(typename V::Lane)), "ShiftLeft");
-  if constexpr (sizeof(typename V::Lane) == 2) return V{wasm_i16x8_shl(a.r, k)};
+  if constexpr (sizeof(typename V::Lane) == 8) return V{wasm_i64x2_shl(a.r, k)};
+  else if constexpr (sizeof(typename V::Lane) == 2) return V{wasm_i16x8_shl(a.r, k)};
   else return V{wasm_i32x4_shl(a.r, k)};
 }
 template <int k, class V> inline V ShiftRight(V a) {
   using L = typename V::Lane;
   static_assert(sizeof(L) >= 2 && k >= 0 && k < int(8 * sizeof(L)), "ShiftRight");
-  if constexpr (sizeof(L) == 2) {
+  static_assert(sizeof(L) < 8 || L(-1) > L(0), "ShiftRight: 64-bit lanes are unsigned");
+  if constexpr (sizeof(L) == 8) return V{wasm_u64x2_shr(a.r, k)};
+  else if constexpr (sizeof(L) == 2) {
     if constexpr (L(-1) < L(0)) return V{wasm_i16x8_shr(a.r, k)}; else return V{wasm_u16x8_shr(a.r, k)};
   } else {
     if constexpr (L(-1) < L(0)) return V{wasm_i32x4_shr(a.r, k)}; else return V{wasm_u32x4_shr(a.r, k)};
@@ -208,6 +215,30 @@ inline void TransposeSquare(VF32* v) {
 inline float ReduceSumTree(VF32 a) {
   const v128_t s = wasm_f32x4_add(a.r, wasm_i32x4_shuffle(a.r, a.r, 2, 3, 2, 3));
   return wasm_f32x4_extract_lane(s, 0) + wasm_f32x4_extract_lane(s, 1);
+}
+
+// Binary64 lanes (VF64, VU64): the ops that the binary64 steps of the functions need.
+inline VF64 Eq(VF64 a, VF64 b) { return {wasm_f64x2_eq(a.r, b.r)}; }
+inline VF64 Ne(VF64 a, VF64 b) { return {wasm_f64x2_ne(a.r, b.r)}; }
+inline VF64 Lt(VF64 a, VF64 b) { return {wasm_f64x2_lt(a.r, b.r)}; }
+inline VF64 Le(VF64 a, VF64 b) { return {wasm_f64x2_le(a.r, b.r)}; }
+inline VF64 Gt(VF64 a, VF64 b) { return {wasm_f64x2_gt(a.r, b.r)}; }
+inline VF64 Ge(VF64 a, VF64 b) { return {wasm_f64x2_ge(a.r, b.r)}; }
+inline VF64 Add(VF64 a, VF64 b) { return {wasm_f64x2_add(a.r, b.r)}; }
+inline VF64 Sub(VF64 a, VF64 b) { return {wasm_f64x2_sub(a.r, b.r)}; }
+inline VF64 Mul(VF64 a, VF64 b) { return {wasm_f64x2_mul(a.r, b.r)}; }
+inline VF64 Div(VF64 a, VF64 b) { return {wasm_f64x2_div(a.r, b.r)}; }
+inline VF64 Neg(VF64 a) { return {wasm_f64x2_neg(a.r)}; }
+inline VF64 Abs(VF64 a) { return {wasm_f64x2_abs(a.r)}; }
+inline VU64 Add(VU64 a, VU64 b) { return {wasm_i64x2_add(a.r, b.r)}; }
+inline VU64 Sub(VU64 a, VU64 b) { return {wasm_i64x2_sub(a.r, b.r)}; }
+inline VF64 Trunc(VF64 a) { return {wasm_f64x2_trunc(a.r)}; }
+inline VF64 Floor(VF64 a) { return {wasm_f64x2_floor(a.r)}; }
+inline VF64 WidenLo(VF32 a) { return {wasm_f64x2_promote_low_f32x4(a.r)}; }
+inline VF64 WidenHi(VF32 a) { return {wasm_f64x2_promote_low_f32x4(wasm_i32x4_shuffle(a.r, a.r, 2, 3, 2, 3))}; }
+// f32x4.demote_f64x2_zero rounds to nearest even (wasm has no other rounding mode).
+inline VF32 NarrowRoundF64ToF32(VF64 a, VF64 b) {
+  return {wasm_i32x4_shuffle(wasm_f32x4_demote_f64x2_zero(a.r), wasm_f32x4_demote_f64x2_zero(b.r), 0, 1, 4, 5)};
 }
 
 }  // namespace ONEMODEL_NS
