@@ -12,6 +12,7 @@
 #include <thread>
 #include <vector>
 
+#include "core/error.h"
 #include "core/random.h"
 #include "onnx/import.h"
 #include "onnx/onnx.pb.h"
@@ -428,6 +429,25 @@ TEST_CASE("exact paths: normalisations, softmax, functions and pooling equal the
                                                         {"M", {5}, Values(rng, 5, 0)}, {"V", {5}, Positive(rng, 5)}}, {}),
                        xb, xbv);
     CheckAgainstOracle("GlobalAveragePool" + k, OneOp("GlobalAveragePool", xb, {}, {}), xb, xbv);
+  }
+}
+
+TEST_CASE("an output too large to allocate is a typed error naming its node, at every ISA", "[exact_paths]") {
+  const Shape xs{1, 1};
+  const std::string bytes = OneOp("Expand", xs, {{"shape", {3}, {1048576.0f, 1048576.0f, 1048576.0f}, true}}, {});
+  for (const std::string& isa : {std::string("ref"), std::string(IsaName(ActiveIsa()))}) {
+    SessionOptions o;
+    o.isa = isa;
+    Session s = Session::FromBytes(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), o, "expand");
+    std::vector<float> x(1, 1.0f);
+    try {
+      s.Run({{"X", Input(xs, x)}});
+      FAIL("a 2^60-element output was allocated at " << isa);
+    } catch (const Error& e) {
+      INFO(e.what());
+      CHECK(e.code() == ErrorCode::kOutOfRange);
+      CHECK(std::string(e.what()).find("Expand node (output 'Y') output") != std::string::npos);
+    }
   }
 }
 
