@@ -249,6 +249,29 @@ TEST_CASE("kernels: BinaryF32 Pow equals math::Pow on every pairing of special b
   d.kernels.BinaryF32(kBinPowF32, a.data(), 1, b.data(), 1, got.data(), int64_t(a.size()));
   INFO(IsaName(d.isa));
   CHECK(DiffF32(want.data(), got.data(), want.size()) == "");
+  // Pow by a broadcast 2 (the squaring path): squares that are binary32 ties (odd m in
+  // [2^12, 2^12.5): m^2 has 25 significant bits), squares at the normal range's ends,
+  // zeros, subnormals, specials, random values; every length for the tails.
+  std::vector<float> sq(F32Specials().begin(), F32Specials().end());
+  for (int m = 4097; m < 5793; m += 2)
+    for (float scale : {1.0f, 0x1p-40f, 0x1p20f, -0x1p-70f}) sq.push_back(float(m) * scale);
+  for (float e : {1.0842022e-19f, 1.3043817e19f, 1.0f})
+    for (int d = -40; d <= 40; ++d) sq.push_back(U2F(uint32_t(int64_t(F2U(e)) + d)));
+  for (int i = 0; i < 5000; ++i) sq.push_back(i % 2 ? U2F(rng.NextU32()) : rng.Uniform(-100.0f, 100.0f));
+  const float two = 2.0f;
+  std::vector<float> sq_want(sq.size()), sq_got(sq.size());
+  ref::BinaryF32(kBinPowF32, sq.data(), 1, &two, 0, sq_want.data(), int64_t(sq.size()));
+  d.kernels.BinaryF32(kBinPowF32, sq.data(), 1, &two, 0, sq_got.data(), int64_t(sq.size()));
+  CHECK(DiffF32(sq_want.data(), sq_got.data(), sq.size()) == "");
+  size_t ties_not_square = 0;  // the cases the squaring alone would get wrong
+  for (size_t i = 0; i < sq.size(); ++i) ties_not_square += !SameF32(sq_want[i], float(double(sq[i]) * double(sq[i])));
+  CHECK(ties_not_square > 0);
+  for (size_t n = 0; n < 70; ++n) {
+    std::vector<float> w(n + 2, U2F(kGuard)), g(n + 2, U2F(kGuard));
+    ref::BinaryF32(kBinPowF32, sq.data() + 100, 1, &two, 0, w.data(), int64_t(n));
+    d.kernels.BinaryF32(kBinPowF32, sq.data() + 100, 1, &two, 0, g.data(), int64_t(n));
+    CHECK(DiffF32(w.data(), g.data(), w.size()) == "");
+  }
   // A few known answers, so that the reference itself is pinned too.
   CHECK(math::Pow(-2.0f, 3.0f) == -8.0f);
   CHECK(math::Pow(-0.0f, -3.0f) == -std::numeric_limits<float>::infinity());
@@ -356,6 +379,25 @@ TEST_CASE("kernels: MathF32 over all 2^32 inputs", "[.exhaustive]") {
     INFO("op " << op << " at " << IsaName(d.isa));
     CHECK(bad == 0);
   }
+}
+
+// Pow by 2 on every float (the squaring path's guard, docs/exact-mode.md): not part of
+// the suite (minutes natively). Run: build/native/onemodel_tests --isa avx512
+// "kernels: Pow by 2 over all 2^32 inputs".
+TEST_CASE("kernels: Pow by 2 over all 2^32 inputs", "[.exhaustive]") {
+  const Dispatch d = MakeDispatch(ActiveIsa());
+  const size_t block = size_t(1) << 20;
+  const float two = 2.0f;
+  std::vector<float> x(block), want(block), got(block);
+  uint64_t bad = 0;
+  for (uint64_t base = 0; base < (uint64_t(1) << 32); base += block) {
+    for (size_t i = 0; i < block; ++i) x[i] = U2F(uint32_t(base + i));
+    ref::BinaryF32(kBinPowF32, x.data(), 1, &two, 0, want.data(), int64_t(block));
+    d.kernels.BinaryF32(kBinPowF32, x.data(), 1, &two, 0, got.data(), int64_t(block));
+    for (size_t i = 0; i < block; ++i) bad += !SameF32(want[i], got[i]);
+  }
+  INFO("at " << IsaName(d.isa));
+  CHECK(bad == 0);
 }
 
 TEST_CASE("kernels: SoftmaxRowF32 equals its reference", "[kernels]") {

@@ -51,7 +51,10 @@ void BinaryF32(int32_t op, const float* a, int64_t sa, const float* b, int64_t s
     case kBinDivF32: Runs([](VF32 x, VF32 y) { return Div(x, y); }, a, sa, b, sb, out, n); break;
     case kBinMaxF32: Runs([](VF32 x, VF32 y) { return MaxIeee(x, y); }, a, sa, b, sb, out, n); break;
     case kBinMinF32: Runs([](VF32 x, VF32 y) { return MinIeee(x, y); }, a, sa, b, sb, out, n); break;
-    case kBinPowF32: Runs([](VF32 x, VF32 y) { return PowV(x, y); }, a, sa, b, sb, out, n); break;
+    case kBinPowF32:
+      if (sb == 0 && *b == 2.0f) Runs([](VF32 x, VF32) { return PowSquareV(x); }, a, sa, b, sb, out, n);
+      else Runs([](VF32 x, VF32 y) { return PowV(x, y); }, a, sa, b, sb, out, n);
+      break;
     default: break;
   }
 }

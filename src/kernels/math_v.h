@@ -375,6 +375,34 @@ inline VF32 PowV(VF32 x, VF32 y) {
   return NarrowRoundF64ToF32(PowDV(WidenLo(x), WidenLo(y)), PowDV(WidenHi(x), WidenHi(y)));
 }
 
+// Lanes where d (a binary64) rounds to the same binary32 as any value within 2^-39 of
+// it relatively: d in the normal binary32 range and its 29 bits below binary32
+// precision more than 2^14 from the rounding midpoint 2^28 (2^14 binary64 ulps are at
+// least 2^-39 of d). NaN lanes are not safe.
+inline VF64 RoundsFarFromTieV(VF64 d) {
+  const VF64 low = BitCast<VF64>(Or(And(BitCast<VU64>(d), Set<VU64>(0x1FFFFFFFull)), Set<VU64>(0x4330000000000000ull)));
+  const VF64 dist = Abs(Sub(low, Set<VF64>(4503599627370496.0 + 268435456.0)));  // low 29 bits - 2^28, exact
+  return And(And(Ge(d, Set<VF64>(1.1754943508222875e-38)), Le(d, Set<VF64>(1.7014118346046923e38))),
+             Gt(dist, Set<VF64>(16384.0)));
+}
+
+// math::Pow(x, 2): x * x in binary64 is exact, and PowD(x, 2) = exp(2 log|x|) is within
+// 2^-40 of it relatively, so both round to the same binary32 wherever x * x is not near
+// a rounding boundary (RoundsFarFromTieV). A vector with any other lane (ties, zeros,
+// subnormal or overflowing squares, specials) takes the general PowV. The equality is
+// checked on all 2^32 inputs (tests/test_kernels.cpp, "[.exhaustive]").
+inline VF32 PowSquareV(VF32 x) {
+  const VF64 lo = WidenLo(x), hi = WidenHi(x);
+  const VF64 dl = Mul(lo, lo), dh = Mul(hi, hi);
+  constexpr size_t kH = VF64::kLanes;
+  uint64_t safe[2 * kH];
+  Store(BitCast<VU64>(RoundsFarFromTieV(dl)), safe);
+  Store(BitCast<VU64>(RoundsFarFromTieV(dh)), safe + kH);
+  for (size_t i = 0; i < 2 * kH; ++i)
+    if (!safe[i]) return PowV(x, Set<VF32>(2.0f));
+  return NarrowRoundF64ToF32(dl, dh);
+}
+
 // math.cpp's ReducePiO4 on the lanes of |x|: r (binary32) and the octant j mod 8 (an
 // integer-valued binary32), both from binary64 steps: j = trunc(|x| 4/pi) rounded up to
 // even (j + (j - 2 floor(j/2))), -2^63 from 2^63 on (the scalar's documented choice),
