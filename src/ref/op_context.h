@@ -63,6 +63,14 @@ struct OpContext {
   DerivedCache* derived = nullptr;
 
   OpContext(const Node& n, int64_t op) : node(n), opset(op), outputs(n.outputs.size()) {}
+  // The same, taking over the executor's buffers for inputs and outputs (emptied here,
+  // outputs then sized), so that their capacity is reused from node to node.
+  OpContext(const Node& n, int64_t op, std::vector<const Value*>&& in_buf, std::vector<Value>&& out_buf)
+      : node(n), opset(op), inputs(std::move(in_buf)), outputs(std::move(out_buf)) {
+    inputs.clear();
+    outputs.clear();
+    outputs.resize(n.outputs.size());
+  }
 
   size_t num_inputs() const { return inputs.size(); }
   bool has_input(size_t i) const { return i < inputs.size() && inputs[i] != nullptr; }

@@ -117,11 +117,13 @@ class Executor {
       }
       return outer ? (*outer)(name) : nullptr;
     };
+    std::vector<const Value*> in_buf;  // the contexts' input and output vectors, reused
+    std::vector<Value> out_buf;
     for (size_t i = 0; i < g.nodes.size(); ++i) {
       const Node& node = g.nodes[i];
       const GraphPlan::Step& st = plan.steps[i];
       if (!st.fn && !st.func) throw UnsupportedOpError(model_.origin, node);
-      OpContext ctx(node, OpsetFor(node.domain));
+      OpContext ctx(node, OpsetFor(node.domain), std::move(in_buf), std::move(out_buf));
       ctx.executor = this;
       ctx.kernels = kernels_;
       ctx.pool = pool_;
@@ -151,6 +153,9 @@ class Executor {
       for (size_t k = 0; k < st.out.size(); ++k) {
         if (st.out[k] != GraphPlan::kNoSlot) vals[st.out[k]] = std::move(ctx.outputs[k]);
       }
+      ctx.outputs.clear();  // what an output slot does not take is released here
+      in_buf = std::move(ctx.inputs);
+      out_buf = std::move(ctx.outputs);
       for (size_t s : st.free_after) vals[s] = Value();
     }
     std::vector<Value> out;
