@@ -28,11 +28,14 @@ const char* ErrorCodeName(ErrorCode code);
 class Error : public std::runtime_error {
  public:
   Error(ErrorCode code, const std::string& message)
-      : std::runtime_error(std::string(ErrorCodeName(code)) + ": " + message), code_(code) {}
+      : std::runtime_error(std::string(ErrorCodeName(code)) + ": " + message), code_(code), message_(message) {}
   ErrorCode code() const { return code_; }
+  // The message without the code's name in front (what() has both).
+  const std::string& message() const { return message_; }
 
  private:
   ErrorCode code_;
+  std::string message_;
 };
 
 }  // namespace onemodel

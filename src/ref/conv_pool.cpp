@@ -138,6 +138,26 @@ void PlaneTapRuns(const Plane& pl, F step) {
     }
 }
 
+// Pooling by planes, per channel nc of NC: the outputs start at `init`, every tap run of
+// the plane goes through step(acc + o, x + i, n) (PlaneTapRuns), then finish(acc). The
+// results land in y, directly when it is float, else through a buffer and StoreF32.
+template <class Step, class Finish>
+void PoolPlanes(const OpContext& ctx, const Plane& pl, int64_t NC, int64_t in_sp, int64_t out_sp, const float* x, Tensor& y,
+                float init, Step step, Finish finish) {
+  std::vector<float> ybuf;
+  float* yf = y.dtype() == DType::kFloat ? y.mutable_data<float>() : (ybuf.resize(size_t(NC * out_sp)), ybuf.data());
+  ParallelFor(ctx, NC, 1, [&](int64_t b, int64_t e) {
+    for (int64_t nc = b; nc < e; ++nc) {
+      const float* xc = x + nc * in_sp;
+      float* acc = yf + nc * out_sp;
+      std::fill(acc, acc + out_sp, init);
+      PlaneTapRuns(pl, [&](int64_t o, int64_t i, int64_t n) { step(acc + o, xc + i, n); });
+      finish(acc);
+    }
+  });
+  if (!ybuf.empty()) for (int64_t i = 0; i < NC * out_sp; ++i) StoreF32(y, i, ybuf[size_t(i)]);
+}
+
 // Adds one input channel's contribution to an output channel's plane of accumulators:
 // kernel row, kernel column, then the output positions whose tap is inside the input.
 // Each accumulator gets its terms in kernel order, a = a + x * w (never fused).
@@ -1178,17 +1198,9 @@ void PoolOp(OpContext& ctx, Pool kind, bool global) {
     // a MaxStep over the output positions whose tap is inside the input (as above,
     // padding taps are skipped), vectorised along output rows.
     const Plane pl = MakePlane(g);
-    std::vector<float> ybuf;
-    float* yf = y.dtype() == DType::kFloat ? y.mutable_data<float>() : (ybuf.resize(size_t(N * C * out_sp)), ybuf.data());
-    ParallelFor(ctx, N * C, 1, [&](int64_t b, int64_t e) {
-      for (int64_t nc = b; nc < e; ++nc) {
-        const float* xc = xv.data() + nc * in_sp;
-        float* acc = yf + nc * out_sp;
-        std::fill(acc, acc + out_sp, -std::numeric_limits<float>::infinity());
-        PlaneTapRuns(pl, [&](int64_t o, int64_t i, int64_t n) { ctx.kernels->MaxStepStridedF32(acc + o, xc + i, pl.SW, n); });
-      }
-    });
-    if (!ybuf.empty()) for (int64_t i = 0; i < N * C * out_sp; ++i) StoreF32(y, i, ybuf[size_t(i)]);
+    PoolPlanes(ctx, pl, N * C, in_sp, out_sp, xv.data(), y, -std::numeric_limits<float>::infinity(),
+               [&](float* acc, const float* x, int64_t n) { ctx.kernels->MaxStepStridedF32(acc, x, pl.SW, n); },
+               [](float*) {});
     return;
   }
   if (kind == Pool::kAverage && g.dims <= 2 && ctx.VectorKernels() && ctx.kernels->MulAddStridedF32) {
@@ -1211,23 +1223,16 @@ void PoolOp(OpContext& ctx, Pool kind, bool global) {
       return c;
     };
     const std::vector<float> ch = g.dims == 2 ? counts(0) : std::vector<float>{1.0f}, cw = counts(g.dims - 1);
-    std::vector<float> ybuf;
-    float* yf = y.dtype() == DType::kFloat ? y.mutable_data<float>() : (ybuf.resize(size_t(N * C * out_sp)), ybuf.data());
-    ParallelFor(ctx, N * C, 1, [&](int64_t b, int64_t e) {
-      for (int64_t nc = b; nc < e; ++nc) {
-        const float* xc = xv.data() + nc * in_sp;
-        float* acc = yf + nc * out_sp;
-        std::fill(acc, acc + out_sp, -0.0f);
-        PlaneTapRuns(pl, [&](int64_t o, int64_t i, int64_t n) { ctx.kernels->MulAddStridedF32(acc + o, xc + i, pl.SW, 1.0f, n); });
-        for (int64_t oh = 0; oh < pl.OH; ++oh)
-          for (int64_t ow = 0; ow < pl.OW; ++ow) {
-            const float cnt = ch[size_t(oh)] * cw[size_t(ow)];  // a product of small integers: exact
-            float& r = acc[oh * pl.OW + ow];
-            r = cnt != 0.0f ? r / cnt : std::numeric_limits<float>::quiet_NaN();
-          }
-      }
-    });
-    if (!ybuf.empty()) for (int64_t i = 0; i < N * C * out_sp; ++i) StoreF32(y, i, ybuf[size_t(i)]);
+    PoolPlanes(ctx, pl, N * C, in_sp, out_sp, xv.data(), y, -0.0f,
+               [&](float* acc, const float* x, int64_t n) { ctx.kernels->MulAddStridedF32(acc, x, pl.SW, 1.0f, n); },
+               [&](float* acc) {
+                 for (int64_t oh = 0; oh < pl.OH; ++oh)
+                   for (int64_t ow = 0; ow < pl.OW; ++ow) {
+                     const float cnt = ch[size_t(oh)] * cw[size_t(ow)];  // a product of small integers: exact
+                     float& r = acc[oh * pl.OW + ow];
+                     r = cnt != 0.0f ? r / cnt : std::numeric_limits<float>::quiet_NaN();
+                   }
+               });
     return;
   }
   for (int64_t nc = 0; nc < N * C; ++nc) {

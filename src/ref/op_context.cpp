@@ -55,10 +55,7 @@ Tensor OpContext::NewTensor(DType dtype, const Shape& shape, bool zero, const st
   try {
     return zero ? Tensor(dtype, shape, label) : Tensor::Uninitialized(dtype, shape, label);
   } catch (const Error& e) {
-    std::string msg = e.what();
-    const std::string code = std::string(ErrorCodeName(e.code())) + ": ";
-    if (msg.compare(0, code.size(), code) == 0) msg.erase(0, code.size());
-    throw Error(e.code(), node.Describe() + " " + msg);
+    throw Error(e.code(), node.Describe() + " " + e.message());
   }
 }
 

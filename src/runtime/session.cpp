@@ -7,7 +7,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
-#include <set>
 #include <unordered_map>
 
 #include "core/error.h"
@@ -221,10 +220,6 @@ class Executor {
   }
 
  private:
-  static const Value* Lookup(const std::unordered_map<std::string, Value>& m, const std::string& k) {
-    auto it = m.find(k);
-    return it == m.end() ? nullptr : &it->second;
-  }
   const Model& model_;
   const KernelTable* kernels_;
   ThreadPool* pool_;
