@@ -199,6 +199,53 @@ TEST_CASE("golden: serialisation follows exact-contract section 8", "[core][gold
   CHECK(GoldenHash({h}) == GoldenHash({h2}));
 }
 
+TEST_CASE("shape: the inline small vector behaves as std::vector, inline and spilled", "[core][shape]") {
+  // Every operation against a std::vector doing the same, through the inline limit and
+  // past it, including a source aliasing the shape itself.
+  SplitMix64 rng(41);
+  for (int trial = 0; trial < 2000; ++trial) {
+    Shape s;
+    std::vector<int64_t> v;
+    for (int step = 0; step < 24; ++step) {
+      const uint32_t op = rng.NextU32() % 9;
+      const int64_t x = int64_t(rng.NextU32() % 100) - 50;
+      const size_t at = v.empty() ? 0 : rng.NextU32() % (v.size() + 1);
+      switch (op) {
+        case 0: s.push_back(x); v.push_back(x); break;
+        case 1: s.insert(s.begin() + at, x); v.insert(v.begin() + long(at), x); break;
+        case 2: s.insert(s.begin() + at, 3, x); v.insert(v.begin() + long(at), 3, x); break;
+        case 3: {  // a range from the shape itself
+          const Shape copy = s;
+          s.insert(s.begin() + at, s.begin(), s.end());
+          v.insert(v.begin() + long(at), copy.begin(), copy.end());
+          break;
+        }
+        case 4:
+          if (!v.empty() && at < v.size()) { s.erase(s.begin() + at); v.erase(v.begin() + long(at)); }
+          break;
+        case 5: s.resize(at + 1, x); v.resize(at + 1, x); break;
+        case 6: {
+          Shape moved(std::move(s));
+          s = moved;
+          break;
+        }
+        case 7: s.assign(s.begin() + (at ? at - 1 : 0), s.end()); v.assign(v.begin() + long(at ? at - 1 : 0), v.end()); break;
+        default: if (!v.empty()) { s.pop_back(); v.pop_back(); } break;
+      }
+      if (v.size() > 40) { s.clear(); v.clear(); }
+      REQUIRE(s.size() == v.size());
+      REQUIRE(std::equal(s.begin(), s.end(), v.begin()));
+      REQUIRE(s == v);
+      REQUIRE(std::vector<int64_t>(s) == v);
+    }
+  }
+  const Shape a{1, 2, 3}, b = std::vector<int64_t>{1, 2, 4};
+  CHECK(a < b);
+  CHECK(a != b);
+  CHECK(Shape(8, 7).size() == 8);  // past the inline storage
+  CHECK(ShapeToString(Shape{2, 3, 4, 5, 6, 7, 8}) == "[2,3,4,5,6,7,8]");
+}
+
 TEST_CASE("tensor: absurd sizes are typed errors, not crashes", "[core][tensor]") {
   CHECK_THROWS_AS(Tensor(DType::kFloat, {-1, 3}), Error);
   try {

@@ -1046,13 +1046,142 @@ TEST_CASE("memory plan: concurrent runs of one session give the oracle's bits", 
   CHECK(s.memory_plan_stats().runs >= 1);
 }
 
+namespace {
+// A network of the operators that keep prepared state (Conv with its fused Relu,
+// MaxPool, ConvTranspose, Resize with fed scales, an elementwise chain, Softmax) and the
+// small shape and layout operators of the reference models (Shape, Gather, Unsqueeze,
+// Concat, Reshape, Transpose, MatMul, LayerNormalization). X is [1, 3, H, W] with H and
+// W free; S holds Resize's scales (fed, so their values may change from run to run).
+std::string SteadyGraph(SplitMix64& rng) {
+  const auto F = onnx::TensorProto::FLOAT, I64 = onnx::TensorProto::INT64;
+  const std::vector<TInit> inits = {
+      {"W1", F, {8, 3, 3, 3}, Floats(rng, 8 * 27, -0.5f, 0.5f)}, {"B1", F, {8}, Floats(rng, 8, -0.1f, 0.1f)},
+      {"Wt", F, {8, 4, 2, 2}, Floats(rng, 8 * 16, -0.5f, 0.5f)}, {"S", F, {4}, {1.0, 1.0, 0.5, 0.5}},
+      {"K", F, {}, {0.75}}, {"K2", F, {}, {-0.25}}, {"Wm", F, {4, 16}, Floats(rng, 64, -0.5f, 0.5f)},
+      {"Ls", F, {16}, Floats(rng, 16, 0.5f, 1.5f)}, {"Lb", F, {16}, Floats(rng, 16, -0.1f, 0.1f)},
+      {"i0", I64, {}, {0}}, {"four", I64, {1}, {4}}, {"minus1", I64, {1}, {-1}}, {"ax0", I64, {1}, {0}}};
+  const std::vector<TNode> nodes = {
+      {"Conv", {"X", "W1", "B1"}, {"c"}, {AInts("pads", {1, 1, 1, 1})}},
+      {"Relu", {"c"}, {"cr"}},
+      {"MaxPool", {"cr"}, {"p"}, {AInts("kernel_shape", {3, 3}), AInts("strides", {2, 2}), AInts("pads", {1, 1, 1, 1})}},
+      {"ConvTranspose", {"p", "Wt"}, {"t"}, {AInts("strides", {2, 2})}},
+      {"Resize", {"t", "", "S"}, {"r"}, {AS("mode", "linear")}},
+      {"Mul", {"r", "K"}, {"m"}}, {"Add", {"m", "K2"}, {"a"}}, {"Tanh", {"a"}, {"e"}},
+      {"Shape", {"e"}, {"sh"}}, {"Gather", {"sh", "i0"}, {"n"}}, {"Unsqueeze", {"n", "ax0"}, {"n1"}},
+      {"Concat", {"n1", "four", "minus1"}, {"shape3"}, {AI("axis", 0)}},
+      {"Reshape", {"e", "shape3"}, {"f"}},
+      {"Transpose", {"f"}, {"ft"}, {AInts("perm", {0, 2, 1})}},
+      {"MatMul", {"ft", "Wm"}, {"mm"}},
+      {"LayerNormalization", {"mm", "Ls", "Lb"}, {"ln"}, {AI("axis", -1)}},
+      {"Softmax", {"ln"}, {"Y"}, {AI("axis", -1)}}};
+  onnx::ModelProto m;
+  m.ParseFromString(TypedGraph({1, 3, 16, 16}, inits, nodes, {"Y"}, {"S"}));
+  auto* dims = m.mutable_graph()->mutable_input(0)->mutable_type()->mutable_tensor_type()->mutable_shape();
+  dims->mutable_dim(2)->set_dim_param("H");
+  dims->mutable_dim(3)->set_dim_param("W");
+  return m.SerializeAsString();
+}
+}  // namespace
+
+TEST_CASE("prepared state: changing shapes and shape-deciding values give a fresh session's bits", "[exact_paths]") {
+  // What operators keep between runs (OpContext::Prepared: geometry, coordinate tables,
+  // compiled chains) is remade when an input shape or a value that decides shapes
+  // (Resize's scales) changes: each run equals a fresh session at ISA ref.
+  SplitMix64 rng(1301);
+  const std::string bytes = SteadyGraph(rng);
+  struct Case { int64_t h, w; std::vector<float> scales; };
+  const std::vector<Case> cases = {{16, 16, {1, 1, 0.5f, 0.5f}}, {12, 20, {1, 1, 0.5f, 0.5f}}, {16, 16, {1, 1, 0.75f, 0.25f}},
+                                   {16, 16, {1, 1, 0.5f, 0.5f}}, {9, 7, {1, 1, 1.0f, 0.5f}},    {16, 16, {1, 1, 0.5f, 0.5f}}};
+  std::vector<Value> xs, ss;
+  std::vector<Tensor> want;
+  for (const Case& c : cases) {
+    xs.push_back(Input({1, 3, c.h, c.w}, Values(rng, 3 * c.h * c.w, 0)));
+    ss.push_back(Input({4}, c.scales));
+    SessionOptions o;
+    o.isa = "ref";
+    o.threads = 1;
+    Session fresh = Session::FromBytes(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), o, "steady");
+    want.push_back(fresh.Run({{"X", xs.back()}, {"S", ss.back()}})[0].tensor);
+  }
+  for (int threads : {1, 3}) {
+    SessionOptions o;
+    o.isa = IsaName(ActiveIsa());
+    o.threads = threads;
+    Session s = Session::FromBytes(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), o, "steady");
+    for (int pass = 0; pass < 2; ++pass)
+      for (size_t i = 0; i < cases.size(); ++i) {
+        INFO(threads << " threads, pass " << pass + 1 << ", case " << i + 1);
+        const Tensor y = s.Run({{"X", xs[i]}, {"S", ss[i]}})[0].tensor;
+        REQUIRE(y.shape() == want[i].shape());
+        CHECK(DiffF32(want[i].data<float>(), y.data<float>(), size_t(y.numel())) == "");
+      }
+  }
+}
+
+TEST_CASE("steady state: a run takes from the heap only what it returns", "[exact_paths][memory_plan]") {
+  // After the first runs (plans, prepared state, packed weights), a run of the same
+  // shapes allocates the returned vector and the output's buffer and reference count,
+  // nothing else (counted by the test binary's operator new, every thread). With a
+  // vector kernel table (every row of the suite; the oracle, ISA ref, keeps its plain
+  // loops, which may allocate).
+  SplitMix64 rng(1302);
+  const std::string bytes = SteadyGraph(rng);
+  const Value x = Input({1, 3, 16, 16}, Values(rng, 3 * 256, 0)), sc = Input({4}, {1, 1, 0.5f, 0.5f});
+  const std::map<std::string, Value> feeds = {{"X", x}, {"S", sc}};
+  // The returned vector, the output's buffer (under 64 KiB: not recycled) and its
+  // shared_ptr control block.
+  constexpr long kPerRun = 3;
+  auto session = [&](int threads) {
+    SessionOptions o;
+    o.isa = IsaName(ActiveIsa());
+    o.threads = threads;
+    return Session::FromBytes(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), o, "steady");
+  };
+  {
+    // One thread: every chunk runs on the caller, so each run is exactly the same.
+    Session s = session(1);
+    for (int r = 0; r < 4; ++r) s.Run(feeds);
+    for (int r = 0; r < 3; ++r) {
+      StartCountingAllocations();
+      std::vector<Value> out = s.Run(feeds);
+      const long n = StopCountingAllocations();
+      INFO("1 thread, steady run " << r + 1);
+      CHECK(s.memory_plan_stats().last_replayed);
+      CHECK(n <= kPerRun);
+    }
+  }
+#ifndef __EMSCRIPTEN__
+  {
+    // Three threads: chunks go to whichever thread takes them, so a thread's scratch
+    // buffer (ElementwiseChain's, LayerNormalization's) may grow the first time it
+    // takes a chunk of some operator (the GEMM kernel's packing buffers too), however
+    // many runs that takes; that growth is once per thread and buffer (a few times for
+    // a buffer that grows in steps), bounded here by kGrowth, and kRuns is larger, so
+    // one allocation more on every run would exceed the bound.
+    constexpr int kRuns = 100;
+    constexpr long kGrowth = 64;
+    Session s = session(3);
+    for (int r = 0; r < 4; ++r) s.Run(feeds);
+    long total = 0;
+    for (int r = 0; r < kRuns; ++r) {
+      StartCountingAllocations();
+      std::vector<Value> out = s.Run(feeds);
+      total += StopCountingAllocations();
+    }
+    INFO("3 threads, " << kRuns << " steady runs");
+    CHECK(s.memory_plan_stats().last_replayed);
+    CHECK(total <= kRuns * kPerRun + kGrowth);
+  }
+#endif
+}
+
 TEST_CASE("memory plan: a slice still held is never handed out again", "[memory_plan]") {
   // Run 1: A and B (same size) live one after the other, so the plan gives them one
   // slice. Run 2 keeps A while B is allocated: B must come from elsewhere, A's bytes stay.
   MemoryPlanner planner(true);
   {
-    auto run = planner.Begin("k");
-    REQUIRE(run);
+    std::optional<MemoryPlanner::RunScope> run;
+    REQUIRE(planner.Begin("k", &run));
     { Tensor a = Tensor::Uninitialized(DType::kFloat, {256}); }
     { Tensor b = Tensor::Uninitialized(DType::kFloat, {256}); }
     run->Finish();
@@ -1060,8 +1189,8 @@ TEST_CASE("memory plan: a slice still held is never handed out again", "[memory_
   CHECK(planner.stats().planned_buffers == 2);
   CHECK(planner.stats().arena_bytes == 1024);
   {
-    auto run = planner.Begin("k");
-    REQUIRE(run);
+    std::optional<MemoryPlanner::RunScope> run;
+    REQUIRE(planner.Begin("k", &run));
     {
       Tensor a(DType::kFloat, {256});
       a.mutable_data<float>()[0] = 42.0f;

@@ -3,8 +3,11 @@
 #define CATCH_CONFIG_RUNNER
 #include "tests/catch.h"
 
+#include <atomic>
 #include <cstdio>
+#include <cstdlib>
 #include <limits>
+#include <new>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -12,10 +15,36 @@
 #include "core/error.h"
 #include "tests/test_util.h"
 
+// The test binary's global operator new: malloc, counted while a test asks
+// (StartCountingAllocations). The library itself never replaces it.
+namespace {
+std::atomic<bool> g_counting{false};
+std::atomic<long> g_allocations{0};
+void* CountedNew(std::size_t n) {
+  if (g_counting.load(std::memory_order_relaxed)) g_allocations.fetch_add(1, std::memory_order_relaxed);
+  if (void* p = std::malloc(n ? n : 1)) return p;
+  throw std::bad_alloc();
+}
+}  // namespace
+void* operator new(std::size_t n) { return CountedNew(n); }
+void* operator new[](std::size_t n) { return CountedNew(n); }
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete[](void* p) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
+
 namespace onemodel {
 namespace test {
 namespace {
 Isa g_isa = Isa::kRef;
+}
+void StartCountingAllocations() {
+  g_allocations.store(0);
+  g_counting.store(true);
+}
+long StopCountingAllocations() {
+  g_counting.store(false);
+  return g_allocations.load();
 }
 Isa ActiveIsa() { return g_isa; }
 void SetActiveIsa(Isa isa) { g_isa = isa; }

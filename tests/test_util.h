@@ -26,6 +26,11 @@ inline bool IsNaN(float f) { return (F2U(f) & 0x7FFFFFFFu) > 0x7F800000u; }
 // Bitwise equality where any NaN equals any NaN (NaN payloads are unspecified).
 inline bool SameF32(float a, float b) { return (IsNaN(a) && IsNaN(b)) || F2U(a) == F2U(b); }
 
+// Heap allocations (operator new, any thread) counted between Start and Stop; the test
+// binary replaces the global operator new for this (tests/test_main.cpp).
+void StartCountingAllocations();
+long StopCountingAllocations();
+
 // Returns "" when equal, else a message naming the first differing element in hex.
 std::string DiffF32(const float* want, const float* got, size_t n);
 std::string DiffBytes(const uint8_t* want, const uint8_t* got, size_t n, size_t elem_size);

@@ -9,10 +9,9 @@
 #include <vector>
 
 #include "core/dtype.h"
+#include "core/shape.h"
 
 namespace onemodel {
-
-using Shape = std::vector<int64_t>;
 
 // Largest element count and byte size a tensor may have in this build (wasm32: what
 // 4 GiB of memory can hold; 64-bit: 2^40 bytes). Larger requests are kOutOfRange.

@@ -7,6 +7,8 @@
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
+
+#include "core/function_ref.h"
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -28,7 +30,7 @@ class ThreadPool {
   // long (except when n < grain), on up to threads() threads; returns when all are
   // done. An exception thrown by fn is rethrown here (the first one). Calls from
   // several threads take turns; a call made from inside fn runs inline on its thread.
-  void ParallelFor(int64_t n, int64_t grain, const std::function<void(int64_t, int64_t)>& fn);
+  void ParallelFor(int64_t n, int64_t grain, FunctionRef<void(int64_t, int64_t)> fn);
 
   // Returns the default thread count: ONEMODEL_THREADS if set and valid, else the
   // number of hardware threads (at least 1).
@@ -41,7 +43,7 @@ class ThreadPool {
   std::mutex mu_;
   std::mutex call_mu_;  // one ParallelFor at a time
   std::condition_variable cv_work_, cv_done_;
-  const std::function<void(int64_t, int64_t)>* fn_ = nullptr;
+  const FunctionRef<void(int64_t, int64_t)>* fn_ = nullptr;
   int64_t n_ = 0, chunks_ = 0, next_chunk_ = 0, done_chunks_ = 0;
   uint64_t generation_ = 0;
   bool stop_ = false;

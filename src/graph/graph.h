@@ -6,6 +6,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/tensor.h"
@@ -57,9 +58,9 @@ struct Node {
   std::string name, op_type, domain;
   std::vector<std::string> inputs;   // "" marks an omitted optional input
   std::vector<std::string> outputs;  // "" marks an omitted optional output
-  std::map<std::string, Attribute> attributes;
+  std::map<std::string, Attribute, std::less<>> attributes;  // transparent: found by string_view
 
-  const Attribute* attr(const std::string& n) const {
+  const Attribute* attr(std::string_view n) const {
     auto it = attributes.find(n);
     return it == attributes.end() ? nullptr : &it->second;
   }

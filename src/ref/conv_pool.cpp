@@ -4,8 +4,10 @@
 // after the full sum (exact-contract section 3). Pool windows fold in row-major order.
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <limits>
+#include <optional>
 
 #include "ref/blas.h"
 #include "ref/math.h"
@@ -533,29 +535,90 @@ void TapGemm(const OpContext& ctx, const Taps& tg, const float* x, int64_t Cg, i
 
 }  // namespace
 
-void Conv(OpContext& ctx) {
-  const Tensor& x = ctx.in(0);
-  const Tensor& w = ctx.in(1);
-  const int64_t group = ctx.attr_i("group", 1);
-  std::vector<int64_t> kernel = ctx.attr_ints("kernel_shape", Shape(w.shape().begin() + 2, w.shape().end()));
-  const Geometry g = MakeGeometry(ctx, x.shape(), kernel, false);
-  const int64_t N = x.shape()[0], C = x.shape()[1], M = w.shape()[0];
+namespace {
+// What Conv derives from its attributes and its input and weight shapes, kept per node
+// (OpContext::Prepared) and remade when a shape changes.
+struct ConvPrep : NodeState {
+  Shape x_shape, w_shape;
+  bool has_bias = false;
+  int64_t group = 1, N = 0, C = 0, M = 0, Cg = 0, Mg = 0, in_sp = 0, out_sp = 0, k_sp = 0;
+  Geometry g;
+  Plane pl{};  // 1-D and 2-D
+  Taps tg;     // 3-D and more
+  std::vector<int64_t> in_st;
+  Shape out_shape;
+  bool relu = false;
+  int32_t act_op = -1;  // UnaryF32's op, -1: none
+};
+
+std::shared_ptr<ConvPrep> MakeConvPrep(const OpContext& ctx, const Tensor& x, const Tensor& w) {
+  auto p = std::make_shared<ConvPrep>();
+  p->x_shape = x.shape();
+  p->w_shape = w.shape();
+  p->has_bias = ctx.has_input(2);
+  const int64_t group = p->group = ctx.attr_i("group", 1);
+  if (w.rank() < 3) throw ctx.Fail(ErrorCode::kShapeMismatch, "weight must have rank >= 3, got " + ShapeToString(w.shape()));
+  std::vector<int64_t> kernel = ctx.attr_ints("kernel_shape", std::vector<int64_t>(w.shape().begin() + 2, w.shape().end()));
+  p->g = MakeGeometry(ctx, x.shape(), kernel, false);
+  const Geometry& g = p->g;
+  const int64_t N = p->N = x.shape()[0], C = p->C = x.shape()[1], M = p->M = w.shape()[0];
   if (group <= 0 || C % group || M % group || w.shape()[1] != C / group) {
     throw ctx.Fail(ErrorCode::kShapeMismatch, "input channels " + std::to_string(C) + ", weight " +
                                                   ShapeToString(w.shape()) + " and group " + std::to_string(group) + " do not agree");
   }
-  const int64_t Cg = C / group, Mg = M / group;
-  const F32View xv(ctx, x), wv(ctx, w);
+  if (w.rank() != x.rank()) throw ctx.Fail(ErrorCode::kShapeMismatch, "weight " + ShapeToString(w.shape()) + " and input " +
+                                                                          ShapeToString(x.shape()) + " differ in rank");
+  p->Cg = C / group;
+  p->Mg = M / group;
   const std::string act = ctx.attr_s(kFusedActivationAttr, "");
   if (!act.empty() && act != "Relu" && act != "HardSwish")
     throw ctx.Fail(ErrorCode::kInvalidModel, "unknown fused activation '" + act + "'");
-  const bool relu = act == "Relu";
-  const int32_t act_op = act.empty() ? -1 : relu ? kUnReluF32 : kUnHardSwishF32;  // UnaryF32's op, -1: none
-  std::vector<float> bias;
-  if (ctx.has_input(2)) bias = ToF32(ctx, ctx.in(2));
-  Shape os{N, M};
-  os.insert(os.end(), g.out.begin(), g.out.end());
-  Tensor& y = ctx.out_uninit(0, x.dtype(), os);  // every element is written
+  p->relu = act == "Relu";
+  p->act_op = act.empty() ? -1 : p->relu ? kUnReluF32 : kUnHardSwishF32;
+  p->out_shape = Shape{N, M};
+  p->out_shape.insert(p->out_shape.end(), g.out.begin(), g.out.end());
+  p->in_sp = Prod(g.in);
+  p->out_sp = Prod(g.out);
+  p->k_sp = Prod(g.kernel);
+  p->in_st.assign(size_t(g.dims), 1);
+  for (int64_t d = g.dims - 1; d > 0; --d) p->in_st[size_t(d - 1)] = p->in_st[size_t(d)] * g.in[size_t(d)];
+  if (g.dims <= 2) {
+    p->pl = MakePlane(g);
+  } else {
+    // Taps: kernel position k of dimension d reads input k * dilation - pad + stride * o.
+    p->tg = Taps{g.in, g.out, g.stride, {}};
+    for (int64_t d = 0; d < g.dims; ++d) {
+      const size_t i = size_t(d);
+      std::vector<int64_t> b;
+      for (int64_t k = 0; k < g.kernel[i]; ++k) b.push_back(k * g.dil[i] - g.pad_b[i]);
+      p->tg.b.push_back(std::move(b));
+    }
+  }
+  return p;
+}
+}  // namespace
+
+void Conv(OpContext& ctx) {
+  const Tensor& x = ctx.in(0);
+  const Tensor& w = ctx.in(1);
+  const std::shared_ptr<const ConvPrep> prep = ctx.Prepared<ConvPrep>(
+      [&](const ConvPrep& p) { return p.x_shape == x.shape() && p.w_shape == w.shape() && p.has_bias == ctx.has_input(2); },
+      [&] { return MakeConvPrep(ctx, x, w); });
+  const ConvPrep& P = *prep;
+  const Geometry& g = P.g;
+  const int64_t group = P.group, N = P.N, C = P.C, M = P.M, Cg = P.Cg, Mg = P.Mg;
+  const F32View xv(ctx, x), wv(ctx, w);
+  const bool relu = P.relu;
+  const int32_t act_op = P.act_op;
+  std::optional<F32View> bias_view;
+  if (ctx.has_input(2)) {
+    bias_view.emplace(ctx, ctx.in(2));
+    if (int64_t(bias_view->size()) != M)
+      throw ctx.Fail(ErrorCode::kShapeMismatch, "bias has " + std::to_string(bias_view->size()) + " elements for " +
+                                                    std::to_string(M) + " output channels");
+  }
+  const float* bias = bias_view ? bias_view->data() : nullptr;
+  Tensor& y = ctx.out_uninit(0, x.dtype(), P.out_shape);  // every element is written
   // Stores result i: a float output takes the activation in f32 (the fused node would
   // see that very float); another type first rounds the sum to its element type, as the
   // Conv node's output would be, then the activation, then rounds again.
@@ -566,9 +629,8 @@ void Conv(OpContext& ctx) {
     ref::UnaryF32(act_op, 0.0f, 0.0f, &r, &r, 1);
     StoreF32(y, i, r);
   };
-  const int64_t in_sp = Prod(g.in), out_sp = Prod(g.out), k_sp = Prod(g.kernel);
-  std::vector<int64_t> in_st(size_t(g.dims), 1);
-  for (int64_t d = g.dims - 1; d > 0; --d) in_st[size_t(d - 1)] = in_st[size_t(d)] * g.in[size_t(d)];
+  const int64_t in_sp = P.in_sp, out_sp = P.out_sp, k_sp = P.k_sp;
+  const std::vector<int64_t>& in_st = P.in_st;
   // 3-D and more through the taps engine when the GEMM conditions hold (else the
   // general loops at the end).
   const bool nd_gemm = g.dims > 2 && UseConvGemm(ctx, Cg * k_sp, Mg, wv);
@@ -584,23 +646,16 @@ void Conv(OpContext& ctx) {
     }
     bool epilogue_done = false;  // bias and activation applied by the GEMM kernel
     if (nd_gemm) {
-      // Taps: kernel position k of dimension d reads input k * dilation - pad + stride * o.
-      Taps tg{g.in, g.out, g.stride, {}};
-      for (int64_t d = 0; d < g.dims; ++d) {
-        const size_t i = size_t(d);
-        std::vector<int64_t> b;
-        for (int64_t k = 0; k < g.kernel[i]; ++k) b.push_back(k * g.dil[i] - g.pad_b[i]);
-        tg.b.push_back(std::move(b));
-      }
+      const Taps& tg = P.tg;
       for (int64_t n = 0; n < N; ++n)
         for (int64_t grp = 0; grp < group; ++grp)
           TapGemm(ctx, tg, xv.data() + (n * C + grp * Cg) * in_sp, Cg, in_sp, wv.data() + grp * Mg * Cg * k_sp, Mg,
                   yf + (n * M + grp * Mg) * out_sp);
-    } else if (const Plane pl = MakePlane(g); UseConvDirect(ctx, pl, Cg, Mg)) {
+    } else if (const Plane& pl = P.pl; UseConvDirect(ctx, pl, Cg, Mg)) {
       // Few input channels (a network's first layer): the direct kernel, output rows in
       // blocks over the threads, the epilogue in its tiles (the activation only for a
       // float output, as below).
-      const float* bp = bias.empty() ? nullptr : bias.data();
+      const float* bp = bias;
       const int32_t kact = y.dtype() == DType::kFloat ? act_op : -1;
       epilogue_done = true;
       const int64_t geo[12] = {pl.IH, pl.IW, pl.OH, pl.OW, pl.KH, pl.KW, pl.SH, pl.SW, pl.DH, pl.DW, pl.PH, pl.PW};
@@ -621,13 +676,13 @@ void Conv(OpContext& ctx) {
       // The epilogue in the GEMM when it can: the activation only for a float output
       // (another type rounds before its activation, store_act).
       epilogue_done = ConvGemm2D(ctx, pl, xv.data(), wv.data(), wt ? wt->data<float>() : nullptr, N, C, M, group, in_sp, yf,
-                                 relu, bias.empty() ? nullptr : bias.data(), y.dtype() == DType::kFloat ? act_op : -1);
+                                 relu, bias, y.dtype() == DType::kFloat ? act_op : -1);
     } else if (Cg == 1 && Mg == 1 && ctx.kernels && ctx.kernels->DepthwiseConvF32 &&
                ctx.kernels->DepthwiseConvF32 != &ref::DepthwiseConvF32) {
       // Depthwise, one output per input channel: lanes across channels (blocks of
       // channels over the threads), the epilogue in the kernel (the activation only for
       // a float output, as above).
-      const float* bp = bias.empty() ? nullptr : bias.data();
+      const float* bp = bias;
       const int32_t kact = y.dtype() == DType::kFloat ? act_op : -1;
       epilogue_done = true;
       const int64_t geo[12] = {pl.IH, pl.IW, pl.OH, pl.OW, pl.KH, pl.KW, pl.SH, pl.SW, pl.DH, pl.DW, pl.PH, pl.PW};
@@ -674,11 +729,11 @@ void Conv(OpContext& ctx) {
     }
     // The bias after the full sum, then a fused activation (passes.h), in one pass.
     const bool act_here = act_op >= 0 && y.dtype() == DType::kFloat;
-    if (!epilogue_done && (!bias.empty() || act_here)) {
+    if (!epilogue_done && (bias != nullptr || act_here)) {
       ParallelFor(ctx, N * M, std::max<int64_t>(1, 16384 / std::max<int64_t>(out_sp, 1)), [&](int64_t b, int64_t e) {
         for (int64_t nm = b; nm < e; ++nm) {
           float* o = yf + nm * out_sp;
-          if (!bias.empty()) {
+          if (bias != nullptr) {
             const float bv = bias[size_t(nm % M)];
             for (int64_t i = 0; i < out_sp; ++i) o[i] = o[i] + bv;
           }
@@ -714,30 +769,75 @@ void Conv(OpContext& ctx) {
           const float* wc = wd + (m * Cg + c) * k_sp;
           for (size_t t = 0; t < taps; ++t) acc = acc + xc[tap_off[t]] * wc[tap_k[t]];
         }
-        if (!bias.empty()) acc = acc + bias[size_t(m)];
+        if (bias != nullptr) acc = acc + bias[size_t(m)];
         store_act((n * M + m) * out_sp + o, acc);
       }
     });
 }
 
-void ConvTranspose(OpContext& ctx) {
-  const Tensor& x = ctx.in(0);
-  const Tensor& w = ctx.in(1);
-  const int64_t group = ctx.attr_i("group", 1);
-  const int64_t D = x.rank() - 2;
+namespace {
+// What ConvTranspose derives from its attributes and its input and weight shapes, kept
+// per node (OpContext::Prepared).
+struct ConvTPrep : NodeState {
+  Shape x_shape, w_shape;
+  bool has_bias = false;
+  int64_t group = 1, D = 0, N = 0, C = 0, M = 0, Mg = 0, Cg = 0, in_sp = 0, out_sp = 0, k_sp = 0;
+  std::vector<int64_t> kernel, in, stride, dil, out, pb, pe, in_st, kst, ost;
+  Shape out_shape;
+  bool patch = false;  // the patch path's geometry (see ConvTranspose)
+  // The stride phases' stride-1 convolutions (see ConvTranspose).
+  struct Phase {
+    std::vector<int64_t> r, j0;
+    Taps tg;
+    std::vector<int64_t> kt;  // tap t's kernel position
+    int64_t T = 0, P = 0;
+  };
+  std::vector<Phase> phases;
+};
+
+std::shared_ptr<ConvTPrep> MakeConvTPrep(const OpContext& ctx, const Tensor& x, const Tensor& w) {
+  auto pp = std::make_shared<ConvTPrep>();
+  ConvTPrep& P = *pp;
+  P.x_shape = x.shape();
+  P.w_shape = w.shape();
+  P.has_bias = ctx.has_input(2);
+  const int64_t group = P.group = ctx.attr_i("group", 1);
+  const int64_t D = P.D = x.rank() - 2;
   if (D < 1) throw ctx.Fail(ErrorCode::kShapeMismatch, "input must have rank >= 3");
-  const int64_t N = x.shape()[0], C = x.shape()[1];
+  if (w.rank() != x.rank()) throw ctx.Fail(ErrorCode::kShapeMismatch, "weight " + ShapeToString(w.shape()) + " and input " +
+                                                                          ShapeToString(x.shape()) + " differ in rank");
+  const int64_t C = P.C = x.shape()[1];
+  P.N = x.shape()[0];
   if (group <= 0 || C % group || w.shape()[0] != C) throw ctx.Fail(ErrorCode::kShapeMismatch, "weight and input channels disagree");
-  const int64_t Mg = w.shape()[1], M = Mg * group, Cg = C / group;
-  std::vector<int64_t> kernel = ctx.attr_ints("kernel_shape", Shape(w.shape().begin() + 2, w.shape().end()));
-  std::vector<int64_t> in(x.shape().begin() + 2, x.shape().end());
-  auto stride = ctx.attr_ints("strides", std::vector<int64_t>(size_t(D), 1));
-  auto dil = ctx.attr_ints("dilations", std::vector<int64_t>(size_t(D), 1));
-  auto opad = ctx.attr_ints("output_padding", std::vector<int64_t>(size_t(D), 0));
-  auto pads = ctx.attr_ints("pads", std::vector<int64_t>(size_t(2 * D), 0));
+  P.Mg = w.shape()[1];
+  P.M = P.Mg * group;
+  P.Cg = C / group;
+  std::vector<int64_t>& kernel = P.kernel;
+  std::vector<int64_t>& in = P.in;
+  std::vector<int64_t>& stride = P.stride;
+  std::vector<int64_t>& dil = P.dil;
+  kernel = ctx.attr_ints("kernel_shape", std::vector<int64_t>(w.shape().begin() + 2, w.shape().end()));
+  in.assign(x.shape().begin() + 2, x.shape().end());
+  stride = ctx.attr_ints("strides", std::vector<int64_t>(size_t(D), 1));
+  dil = ctx.attr_ints("dilations", std::vector<int64_t>(size_t(D), 1));
+  const auto opad = ctx.attr_ints("output_padding", std::vector<int64_t>(size_t(D), 0));
+  const auto pads = ctx.attr_ints("pads", std::vector<int64_t>(size_t(2 * D), 0));
+  if (int64_t(kernel.size()) != D || int64_t(stride.size()) != D || int64_t(dil.size()) != D || int64_t(opad.size()) != D ||
+      int64_t(pads.size()) != 2 * D)
+    throw ctx.Fail(ErrorCode::kInvalidModel, "kernel_shape, strides, dilations, output_padding or pads have the wrong length");
+  for (int64_t d = 0; d < D; ++d)
+    if (stride[size_t(d)] <= 0 || dil[size_t(d)] <= 0)
+      throw ctx.Fail(ErrorCode::kInvalidModel, "strides and dilations must be positive");
   const auto out_shape_attr = ctx.attr_ints("output_shape");
+  if (!out_shape_attr.empty() && int64_t(out_shape_attr.size()) < D)
+    throw ctx.Fail(ErrorCode::kInvalidModel, "output_shape has fewer values than spatial dimensions");
   const std::string ap = ctx.attr_s("auto_pad", "NOTSET");
-  std::vector<int64_t> out(static_cast<size_t>(D)), pb(static_cast<size_t>(D)), pe(static_cast<size_t>(D));
+  std::vector<int64_t>& out = P.out;
+  std::vector<int64_t>& pb = P.pb;
+  std::vector<int64_t>& pe = P.pe;
+  out.assign(static_cast<size_t>(D), 0);
+  pb.assign(static_cast<size_t>(D), 0);
+  pe.assign(static_cast<size_t>(D), 0);
   for (int64_t d = 0; d < D; ++d) {
     const size_t i = size_t(d);
     const int64_t ek = (kernel[i] - 1) * dil[i] + 1;
@@ -758,31 +858,116 @@ void ConvTranspose(OpContext& ctx) {
       out[i] = full - pb[i] - pe[i];
     }
   }
+  P.out_shape = Shape{P.N, P.M};
+  P.out_shape.insert(P.out_shape.end(), out.begin(), out.end());
+  P.in_sp = Prod(in);
+  P.out_sp = Prod(out);
+  P.k_sp = Prod(kernel);
+  P.in_st.assign(size_t(D), 1);
+  P.kst.assign(size_t(D), 1);
+  P.ost.assign(size_t(D), 1);
+  for (int64_t d = D - 1; d > 0; --d) {
+    P.in_st[size_t(d - 1)] = P.in_st[size_t(d)] * in[size_t(d)];
+    P.kst[size_t(d - 1)] = P.kst[size_t(d)] * kernel[size_t(d)];
+    P.ost[size_t(d - 1)] = P.ost[size_t(d)] * out[size_t(d)];
+  }
+  P.patch = true;
+  for (int64_t d = 0; d < D && P.patch; ++d) {
+    const size_t i = size_t(d);
+    P.patch = kernel[i] == stride[i] && dil[i] == 1 && pb[i] == 0 && out[i] == in[i] * stride[i];
+  }
+  // The stride phases: per dimension, the outputs o with o + pad = j * stride + r take
+  // the kernel positions k with k * dilation = r (mod stride), each from input
+  // j - (k * dilation - r) / stride.
+  const size_t Du = size_t(D);
+  auto floor_div = [](int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); };
+  for (int64_t ph = 0, phases = Prod(stride); ph < phases; ++ph) {
+    ConvTPrep::Phase f;
+    f.r.assign(Du, 0);
+    f.j0.assign(Du, 0);
+    int64_t rest = ph;
+    for (size_t d = Du; d-- > 0;) {
+      f.r[d] = rest % stride[d];
+      rest /= stride[d];
+    }
+    f.tg = Taps{in, {}, std::vector<int64_t>(Du, 1), {}};
+    std::vector<std::vector<int64_t>> ks(Du);  // the phase's kernel positions per dimension
+    bool none = false;
+    for (size_t d = 0; d < Du; ++d) {
+      f.j0[d] = floor_div(pb[d] - f.r[d] + stride[d] - 1, stride[d]);
+      const int64_t n_d = floor_div(out[d] - 1 + pb[d] - f.r[d], stride[d]) - f.j0[d] + 1;
+      none |= n_d <= 0;
+      f.tg.out.push_back(std::max<int64_t>(n_d, 0));
+      std::vector<int64_t> b;
+      for (int64_t k = 0; k < kernel[d]; ++k) {
+        if (k * dil[d] % stride[d] != f.r[d]) continue;
+        ks[d].push_back(k);
+        b.push_back(f.j0[d] - (k * dil[d] - f.r[d]) / stride[d]);
+      }
+      f.tg.b.push_back(std::move(b));
+    }
+    if (none) continue;  // no output in this phase
+    f.T = 1;
+    f.P = 1;
+    for (size_t d = 0; d < Du; ++d) {
+      f.T *= int64_t(ks[d].size());
+      f.P *= f.tg.out[d];
+    }
+    f.kt.assign(static_cast<size_t>(f.T), 0);
+    for (int64_t t = 0; t < f.T; ++t) {
+      int64_t tt = t, k = 0;
+      for (size_t d = Du; d-- > 0;) {
+        const int64_t nt = int64_t(ks[d].size());
+        k += ks[d][size_t(tt % nt)] * P.kst[d];
+        tt /= nt;
+      }
+      f.kt[size_t(t)] = k;
+    }
+    P.phases.push_back(std::move(f));
+  }
+  return pp;
+}
+}  // namespace
+
+void ConvTranspose(OpContext& ctx) {
+  const Tensor& x = ctx.in(0);
+  const Tensor& w = ctx.in(1);
+  const std::shared_ptr<const ConvTPrep> prep = ctx.Prepared<ConvTPrep>(
+      [&](const ConvTPrep& p) { return p.x_shape == x.shape() && p.w_shape == w.shape() && p.has_bias == ctx.has_input(2); },
+      [&] { return MakeConvTPrep(ctx, x, w); });
+  const ConvTPrep& P = *prep;
+  const int64_t group = P.group, D = P.D, N = P.N, C = P.C, M = P.M, Mg = P.Mg, Cg = P.Cg;
+  const std::vector<int64_t>& kernel = P.kernel;
+  const std::vector<int64_t>& in = P.in;
+  const std::vector<int64_t>& stride = P.stride;
+  const std::vector<int64_t>& dil = P.dil;
+  const std::vector<int64_t>& out = P.out;
+  const std::vector<int64_t>& pb = P.pb;
   const F32View xv(ctx, x), wv(ctx, w);
-  std::vector<float> bias;
-  if (ctx.has_input(2)) bias = ToF32(ctx, ctx.in(2));
-  Shape os{N, M};
-  os.insert(os.end(), out.begin(), out.end());
-  Tensor& y = ctx.out_uninit(0, x.dtype(), os);  // every element is written
-  const int64_t in_sp = Prod(in), out_sp = Prod(out), k_sp = Prod(kernel);
-  std::vector<int64_t> in_st(size_t(D), 1);
-  for (int64_t d = D - 1; d > 0; --d) in_st[size_t(d - 1)] = in_st[size_t(d)] * in[size_t(d)];
+  std::optional<F32View> bias_view;
+  if (ctx.has_input(2)) {
+    bias_view.emplace(ctx, ctx.in(2));
+    if (int64_t(bias_view->size()) != M)
+      throw ctx.Fail(ErrorCode::kShapeMismatch, "bias has " + std::to_string(bias_view->size()) + " elements for " +
+                                                    std::to_string(M) + " output channels");
+  }
+  const float* bias = bias_view ? bias_view->data() : nullptr;
+  Tensor& y = ctx.out_uninit(0, x.dtype(), P.out_shape);  // every element is written
+  const int64_t in_sp = P.in_sp, out_sp = P.out_sp, k_sp = P.k_sp;
+  const std::vector<int64_t>& in_st = P.in_st;
   // Patch deconvolution (kernel == stride, no padding or dilation, out = in * stride):
   // every output takes exactly one kernel position, from every input channel, so for
   // each kernel position the outputs are a 1x1 convolution: a GEMM whose K is the input
   // channels in order, the reference's fold. Vector kernel tables only.
-  bool patch = ctx.kernels && ctx.kernels->GemmF32 && ctx.kernels->GemmF32 != &ref::GemmF32;
-  for (int64_t d = 0; d < D && patch; ++d) {
-    const size_t i = size_t(d);
-    patch = kernel[i] == stride[i] && dil[i] == 1 && pb[i] == 0 && out[i] == in[i] * stride[i];
-  }
+  const bool patch = P.patch && ctx.kernels && ctx.kernels->GemmF32 && ctx.kernels->GemmF32 != &ref::GemmF32;
+  const std::vector<int64_t>& kst = P.kst;
+  const std::vector<int64_t>& ost = P.ost;
+  // The products before they are scattered: the calling thread's buffer, reused (by
+  // reference, so that the workers below read this thread's, not their own).
+  thread_local std::vector<float> tmp_tl;
+  std::vector<float>& tmp = tmp_tl;
   if (patch) {
-    std::vector<int64_t> kst(size_t(D), 1), ost(size_t(D), 1);
-    for (int64_t d = D - 1; d > 0; --d) {
-      kst[size_t(d - 1)] = kst[size_t(d)] * kernel[size_t(d)];
-      ost[size_t(d - 1)] = ost[size_t(d)] * out[size_t(d)];
-    }
-    std::vector<float> tmp(size_t(Mg * in_sp));
+    if (tmp.size() < size_t(Mg * in_sp)) tmp.resize(size_t(Mg * in_sp));
     for (int64_t n = 0; n < N; ++n)
       for (int64_t grp = 0; grp < group; ++grp)
         for (int64_t k = 0; k < k_sp; ++k) {
@@ -797,13 +982,13 @@ void ConvTranspose(OpContext& ctx) {
             ParallelFor(ctx, Mg, 1, [&](int64_t b, int64_t e) {
               for (int64_t ml = b; ml < e; ++ml) {
                 const int64_t m = grp * Mg + ml;
-                const float bv = bias.empty() ? 0.0f : bias[size_t(m)];
+                const float bv = bias ? bias[size_t(m)] : 0.0f;
                 const float* src = tmp.data() + ml * in_sp;
                 float* dst = py + (n * M + m) * out_sp;
                 for (int64_t ih = 0; ih < in[0]; ++ih) {
                   float* drow = dst + (ih * stride[0] + kh) * OW + kw;
                   const float* srow = src + ih * in[1];
-                  if (bias.empty()) for (int64_t iw = 0; iw < in[1]; ++iw) drow[iw * stride[1]] = srow[iw];
+                  if (!bias) for (int64_t iw = 0; iw < in[1]; ++iw) drow[iw * stride[1]] = srow[iw];
                   else for (int64_t iw = 0; iw < in[1]; ++iw) drow[iw * stride[1]] = srow[iw] + bv;
                 }
               }
@@ -822,7 +1007,7 @@ void ConvTranspose(OpContext& ctx) {
             for (int64_t ml = 0; ml < Mg; ++ml) {
               const int64_t m = grp * Mg + ml;
               float r = tmp[size_t(ml * in_sp + p)];
-              if (!bias.empty()) r = r + bias[size_t(m)];
+              if (bias) r = r + bias[size_t(m)];
               StoreF32(y, (n * M + m) * out_sp + o, r);
             }
           }
@@ -838,63 +1023,42 @@ void ConvTranspose(OpContext& ctx) {
   // 4 outputs per group (UseConvGemm).
   if (UseConvGemm(ctx, Cg * k_sp, Mg, wv)) {
     const size_t Du = size_t(D);
-    std::vector<int64_t> ost(Du, 1), kst(Du, 1);
-    for (size_t d = Du - 1; d > 0; --d) {
-      ost[d - 1] = ost[d] * out[d];
-      kst[d - 1] = kst[d] * kernel[d];
-    }
-    auto floor_div = [](int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); };
     float* yd = y.dtype() == DType::kFloat ? y.mutable_data<float>() : nullptr;
-    std::vector<float> wp, tmp;
-    std::vector<int64_t> r(Du), j0(Du);
-    for (int64_t ph = 0, phases = Prod(stride); ph < phases; ++ph) {
-      int64_t rest = ph;
-      for (size_t d = Du; d-- > 0;) {
-        r[d] = rest % stride[d];
-        rest /= stride[d];
+    thread_local std::vector<float> wp_own;
+    for (size_t ph = 0; ph < P.phases.size(); ++ph) {
+      const ConvTPrep::Phase& f = P.phases[ph];
+      const std::vector<int64_t>& r = f.r;
+      const std::vector<int64_t>& j0 = f.j0;
+      const Taps& tg = f.tg;
+      const std::vector<int64_t>& kt = f.kt;
+      const int64_t T = f.T, P = f.P;
+      // The phase's weights as every group's rows: row ml, column (c, t) is
+      // w[grp * Cg + c][ml][kt[t]]; made once per session for a constant weight.
+      auto permute = [&](float* wp) {
+        for (int64_t grp = 0; grp < group; ++grp)
+          for (int64_t ml = 0; ml < Mg; ++ml)
+            for (int64_t c = 0; c < Cg; ++c)
+              for (int64_t t = 0; t < T; ++t)
+                wp[((grp * Mg + ml) * Cg + c) * T + t] = wv.data()[((grp * Cg + c) * Mg + ml) * k_sp + kt[size_t(t)]];
+      };
+      char key[32];
+      std::snprintf(key, sizeof key, "phase %zu", ph);
+      const Tensor* wp_const = ctx.ConstDerived(1, key, [&](const Tensor&) {
+        Tensor t = Tensor::Uninitialized(DType::kFloat, Shape{std::max<int64_t>(group * Mg * Cg * T, 1)}, "phase weights");
+        permute(t.mutable_data<float>());
+        return t;
+      });
+      const float* wp_all = wp_const ? wp_const->data<float>() : nullptr;
+      if (!wp_all) {
+        if (wp_own.size() < size_t(group * Mg * Cg * T)) wp_own.resize(size_t(group * Mg * Cg * T));
+        permute(wp_own.data());
+        wp_all = wp_own.data();
       }
-      Taps tg{in, {}, std::vector<int64_t>(Du, 1), {}};
-      std::vector<std::vector<int64_t>> ks(Du);  // the phase's kernel positions per dimension
-      bool none = false;
-      for (size_t d = 0; d < Du; ++d) {
-        j0[d] = floor_div(pb[d] - r[d] + stride[d] - 1, stride[d]);
-        const int64_t n_d = floor_div(out[d] - 1 + pb[d] - r[d], stride[d]) - j0[d] + 1;
-        none |= n_d <= 0;
-        tg.out.push_back(std::max<int64_t>(n_d, 0));
-        std::vector<int64_t> b;
-        for (int64_t k = 0; k < kernel[d]; ++k) {
-          if (k * dil[d] % stride[d] != r[d]) continue;
-          ks[d].push_back(k);
-          b.push_back(j0[d] - (k * dil[d] - r[d]) / stride[d]);
-        }
-        tg.b.push_back(std::move(b));
-      }
-      if (none) continue;  // no output in this phase
-      int64_t T = 1, P = 1;
-      for (size_t d = 0; d < Du; ++d) {
-        T *= int64_t(ks[d].size());
-        P *= tg.out[d];
-      }
-      std::vector<int64_t> kt(static_cast<size_t>(T));  // tap t's kernel position
-      for (int64_t t = 0; t < T; ++t) {
-        int64_t tt = t, k = 0;
-        for (size_t d = Du; d-- > 0;) {
-          const int64_t nt = int64_t(ks[d].size());
-          k += ks[d][size_t(tt % nt)] * kst[d];
-          tt /= nt;
-        }
-        kt[size_t(t)] = k;
-      }
-      wp.resize(size_t(Mg * Cg * T));
-      tmp.resize(size_t(Mg * P));
+      if (tmp.size() < size_t(Mg * P)) tmp.resize(size_t(Mg * P));
       for (int64_t grp = 0; grp < group; ++grp) {
-        // Row ml, column (c, t): w[grp * Cg + c][ml][kt[t]].
-        for (int64_t ml = 0; ml < Mg; ++ml)
-          for (int64_t c = 0; c < Cg; ++c)
-            for (int64_t t = 0; t < T; ++t)
-              wp[size_t((ml * Cg + c) * T + t)] = wv.data()[((grp * Cg + c) * Mg + ml) * k_sp + kt[size_t(t)]];
+        const float* wp = wp_all + grp * Mg * Cg * T;
         for (int64_t n = 0; n < N; ++n) {
-          TapGemm(ctx, tg, xv.data() + (n * C + grp * Cg) * in_sp, Cg, in_sp, wp.data(), Mg, tmp.data());
+          TapGemm(ctx, tg, xv.data() + (n * C + grp * Cg) * in_sp, Cg, in_sp, wp, Mg, tmp.data());
           ParallelFor(ctx, Mg, 1, [&](int64_t b0, int64_t b1) {
             for (int64_t ml = b0; ml < b1; ++ml) {
               const int64_t m = grp * Mg + ml;
@@ -910,13 +1074,13 @@ void ConvTranspose(OpContext& ctx) {
                   q /= tg.out[d];
                 }
                 const float* sr = src + p0;
-                if (yd && bias.empty()) {
+                if (yd && !bias) {
                   for (int64_t j = 0; j < nl; ++j) yd[base + o + j * sl] = sr[j];
                 } else if (yd) {
                   const float bv = bias[size_t(m)];
                   for (int64_t j = 0; j < nl; ++j) yd[base + o + j * sl] = sr[j] + bv;
                 } else {
-                  for (int64_t j = 0; j < nl; ++j) StoreF32(y, base + o + j * sl, bias.empty() ? sr[j] : sr[j] + bias[size_t(m)]);
+                  for (int64_t j = 0; j < nl; ++j) StoreF32(y, base + o + j * sl, !bias ? sr[j] : sr[j] + bias[size_t(m)]);
                 }
               }
             }
@@ -948,7 +1112,7 @@ void ConvTranspose(OpContext& ctx) {
             acc = acc + xc[off] * wc[k];
           });
         }
-        if (!bias.empty()) acc = acc + bias[size_t(m)];
+        if (bias) acc = acc + bias[size_t(m)];
         StoreF32(y, (n * M + m) * out_sp + o, acc);
       });
     }
@@ -1142,13 +1306,27 @@ void QLinearConv(OpContext& ctx) {
 namespace {
 enum class Pool { kMax, kAverage, kLp };
 
-void PoolOp(OpContext& ctx, Pool kind, bool global) {
-  const Tensor& x = ctx.in(0);
-  if (x.rank() < 3) throw ctx.Fail(ErrorCode::kShapeMismatch, "input must have rank >= 3");
-  std::vector<int64_t> kernel = global ? Shape(x.shape().begin() + 2, x.shape().end()) : ctx.attr_ints("kernel_shape");
+// What a pooling operator derives from its attributes and its input's shape, kept per
+// node (OpContext::Prepared).
+struct PoolPrep : NodeState {
+  Shape x_shape;
+  Geometry g;
+  Plane pl{};  // 1-D and 2-D
+  Shape out_shape;
+  bool include_pad = false, col_major = false;
+  float p = 2.0f;
+  int64_t in_sp = 0, out_sp = 0;
+  std::vector<int64_t> in_st, col_st;
+  std::vector<float> count_h, count_w;  // 1-D/2-D average: taps counted per output row, column
+};
+
+std::shared_ptr<PoolPrep> MakePoolPrep(const OpContext& ctx, const Tensor& x, bool global) {
+  auto pp = std::make_shared<PoolPrep>();
+  pp->x_shape = x.shape();
+  std::vector<int64_t> kernel = global ? std::vector<int64_t>(x.shape().begin() + 2, x.shape().end()) : ctx.attr_ints("kernel_shape");
   if (kernel.empty()) throw ctx.Fail(ErrorCode::kInvalidModel, "kernel_shape is required");
   const bool ceil_mode = !global && ctx.attr_i("ceil_mode", 0) != 0;
-  Geometry g;
+  Geometry& g = pp->g;
   if (global) {
     g.dims = x.rank() - 2;
     g.in.assign(x.shape().begin() + 2, x.shape().end());
@@ -1161,55 +1339,21 @@ void PoolOp(OpContext& ctx, Pool kind, bool global) {
   } else {
     g = MakeGeometry(ctx, x.shape(), kernel, ceil_mode);
   }
-  const bool include_pad = ctx.attr_i("count_include_pad", 0) != 0;
-  const float p = float(ctx.attr_i("p", 2));
-  const int64_t N = x.shape()[0], C = x.shape()[1];
-  const F32View xv(ctx, x, kind == Pool::kMax);
-  Shape os{N, C};
-  os.insert(os.end(), g.out.begin(), g.out.end());
-  Tensor& y = ctx.out_uninit(0, x.dtype(), os);  // every element is written
-  Tensor* idx = (kind == Pool::kMax && ctx.wants_output(1)) ? &ctx.out(1, DType::kInt64, os) : nullptr;
-  const bool col_major = ctx.attr_i("storage_order", 0) != 0;
-  const int64_t in_sp = Prod(g.in), out_sp = Prod(g.out);
-  std::vector<int64_t> in_st(size_t(g.dims), 1), col_st(size_t(g.dims), 1);
-  for (int64_t d = g.dims - 1; d > 0; --d) in_st[size_t(d - 1)] = in_st[size_t(d)] * g.in[size_t(d)];
-  for (int64_t d = 1; d < g.dims; ++d) col_st[size_t(d)] = col_st[size_t(d - 1)] * g.in[size_t(d - 1)];
-  if (global && kind == Pool::kAverage && in_sp > 0) {
-    // Global average: per channel, acc = acc + x in index order from -0.0, then / count
-    // (as below); eight channels at a time as independent chains, over the threads.
-    std::vector<float> ybuf(size_t(N * C));
-    const float cnt = float(in_sp);
-    ParallelFor(ctx, (N * C + 7) / 8, 4, [&](int64_t b, int64_t e) {
-      for (int64_t blk = b; blk < e; ++blk) {
-        const int64_t c0 = blk * 8, nch = std::min<int64_t>(8, N * C - c0);
-        float acc[8];
-        const float* rows[8];
-        for (int64_t j = 0; j < 8; ++j) { acc[j] = -0.0f; rows[j] = xv.data() + (c0 + std::min(j, nch - 1)) * in_sp; }
-        for (int64_t i = 0; i < in_sp; ++i)
-          for (int64_t j = 0; j < 8; ++j) acc[j] = acc[j] + rows[j][i];
-        for (int64_t j = 0; j < nch; ++j) ybuf[size_t(c0 + j)] = acc[j] / cnt;
-      }
-    });
-    for (int64_t i = 0; i < N * C; ++i) StoreF32(y, i, ybuf[size_t(i)]);
-    return;
-  }
-  if (kind == Pool::kMax && !idx && g.dims <= 2 && ctx.kernels && ctx.kernels->MaxStepStridedF32) {
-    // 1-D/2-D max pool as planes: per channel, the kernel taps in row-major order, each
-    // a MaxStep over the output positions whose tap is inside the input (as above,
-    // padding taps are skipped), vectorised along output rows.
-    const Plane pl = MakePlane(g);
-    PoolPlanes(ctx, pl, N * C, in_sp, out_sp, xv.data(), y, -std::numeric_limits<float>::infinity(),
-               [&](float* acc, const float* x, int64_t n) { ctx.kernels->MaxStepStridedF32(acc, x, pl.SW, n); },
-               [](float*) {});
-    return;
-  }
-  if (kind == Pool::kAverage && g.dims <= 2 && ctx.VectorKernels() && ctx.kernels->MulAddStridedF32) {
-    // 1-D/2-D average pool as planes, as the max pool above: per channel, the kernel
-    // taps in row-major order, each added to the output positions whose tap is inside
-    // the input as acc + x * 1 (x * 1 is x, NaNs included), then the division by the
-    // count of the loops below, which is per dimension: taps inside the input, or inside
-    // the padded extent with count_include_pad.
-    const Plane pl = MakePlane(g);
+  const bool include_pad = pp->include_pad = ctx.attr_i("count_include_pad", 0) != 0;
+  pp->p = float(ctx.attr_i("p", 2));
+  pp->out_shape = Shape{x.shape()[0], x.shape()[1]};
+  pp->out_shape.insert(pp->out_shape.end(), g.out.begin(), g.out.end());
+  pp->col_major = ctx.attr_i("storage_order", 0) != 0;
+  pp->in_sp = Prod(g.in);
+  pp->out_sp = Prod(g.out);
+  pp->in_st.assign(size_t(g.dims), 1);
+  pp->col_st.assign(size_t(g.dims), 1);
+  for (int64_t d = g.dims - 1; d > 0; --d) pp->in_st[size_t(d - 1)] = pp->in_st[size_t(d)] * g.in[size_t(d)];
+  for (int64_t d = 1; d < g.dims; ++d) pp->col_st[size_t(d)] = pp->col_st[size_t(d - 1)] * g.in[size_t(d - 1)];
+  if (g.dims <= 2) {
+    pp->pl = MakePlane(g);
+    // The average's divisors, per dimension: taps inside the input, or inside the
+    // padded extent with count_include_pad.
     auto counts = [&](int64_t d) {
       std::vector<float> c(size_t(g.out[size_t(d)]));
       for (int64_t o = 0; o < g.out[size_t(d)]; ++o) {
@@ -1222,7 +1366,69 @@ void PoolOp(OpContext& ctx, Pool kind, bool global) {
       }
       return c;
     };
-    const std::vector<float> ch = g.dims == 2 ? counts(0) : std::vector<float>{1.0f}, cw = counts(g.dims - 1);
+    pp->count_h = g.dims == 2 ? counts(0) : std::vector<float>{1.0f};
+    pp->count_w = counts(g.dims - 1);
+  }
+  return pp;
+}
+
+void PoolOp(OpContext& ctx, Pool kind, bool global) {
+  const Tensor& x = ctx.in(0);
+  if (x.rank() < 3) throw ctx.Fail(ErrorCode::kShapeMismatch, "input must have rank >= 3");
+  const std::shared_ptr<const PoolPrep> prep = ctx.Prepared<PoolPrep>(
+      [&](const PoolPrep& pp) { return pp.x_shape == x.shape(); }, [&] { return MakePoolPrep(ctx, x, global); });
+  const Geometry& g = prep->g;
+  const bool include_pad = prep->include_pad;
+  const float p = prep->p;
+  const int64_t N = x.shape()[0], C = x.shape()[1];
+  const F32View xv(ctx, x, kind == Pool::kMax);
+  const Shape& os = prep->out_shape;
+  Tensor& y = ctx.out_uninit(0, x.dtype(), os);  // every element is written
+  Tensor* idx = (kind == Pool::kMax && ctx.wants_output(1)) ? &ctx.out(1, DType::kInt64, os) : nullptr;
+  const bool col_major = prep->col_major;
+  const int64_t in_sp = prep->in_sp, out_sp = prep->out_sp;
+  const std::vector<int64_t>& in_st = prep->in_st;
+  const std::vector<int64_t>& col_st = prep->col_st;
+  if (global && kind == Pool::kAverage && in_sp > 0) {
+    // Global average: per channel, acc = acc + x in index order from -0.0, then / count
+    // (as below); eight channels at a time as independent chains, over the threads.
+    std::vector<float> ybuf;  // a float output takes the results directly
+    float* yf = y.dtype() == DType::kFloat ? y.mutable_data<float>() : (ybuf.resize(size_t(N * C)), ybuf.data());
+    const float cnt = float(in_sp);
+    ParallelFor(ctx, (N * C + 7) / 8, 4, [&](int64_t b, int64_t e) {
+      for (int64_t blk = b; blk < e; ++blk) {
+        const int64_t c0 = blk * 8, nch = std::min<int64_t>(8, N * C - c0);
+        float acc[8];
+        const float* rows[8];
+        for (int64_t j = 0; j < 8; ++j) { acc[j] = -0.0f; rows[j] = xv.data() + (c0 + std::min(j, nch - 1)) * in_sp; }
+        for (int64_t i = 0; i < in_sp; ++i)
+          for (int64_t j = 0; j < 8; ++j) acc[j] = acc[j] + rows[j][i];
+        for (int64_t j = 0; j < nch; ++j) yf[c0 + j] = acc[j] / cnt;
+      }
+    });
+    if (y.dtype() != DType::kFloat)
+      for (int64_t i = 0; i < N * C; ++i) StoreF32(y, i, ybuf[size_t(i)]);
+    return;
+  }
+  if (kind == Pool::kMax && !idx && g.dims <= 2 && ctx.kernels && ctx.kernels->MaxStepStridedF32) {
+    // 1-D/2-D max pool as planes: per channel, the kernel taps in row-major order, each
+    // a MaxStep over the output positions whose tap is inside the input (as above,
+    // padding taps are skipped), vectorised along output rows.
+    const Plane& pl = prep->pl;
+    PoolPlanes(ctx, pl, N * C, in_sp, out_sp, xv.data(), y, -std::numeric_limits<float>::infinity(),
+               [&](float* acc, const float* x, int64_t n) { ctx.kernels->MaxStepStridedF32(acc, x, pl.SW, n); },
+               [](float*) {});
+    return;
+  }
+  if (kind == Pool::kAverage && g.dims <= 2 && ctx.VectorKernels() && ctx.kernels->MulAddStridedF32) {
+    // 1-D/2-D average pool as planes, as the max pool above: per channel, the kernel
+    // taps in row-major order, each added to the output positions whose tap is inside
+    // the input as acc + x * 1 (x * 1 is x, NaNs included), then the division by the
+    // count of the loops below, which is per dimension: taps inside the input, or inside
+    // the padded extent with count_include_pad (PoolPrep).
+    const Plane& pl = prep->pl;
+    const std::vector<float>& ch = prep->count_h;
+    const std::vector<float>& cw = prep->count_w;
     PoolPlanes(ctx, pl, N * C, in_sp, out_sp, xv.data(), y, -0.0f,
                [&](float* acc, const float* x, int64_t n) { ctx.kernels->MulAddStridedF32(acc, x, pl.SW, 1.0f, n); },
                [&](float* acc) {

@@ -97,7 +97,7 @@ void CheckSameType(const OpContext& ctx, const Tensor& a, const Tensor& b) {
 // by an odometer giving each run's offsets in a and b.
 struct Runs {
   int64_t run = 1, sa = 1, sb = 1, count = 1;
-  std::vector<int64_t> dims, a_st, b_st;  // outer dimensions, innermost last
+  Shape dims, a_st, b_st;  // outer dimensions, innermost last (inline: no heap)
   // Offsets of run r in a and b.
   void Offsets(int64_t r, int64_t* oa, int64_t* ob) const {
     *oa = 0;
@@ -112,13 +112,12 @@ struct Runs {
 };
 Runs MakeRuns(const Shape& sa, const Shape& sb, const Shape& out) {
   const size_t R = out.size();
-  std::vector<int64_t> od, ast, bst;  // merged dims, with contiguous strides of a and b
-  std::vector<int> pat;
+  Shape od, ast, bst, pat;  // merged dims, with contiguous strides of a and b, and who is present
   for (size_t d = 0; d < R; ++d) {
     const int64_t da = d + sa.size() >= R ? sa[d + sa.size() - R] : 1;
     const int64_t db = d + sb.size() >= R ? sb[d + sb.size() - R] : 1;
     if (out[d] == 1) continue;
-    const int p = (da != 1 ? 1 : 0) | (db != 1 ? 2 : 0);
+    const int64_t p = (da != 1 ? 1 : 0) | (db != 1 ? 2 : 0);
     if (!pat.empty() && pat.back() == p) od.back() *= out[d];
     else { od.push_back(out[d]); pat.push_back(p); }
   }

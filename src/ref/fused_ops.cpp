@@ -88,11 +88,79 @@ bool CompileChain(const Graph& body, std::vector<Step>* steps) {
 
 // The body node by node (the fused node's inputs bound to its inputs).
 void RunBody(OpContext& ctx, const Graph& body) {
-  std::vector<Value> in;
-  for (const Value* v : ctx.inputs) in.push_back(v ? *v : Value());
-  std::vector<Value> out = RunSubgraph(ctx.executor, body, in, *ctx.scope);
+  // The outputs' vector is the thread's, taken while in use (a nested run makes its own).
+  thread_local std::vector<Value> spare;
+  std::vector<Value> out = std::move(spare);
+  RunSubgraphInto(ctx.executor, body, ctx.inputs, *ctx.scope, &out);
   if (out.size() != 1) throw ctx.Fail(ErrorCode::kInternal, "the chain's body gave no single output");
   ctx.outputs[0] = std::move(out[0]);
+  out.clear();
+  spare = std::move(out);
+}
+
+// What the chain's fast path derives from the body and the inputs' shapes and types,
+// kept per node (OpContext::Prepared): the compiled steps and how each input is read.
+// fast false: the body runs node by node for these inputs.
+struct ChainPrep : NodeState {
+  std::vector<Shape> shapes;
+  std::vector<bool> is_float;
+  bool fast = false;
+  std::vector<Step> steps;
+  std::vector<int64_t> period;  // per input: kFull, kScalar or a row's length
+  size_t big = 0;               // the input whose shape the output takes
+};
+enum : int64_t { kFull = 0, kScalar = -1 };
+
+std::shared_ptr<ChainPrep> MakeChainPrep(const OpContext& ctx, const Graph& body) {
+  auto p = std::make_shared<ChainPrep>();
+  for (size_t i = 0; i < ctx.num_inputs(); ++i) {
+    const bool t = ctx.has_input(i) && ctx.inputs[i]->is_tensor();
+    p->shapes.push_back(t ? ctx.inputs[i]->tensor.shape() : Shape{});
+    p->is_float.push_back(t && ctx.inputs[i]->tensor.dtype() == DType::kFloat);
+  }
+  bool fast = ctx.kernels && ctx.kernels->BinaryF32 && ctx.kernels->UnaryF32 && ctx.kernels->MathF32 &&
+              ctx.num_inputs() == body.inputs.size() && CompileChain(body, &p->steps);
+  const Tensor* big = nullptr;
+  if (fast) {
+    for (size_t i = 0; i < ctx.num_inputs(); ++i) {
+      if (!p->is_float[i]) { fast = false; break; }
+      const Tensor& t = ctx.in(i);
+      if (!big || t.numel() > big->numel() || (t.numel() == big->numel() && t.rank() > big->rank())) {
+        big = &t;
+        p->big = i;
+      }
+    }
+  }
+  // Each input: the output's shape (read at the same index), a single element (its value
+  // everywhere), or the output's trailing dimensions (a row repeated: element i reads
+  // i mod its size), which only a binary step may take. Anything else: node by node.
+  p->period.assign(ctx.num_inputs(), kFull);
+  if (fast) {
+    for (size_t i = 0; i < ctx.num_inputs() && fast; ++i) {
+      const Tensor& t = ctx.in(i);
+      if (t.shape() == big->shape()) continue;
+      if (t.rank() > big->rank()) { fast = false; break; }
+      if (t.numel() == 1) { p->period[i] = kScalar; continue; }
+      // Leading ones dropped, the rest must be big's last dimensions.
+      size_t lead = 0;
+      while (lead < t.shape().size() && t.shape()[lead] == 1) ++lead;
+      const size_t tail = t.shape().size() - lead;
+      for (size_t d = 0; d < tail && fast; ++d)
+        fast = t.shape()[lead + d] == big->shape()[big->shape().size() - tail + d];
+      p->period[i] = t.numel();
+    }
+    for (const Step& st : p->steps)
+      if (fast && st.kind != Step::kBinary && !st.a.inner && p->period[size_t(st.a.idx)] > 0) fast = false;
+  }
+  // Clip bounds from inputs: single floats (else the body runs node by node).
+  for (const Step& st : p->steps) {
+    for (int k : {st.lo, st.hi}) {
+      if (!fast || k < 0) continue;
+      if (ctx.in(size_t(k)).numel() > 1) fast = false;  // an empty bound is no bound, as in Clip
+    }
+  }
+  p->fast = fast;
+  return p;
 }
 
 }  // namespace
@@ -106,59 +174,32 @@ void ElementwiseChain(OpContext& ctx) {
   const Attribute* body_attr = ctx.node.attr("body");
   if (!body_attr || !body_attr->g) throw ctx.Fail(ErrorCode::kInvalidModel, "missing its 'body' graph");
   const Graph& body = *body_attr->g;
-  std::vector<Step> steps;
-  bool fast = ctx.kernels && ctx.kernels->BinaryF32 && ctx.kernels->UnaryF32 && ctx.kernels->MathF32 &&
-              ctx.num_inputs() == body.inputs.size() && CompileChain(body, &steps);
-  const Tensor* big = nullptr;
-  if (fast) {
-    for (size_t i = 0; i < ctx.num_inputs(); ++i) {
-      if (!ctx.has_input(i) || !ctx.inputs[i]->is_tensor() || ctx.in(i).dtype() != DType::kFloat) { fast = false; break; }
-      const Tensor& t = ctx.in(i);
-      if (!big || t.numel() > big->numel() || (t.numel() == big->numel() && t.rank() > big->rank())) big = &t;
-    }
-  }
-  // Each input: the output's shape (read at the same index), a single element (its value
-  // everywhere), or the output's trailing dimensions (a row repeated: element i reads
-  // i mod its size), which only a binary step may take. Anything else: node by node.
-  enum : int64_t { kFull = 0, kScalar = -1 };
-  std::vector<int64_t> period(ctx.num_inputs(), kFull);
-  if (fast) {
-    for (size_t i = 0; i < ctx.num_inputs() && fast; ++i) {
-      const Tensor& t = ctx.in(i);
-      if (t.shape() == big->shape()) continue;
-      if (t.rank() > big->rank()) { fast = false; break; }
-      if (t.numel() == 1) { period[i] = kScalar; continue; }
-      // Leading ones dropped, the rest must be big's last dimensions.
-      size_t lead = 0;
-      while (lead < t.shape().size() && t.shape()[lead] == 1) ++lead;
-      const size_t tail = t.shape().size() - lead;
-      for (size_t d = 0; d < tail && fast; ++d)
-        fast = t.shape()[lead + d] == big->shape()[big->shape().size() - tail + d];
-      period[i] = t.numel();
-    }
-    for (const Step& st : steps)
-      if (fast && st.kind != Step::kBinary && !st.a.inner && period[size_t(st.a.idx)] > 0) fast = false;
-  }
-  if (!fast) {
+  const std::shared_ptr<const ChainPrep> prep = ctx.Prepared<ChainPrep>(
+      [&](const ChainPrep& p) {
+        if (p.shapes.size() != ctx.num_inputs()) return false;
+        for (size_t i = 0; i < ctx.num_inputs(); ++i) {
+          const bool t = ctx.has_input(i) && ctx.inputs[i]->is_tensor();
+          if (!t ? !p.shapes[i].empty() || p.is_float[i]
+                 : ctx.inputs[i]->tensor.shape() != p.shapes[i] ||
+                       (ctx.inputs[i]->tensor.dtype() == DType::kFloat) != p.is_float[i])
+            return false;
+        }
+        return true;
+      },
+      [&] { return MakeChainPrep(ctx, body); });
+  if (!prep->fast) {
     RunBody(ctx, body);
     return;
   }
-  // Clip bounds from inputs: single floats (else the body runs node by node).
-  for (Step& st : steps) {
-    for (int k : {st.lo, st.hi}) {
-      if (k < 0) continue;
-      const Tensor& t = ctx.in(size_t(k));
-      if (t.numel() == 0) continue;  // an empty bound is no bound, as in Clip
-      if (t.numel() != 1) fast = false;
-    }
-    if (!fast) break;
-    if (st.lo >= 0 && ctx.in(size_t(st.lo)).numel()) st.p0 = ctx.in(size_t(st.lo)).data<float>()[0];
-    if (st.hi >= 0 && ctx.in(size_t(st.hi)).numel()) st.p1 = ctx.in(size_t(st.hi)).data<float>()[0];
-  }
-  if (!fast) {
-    RunBody(ctx, body);
-    return;
-  }
+  const std::vector<Step>& steps = prep->steps;
+  const std::vector<int64_t>& period = prep->period;
+  const Tensor* big = &ctx.in(prep->big);
+  // A Clip step's bound from an input: its single value (an empty one is no bound).
+  auto bound = [&](int k, float dflt) {
+    if (k < 0) return dflt;
+    const Tensor& t = ctx.in(size_t(k));
+    return t.numel() ? t.data<float>()[0] : dflt;
+  };
   const int64_t n = big->numel();
   Tensor& y = ctx.out_uninit(0, DType::kFloat, big->shape());
   float* py = y.mutable_data<float>();
@@ -207,7 +248,7 @@ void ElementwiseChain(OpContext& ctx) {
           for (int64_t j = 0; j < len; ++j) t[j] = a[0];
           a = t;
         }
-        if (st.kind == Step::kUnary) k.UnaryF32(st.code, st.p0, st.p1, a, dst, len);
+        if (st.kind == Step::kUnary) k.UnaryF32(st.code, bound(st.lo, st.p0), bound(st.hi, st.p1), a, dst, len);
         else k.MathF32(st.code, a, dst, len);
       }
     }

@@ -117,12 +117,15 @@ void Gemm(OpContext& ctx) {
   const int64_t K2 = tb ? b.shape()[1] : b.shape()[0], N = tb ? b.shape()[0] : b.shape()[1];
   if (K != K2) throw ctx.Fail(ErrorCode::kShapeMismatch, "A and B do not agree on K");
   const bool has_c = ctx.has_input(2);
-  std::vector<int64_t> ic;
+  // C broadcast to [M, N] (numpy rules): element (m, n) reads C at m * c_sm + n * c_sn.
+  int64_t c_sm = 0, c_sn = 0;
   if (has_c) {
-    const Tensor& c = ctx.in(2);
-    const Shape s = BroadcastShapes(ctx, {c.shape(), Shape{M, N}});
-    if (s != Shape{M, N}) throw ctx.Fail(ErrorCode::kShapeMismatch, "C must broadcast to [M, N]");
-    ic = BroadcastIndex(c.shape(), Shape{M, N});
+    const Shape& cs = ctx.in(2).shape();
+    const int64_t cm = cs.size() == 2 ? cs[0] : 1, cn = cs.empty() ? 1 : cs.back();
+    if (cs.size() > 2 || (cm != 1 && cm != M) || (cn != 1 && cn != N))
+      throw ctx.Fail(ErrorCode::kShapeMismatch, "C " + ShapeToString(cs) + " must broadcast to [M, N] = " + ShapeToString(Shape{M, N}));
+    c_sn = cn == 1 ? 0 : 1;
+    c_sm = cm == 1 ? 0 : cn;
   }
   Tensor& out = ctx.out_uninit(0, a.dtype(), {M, N});  // every element is written
   const bool ok = DispatchNumeric(a.dtype(), [&]<class T>() {
@@ -146,11 +149,12 @@ void Gemm(OpContext& ctx) {
         if (packed) ParallelGemmPackedF32(ctx, M, N, K, pa, ta ? 1 : K, ta ? M : 1, packed->data<float>(), po, N);
         else if (bt) ParallelGemmF32(ctx, M, N, K, pa, ta ? 1 : K, ta ? M : 1, bt->data<float>(), N, 1, po, N);
         else ParallelGemmF32(ctx, M, N, K, pa, ta ? 1 : K, ta ? M : 1, pb, tb ? 1 : N, tb ? K : 1, po, N);
-        for (int64_t i = 0; i < M * N; ++i) {
-          float r = alpha * po[i];
-          if (has_c) r = r + beta * pc[ic[size_t(i)]];
-          po[i] = r;
-        }
+        for (int64_t m = 0; m < M; ++m)
+          for (int64_t n = 0; n < N; ++n) {
+            float r = alpha * po[m * N + n];
+            if (has_c) r = r + beta * pc[m * c_sm + n * c_sn];
+            po[m * N + n] = r;
+          }
         return;
       }
       for (int64_t m = 0; m < M; ++m) {
@@ -165,7 +169,7 @@ void Gemm(OpContext& ctx) {
           if constexpr (std::is_floating_point_v<C>) r = C(alpha) * acc;
           else r = C(typename std::make_unsigned_t<C>(C(alpha)) * typename std::make_unsigned_t<C>(acc));
           if (has_c) {
-            const C cv = Widen(pc[ic[size_t(m * N + n)]]);
+            const C cv = Widen(pc[m * c_sm + n * c_sn]);
             if constexpr (std::is_floating_point_v<C>) r = r + C(beta) * cv;
             else r = C(typename std::make_unsigned_t<C>(r) + typename std::make_unsigned_t<C>(C(beta)) * typename std::make_unsigned_t<C>(cv));
           }

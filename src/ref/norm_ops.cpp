@@ -3,6 +3,7 @@
 // once by the count; then y = (x - mean) * (1 / sqrt(var + eps)) * scale + bias, each
 // step rounded (no fusion). Narrow floats compute in f32.
 #include <cmath>
+#include <optional>
 
 #include "core/exact.h"
 #include "ref/math.h"
@@ -38,17 +39,14 @@ void LastAxesNorm(OpContext& ctx, bool rms) {
   int64_t outer = 1, n = 1;
   for (int64_t k = 0; k < axis; ++k) outer *= x.shape()[size_t(k)];
   for (int64_t k = axis; k < x.rank(); ++k) n *= x.shape()[size_t(k)];
-  const auto xv = ToF32(ctx, x);
+  // Float tensors are read in place (F32View), others converted once.
+  const F32View xv(ctx, x);
   const Tensor& sc = ctx.in(1);
-  const auto scale = ToF32(ctx, sc);
+  const F32View scale(ctx, sc);
   const Shape norm_shape(x.shape().begin() + axis, x.shape().end());
-  const auto is = BroadcastIndex(sc.shape(), norm_shape);
-  std::vector<float> bias;
-  std::vector<int64_t> ib;
-  if (!rms && ctx.has_input(2)) {
-    bias = ToF32(ctx, ctx.in(2));
-    ib = BroadcastIndex(ctx.in(2).shape(), norm_shape);
-  }
+  std::optional<F32View> bias_view;
+  if (!rms && ctx.has_input(2)) bias_view.emplace(ctx, ctx.in(2));
+  const float* bias = bias_view ? bias_view->data() : nullptr;
   Tensor& y = ctx.out_uninit(0, x.dtype(), x.shape());  // every element is written
   Shape stat_shape(x.shape().begin(), x.shape().begin() + axis);
   for (int64_t k = axis; k < x.rank(); ++k) stat_shape.push_back(1);
@@ -56,7 +54,7 @@ void LastAxesNorm(OpContext& ctx, bool rms) {
   Tensor* mean_t = (!rms && ctx.wants_output(1)) ? &ctx.out(1, stat_type, stat_shape) : nullptr;
   Tensor* inv_t = (!rms && ctx.wants_output(2)) ? &ctx.out(2, stat_type, stat_shape) : nullptr;
   if (x.dtype() == DType::kFloat && ctx.kernels && ctx.kernels->BinaryF32 && ctx.kernels->SumF32 && !mean_t && !inv_t &&
-      sc.numel() == n && (bias.empty() || ctx.in(2).numel() == n)) {
+      sc.numel() == n && (!bias || ctx.in(2).numel() == n)) {
     // Rows over the threads, each as the steps below by the session's kernels: the
     // canonical sums (SumF32), then each elementwise step as one BinaryF32 pass.
     const KernelTable& k = *ctx.kernels;
@@ -82,11 +80,15 @@ void LastAxesNorm(OpContext& ctx, bool rms) {
           k.BinaryF32(kBinMulF32, out, 1, &inv, 0, out, n);           // d * inv
         }
         k.BinaryF32(kBinMulF32, out, 1, scale.data(), 1, out, n);
-        if (!bias.empty()) k.BinaryF32(kBinAddF32, out, 1, bias.data(), 1, out, n);
+        if (bias) k.BinaryF32(kBinAddF32, out, 1, bias, 1, out, n);
       }
     });
     return;
   }
+  // Scale and bias broadcast over the normalised axes.
+  const auto is = BroadcastIndex(sc.shape(), norm_shape);
+  IndexTable ib;
+  if (bias) ib = BroadcastIndex(ctx.in(2).shape(), norm_shape);
   for (int64_t o = 0; o < outer; ++o) {
     const float* row = xv.data() + o * n;
     float mean = 0.0f, inv;
@@ -101,7 +103,7 @@ void LastAxesNorm(OpContext& ctx, bool rms) {
     for (int64_t i = 0; i < n; ++i) {
       float v = rms ? row[i] * inv : (row[i] - mean) * inv;
       v = v * scale[size_t(is[size_t(i)])];
-      if (!bias.empty()) v = v + bias[size_t(ib[size_t(i)])];
+      if (bias) v = v + bias[size_t(ib[size_t(i)])];
       StoreF32(y, o * n + i, v);
     }
     if (mean_t) StoreF32(*mean_t, o, mean);
@@ -121,14 +123,24 @@ void BatchNormalization(OpContext& ctx) {
   const Tensor& x = ctx.in(0);
   const float eps = ctx.attr_f("epsilon", 1e-5f);
   const bool training = ctx.attr_i("training_mode", 0) != 0;
-  const auto xv = ToF32(ctx, x), sc = ToF32(ctx, ctx.in(1)), b = ToF32(ctx, ctx.in(2));
-  auto mean = ToF32(ctx, ctx.in(3)), var = ToF32(ctx, ctx.in(4));
+  // Float tensors are read in place (F32View), others converted once.
+  const F32View xv(ctx, x), sc(ctx, ctx.in(1)), b(ctx, ctx.in(2)), mean_in(ctx, ctx.in(3)), var_in(ctx, ctx.in(4));
+  if (x.rank() < 1) throw ctx.Fail(ErrorCode::kShapeMismatch, "input must have rank >= 1");
   const int64_t N = x.shape()[0], C = x.rank() > 1 ? x.shape()[1] : 1;
+  for (const F32View* v : {&sc, &b, &mean_in, &var_in}) {
+    if (int64_t(v->size()) != C)
+      throw ctx.Fail(ErrorCode::kShapeMismatch, "scale, B, mean and var must have one value per channel (" +
+                                                    std::to_string(C) + "), got " + std::to_string(v->size()));
+  }
+  const float* mean = mean_in.data();
+  const float* var = var_in.data();
   int64_t inner = 1;
   for (int64_t k = 2; k < x.rank(); ++k) inner *= x.shape()[size_t(k)];
+  std::vector<float> bm, bv;  // training: the batch's statistics
   if (training) {
     const float momentum = ctx.attr_f("momentum", 0.9f);
-    std::vector<float> bm(static_cast<size_t>(C)), bv(static_cast<size_t>(C));
+    bm.resize(static_cast<size_t>(C));
+    bv.resize(static_cast<size_t>(C));
     const float cnt = float(N * inner);
     for (int64_t c = 0; c < C; ++c) {
       float s = -0.0f;
@@ -147,8 +159,8 @@ void BatchNormalization(OpContext& ctx) {
       Tensor& t = ctx.out(2, ctx.in(4).dtype(), ctx.in(4).shape());
       for (int64_t c = 0; c < C; ++c) StoreF32(t, c, var[size_t(c)] * momentum + bv[size_t(c)] * (1.0f - momentum));
     }
-    mean = bm;
-    var = bv;
+    mean = bm.data();
+    var = bv.data();
   }
   Tensor& y = ctx.out_uninit(0, x.dtype(), x.shape());  // every element is written
   if (x.dtype() == DType::kFloat && ctx.kernels && ctx.kernels->BinaryF32) {
@@ -162,8 +174,8 @@ void BatchNormalization(OpContext& ctx) {
         float* out = py + nc * inner;
         k.BinaryF32(kBinSubF32, xv.data() + nc * inner, 1, &mean[size_t(c)], 0, out, inner);
         k.BinaryF32(kBinMulF32, out, 1, &inv, 0, out, inner);
-        k.BinaryF32(kBinMulF32, out, 1, &sc[size_t(c)], 0, out, inner);
-        k.BinaryF32(kBinAddF32, out, 1, &b[size_t(c)], 0, out, inner);
+        k.BinaryF32(kBinMulF32, out, 1, sc.data() + c, 0, out, inner);
+        k.BinaryF32(kBinAddF32, out, 1, b.data() + c, 0, out, inner);
       }
     });
     return;

@@ -9,7 +9,7 @@
 
 namespace onemodel {
 
-const Tensor& DerivedCache::Get(const Node* node, const std::string& key, const std::function<Tensor()>& make) {
+const Tensor& DerivedCache::Get(const Node* node, const std::string& key, FunctionRef<Tensor()> make) {
   std::lock_guard<std::mutex> lock(mu_);
   auto& slot = map_[{node, key}];
   if (!slot) slot = std::make_unique<Tensor>(make());
@@ -33,7 +33,7 @@ bool OpContext::IsConstInput(size_t i) const {
 }
 
 const Tensor* OpContext::ConstDerived(size_t i, const std::string& key,
-                                      const std::function<Tensor(const Tensor&)>& make) const {
+                                      FunctionRef<Tensor(const Tensor&)> make) const {
   if (!IsConstInput(i)) return nullptr;
   const Tensor& t = inputs[i]->tensor;
   return &derived->Get(&node, key, [&] { return make(t); });
@@ -76,40 +76,46 @@ void OpContext::set_out(size_t i, Tensor t) {
   outputs[i] = Value::FromTensor(std::move(t));
 }
 
-int64_t OpContext::attr_i(const std::string& name, int64_t dflt) const {
+int64_t OpContext::attr_i(std::string_view name, int64_t dflt) const {
   const Attribute* a = node.attr(name);
   if (!a) return dflt;
-  if (a->type != Attribute::Type::kInt) throw Fail(ErrorCode::kInvalidModel, "attribute '" + name + "' must be an int");
+  if (a->type != Attribute::Type::kInt) throw Fail(ErrorCode::kInvalidModel, "attribute '" + std::string(name) + "' must be an int");
   return a->i;
 }
-float OpContext::attr_f(const std::string& name, float dflt) const {
+float OpContext::attr_f(std::string_view name, float dflt) const {
   const Attribute* a = node.attr(name);
   if (!a) return dflt;
   if (a->type == Attribute::Type::kInt) return float(a->i);
-  if (a->type != Attribute::Type::kFloat) throw Fail(ErrorCode::kInvalidModel, "attribute '" + name + "' must be a float");
+  if (a->type != Attribute::Type::kFloat) throw Fail(ErrorCode::kInvalidModel, "attribute '" + std::string(name) + "' must be a float");
   return a->f;
 }
-std::string OpContext::attr_s(const std::string& name, const std::string& dflt) const {
+std::string OpContext::attr_s(std::string_view name, const std::string& dflt) const {
   const Attribute* a = node.attr(name);
   if (!a) return dflt;
-  if (a->type != Attribute::Type::kString) throw Fail(ErrorCode::kInvalidModel, "attribute '" + name + "' must be a string");
+  if (a->type != Attribute::Type::kString) throw Fail(ErrorCode::kInvalidModel, "attribute '" + std::string(name) + "' must be a string");
   return a->s;
 }
-std::vector<int64_t> OpContext::attr_ints(const std::string& name, const std::vector<int64_t>& dflt) const {
+std::vector<int64_t> OpContext::attr_ints(std::string_view name, const std::vector<int64_t>& dflt) const {
   const Attribute* a = node.attr(name);
   if (!a) return dflt;
-  if (a->type != Attribute::Type::kInts) throw Fail(ErrorCode::kInvalidModel, "attribute '" + name + "' must be ints");
+  if (a->type != Attribute::Type::kInts) throw Fail(ErrorCode::kInvalidModel, "attribute '" + std::string(name) + "' must be ints");
   return a->ints;
 }
-std::vector<float> OpContext::attr_floats(const std::string& name, const std::vector<float>& dflt) const {
+Shape OpContext::attr_dims(std::string_view name, const Shape& dflt) const {
   const Attribute* a = node.attr(name);
   if (!a) return dflt;
-  if (a->type != Attribute::Type::kFloats) throw Fail(ErrorCode::kInvalidModel, "attribute '" + name + "' must be floats");
+  if (a->type != Attribute::Type::kInts) throw Fail(ErrorCode::kInvalidModel, "attribute '" + std::string(name) + "' must be ints");
+  return Shape(a->ints.begin(), a->ints.end());
+}
+std::vector<float> OpContext::attr_floats(std::string_view name, const std::vector<float>& dflt) const {
+  const Attribute* a = node.attr(name);
+  if (!a) return dflt;
+  if (a->type != Attribute::Type::kFloats) throw Fail(ErrorCode::kInvalidModel, "attribute '" + std::string(name) + "' must be floats");
   return a->floats;
 }
-const Attribute& OpContext::attr_required(const std::string& name) const {
+const Attribute& OpContext::attr_required(std::string_view name) const {
   const Attribute* a = node.attr(name);
-  if (!a) throw Fail(ErrorCode::kInvalidModel, "attribute '" + name + "' is required");
+  if (!a) throw Fail(ErrorCode::kInvalidModel, "attribute '" + std::string(name) + "' is required");
   return *a;
 }
 

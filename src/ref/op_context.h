@@ -9,10 +9,12 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
 #include "core/error.h"
+#include "core/function_ref.h"
 #include "graph/graph.h"
 #include "kernels/kernels.h"
 #include "runtime/value.h"
@@ -23,10 +25,14 @@ class Executor;
 class ThreadPool;
 
 // Looks a name up in the enclosing graphs (for subgraphs); null when absent.
-using Scope = std::function<const Value*(const std::string&)>;
+using Scope = FunctionRef<const Value*(const std::string&)>;
 
 // Runs subgraph g with the given input bindings, seeing `scope` for outer names.
 std::vector<Value> RunSubgraph(Executor* ex, const Graph& g, const std::vector<Value>& inputs, const Scope& scope);
+// The same with the inputs by pointer (null: none) and the outputs assigned to *out
+// (its capacity reused), which takes nothing from the heap in steady state.
+void RunSubgraphInto(Executor* ex, const Graph& g, const std::vector<const Value*>& inputs, const Scope& scope,
+                     std::vector<Value>* out);
 
 // Tensors derived once from a node's constant inputs (a weight stored transposed, ...)
 // and kept for the session's life: made on the first run, reused by the later ones. A
@@ -35,12 +41,26 @@ std::vector<Value> RunSubgraph(Executor* ex, const Graph& g, const std::vector<V
 class DerivedCache {
  public:
   // The tensor cached for (node, key), made by make() when absent.
-  const Tensor& Get(const Node* node, const std::string& key, const std::function<Tensor()>& make);
+  const Tensor& Get(const Node* node, const std::string& key, FunctionRef<Tensor()> make);
   size_t size();
 
  private:
   std::mutex mu_;
   std::map<std::pair<const Node*, std::string>, std::unique_ptr<Tensor>> map_;
+};
+
+// What an operator prepares for its node from the node's attributes and its inputs'
+// shapes and types (never their values): a convolution's geometry, a compiled chain, a
+// resize's coordinate tables. The session keeps one per node (its graph plan) so that
+// later runs with the same shapes reuse it instead of rebuilding it: steady-state runs
+// then take nothing from the heap for it, and since it depends on nothing a run can
+// change but what the operator checks before reusing it, reuse never changes a result.
+struct NodeState {
+  virtual ~NodeState() = default;
+};
+struct NodeStateSlot {
+  std::mutex mu;
+  std::shared_ptr<const NodeState> state;
 };
 
 struct OpContext {
@@ -61,6 +81,9 @@ struct OpContext {
   // replaces them) and the session's cache of tensors derived from them (null: none).
   const Graph* graph = nullptr;
   DerivedCache* derived = nullptr;
+  // The session's slot for this node's prepared state (null: none is kept, e.g. in a
+  // function body; Prepared then makes it every time).
+  NodeStateSlot* state = nullptr;
 
   OpContext(const Node& n, int64_t op) : node(n), opset(op), outputs(n.outputs.size()) {}
   // The same, taking over the executor's buffers for inputs and outputs (emptied here,
@@ -86,18 +109,20 @@ struct OpContext {
   void set_out(size_t i, Tensor t);
   bool wants_output(size_t i) const { return i < node.outputs.size() && !node.outputs[i].empty(); }
 
-  int64_t attr_i(const std::string& name, int64_t dflt) const;
-  float attr_f(const std::string& name, float dflt) const;
-  std::string attr_s(const std::string& name, const std::string& dflt) const;
-  std::vector<int64_t> attr_ints(const std::string& name, const std::vector<int64_t>& dflt = {}) const;
-  std::vector<float> attr_floats(const std::string& name, const std::vector<float>& dflt = {}) const;
-  bool has_attr(const std::string& name) const { return node.attr(name) != nullptr; }
-  const Attribute& attr_required(const std::string& name) const;
+  int64_t attr_i(std::string_view name, int64_t dflt) const;
+  float attr_f(std::string_view name, float dflt) const;
+  std::string attr_s(std::string_view name, const std::string& dflt) const;
+  std::vector<int64_t> attr_ints(std::string_view name, const std::vector<int64_t>& dflt = {}) const;
+  // The same as a Shape: short lists (axes, perms) take nothing from the heap.
+  Shape attr_dims(std::string_view name, const Shape& dflt = {}) const;
+  std::vector<float> attr_floats(std::string_view name, const std::vector<float>& dflt = {}) const;
+  bool has_attr(std::string_view name) const { return node.attr(name) != nullptr; }
+  const Attribute& attr_required(std::string_view name) const;
 
   // A tensor derived from constant input i by make(input), made once per session and
   // kept under `key`; null when input i is not constant or there is no cache (the caller
   // then uses the input itself).
-  const Tensor* ConstDerived(size_t i, const std::string& key, const std::function<Tensor(const Tensor&)>& make) const;
+  const Tensor* ConstDerived(size_t i, const std::string& key, FunctionRef<Tensor(const Tensor&)> make) const;
   // Whether input i is a constant in ConstDerived's sense (this graph's initializer, not
   // replaced by a feed) and the session keeps derived tensors: for tensors derived from
   // several inputs, each of which must be constant.
@@ -107,6 +132,23 @@ struct OpContext {
   // same bits) run only then: the oracle (ISA ref) keeps the plain loops, and the oracle
   // tests compare the two.
   bool VectorKernels() const;
+
+  // The node's prepared state of type T: the kept one when fits(it) says it was made
+  // for these inputs (same shapes and types), else make() (a shared_ptr<T>), which is
+  // then kept. Concurrent runs of a session each get a whole one.
+  template <class T, class Fits, class Make>
+  std::shared_ptr<const T> Prepared(Fits&& fits, Make&& make) const {
+    if (state) {
+      std::lock_guard<std::mutex> lock(state->mu);
+      if (auto p = std::dynamic_pointer_cast<const T>(state->state); p && fits(*p)) return p;
+    }
+    std::shared_ptr<const T> made = make();
+    if (state) {
+      std::lock_guard<std::mutex> lock(state->mu);
+      state->state = made;
+    }
+    return made;
+  }
 
   // An error naming this node: "<op> node 'n': <msg>".
   Error Fail(ErrorCode code, const std::string& msg) const;

@@ -9,6 +9,7 @@
 #include <functional>
 #include <string>
 
+#include "core/function_ref.h"
 #include "core/threadpool.h"
 #include "ref/blas.h"
 #include "ref/op_context.h"
@@ -18,7 +19,7 @@ namespace ref {
 
 // Calls fn(begin, end) over chunks of [0, n), each at least `grain` long, on the
 // session's threads (inline when it has one, or n is small).
-inline void ParallelFor(const OpContext& ctx, int64_t n, int64_t grain, const std::function<void(int64_t, int64_t)>& fn) {
+inline void ParallelFor(const OpContext& ctx, int64_t n, int64_t grain, FunctionRef<void(int64_t, int64_t)> fn) {
   if (n <= 0) return;
   if (!ctx.pool || ctx.pool->threads() <= 1 || n < 2 * grain) { fn(0, n); return; }
   ctx.pool->ParallelFor(n, grain, fn);
@@ -27,7 +28,7 @@ inline void ParallelFor(const OpContext& ctx, int64_t n, int64_t grain, const st
 // Output 0 = f(input 0) elementwise for a float input: fn(x, out, n) over chunks of
 // `chunk` elements, split over the threads, into a new output. Returns false (nothing
 // done) for other element types.
-inline bool MapChunksF32(OpContext& ctx, int64_t chunk, const std::function<void(const float*, float*, int64_t)>& fn) {
+inline bool MapChunksF32(OpContext& ctx, int64_t chunk, FunctionRef<void(const float*, float*, int64_t)> fn) {
   const Tensor& x = ctx.in(0);
   if (x.dtype() != DType::kFloat) return false;
   Tensor out = ctx.NewTensor(DType::kFloat, x.shape(), false, "output");

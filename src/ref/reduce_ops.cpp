@@ -24,23 +24,23 @@ struct Plan {
   Shape out_shape;
   int64_t outputs = 0, per_output = 0;
   bool lanes = false;                 // canonical L-lane order applies
-  std::vector<int64_t> base;          // flat index of each output's first element
-  std::vector<int64_t> offsets;       // offsets of the reduced elements, row-major
+  IndexTable base;                    // flat index of each output's first element
+  IndexTable offsets;                 // offsets of the reduced elements, row-major
 };
 
-Plan MakePlan(const OpContext& ctx, const Shape& in, std::vector<int64_t> axes, bool keepdims, bool noop) {
+Plan MakePlan(const OpContext& ctx, const Shape& in, const Shape& axes, bool keepdims, bool noop) {
   const int64_t r = int64_t(in.size());
-  std::vector<bool> red(size_t(r), false);
+  Shape red(size_t(r), 0);
   if (axes.empty() && !noop) {
-    for (int64_t k = 0; k < r; ++k) red[size_t(k)] = true;
+    for (int64_t k = 0; k < r; ++k) red[size_t(k)] = 1;
   } else {
-    for (int64_t a : axes) red[size_t(NormAxis(ctx, a, r))] = true;
+    for (int64_t a : axes) red[size_t(NormAxis(ctx, a, r))] = 1;
   }
   Plan p;
-  std::vector<int64_t> stride(size_t(r), 1);
+  Shape stride(size_t(r), 1);
   for (int64_t k = r - 1; k > 0; --k) stride[size_t(k - 1)] = stride[size_t(k)] * in[size_t(k)];
   Shape kept, reduced_dims;
-  std::vector<int64_t> kept_stride, red_stride;
+  Shape kept_stride, red_stride;
   for (int64_t k = 0; k < r; ++k) {
     if (red[size_t(k)]) {
       reduced_dims.push_back(in[size_t(k)]);
@@ -53,11 +53,11 @@ Plan MakePlan(const OpContext& ctx, const Shape& in, std::vector<int64_t> axes, 
     }
   }
   p.lanes = r > 0 && red[size_t(r - 1)];
-  auto enumerate = [](const Shape& dims, const std::vector<int64_t>& st) {
+  auto enumerate = [](const Shape& dims, const Shape& st) {
     int64_t n = 1;
     for (int64_t d : dims) n *= d;
-    std::vector<int64_t> v(static_cast<size_t>(n));
-    std::vector<int64_t> pos(dims.size(), 0);
+    IndexTable v(static_cast<size_t>(n));
+    Shape pos(dims.size(), 0);
     for (int64_t i = 0; i < n; ++i) {
       int64_t off = 0;
       for (size_t k = 0; k < dims.size(); ++k) off += pos[k] * st[k];
@@ -115,12 +115,12 @@ enum class Red { kSum, kMean, kMax, kMin, kProd, kL1, kL2, kSumSquare, kLogSum, 
 
 void Reduce(OpContext& ctx, Red kind, int64_t axes_input_since) {
   const Tensor& x = ctx.in(0);
-  std::vector<int64_t> axes;
+  Shape axes;
   bool axes_given_empty = false;
   if (ctx.opset >= axes_input_since) {
     if (ctx.has_input(1)) { axes = ReadInts(ctx, ctx.in(1)); axes_given_empty = axes.empty(); }
   } else {
-    axes = ctx.attr_ints("axes");
+    axes = ctx.attr_dims("axes");
   }
   (void)axes_given_empty;
   const bool keepdims = ctx.attr_i("keepdims", 1) != 0;
@@ -227,7 +227,7 @@ void ArgReduce(OpContext& ctx, bool is_max) {
   const int64_t axis = NormAxis(ctx, ctx.attr_i("axis", 0), x.rank());
   const bool keepdims = ctx.attr_i("keepdims", 1) != 0;
   const bool last = ctx.attr_i("select_last_index", 0) != 0;
-  const Plan p = MakePlan(ctx, x.shape(), {axis}, keepdims, false);
+  const Plan p = MakePlan(ctx, x.shape(), Shape{axis}, keepdims, false);
   Tensor& out = ctx.out(0, DType::kInt64, p.out_shape);
   const bool ok = DispatchNumeric(x.dtype(), [&]<class T>() {
     const T* px = x.data<T>();
@@ -258,7 +258,7 @@ void SoftmaxFamily(OpContext& ctx, Soft kind) {
   const Tensor& x = ctx.in(0);
   const bool v13 = ctx.opset >= 13;
   const int64_t axis = NormAxis(ctx, ctx.attr_i("axis", v13 ? -1 : 1), std::max<int64_t>(x.rank(), 1));
-  std::vector<int64_t> axes;
+  Shape axes;
   if (v13) axes.push_back(axis);
   else for (int64_t k = axis; k < x.rank(); ++k) axes.push_back(k);
   const Plan p = MakePlan(ctx, x.shape(), axes, true, false);

@@ -1,7 +1,9 @@
 // Reference Resize (and Upsample), following ONNX's reference interpolation: separable,
 // the last axes first, each 1-D step a dot product of coefficients with edge-padded
 // neighbours, all in binary64, rounded once to the output type at the end.
+#include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <functional>
 #include <limits>
 
@@ -97,23 +99,63 @@ double Original(const Params& p, double o, double scale, int64_t in, int64_t out
   return (o + 0.5) / scale - 0.5;  // half_pixel
 }
 
-}  // namespace
+// Per axis and output index: neighbour indices (clamped) and coefficients.
+struct Taps {
+  std::vector<int64_t> idx;
+  std::vector<double> w;
+  bool extrapolate = false;
+};
 
-void ResizeImpl(OpContext& ctx, const Params& p, const std::vector<double>& scales_in, const Shape& out_shape,
-                const std::vector<double>& roi) {
-  const Tensor& x = ctx.in(0);
+// What Resize and Upsample derive from their attributes, the input's shape and the
+// values of their roi, scales and sizes inputs (kept byte for byte to recognise them),
+// kept per node (OpContext::Prepared): the output shape and every axis's taps.
+struct ResizePrep : NodeState {
+  Shape x_shape;
+  struct Held {
+    bool present = false;
+    DType dtype = DType::kUndefined;
+    Shape shape;
+    std::vector<uint8_t> bytes;
+  };
+  std::vector<Held> held;  // inputs 1.. as they were
+  Params p;
+  Shape out_shape;
+  std::vector<int64_t> st;  // the input's strides
+  std::vector<std::vector<Taps>> taps;
+  // The fast paths' conditions on the taps (RunResize) and the nearest path's picks:
+  // per axis and output index, the chosen element's offset.
+  bool nearest_ok = false, separable_ok = false;
+  std::vector<std::vector<int64_t>> pick;
+};
+
+// Whether inputs 1.. are the ones prep was made for.
+bool SameHeldInputs(const OpContext& ctx, const ResizePrep& prep) {
+  if (prep.held.size() + 1 != std::max<size_t>(ctx.num_inputs(), 1)) return false;
+  for (size_t i = 0; i < prep.held.size(); ++i) {
+    const ResizePrep::Held& h = prep.held[i];
+    const bool present = ctx.has_input(i + 1) && ctx.inputs[i + 1]->is_tensor();
+    if (present != h.present) return false;
+    if (!present) continue;
+    const Tensor& t = ctx.inputs[i + 1]->tensor;
+    if (t.dtype() != h.dtype || t.shape() != h.shape || t.dtype() == DType::kString || t.nbytes() != h.bytes.size() ||
+        (t.nbytes() && std::memcmp(t.raw(), h.bytes.data(), t.nbytes()) != 0))
+      return false;
+  }
+  return true;
+}
+
+// The taps of every axis (and the input's strides) for an output shape.
+void MakeTaps(const Tensor& x, const Params& p, const std::vector<double>& scales_in, const Shape& out_shape,
+              const std::vector<double>& roi, ResizePrep* prep) {
   const int64_t r = x.rank();
-  std::vector<double> xv(static_cast<size_t>(x.numel()));
-  const bool ok = DispatchNumeric(x.dtype(), [&]<class T>() {
-    for (int64_t i = 0; i < x.numel(); ++i) xv[size_t(i)] = double(Widen(x.data<T>()[i]));
-  });
-  if (!ok) throw ctx.Fail(ErrorCode::kTypeMismatch, "unsupported element type");
-  Tensor& y = ctx.out_uninit(0, x.dtype(), out_shape);  // every element is written
-  std::vector<int64_t> st(static_cast<size_t>(r), 1);
+  prep->p = p;
+  prep->x_shape = x.shape();
+  prep->out_shape = out_shape;
+  std::vector<int64_t>& st = prep->st;
+  st.assign(static_cast<size_t>(r), 1);
   for (int64_t k = r - 1; k > 0; --k) st[size_t(k - 1)] = st[size_t(k)] * x.shape()[size_t(k)];
-  // Per axis and output index: neighbour indices (clamped) and coefficients.
-  struct Taps { std::vector<int64_t> idx; std::vector<double> w; bool extrapolate = false; };
-  std::vector<std::vector<Taps>> taps(static_cast<size_t>(r));
+  std::vector<std::vector<Taps>>& taps = prep->taps;
+  taps.assign(static_cast<size_t>(r), {});
   for (int64_t a = 0; a < r; ++a) {
     const int64_t in = x.shape()[size_t(a)], on = out_shape[size_t(a)];
     const double sc = scales_in[size_t(a)];
@@ -138,13 +180,10 @@ void ResizeImpl(OpContext& ctx, const Params& p, const std::vector<double>& scal
       taps[size_t(a)].push_back(t);
     }
   }
-  // Nearest-neighbour fast path (float, every input finite, no extrapolation): each
-  // axis's weights are one 1 and zeros, so the binary64 sums below reduce to the chosen
-  // element plus zeros: the element itself, with -0 becoming +0 (0 + -0 = +0). With a
-  // non-finite input a zero weight times it is NaN, so the general path runs.
-  if (x.dtype() == DType::kFloat && p.mode == "nearest" && ctx.VectorKernels()) {
+  // Nearest: every axis's weights one 1 and zeros, no extrapolation.
+  if (p.mode == "nearest") {
     bool ok = true;
-    std::vector<std::vector<int64_t>> pick(static_cast<size_t>(r));
+    prep->pick.assign(static_cast<size_t>(r), {});
     for (int64_t a = 0; a < r && ok; ++a)
       for (const Taps& t : taps[size_t(a)]) {
         int64_t chosen = -1, ones = 0;
@@ -153,8 +192,48 @@ void ResizeImpl(OpContext& ctx, const Params& p, const std::vector<double>& scal
           else if (t.w[k] != 0.0) ok = false;
         }
         if (t.extrapolate || ones != 1) ok = false;
-        pick[size_t(a)].push_back(chosen * st[size_t(a)]);
+        prep->pick[size_t(a)].push_back(chosen * st[size_t(a)]);
       }
+    prep->nearest_ok = ok && r >= 1;
+  }
+  // Separable: no extrapolation, every axis but the last two an identity.
+  if (r >= 2 && p.mode != "nearest") {
+    bool ok = true;
+    for (int64_t a = 0; a < r && ok; ++a)
+      for (int64_t o = 0; o < out_shape[size_t(a)] && ok; ++o) {
+        const Taps& t = taps[size_t(a)][size_t(o)];
+        ok = !t.extrapolate;
+        if (a >= r - 2 || !ok) continue;
+        ok = out_shape[size_t(a)] == x.shape()[size_t(a)];
+        int64_t ones = 0;
+        for (size_t k = 0; k < t.w.size() && ok; ++k) {
+          if (t.w[k] == 1.0 && t.idx[k] == o) ++ones;
+          else ok = t.w[k] == 0.0;
+        }
+        ok = ok && ones == 1;
+      }
+    prep->separable_ok = ok;
+  }
+}
+
+}  // namespace
+
+// The resize itself, from its prepared taps.
+void RunResize(OpContext& ctx, const ResizePrep& prep) {
+  const Tensor& x = ctx.in(0);
+  const int64_t r = x.rank();
+  const Params& p = prep.p;
+  const Shape& out_shape = prep.out_shape;
+  const std::vector<int64_t>& st = prep.st;
+  const std::vector<std::vector<Taps>>& taps = prep.taps;
+  Tensor& y = ctx.out_uninit(0, x.dtype(), out_shape);  // every element is written
+  // Nearest-neighbour fast path (float, every input finite, no extrapolation): each
+  // axis's weights are one 1 and zeros, so the binary64 sums below reduce to the chosen
+  // element plus zeros: the element itself, with -0 becoming +0 (0 + -0 = +0). With a
+  // non-finite input a zero weight times it is NaN, so the general path runs.
+  if (x.dtype() == DType::kFloat && prep.nearest_ok && ctx.VectorKernels()) {
+    bool ok = true;
+    const std::vector<std::vector<int64_t>>& pick = prep.pick;
     const float* px = x.data<float>();
     for (int64_t i = 0; ok && i < x.numel(); ++i) ok = std::isfinite(px[i]);
     if (ok) {
@@ -183,21 +262,8 @@ void ResizeImpl(OpContext& ctx, const Params& p, const std::vector<double>& scal
   // so their result is never -0. So each output is, in binary64, the sum over the row
   // taps of w_h * (the sum over the column taps of w_w * x), each from +0 in tap order:
   // the very operations of the general path, without the identity axes' recursion.
-  if (x.dtype() == DType::kFloat && r >= 2 && ctx.VectorKernels() && p.mode != "nearest") {
+  if (x.dtype() == DType::kFloat && prep.separable_ok && ctx.VectorKernels()) {
     bool ok = true;
-    for (int64_t a = 0; a < r && ok; ++a)
-      for (int64_t o = 0; o < out_shape[size_t(a)] && ok; ++o) {
-        const Taps& t = taps[size_t(a)][size_t(o)];
-        ok = !t.extrapolate;
-        if (a >= r - 2 || !ok) continue;
-        ok = out_shape[size_t(a)] == x.shape()[size_t(a)];
-        int64_t ones = 0;
-        for (size_t k = 0; k < t.w.size() && ok; ++k) {
-          if (t.w[k] == 1.0 && t.idx[k] == o) ++ones;
-          else ok = t.w[k] == 0.0;
-        }
-        ok = ok && ones == 1;
-      }
     const float* px = x.data<float>();
     for (int64_t i = 0; ok && i < x.numel(); ++i) ok = std::isfinite(px[i]);
     if (ok) {
@@ -229,6 +295,11 @@ void ResizeImpl(OpContext& ctx, const Params& p, const std::vector<double>& scal
       return;
     }
   }
+  std::vector<double> xv(static_cast<size_t>(x.numel()));
+  const bool ok = DispatchNumeric(x.dtype(), [&]<class T>() {
+    for (int64_t i = 0; i < x.numel(); ++i) xv[size_t(i)] = double(Widen(x.data<T>()[i]));
+  });
+  if (!ok) throw ctx.Fail(ErrorCode::kTypeMismatch, "unsupported element type");
   std::vector<int64_t> pos(static_cast<size_t>(r), 0);
   // value(a, base): interpolation over axes [a, r) at the chosen output position.
   std::function<double(int64_t, int64_t)> value = [&](int64_t a, int64_t base) -> double {
@@ -259,7 +330,23 @@ void ResizeImpl(OpContext& ctx, const Params& p, const std::vector<double>& scal
   }
 }
 
-void Resize(OpContext& ctx) {
+namespace {
+// Remembers inputs 1.. of the node (their values decide the output shape and taps).
+void HoldInputs(const OpContext& ctx, ResizePrep* prep) {
+  prep->held.assign(std::max<size_t>(ctx.num_inputs(), 1) - 1, {});
+  for (size_t i = 0; i < prep->held.size(); ++i) {
+    ResizePrep::Held& h = prep->held[i];
+    h.present = ctx.has_input(i + 1) && ctx.inputs[i + 1]->is_tensor();
+    if (!h.present) continue;
+    const Tensor& t = ctx.inputs[i + 1]->tensor;
+    h.dtype = t.dtype();
+    h.shape = t.shape();
+    if (t.dtype() != DType::kString && t.nbytes())
+      h.bytes.assign(static_cast<const uint8_t*>(t.raw()), static_cast<const uint8_t*>(t.raw()) + t.nbytes());
+  }
+}
+
+std::shared_ptr<ResizePrep> MakeResizePrep(const OpContext& ctx) {
   const Tensor& x = ctx.in(0);
   const int64_t r = x.rank();
   Params p;
@@ -321,10 +408,13 @@ void Resize(OpContext& ctx) {
   } else {
     throw ctx.Fail(ErrorCode::kMissingInput, "one of scales or sizes is required");
   }
-  ResizeImpl(ctx, p, scales, out, roi);
+  auto prep = std::make_shared<ResizePrep>();
+  HoldInputs(ctx, prep.get());
+  MakeTaps(x, p, scales, out, roi, prep.get());
+  return prep;
 }
 
-void Upsample(OpContext& ctx) {
+std::shared_ptr<ResizePrep> MakeUpsamplePrep(const OpContext& ctx) {
   const Tensor& x = ctx.in(0);
   Params p;
   p.mode = ctx.attr_s("mode", "nearest");
@@ -340,7 +430,27 @@ void Upsample(OpContext& ctx) {
   if (int64_t(scales.size()) != x.rank()) throw ctx.Fail(ErrorCode::kShapeMismatch, "scales must have one value per axis");
   Shape out = x.shape();
   for (size_t k = 0; k < out.size(); ++k) out[k] = int64_t(scales[k] * double(out[k]));
-  ResizeImpl(ctx, p, scales, out, {});
+  auto prep = std::make_shared<ResizePrep>();
+  HoldInputs(ctx, prep.get());
+  MakeTaps(x, p, scales, out, {}, prep.get());
+  return prep;
+}
+}  // namespace
+
+void Resize(OpContext& ctx) {
+  const Tensor& x = ctx.in(0);
+  const auto prep = ctx.Prepared<ResizePrep>(
+      [&](const ResizePrep& pr) { return pr.x_shape == x.shape() && SameHeldInputs(ctx, pr); },
+      [&] { return MakeResizePrep(ctx); });
+  RunResize(ctx, *prep);
+}
+
+void Upsample(OpContext& ctx) {
+  const Tensor& x = ctx.in(0);
+  const auto prep = ctx.Prepared<ResizePrep>(
+      [&](const ResizePrep& pr) { return pr.x_shape == x.shape() && SameHeldInputs(ctx, pr); },
+      [&] { return MakeUpsamplePrep(ctx); });
+  RunResize(ctx, *prep);
 }
 
 }  // namespace ref

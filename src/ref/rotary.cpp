@@ -21,7 +21,7 @@ void RotaryEmbedding(OpContext& ctx) {
   const int64_t half = rd / 2;
   const auto xv = ToF32(ctx, x), cosv = ToF32(ctx, ctx.in(1)), sinv = ToF32(ctx, ctx.in(2));
   const bool has_pos = ctx.has_input(3);
-  const std::vector<int64_t> pos = has_pos ? ReadInts(ctx, ctx.in(3)) : std::vector<int64_t>{};
+  const Shape pos = has_pos ? ReadInts(ctx, ctx.in(3)) : Shape{};
   if (ctx.in(1).shape().back() != half) throw ctx.Fail(ErrorCode::kShapeMismatch, "cos_cache's last dimension must be rotary_embedding_dim / 2");
   Tensor& y = ctx.out(0, x.dtype(), x.shape());
   auto xi = [&](int64_t b, int64_t s, int64_t h, int64_t d) { return four ? ((b * NH + h) * S + s) * D + d : ((b * S + s) * NH + h) * D + d; };

@@ -24,15 +24,15 @@ Tensor Reshaped(const OpContext& ctx, const Tensor& x, const Shape& shape) {
   return out;
 }
 
-std::vector<int64_t> Strides(const Shape& s) {
-  std::vector<int64_t> st(s.size(), 1);
+Shape Strides(const Shape& s) {
+  Shape st(s.size(), 1);
   for (size_t k = s.size(); k-- > 1;) st[k - 1] = st[k] * s[k];
   return st;
 }
 
 // Axes from the attribute (opset < since) or the optional second input.
-std::vector<int64_t> AxesArg(const OpContext& ctx, int64_t since) {
-  if (ctx.opset < since) return ctx.attr_ints("axes");
+Shape AxesArg(const OpContext& ctx, int64_t since) {
+  if (ctx.opset < since) return ctx.attr_dims("axes");
   if (ctx.has_input(1)) return ReadInts(ctx, ctx.in(1));
   return {};
 }
@@ -82,7 +82,7 @@ void Size(OpContext& ctx) {
 
 void Reshape(OpContext& ctx) {
   const Tensor& x = ctx.in(0);
-  std::vector<int64_t> req = ctx.opset < 5 ? ctx.attr_ints("shape") : ReadInts(ctx, ctx.in(1));
+  const Shape req = ctx.opset < 5 ? Shape(ctx.attr_ints("shape")) : ReadInts(ctx, ctx.in(1));
   const bool allowzero = ctx.attr_i("allowzero", 0) != 0;
   Shape shape(req.size());
   int64_t known = 1, infer = -1;
@@ -120,8 +120,8 @@ void Flatten(OpContext& ctx) {
 
 void Squeeze(OpContext& ctx) {
   const Tensor& x = ctx.in(0);
-  std::vector<int64_t> axes = AxesArg(ctx, 13);
-  std::vector<bool> drop(static_cast<size_t>(x.rank()), false);
+  Shape axes = AxesArg(ctx, 13);
+  Shape drop(static_cast<size_t>(x.rank()), 0);  // flags (inline: no heap)
   if (axes.empty()) {
     for (int64_t i = 0; i < x.rank(); ++i) drop[size_t(i)] = x.shape()[size_t(i)] == 1;
   } else {
@@ -138,9 +138,9 @@ void Squeeze(OpContext& ctx) {
 
 void Unsqueeze(OpContext& ctx) {
   const Tensor& x = ctx.in(0);
-  std::vector<int64_t> axes = AxesArg(ctx, 13);
+  Shape axes = AxesArg(ctx, 13);
   const int64_t r = x.rank() + int64_t(axes.size());
-  std::vector<bool> ins(size_t(r), false);
+  Shape ins(size_t(r), 0);  // flags (inline: no heap)
   for (int64_t a : axes) {
     const int64_t k = NormAxis(ctx, a, r);
     if (ins[size_t(k)]) throw ctx.Fail(ErrorCode::kInvalidArgument, "repeated axis " + std::to_string(a));
@@ -183,10 +183,10 @@ void CopyRows(const OpContext& ctx, const void* src_v, void* dst_v, size_t es, i
 void Transpose(OpContext& ctx) {
   const Tensor& x = ctx.in(0);
   const int64_t r = x.rank();
-  std::vector<int64_t> perm = ctx.attr_ints("perm");
+  Shape perm = ctx.attr_dims("perm");
   if (perm.empty()) for (int64_t i = r - 1; i >= 0; --i) perm.push_back(i);
   if (int64_t(perm.size()) != r) throw ctx.Fail(ErrorCode::kInvalidArgument, "perm has the wrong length");
-  std::vector<bool> seen(size_t(r), false);
+  Shape seen(size_t(r), 0);
   Shape s(static_cast<size_t>(r));
   for (int64_t i = 0; i < r; ++i) {
     const int64_t p = NormAxis(ctx, perm[size_t(i)], r);
@@ -313,7 +313,13 @@ void Gather(OpContext& ctx) {
   const Tensor& x = ctx.in(0);
   const Tensor& ind = ctx.in(1);
   const int64_t axis = NormAxis(ctx, ctx.attr_i("axis", 0), x.rank());
-  const std::vector<int64_t> idx = ReadInts(ctx, ind);
+  // The indices read in place (int64 or int32).
+  if (ind.dtype() != DType::kInt64 && ind.dtype() != DType::kInt32)
+    throw ctx.Fail(ErrorCode::kTypeMismatch, "expected an int64 or int32 tensor, got " + DTypeName(ind.dtype()));
+  const size_t n_idx = size_t(ind.numel());
+  auto idx = [&](size_t k) -> int64_t {
+    return ind.dtype() == DType::kInt64 ? ind.data<int64_t>()[k] : int64_t(ind.data<int32_t>()[k]);
+  };
   const int64_t dim = x.shape()[size_t(axis)];
   Shape s(x.shape().begin(), x.shape().begin() + axis);
   s.insert(s.end(), ind.shape().begin(), ind.shape().end());
@@ -324,9 +330,9 @@ void Gather(OpContext& ctx) {
   if (ctx.VectorKernels() && x.dtype() != DType::kString) {
     // Whole slices: each gathered index copies `inner` elements as bytes (indices
     // checked first), the copies over the threads.
-    std::vector<int64_t> rows(idx.size());
-    for (size_t k = 0; k < idx.size(); ++k) {
-      const int64_t j = idx[k], jj = j < 0 ? j + dim : j;
+    IndexTable rows(n_idx);
+    for (size_t k = 0; k < n_idx; ++k) {
+      const int64_t j = idx(k), jj = j < 0 ? j + dim : j;
       if (jj < 0 || jj >= dim) throw ctx.Fail(ErrorCode::kInvalidArgument, "index " + std::to_string(j) + " is out of range for a dimension of " + std::to_string(dim));
       rows[k] = jj;
     }
@@ -344,7 +350,8 @@ void Gather(OpContext& ctx) {
   Tensor& out = ctx.out(0, x.dtype(), s);
   int64_t o = 0;
   for (int64_t b = 0; b < outer; ++b) {
-    for (int64_t j : idx) {
+    for (size_t k = 0; k < n_idx; ++k) {
+      const int64_t j = idx(k);
       const int64_t jj = j < 0 ? j + dim : j;
       if (jj < 0 || jj >= dim) throw ctx.Fail(ErrorCode::kInvalidArgument, "index " + std::to_string(j) + " is out of range for a dimension of " + std::to_string(dim));
       for (int64_t k = 0; k < inner; ++k) CopyElement(x, (b * dim + jj) * inner + k, out, o++);
@@ -355,11 +362,11 @@ void Gather(OpContext& ctx) {
 void Slice(OpContext& ctx) {
   const Tensor& x = ctx.in(0);
   const int64_t r = x.rank();
-  std::vector<int64_t> starts, ends, axes, steps;
+  Shape starts, ends, axes, steps;  // inline: no heap for the usual few axes
   if (ctx.opset < 10) {
-    starts = ctx.attr_ints("starts");
-    ends = ctx.attr_ints("ends");
-    axes = ctx.attr_ints("axes");
+    starts = ctx.attr_dims("starts");
+    ends = ctx.attr_dims("ends");
+    axes = ctx.attr_dims("axes");
   } else {
     starts = ReadInts(ctx, ctx.in(1));
     ends = ReadInts(ctx, ctx.in(2));
@@ -371,7 +378,7 @@ void Slice(OpContext& ctx) {
   if (ends.size() != starts.size() || axes.size() != starts.size() || steps.size() != starts.size()) {
     throw ctx.Fail(ErrorCode::kInvalidArgument, "starts, ends, axes and steps differ in length");
   }
-  std::vector<int64_t> st(size_t(r), 0), stp(size_t(r), 1);
+  Shape st(size_t(r), 0), stp(size_t(r), 1);
   Shape s = x.shape();
   for (size_t i = 0; i < axes.size(); ++i) {
     const int64_t a = NormAxis(ctx, axes[i], r);

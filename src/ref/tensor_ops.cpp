@@ -206,7 +206,7 @@ void Pad(OpContext& ctx) {
   const Tensor& x = ctx.in(0);
   const int64_t r = x.rank();
   const std::string mode = ctx.attr_s("mode", "constant");
-  std::vector<int64_t> pads = ctx.opset < 11 ? ctx.attr_ints("pads") : ReadInts(ctx, ctx.in(1));
+  const Shape pads = ctx.opset < 11 ? Shape(ctx.attr_ints("pads")) : ReadInts(ctx, ctx.in(1));
   std::vector<int64_t> axes;
   if (ctx.opset >= 18 && ctx.has_input(3)) axes = ReadInts(ctx, ctx.in(3));
   if (axes.empty()) for (int64_t k = 0; k < r; ++k) axes.push_back(k);

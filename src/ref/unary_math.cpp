@@ -183,6 +183,12 @@ void Pow(OpContext& ctx) {
   const Tensor& y = ctx.in(1);
   const Shape shape = BroadcastShapes(ctx, {x.shape(), y.shape()});
   Tensor& out = ctx.out(0, x.dtype(), shape);
+  if (x.dtype() == DType::kFloat && ctx.kernels && y.dtype() == DType::kFloat) {
+    // float bases and exponents: broadcast runs through the session's BinaryF32 kernel
+    // (kBinPowF32 is math::Pow, what the loop below computes).
+    BroadcastBinaryF32(ctx, kBinPowF32, x, y, out);
+    return;
+  }
   std::vector<double> yv(static_cast<size_t>(y.numel()));
   const bool yok = DispatchNumeric(y.dtype(), [&]<class T>() {
     for (int64_t i = 0; i < y.numel(); ++i) yv[size_t(i)] = double(Widen(y.data<T>()[i]));

@@ -7,7 +7,7 @@
 namespace onemodel {
 namespace ref {
 
-Shape BroadcastShapes(const OpContext& ctx, const std::vector<Shape>& shapes) {
+Shape BroadcastShapes(const OpContext& ctx, std::initializer_list<Shape> shapes) {
   size_t rank = 0;
   for (const Shape& s : shapes) rank = std::max(rank, s.size());
   Shape out(rank, 1);
@@ -25,20 +25,53 @@ Shape BroadcastShapes(const OpContext& ctx, const std::vector<Shape>& shapes) {
   return out;
 }
 
-std::vector<int64_t> BroadcastIndex(const Shape& in, const Shape& out) {
+namespace {
+constexpr size_t kKeptIndexEntries = size_t(1) << 20;
+std::vector<std::vector<int64_t>>& SpareIndexVectors() {
+  thread_local std::vector<std::vector<int64_t>> spare;
+  return spare;
+}
+std::vector<int64_t> TakeIndexVector() {
+  auto& spare = SpareIndexVectors();
+  if (spare.empty()) return {};
+  std::vector<int64_t> v = std::move(spare.back());
+  spare.pop_back();
+  return v;
+}
+void GiveIndexVector(std::vector<int64_t>&& v) {
+  if (v.capacity() == 0 || v.capacity() > kKeptIndexEntries) return;
+  auto& spare = SpareIndexVectors();
+  if (spare.size() >= 16) return;
+  v.clear();
+  spare.push_back(std::move(v));
+}
+}  // namespace
+
+IndexTable::IndexTable() : v_(TakeIndexVector()) {}
+IndexTable::IndexTable(size_t n) : v_(TakeIndexVector()) { v_.resize(n); }
+IndexTable& IndexTable::operator=(IndexTable&& o) noexcept {
+  if (this != &o) {
+    GiveIndexVector(std::move(v_));
+    v_ = std::move(o.v_);
+  }
+  return *this;
+}
+IndexTable::~IndexTable() { GiveIndexVector(std::move(v_)); }
+
+IndexTable BroadcastIndex(const Shape& in, const Shape& out) {
   const size_t rank = out.size();
   int64_t total = 1;
   for (int64_t d : out) total *= d;
-  std::vector<int64_t> idx(static_cast<size_t>(total));
+  IndexTable idx(static_cast<size_t>(total));
   // Strides of `in` aligned to the right of `out`, 0 where broadcast.
-  std::vector<int64_t> stride(rank, 0);
+  Shape stride(rank, 0);
   int64_t s = 1;
   for (size_t k = in.size(); k-- > 0;) {
     const size_t o = rank - in.size() + k;
     stride[o] = in[k] == 1 ? 0 : s;
     s *= in[k];
   }
-  std::vector<int64_t> pos(rank, 0);
+  Shape pos(rank, 0);
   int64_t cur = 0;
   for (int64_t i = 0; i < total; ++i) {
     idx[size_t(i)] = cur;
@@ -62,8 +95,8 @@ int64_t NormAxis(const OpContext& ctx, int64_t axis, int64_t rank, bool inclusiv
   return axis < 0 ? axis + rank : axis;
 }
 
-std::vector<int64_t> ReadInts(const OpContext& ctx, const Tensor& t) {
-  std::vector<int64_t> v(static_cast<size_t>(t.numel()));
+Shape ReadInts(const OpContext& ctx, const Tensor& t) {
+  Shape v(static_cast<size_t>(t.numel()));
   if (t.dtype() == DType::kInt64) {
     for (int64_t i = 0; i < t.numel(); ++i) v[size_t(i)] = t.data<int64_t>()[i];
   } else if (t.dtype() == DType::kInt32) {

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <cstring>
 #include <vector>
 
@@ -50,14 +51,37 @@ template <> inline BF16 Narrow<BF16>(float v) { return BF16{F32ToBF16(v)}; }
 template <class T> constexpr bool kIsFloat = std::is_floating_point_v<typename Compute<T>::type>;
 
 // Numpy-style multidirectional broadcasting of shapes; throws kShapeMismatch.
-Shape BroadcastShapes(const OpContext& ctx, const std::vector<Shape>& shapes);
+Shape BroadcastShapes(const OpContext& ctx, std::initializer_list<Shape> shapes);
+// A table of int64 indices whose storage comes from, and returns to, a list kept by the
+// calling thread, so that the kernels' index tables take nothing from the heap once a
+// run has been seen (tables over 1M entries are freed instead of kept).
+class IndexTable {
+ public:
+  IndexTable();
+  explicit IndexTable(size_t n);
+  IndexTable(IndexTable&& o) noexcept : v_(std::move(o.v_)) {}
+  IndexTable& operator=(IndexTable&& o) noexcept;
+  IndexTable(const IndexTable&) = delete;
+  IndexTable& operator=(const IndexTable&) = delete;
+  ~IndexTable();
+  int64_t operator[](size_t i) const { return v_[i]; }
+  int64_t& operator[](size_t i) { return v_[i]; }
+  size_t size() const { return v_.size(); }
+  bool empty() const { return v_.empty(); }
+  const int64_t* data() const { return v_.data(); }
+  int64_t* data() { return v_.data(); }
+
+ private:
+  std::vector<int64_t> v_;
+};
 // For each output index (row-major), the flat index into an input of shape `in`
 // broadcast to `out`. Returned as a table (ref kernels favour clarity over speed).
-std::vector<int64_t> BroadcastIndex(const Shape& in, const Shape& out);
+IndexTable BroadcastIndex(const Shape& in, const Shape& out);
 // Normalises an axis in [-rank, rank) (or [-rank-1, rank] with `inclusive`).
 int64_t NormAxis(const OpContext& ctx, int64_t axis, int64_t rank, bool inclusive = false);
 // Reads an int64/int32 1-D tensor as int64 values.
-std::vector<int64_t> ReadInts(const OpContext& ctx, const Tensor& t);
+// Small lists (up to Shape::kInline values) take nothing from the heap.
+Shape ReadInts(const OpContext& ctx, const Tensor& t);
 
 // Reads a float, float16 or bfloat16 tensor (and int8/uint8 when allow_bytes, exactly)
 // as f32 values; kTypeMismatch naming the node otherwise.

@@ -3,7 +3,8 @@
 
 #include <algorithm>
 #include <atomic>
-#include <deque>
+#include <cstddef>
+#include <new>
 #include <map>
 
 namespace onemodel {
@@ -16,38 +17,98 @@ size_t AlignUp(size_t n) { return (n + kAlign - 1) / kAlign * kAlign; }
 }  // namespace
 
 struct MemoryPlanner::Arena {
-  explicit Arena(size_t n) : bytes(n), mem(new uint8_t[n + kAlign]) {
+  Arena(size_t n, size_t slices) : bytes(n), mem(new uint8_t[n + kAlign]) {
     base = mem.get() + (kAlign - reinterpret_cast<uintptr_t>(mem.get()) % kAlign) % kAlign;
+    live.reserve(slices);  // a plan's run never grows it (no heap in steady state)
   }
   // The slice [offset, offset + n) when no buffer in use overlaps it, else null.
   uint8_t* Take(size_t offset, size_t n) {
     std::lock_guard<std::mutex> lock(mu);
-    auto it = live.upper_bound(offset);  // first in use starting after offset
+    // Slices in use, sorted by offset and disjoint: the first starting after offset
+    // must start at or after its end, the one before must end at or before offset.
+    auto it = std::upper_bound(live.begin(), live.end(), offset,
+                               [](size_t o, const std::pair<size_t, size_t>& s) { return o < s.first; });
     if (it != live.end() && it->first < offset + n) return nullptr;
     if (it != live.begin() && std::prev(it)->second > offset) return nullptr;
-    live.emplace(offset, offset + n);
+    live.insert(it, {offset, offset + n});
     return base + offset;
   }
   void Give(size_t offset) {
     std::lock_guard<std::mutex> lock(mu);
-    live.erase(offset);
+    auto it = std::lower_bound(live.begin(), live.end(), offset,
+                               [](const std::pair<size_t, size_t>& s, size_t o) { return s.first < o; });
+    if (it != live.end() && it->first == offset) live.erase(it);
   }
   size_t bytes;
   std::unique_ptr<uint8_t[]> mem;
   uint8_t* base = nullptr;
   std::mutex mu;
-  std::map<size_t, size_t> live;  // offset -> end of the slices in use
+  std::vector<std::pair<size_t, size_t>> live;  // [offset, end) of the slices in use, by offset
 };
 
+// A run's allocations in order. Records are reused from run to run (MemoryPlanner keeps
+// the ones no buffer refers to any more), and their entries live in chunks that never
+// move or shrink, so recording a run like the last one takes nothing from the heap.
 struct MemoryPlanner::Record {
   struct Alloc {
-    Alloc(size_t b, int64_t t) : bytes(b), t_alloc(t) {}
-    size_t bytes;
-    int64_t t_alloc;
+    size_t bytes = 0;
+    int64_t t_alloc = 0;
     std::atomic<int64_t> t_free{-1};
   };
+  static constexpr size_t kChunk = 256;
   std::atomic<int64_t> clock{0};
-  std::deque<Alloc> allocs;  // elements never move
+  std::vector<std::unique_ptr<Alloc[]>> chunks;
+  size_t count = 0;
+
+  Alloc& Add(size_t bytes) {
+    if (count / kChunk == chunks.size()) chunks.emplace_back(new Alloc[kChunk]);
+    Alloc& a = chunks[count / kChunk][count % kChunk];
+    ++count;
+    a.bytes = bytes;
+    a.t_alloc = clock.fetch_add(1);
+    a.t_free.store(-1);
+    return a;
+  }
+  const Alloc& at(size_t k) const { return chunks[k / kChunk][k % kChunk]; }
+  size_t size() const { return count; }
+  void Reset() {
+    clock.store(0);
+    count = 0;
+  }
+};
+
+// Fixed-size blocks for the control blocks of the buffers a run hands out (shared_ptr's
+// allocator): freed blocks wait in a list for the next run. Held by every block's
+// allocator, so it outlives the planner while buffers it served are alive.
+struct MemoryPlanner::BlockPool {
+  static constexpr size_t kPerChunk = 64;
+  void* Get(size_t n) {
+    std::lock_guard<std::mutex> lock(mu);
+    if (block == 0) block = (n + alignof(std::max_align_t) - 1) / alignof(std::max_align_t) * alignof(std::max_align_t);
+    if (n > block) return ::operator new(n);  // not the size this pool serves
+    if (!free_list) {
+      // operator new[]'s storage suits any fundamental alignment; blocks are multiples of it.
+      chunks.emplace_back(new unsigned char[kPerChunk * block]);
+      unsigned char* base = chunks.back().get();
+      for (size_t i = 0; i < kPerChunk; ++i) Put(base + i * block);
+    }
+    void* p = free_list;
+    free_list = *static_cast<void**>(p);
+    return p;
+  }
+  void Release(void* p, size_t n) {
+    if (n > block) { ::operator delete(p); return; }
+    std::lock_guard<std::mutex> lock(mu);
+    Put(p);
+  }
+  void Put(void* p) {
+    *static_cast<void**>(p) = free_list;
+    free_list = p;
+  }
+  std::mutex mu;
+  size_t block = 0;
+  void* free_list = nullptr;
+  std::vector<std::unique_ptr<unsigned char[]>> chunks;
 };
 
 namespace {
@@ -65,17 +126,31 @@ struct PlanDeleter {
     inner.reset();
   }
 };
+
+// shared_ptr's allocator for those deleters' control blocks (MemoryPlanner::BlockPool).
+template <class T>
+struct PoolAllocator {
+  using value_type = T;
+  std::shared_ptr<MemoryPlanner::BlockPool> pool;
+  explicit PoolAllocator(std::shared_ptr<MemoryPlanner::BlockPool> p) : pool(std::move(p)) {}
+  template <class U> PoolAllocator(const PoolAllocator<U>& o) : pool(o.pool) {}
+  T* allocate(size_t n) { return static_cast<T*>(pool->Get(n * sizeof(T))); }
+  void deallocate(T* p, size_t n) { pool->Release(p, n * sizeof(T)); }
+  template <class U> bool operator==(const PoolAllocator<U>& o) const { return pool == o.pool; }
+  template <class U> bool operator!=(const PoolAllocator<U>& o) const { return pool != o.pool; }
+};
 }  // namespace
 
-MemoryPlanner::MemoryPlanner(bool enabled) : enabled_(enabled) {}
+MemoryPlanner::MemoryPlanner(bool enabled) : enabled_(enabled), blocks_(std::make_shared<BlockPool>()) {}
 MemoryPlanner::~MemoryPlanner() = default;
 
-std::unique_ptr<MemoryPlanner::RunScope> MemoryPlanner::Begin(const std::string& key) {
-  if (!enabled_) return nullptr;
+bool MemoryPlanner::Begin(const std::string& key, std::optional<RunScope>* scope) {
+  if (!enabled_) return false;
   std::unique_lock<std::mutex> lock(run_mu_, std::try_to_lock);
-  if (!lock.owns_lock()) return nullptr;
-  if (key == disabled_key_) return nullptr;
-  return std::unique_ptr<RunScope>(new RunScope(this, std::move(lock), key));
+  if (!lock.owns_lock()) return false;
+  if (key == disabled_key_) return false;
+  scope->emplace(RunScope::Token{}, this, std::move(lock), key);
+  return true;
 }
 
 MemoryPlanStats MemoryPlanner::stats() const {
@@ -83,12 +158,23 @@ MemoryPlanStats MemoryPlanner::stats() const {
   return stats_;
 }
 
-MemoryPlanner::RunScope::RunScope(MemoryPlanner* p, std::unique_lock<std::mutex> lock, const std::string& key)
-    : planner_(p), lock_(std::move(lock)), key_(key), record_(std::make_shared<Record>()) {
+MemoryPlanner::RunScope::RunScope(Token, MemoryPlanner* p, std::unique_lock<std::mutex> lock, const std::string& key)
+    : planner_(p), lock_(std::move(lock)) {
+  p->run_key_.assign(key);  // the planner is this run's until the scope ends
+  // A record no buffer of an earlier run refers to any more, else a new one.
+  for (auto& r : p->records_) {
+    if (r.use_count() == 1) { record_ = r; break; }
+  }
+  if (record_) {
+    record_->Reset();
+  } else {
+    record_ = std::make_shared<Record>();
+    if (p->records_.size() < 4) p->records_.push_back(record_);
+  }
   if (p->have_plan_ && p->key_ == key) {
     // The arena is made when a plan is first followed: a plan for shapes that do not
     // come back costs no memory.
-    if (!p->arena_) p->arena_ = std::make_shared<Arena>(p->arena_bytes_);
+    if (!p->arena_) p->arena_ = std::make_shared<Arena>(p->arena_bytes_, p->plan_.size());
     arena_ = p->arena_;
     plan_ = &p->plan_;
   }
@@ -98,11 +184,10 @@ MemoryPlanner::RunScope::RunScope(MemoryPlanner* p, std::unique_lock<std::mutex>
 MemoryPlanner::RunScope::~RunScope() { SetThreadTensorAllocator(prev_); }
 
 std::shared_ptr<uint8_t> MemoryPlanner::RunScope::Allocate(size_t bytes) {
-  const size_t k = record_->allocs.size();
-  record_->allocs.emplace_back(bytes, record_->clock.fetch_add(1));
+  const size_t k = record_->size();
   PlanDeleter d;
   d.record = record_;
-  d.alloc = &record_->allocs.back();
+  d.alloc = &record_->Add(bytes);
   uint8_t* p = nullptr;
   if (plan_ && !deviated_) {
     const Entry* e = k < plan_->size() ? &(*plan_)[k] : nullptr;
@@ -125,7 +210,7 @@ std::shared_ptr<uint8_t> MemoryPlanner::RunScope::Allocate(size_t bytes) {
     p = d.inner.get();
     ++elsewhere_;
   }
-  return std::shared_ptr<uint8_t>(p, std::move(d));
+  return std::shared_ptr<uint8_t>(p, std::move(d), PoolAllocator<uint8_t>(planner_->blocks_));
 }
 
 void MemoryPlanner::RunScope::Finish() {
@@ -135,7 +220,7 @@ void MemoryPlanner::RunScope::Finish() {
 }
 
 void MemoryPlanner::Finish(RunScope& run) {
-  const auto& allocs = run.record_->allocs;
+  const Record& allocs = *run.record_;
   const bool replayed = run.plan_ && !run.deviated_ && allocs.size() == plan_.size();
   MemoryPlanStats st;
   {
@@ -163,8 +248,8 @@ void MemoryPlanner::Finish(RunScope& run) {
     struct Item { size_t k, bytes; int64_t t0, t1; size_t off = 0; };
     std::vector<Item> items;
     for (size_t k = 0; k < allocs.size(); ++k) {
-      const int64_t t1 = allocs[k].t_free.load();
-      if (t1 >= 0) items.push_back({k, AlignUp(allocs[k].bytes), allocs[k].t_alloc, t1});
+      const int64_t t1 = allocs.at(k).t_free.load();
+      if (t1 >= 0) items.push_back({k, AlignUp(allocs.at(k).bytes), allocs.at(k).t_alloc, t1});
     }
     std::stable_sort(items.begin(), items.end(), [](const Item& a, const Item& b) { return a.bytes > b.bytes; });
     if (items.size() > kMaxPlanned) items.resize(kMaxPlanned);
@@ -183,7 +268,7 @@ void MemoryPlanner::Finish(RunScope& run) {
       }
       items[i].off = off;
       arena_bytes = std::max(arena_bytes, off + items[i].bytes);
-      planned_bytes += allocs[items[i].k].bytes;
+      planned_bytes += allocs.at(items[i].k).bytes;
     }
     // The floor any placement has: the most bytes alive at one moment.
     std::vector<std::pair<int64_t, int64_t>> events;  // (time, +-bytes)
@@ -196,9 +281,9 @@ void MemoryPlanner::Finish(RunScope& run) {
     for (const auto& [t, b] : events) peak = std::max(peak, live += b);
     st.peak_live_bytes = size_t(peak);
     plan_.assign(allocs.size(), Entry{});
-    for (size_t k = 0; k < allocs.size(); ++k) plan_[k].bytes = allocs[k].bytes;
+    for (size_t k = 0; k < allocs.size(); ++k) plan_[k].bytes = allocs.at(k).bytes;
     for (const Item& it : items) plan_[it.k].offset = int64_t(it.off);
-    key_ = run.key_;
+    key_ = run_key_;
     arena_.reset();  // the old one lives on in its slices' owners; the new one is made when followed
     arena_bytes_ = arena_bytes;
     have_plan_ = true;

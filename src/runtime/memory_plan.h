@@ -24,6 +24,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -48,18 +49,21 @@ struct MemoryPlanStats {
 class MemoryPlanner {
  public:
   class RunScope;
-  // Disabled, Begin always returns null.
+  // Disabled, Begin never begins a run.
   explicit MemoryPlanner(bool enabled);
   ~MemoryPlanner();
 
-  // Begins a run whose inputs have signature `key` and installs the run's allocator on
-  // the calling thread until the scope ends. Null when plans are off or another run of
-  // the session holds the planner (that run then allocates as usual).
-  std::unique_ptr<RunScope> Begin(const std::string& key);
+  // Begins a run whose inputs have signature `key` in *scope (the caller's storage, so
+  // that beginning a run takes nothing from the heap) and installs the run's allocator on
+  // the calling thread until the scope ends. False, *scope left empty, when plans are
+  // off or another run of the session holds the planner (that run then allocates as
+  // usual).
+  bool Begin(const std::string& key, std::optional<RunScope>* scope);
   MemoryPlanStats stats() const;
 
   struct Arena;
   struct Record;
+  struct BlockPool;
   struct Entry {
     size_t bytes = 0;
     int64_t offset = -1;  // -1: not planned
@@ -73,10 +77,13 @@ class MemoryPlanner {
   std::mutex run_mu_;  // held by the run in progress
   mutable std::mutex stats_mu_;
   std::string key_;
+  std::string run_key_;  // the key of the run in progress (its capacity reused)
   std::vector<Entry> plan_;
   bool have_plan_ = false;
   size_t arena_bytes_ = 0;
   std::shared_ptr<Arena> arena_;  // made when the plan is first followed
+  std::vector<std::shared_ptr<Record>> records_;  // reused by later runs once free
+  std::shared_ptr<BlockPool> blocks_;             // the buffers' control blocks
   bool trimmed_ = false;          // the recycled buffers were freed for this plan
   int failures_ = 0;
   std::string disabled_key_;
@@ -92,10 +99,16 @@ class MemoryPlanner::RunScope : public TensorAllocator {
 
  private:
   friend class MemoryPlanner;
-  RunScope(MemoryPlanner* p, std::unique_lock<std::mutex> lock, const std::string& key);
+  struct Token {};  // only MemoryPlanner::Begin makes one
+
+ public:
+  RunScope(Token, MemoryPlanner* p, std::unique_lock<std::mutex> lock, const std::string& key);
+  RunScope(const RunScope&) = delete;
+  RunScope& operator=(const RunScope&) = delete;
+
+ private:
   MemoryPlanner* planner_;
   std::unique_lock<std::mutex> lock_;
-  std::string key_;
   TensorAllocator* prev_ = nullptr;
   std::shared_ptr<Record> record_;
   std::shared_ptr<Arena> arena_;        // the plan's arena when the key matches

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
+#include <optional>
 #include <unordered_map>
 
 #include "core/error.h"
@@ -31,14 +32,53 @@ struct GraphPlan {
     OpFn fn = nullptr;
     const Function* func = nullptr;
     std::vector<size_t> in, out, free_after;
+    std::unique_ptr<NodeStateSlot> state = std::make_unique<NodeStateSlot>();  // the operator's prepared state
   };
   std::vector<Step> steps;
   std::vector<size_t> outputs;
 };
 
+// A graph run's working vectors (slot values, the operators' inputs and outputs), kept
+// by the session between runs so that their capacity is reused.
+struct RunBuffers {
+  std::vector<Value> vals;
+  std::vector<const Value*> in;
+  std::vector<Value> out;
+};
+
 struct GraphPlans {
   std::mutex mu;
   std::unordered_map<const Graph*, std::unique_ptr<GraphPlan>> by_graph;
+  std::vector<std::unique_ptr<RunBuffers>> spare;  // RunBuffers not in use
+};
+
+// Takes a RunBuffers from the session's spares (or a new one) and gives it back,
+// emptied (no value kept alive), when the run of the graph ends.
+class RunBuffersLease {
+ public:
+  explicit RunBuffersLease(GraphPlans* plans) : plans_(plans) {
+    if (plans_) {
+      std::lock_guard<std::mutex> lock(plans_->mu);
+      if (!plans_->spare.empty()) {
+        b_ = std::move(plans_->spare.back());
+        plans_->spare.pop_back();
+      }
+    }
+    if (!b_) b_ = std::make_unique<RunBuffers>();
+  }
+  ~RunBuffersLease() {
+    b_->vals.clear();
+    b_->in.clear();
+    b_->out.clear();
+    if (!plans_) return;
+    std::lock_guard<std::mutex> lock(plans_->mu);
+    plans_->spare.push_back(std::move(b_));
+  }
+  RunBuffers& operator*() { return *b_; }
+
+ private:
+  GraphPlans* plans_;
+  std::unique_ptr<RunBuffers> b_;
 };
 
 class Executor {
@@ -95,29 +135,47 @@ class Executor {
   // in enclosing graphs. `cached`: g belongs to the session (its plan is kept).
   std::vector<Value> RunGraph(const Graph& g, std::unordered_map<std::string, Value> env, const Scope* outer,
                               bool cached = true) {
+    auto bind = [&](const GraphPlan& plan, std::vector<Value>& vals) {
+      for (auto& [name, v] : env) {
+        auto it = plan.slot.find(name);
+        if (it != plan.slot.end()) vals[it->second] = std::move(v);
+      }
+    };
+    return RunGraph(g, bind, outer, cached);
+  }
+  // The same with bind(plan, slot values) placing the bindings in their slots.
+  std::vector<Value> RunGraph(const Graph& g, FunctionRef<void(const GraphPlan&, std::vector<Value>&)> bind,
+                              const Scope* outer, bool cached = true) {
+    std::vector<Value> out;
+    RunGraphInto(g, bind, outer, cached, &out);
+    return out;
+  }
+  // The same with the graph's outputs assigned to *out (resized; its capacity reused).
+  void RunGraphInto(const Graph& g, FunctionRef<void(const GraphPlan&, std::vector<Value>&)> bind, const Scope* outer,
+                    bool cached, std::vector<Value>* out) {
     std::unique_ptr<GraphPlan> own;
     if (!cached || !plans_) own = MakePlan(g);
     const GraphPlan& plan = own ? *own : PlanFor(g);
     // Slot values: bindings (feeds override initializers), then node outputs.
-    std::vector<Value> vals(plan.slot.size());
-    for (auto& [name, v] : env) {
-      auto it = plan.slot.find(name);
-      if (it != plan.slot.end()) vals[it->second] = std::move(v);
-    }
+    RunBuffersLease lease(plans_);
+    std::vector<Value>& vals = (*lease).vals;
+    vals.resize(plan.slot.size());
+    bind(plan, vals);
     auto at = [&](size_t s) -> const Value* {
       if (vals[s].kind != Value::Kind::kNone) return &vals[s];
       if (plan.init[s].kind != Value::Kind::kNone) return &plan.init[s];
       return nullptr;
     };
-    const Scope scope = [&](const std::string& name) -> const Value* {
+    auto scope_fn = [&](const std::string& name) -> const Value* {
       auto it = plan.slot.find(name);
       if (it != plan.slot.end()) {
         if (const Value* v = at(it->second)) return v;
       }
       return outer ? (*outer)(name) : nullptr;
     };
-    std::vector<const Value*> in_buf;  // the contexts' input and output vectors, reused
-    std::vector<Value> out_buf;
+    const Scope scope = scope_fn;
+    std::vector<const Value*>& in_buf = (*lease).in;  // the contexts' input and output vectors, reused
+    std::vector<Value>& out_buf = (*lease).out;
     for (size_t i = 0; i < g.nodes.size(); ++i) {
       const Node& node = g.nodes[i];
       const GraphPlan::Step& st = plan.steps[i];
@@ -129,6 +187,7 @@ class Executor {
       ctx.scope = &scope;
       ctx.derived = derived_;
       ctx.graph = &g;
+      ctx.state = st.state.get();
       ctx.inputs.reserve(st.in.size());
       for (size_t k = 0; k < st.in.size(); ++k) {
         if (st.in[k] == GraphPlan::kNoSlot) { ctx.inputs.push_back(nullptr); continue; }
@@ -157,15 +216,14 @@ class Executor {
       out_buf = std::move(ctx.outputs);
       for (size_t s : st.free_after) vals[s] = Value();
     }
-    std::vector<Value> out;
-    out.reserve(plan.outputs.size());
+    out->clear();
+    out->reserve(plan.outputs.size());
     for (size_t k = 0; k < plan.outputs.size(); ++k) {
       const Value* v = at(plan.outputs[k]);
       if (!v && outer) v = (*outer)(g.outputs[k].name);
       if (!v) throw Error(ErrorCode::kInternal, "graph output '" + g.outputs[k].name + "' was not computed");
-      out.push_back(*v);
+      out->push_back(*v);
     }
-    return out;
   }
 
   const Function* FindFunction(const Node& n) const {
@@ -182,7 +240,7 @@ class Executor {
     for (const std::string& in : f.inputs) g.inputs.push_back({in, {}});
     for (const std::string& out : f.outputs) g.outputs.push_back({out, {}});
     for (Node n : f.nodes) {
-      std::map<std::string, Attribute> attrs;
+      std::map<std::string, Attribute, std::less<>> attrs;
       for (auto& [name, a] : n.attributes) {
         if (a.ref_attr_name.empty()) { attrs[name] = a; continue; }
         const Attribute* given = call.attr(a.ref_attr_name);
@@ -228,6 +286,21 @@ class Executor {
   Profile* profile_ = nullptr;
   int depth_ = 0;
 };
+
+void RunSubgraphInto(Executor* ex, const Graph& g, const std::vector<const Value*>& inputs, const Scope& scope,
+                     std::vector<Value>* out) {
+  if (inputs.size() != g.inputs.size()) {
+    throw Error(ErrorCode::kInvalidModel, "subgraph '" + g.name + "' takes " + std::to_string(g.inputs.size()) +
+                                              " inputs, given " + std::to_string(inputs.size()));
+  }
+  auto bind = [&](const GraphPlan& plan, std::vector<Value>& vals) {
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      auto it = plan.slot.find(g.inputs[i].name);
+      if (it != plan.slot.end()) vals[it->second] = inputs[i] ? *inputs[i] : Value();
+    }
+  };
+  ex->RunGraphInto(g, bind, &scope, true, out);
+}
 
 std::vector<Value> RunSubgraph(Executor* ex, const Graph& g, const std::vector<Value>& inputs, const Scope& scope) {
   if (inputs.size() != g.inputs.size()) {
@@ -300,7 +373,6 @@ void Session::Prepare(const SessionOptions& opts) {
 
 std::vector<Value> Session::Run(const std::map<std::string, Value>& feeds) const {
   FpEnvGuard env_guard;
-  std::unordered_map<std::string, Value> env;
   const Graph& g = *run_graph_;
   for (const auto& [name, v] : feeds) {
     bool known = false;
@@ -311,7 +383,7 @@ std::vector<Value> Session::Run(const std::map<std::string, Value>& feeds) const
     auto it = feeds.find(in.name);
     if (it == feeds.end()) {
       if (g.initializers.count(in.name)) continue;  // default from the initializer
-      if (in.type.kind == ValueType::Kind::kOptional) { Value v; v.kind = Value::Kind::kOptionalEmpty; env[in.name] = v; continue; }
+      if (in.type.kind == ValueType::Kind::kOptional) continue;  // bound as an empty optional below
       throw Error(ErrorCode::kMissingInput, model_->origin + ": input '" + in.name + "' was not given");
     }
     const Value& v = it->second;
@@ -335,24 +407,48 @@ std::vector<Value> Session::Run(const std::map<std::string, Value>& feeds) const
         }
       }
     }
-    env[in.name] = v;
   }
-  Executor ex(*model_, &dispatch_.kernels, pool_.get(), derived_.get(), plans_.get());
-  // The memory plan is keyed by the inputs' element types and shapes.
-  std::unique_ptr<MemoryPlanner::RunScope> plan;
-  if (planner_) {
-    std::string key;
+  // The inputs in their slots: the feeds, and an empty optional for an optional input
+  // neither fed nor defaulted by an initializer.
+  auto bind = [&](const GraphPlan& plan, std::vector<Value>& vals) {
     for (const auto& in : g.inputs) {
-      auto it = env.find(in.name);
-      if (it == env.end()) { key += "-;"; continue; }
-      if (!it->second.is_tensor()) { key += "v;"; continue; }
-      key += std::to_string(int(it->second.tensor.dtype())) + ShapeToString(it->second.tensor.shape()) + ";";
+      auto s = plan.slot.find(in.name);
+      if (s == plan.slot.end()) continue;
+      auto it = feeds.find(in.name);
+      if (it != feeds.end()) {
+        vals[s->second] = it->second;
+      } else if (!g.initializers.count(in.name) && in.type.kind == ValueType::Kind::kOptional) {
+        vals[s->second] = Value();
+        vals[s->second].kind = Value::Kind::kOptionalEmpty;
+      }
     }
-    plan = planner_->Begin(key);
+  };
+  Executor ex(*model_, &dispatch_.kernels, pool_.get(), derived_.get(), plans_.get());
+  // The memory plan is keyed by the inputs' element types and shapes (the key's text is
+  // built in a buffer kept by the thread, so that steady runs allocate nothing for it).
+  std::optional<MemoryPlanner::RunScope> plan;
+  thread_local std::string key;
+  if (planner_) {
+    key.clear();
+    auto number = [](int64_t v) {
+      char digits[24];
+      const int n = std::snprintf(digits, sizeof digits, "%lld", static_cast<long long>(v));
+      key.append(digits, size_t(n));
+    };
+    for (const auto& in : g.inputs) {
+      auto it = feeds.find(in.name);
+      if (it == feeds.end()) { key += g.initializers.count(in.name) ? "-;" : "v;"; continue; }
+      if (!it->second.is_tensor()) { key += "v;"; continue; }
+      number(int64_t(it->second.tensor.dtype()));
+      key += '[';
+      for (int64_t d : it->second.tensor.shape()) { number(d); key += ','; }
+      key += "];";
+    }
+    planner_->Begin(key, &plan);
   }
   const char* prof = std::getenv("ONEMODEL_PROFILE");
   if (!prof || (std::strcmp(prof, "1") != 0 && std::strcmp(prof, "2") != 0)) {
-    auto out = ex.RunGraph(g, std::move(env), nullptr);
+    auto out = ex.RunGraph(g, bind, nullptr);
     if (plan) plan->Finish();
     return out;
   }
@@ -360,7 +456,7 @@ std::vector<Value> Session::Run(const std::map<std::string, Value>& feeds) const
   p.per_node = prof[0] == '2';
   ex.EnableProfile(&p);
   const auto t0 = std::chrono::steady_clock::now();
-  auto out = ex.RunGraph(g, std::move(env), nullptr);
+  auto out = ex.RunGraph(g, bind, nullptr);
   if (plan) plan->Finish();
   const double total = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   std::vector<std::pair<double, std::string>> rows;
