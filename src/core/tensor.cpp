@@ -125,13 +125,13 @@ size_t MaxTensorBytes() {
   return size_t(1) << 40;
 }
 
-int64_t CheckedNumElements(const Shape& shape, size_t elem_size, const std::string& what) {
+int64_t CheckedNumElements(const Shape& shape, size_t elem_size, std::string_view what) {
   int64_t n = 1;
   const uint64_t limit = MaxTensorBytes() / (elem_size ? elem_size : 1);
   for (int64_t d : shape) {
-    if (d < 0) throw Error(ErrorCode::kOutOfRange, what + ": negative dimension in shape " + ShapeToString(shape));
+    if (d < 0) throw Error(ErrorCode::kOutOfRange, std::string(what) + ": negative dimension in shape " + ShapeToString(shape));
     if (d != 0 && uint64_t(n) > limit / uint64_t(d)) {
-      throw Error(ErrorCode::kOutOfRange, what + ": shape " + ShapeToString(shape) + " is too large (over " +
+      throw Error(ErrorCode::kOutOfRange, std::string(what) + ": shape " + ShapeToString(shape) + " is too large (over " +
                                               std::to_string(MaxTensorBytes()) + " bytes)");
     }
     n *= d;

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/dtype.h"
@@ -41,7 +42,7 @@ std::shared_ptr<uint8_t> RecycledTensorBuffer(size_t bytes, bool zero);
 
 // Returns the element count of shape; throws kOutOfRange naming `what` for negative
 // dimensions or a product that overflows or exceeds MaxTensorBytes() at elem_size.
-int64_t CheckedNumElements(const Shape& shape, size_t elem_size, const std::string& what);
+int64_t CheckedNumElements(const Shape& shape, size_t elem_size, std::string_view what);
 
 std::string ShapeToString(const Shape& shape);
 

@@ -536,11 +536,42 @@ void TapGemm(const OpContext& ctx, const Taps& tg, const float* x, int64_t Cg, i
 }  // namespace
 
 namespace {
-// What Conv derives from its attributes and its input and weight shapes, kept per node
-// (OpContext::Prepared) and remade when a shape changes.
-struct ConvPrep : NodeState {
+// The inputs a convolution's prepared state was made for: the input and weight shapes
+// and whether there is a bias.
+struct ConvInputs : NodeState {
   Shape x_shape, w_shape;
   bool has_bias = false;
+  void Set(const OpContext& ctx, const Tensor& x, const Tensor& w) {
+    x_shape = x.shape();
+    w_shape = w.shape();
+    has_bias = ctx.has_input(2);
+  }
+  bool Fits(const OpContext& ctx, const Tensor& x, const Tensor& w) const {
+    return x_shape == x.shape() && w_shape == w.shape() && has_bias == ctx.has_input(2);
+  }
+};
+
+// The node's prepared state P (a ConvInputs), made by make() when absent or made for
+// other inputs.
+template <class P, class Make>
+std::shared_ptr<const P> PreparedConv(const OpContext& ctx, const Tensor& x, const Tensor& w, Make make) {
+  return ctx.Prepared<P>([&](const P& p) { return p.Fits(ctx, x, w); }, make);
+}
+
+// A convolution's bias (input 2) as floats, read in place when float (null: none);
+// kShapeMismatch unless it has one value per output channel.
+const float* ConvBias(const OpContext& ctx, int64_t M, std::optional<F32View>* view) {
+  if (!ctx.has_input(2)) return nullptr;
+  view->emplace(ctx, ctx.in(2));
+  if (int64_t((*view)->size()) != M)
+    throw ctx.Fail(ErrorCode::kShapeMismatch, "bias has " + std::to_string((*view)->size()) + " elements for " +
+                                                  std::to_string(M) + " output channels");
+  return (*view)->data();
+}
+
+// What Conv derives from its attributes and its input and weight shapes, kept per node
+// (OpContext::Prepared) and remade when a shape changes.
+struct ConvPrep : ConvInputs {
   int64_t group = 1, N = 0, C = 0, M = 0, Cg = 0, Mg = 0, in_sp = 0, out_sp = 0, k_sp = 0;
   Geometry g;
   Plane pl{};  // 1-D and 2-D
@@ -553,9 +584,7 @@ struct ConvPrep : NodeState {
 
 std::shared_ptr<ConvPrep> MakeConvPrep(const OpContext& ctx, const Tensor& x, const Tensor& w) {
   auto p = std::make_shared<ConvPrep>();
-  p->x_shape = x.shape();
-  p->w_shape = w.shape();
-  p->has_bias = ctx.has_input(2);
+  p->Set(ctx, x, w);
   const int64_t group = p->group = ctx.attr_i("group", 1);
   if (w.rank() < 3) throw ctx.Fail(ErrorCode::kShapeMismatch, "weight must have rank >= 3, got " + ShapeToString(w.shape()));
   std::vector<int64_t> kernel = ctx.attr_ints("kernel_shape", std::vector<int64_t>(w.shape().begin() + 2, w.shape().end()));
@@ -601,9 +630,7 @@ std::shared_ptr<ConvPrep> MakeConvPrep(const OpContext& ctx, const Tensor& x, co
 void Conv(OpContext& ctx) {
   const Tensor& x = ctx.in(0);
   const Tensor& w = ctx.in(1);
-  const std::shared_ptr<const ConvPrep> prep = ctx.Prepared<ConvPrep>(
-      [&](const ConvPrep& p) { return p.x_shape == x.shape() && p.w_shape == w.shape() && p.has_bias == ctx.has_input(2); },
-      [&] { return MakeConvPrep(ctx, x, w); });
+  const auto prep = PreparedConv<ConvPrep>(ctx, x, w, [&] { return MakeConvPrep(ctx, x, w); });
   const ConvPrep& P = *prep;
   const Geometry& g = P.g;
   const int64_t group = P.group, N = P.N, C = P.C, M = P.M, Cg = P.Cg, Mg = P.Mg;
@@ -611,13 +638,7 @@ void Conv(OpContext& ctx) {
   const bool relu = P.relu;
   const int32_t act_op = P.act_op;
   std::optional<F32View> bias_view;
-  if (ctx.has_input(2)) {
-    bias_view.emplace(ctx, ctx.in(2));
-    if (int64_t(bias_view->size()) != M)
-      throw ctx.Fail(ErrorCode::kShapeMismatch, "bias has " + std::to_string(bias_view->size()) + " elements for " +
-                                                    std::to_string(M) + " output channels");
-  }
-  const float* bias = bias_view ? bias_view->data() : nullptr;
+  const float* bias = ConvBias(ctx, M, &bias_view);
   Tensor& y = ctx.out_uninit(0, x.dtype(), P.out_shape);  // every element is written
   // Stores result i: a float output takes the activation in f32 (the fused node would
   // see that very float); another type first rounds the sum to its element type, as the
@@ -778,9 +799,7 @@ void Conv(OpContext& ctx) {
 namespace {
 // What ConvTranspose derives from its attributes and its input and weight shapes, kept
 // per node (OpContext::Prepared).
-struct ConvTPrep : NodeState {
-  Shape x_shape, w_shape;
-  bool has_bias = false;
+struct ConvTPrep : ConvInputs {
   int64_t group = 1, D = 0, N = 0, C = 0, M = 0, Mg = 0, Cg = 0, in_sp = 0, out_sp = 0, k_sp = 0;
   std::vector<int64_t> kernel, in, stride, dil, out, pb, pe, in_st, kst, ost;
   Shape out_shape;
@@ -798,9 +817,7 @@ struct ConvTPrep : NodeState {
 std::shared_ptr<ConvTPrep> MakeConvTPrep(const OpContext& ctx, const Tensor& x, const Tensor& w) {
   auto pp = std::make_shared<ConvTPrep>();
   ConvTPrep& P = *pp;
-  P.x_shape = x.shape();
-  P.w_shape = w.shape();
-  P.has_bias = ctx.has_input(2);
+  P.Set(ctx, x, w);
   const int64_t group = P.group = ctx.attr_i("group", 1);
   const int64_t D = P.D = x.rank() - 2;
   if (D < 1) throw ctx.Fail(ErrorCode::kShapeMismatch, "input must have rank >= 3");
@@ -932,9 +949,7 @@ std::shared_ptr<ConvTPrep> MakeConvTPrep(const OpContext& ctx, const Tensor& x, 
 void ConvTranspose(OpContext& ctx) {
   const Tensor& x = ctx.in(0);
   const Tensor& w = ctx.in(1);
-  const std::shared_ptr<const ConvTPrep> prep = ctx.Prepared<ConvTPrep>(
-      [&](const ConvTPrep& p) { return p.x_shape == x.shape() && p.w_shape == w.shape() && p.has_bias == ctx.has_input(2); },
-      [&] { return MakeConvTPrep(ctx, x, w); });
+  const auto prep = PreparedConv<ConvTPrep>(ctx, x, w, [&] { return MakeConvTPrep(ctx, x, w); });
   const ConvTPrep& P = *prep;
   const int64_t group = P.group, D = P.D, N = P.N, C = P.C, M = P.M, Mg = P.Mg, Cg = P.Cg;
   const std::vector<int64_t>& kernel = P.kernel;
@@ -945,13 +960,7 @@ void ConvTranspose(OpContext& ctx) {
   const std::vector<int64_t>& pb = P.pb;
   const F32View xv(ctx, x), wv(ctx, w);
   std::optional<F32View> bias_view;
-  if (ctx.has_input(2)) {
-    bias_view.emplace(ctx, ctx.in(2));
-    if (int64_t(bias_view->size()) != M)
-      throw ctx.Fail(ErrorCode::kShapeMismatch, "bias has " + std::to_string(bias_view->size()) + " elements for " +
-                                                    std::to_string(M) + " output channels");
-  }
-  const float* bias = bias_view ? bias_view->data() : nullptr;
+  const float* bias = ConvBias(ctx, M, &bias_view);
   Tensor& y = ctx.out_uninit(0, x.dtype(), P.out_shape);  // every element is written
   const int64_t in_sp = P.in_sp, out_sp = P.out_sp, k_sp = P.k_sp;
   const std::vector<int64_t>& in_st = P.in_st;

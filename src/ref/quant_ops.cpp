@@ -137,7 +137,9 @@ void IntMatMul(const OpContext& ctx, const Tensor& a, const Tensor& b, const Ten
       local = PairsB(b, bzp, K, N);
       bp = &local;
     }
-    std::vector<int32_t> za(static_cast<size_t>(M), 0);
+    thread_local std::vector<int32_t> za_buf;  // A's zero points per row (reused)
+    std::vector<int32_t>& za = za_buf;
+    za.assign(static_cast<size_t>(M), 0);
     if (azp) for (int64_t m = 0; m < M; ++m) za[size_t(m)] = int32_t(Get(*azp, azp->numel() > 1 ? m : 0));
     // Scratch kept per calling thread (no allocation per run once it has grown); the
     // workers below reach it through this reference, not their own thread_local.

@@ -437,20 +437,22 @@ std::shared_ptr<ResizePrep> MakeUpsamplePrep(const OpContext& ctx) {
 }
 }  // namespace
 
-void Resize(OpContext& ctx) {
+namespace {
+// Runs the resize with the node's prepared state, made by make() for new inputs.
+template <class Make>
+void ResizeWith(OpContext& ctx, Make make) {
   const Tensor& x = ctx.in(0);
   const auto prep = ctx.Prepared<ResizePrep>(
-      [&](const ResizePrep& pr) { return pr.x_shape == x.shape() && SameHeldInputs(ctx, pr); },
-      [&] { return MakeResizePrep(ctx); });
+      [&](const ResizePrep& pr) { return pr.x_shape == x.shape() && SameHeldInputs(ctx, pr); }, make);
   RunResize(ctx, *prep);
 }
+}  // namespace
 
+void Resize(OpContext& ctx) {
+  ResizeWith(ctx, [&] { return MakeResizePrep(ctx); });
+}
 void Upsample(OpContext& ctx) {
-  const Tensor& x = ctx.in(0);
-  const auto prep = ctx.Prepared<ResizePrep>(
-      [&](const ResizePrep& pr) { return pr.x_shape == x.shape() && SameHeldInputs(ctx, pr); },
-      [&] { return MakeUpsamplePrep(ctx); });
-  RunResize(ctx, *prep);
+  ResizeWith(ctx, [&] { return MakeUpsamplePrep(ctx); });
 }
 
 }  // namespace ref
