@@ -1175,6 +1175,44 @@ TEST_CASE("steady state: a run takes from the heap only what it returns", "[exac
 #endif
 }
 
+TEST_CASE("exact paths: binary64 Exp and Log (MathF64) equal the oracle", "[exact_paths]") {
+  // X (float, specials included) cast to binary64, then Exp, Log and Exp of a scaled
+  // copy (large arguments: overflow and underflow), the binary64 outputs compared byte
+  // for byte with ISA ref at 1 and 3 threads.
+  SplitMix64 rng(1303);
+  const auto F = onnx::TensorProto::FLOAT;
+  const std::vector<TInit> inits = {{"k", F, {}, {300.0}}};
+  const std::vector<TNode> nodes = {{"Cast", {"X"}, {"xd"}, {AI("to", 11)}},
+                                    {"Exp", {"xd"}, {"E"}},
+                                    {"Log", {"xd"}, {"L"}},
+                                    {"Mul", {"X", "k"}, {"xk"}},
+                                    {"Cast", {"xk"}, {"xkd"}, {AI("to", 11)}},
+                                    {"Exp", {"xkd"}, {"EK"}}};
+  const Shape xs{5, 1037};
+  const std::string bytes = TypedGraph(xs, inits, nodes, {"E", "L", "EK"});
+  const Value x = Input(xs, Values(rng, 5 * 1037, 1, -4.0f, 4.0f));
+  auto run = [&](const std::string& isa, int threads) {
+    SessionOptions o;
+    o.isa = isa;
+    o.threads = threads;
+    Session s = Session::FromBytes(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), o, "f64");
+    s.Run({{"X", x}});
+    return s.Run({{"X", x}});
+  };
+  const std::vector<Value> want = run("ref", 1);
+  for (int threads : {1, 3}) {
+    const std::vector<Value> got = run(IsaName(ActiveIsa()), threads);
+    REQUIRE(got.size() == want.size());
+    for (size_t k = 0; k < want.size(); ++k) {
+      INFO(IsaName(ActiveIsa()) << ", " << threads << " threads, output " << k);
+      REQUIRE(got[k].tensor.dtype() == DType::kDouble);
+      REQUIRE(got[k].tensor.shape() == want[k].tensor.shape());
+      CHECK(DiffBytes(static_cast<const uint8_t*>(want[k].tensor.raw()), static_cast<const uint8_t*>(got[k].tensor.raw()),
+                      size_t(want[k].tensor.numel()), 8) == "");
+    }
+  }
+}
+
 TEST_CASE("memory plan: a slice still held is never handed out again", "[memory_plan]") {
   // Run 1: A and B (same size) live one after the other, so the plan gives them one
   // slice. Run 2 keeps A while B is allocated: B must come from elsewhere, A's bytes stay.

@@ -132,6 +132,17 @@ void MathF32(int32_t op, const float* x, float* out, int64_t n) {
   }
 }
 
+void MathF64(int32_t op, const double* x, double* out, int64_t n) {
+  constexpr size_t kN64 = Lanes<VF64>();
+  auto run = [&](auto f) {
+    int64_t i = 0;
+    for (; i + int64_t(kN64) <= n; i += int64_t(kN64)) Store(f(Load<VF64>(x + i)), out + i);
+    if (i < n) StoreN(f(LoadN<VF64>(x + i, size_t(n - i), 0.0)), out + i, size_t(n - i));
+  };
+  if (op == kMathLogF64) run([](VF64 v) { return LogDV(v); });
+  else run([](VF64 v) { return ExpDV(v); });
+}
+
 void SoftmaxRowF32(const float* x, float* out, int64_t n) {
   // The maximum: IEEE maximum is associative and commutative (NaN wins, -0 < +0), so
   // lanes may take it in any order.

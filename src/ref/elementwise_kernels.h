@@ -43,6 +43,9 @@ enum MathOpF32 : int32_t {
   kMathLastF32 = kMathTanF32
 };
 
+// The binary64 functions of MathF64 (math::ExpD, LogD); kMathLastF64 is the last.
+enum MathOpF64 : int32_t { kMathExpF64 = 0, kMathLogF64, kMathLastF64 = kMathLogF64 };
+
 namespace ref {
 
 // out[i] = a[i * sa] op b[i * sb] for i < n; sa and sb are 0 (one value broadcast) or
@@ -55,6 +58,8 @@ void UnaryF32(int32_t op, float p0, float p1, const float* x, float* out, int64_
 
 // out[i] = f(x[i]) for i < n, f the project's own function (ref/math.h); out may alias x.
 void MathF32(int32_t op, const float* x, float* out, int64_t n);
+// The same for binary64 (MathOpF64).
+void MathF64(int32_t op, const double* x, double* out, int64_t n);
 
 // Softmax of one contiguous row of n: m = the IEEE maximum of the row (NaN if any is
 // NaN), e[i] = Exp(x[i] - m), s = the canonical L-lane sum of e, out[i] = e[i] / s.

@@ -45,6 +45,23 @@ void MapFloat(OpContext& ctx, F f, F64Fn f64 = nullptr) {
   }
 }
 
+// The binary64 path through the session's MathF64 kernel (op a MathOpF64), in chunks
+// over the threads; false (nothing done) without a table or for another element type.
+bool MathFastF64(OpContext& ctx, int32_t op) {
+  const Tensor& x = ctx.in(0);
+  if (!ctx.kernels || !ctx.kernels->MathF64 || x.dtype() != DType::kDouble) return false;
+  auto* kernel = ctx.kernels->MathF64;
+  Tensor out = ctx.NewTensor(DType::kDouble, x.shape(), false, "output");
+  const double* px = x.data<double>();
+  double* po = out.mutable_data<double>();
+  const int64_t n = x.numel(), chunk = 2048;
+  ParallelFor(ctx, (n + chunk - 1) / chunk, 16, [&](int64_t b, int64_t e) {
+    for (int64_t c = b; c < e; ++c) kernel(op, px + c * chunk, po + c * chunk, std::min(chunk, n - c * chunk));
+  });
+  ctx.set_out(0, std::move(out));
+  return true;
+}
+
 // The float path through the session's MathF32 kernel, in chunks over the threads.
 bool MathFast(OpContext& ctx, int32_t op) {
   if (!ctx.kernels || !ctx.kernels->MathF32) return false;
@@ -64,6 +81,11 @@ void MathF32(int32_t op, const float* x, float* out, int64_t n) {
   for (int64_t i = 0; i < n; ++i) out[i] = f(x[i]);
 }
 
+void MathF64(int32_t op, const double* x, double* out, int64_t n) {
+  double (*f)(double) = op == kMathLogF64 ? &math::LogD : &math::ExpD;
+  for (int64_t i = 0; i < n; ++i) out[i] = f(x[i]);
+}
+
 void SoftmaxRowF32(const float* x, float* out, int64_t n) {
   float m = -__builtin_inff();
   for (int64_t i = 0; i < n; ++i) {
@@ -78,10 +100,10 @@ void SoftmaxRowF32(const float* x, float* out, int64_t n) {
 }
 
 void Exp(OpContext& ctx) {
-  if (!MathFast(ctx, kMathExpF32)) MapFloat(ctx, &math::Exp, &math::ExpD);
+  if (!MathFast(ctx, kMathExpF32) && !MathFastF64(ctx, kMathExpF64)) MapFloat(ctx, &math::Exp, &math::ExpD);
 }
 void Log(OpContext& ctx) {
-  if (!MathFast(ctx, kMathLogF32)) MapFloat(ctx, &math::Log, &math::LogD);
+  if (!MathFast(ctx, kMathLogF32) && !MathFastF64(ctx, kMathLogF64)) MapFloat(ctx, &math::Log, &math::LogD);
 }
 void Tanh(OpContext& ctx) {
   if (!MathFast(ctx, kMathTanhF32)) MapFloat(ctx, &math::Tanh);
