@@ -303,13 +303,12 @@ void RunSubgraphInto(Executor* ex, const Graph& g, const std::vector<const Value
 }
 
 std::vector<Value> RunSubgraph(Executor* ex, const Graph& g, const std::vector<Value>& inputs, const Scope& scope) {
-  if (inputs.size() != g.inputs.size()) {
-    throw Error(ErrorCode::kInvalidModel, "subgraph '" + g.name + "' takes " + std::to_string(g.inputs.size()) +
-                                              " inputs, given " + std::to_string(inputs.size()));
-  }
-  std::unordered_map<std::string, Value> env;
-  for (size_t i = 0; i < inputs.size(); ++i) env[g.inputs[i].name] = inputs[i];
-  return ex->RunGraph(g, std::move(env), &scope);
+  std::vector<const Value*> ptrs;
+  ptrs.reserve(inputs.size());
+  for (const Value& v : inputs) ptrs.push_back(&v);
+  std::vector<Value> out;
+  RunSubgraphInto(ex, g, ptrs, scope, &out);
+  return out;
 }
 
 Session::~Session() = default;
