@@ -15,7 +15,7 @@
 #define ONEMODEL_CPU_ARM64_OTHER 1
 #endif
 
-namespace onemodel {
+namespace onemodel::impl {
 namespace {
 
 struct Features {
@@ -98,4 +98,4 @@ std::string CpuDescription() {
   return s;
 }
 
-}  // namespace onemodel
+}  // namespace onemodel::impl

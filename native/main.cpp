@@ -3,11 +3,11 @@
 #include <string>
 #include <vector>
 
-#include "cli/cli.h"
+#include "cli.h"
 
 int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
-  const int rc = onemodel::RunCli(args, std::cout, std::cerr);
+  const int rc = onemodel::cli::RunCli(args, std::cout, std::cerr);
   std::cout.flush();
   return rc;
 }

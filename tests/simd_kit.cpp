@@ -3,7 +3,7 @@
 
 #include "simd/simd.h"
 
-namespace onemodel {
+namespace onemodel::impl {
 namespace ONEMODEL_NS {
 namespace {
 
@@ -125,4 +125,4 @@ const test::SimdKit& GetSimdKit() {
 }
 
 }  // namespace ONEMODEL_NS
-}  // namespace onemodel
+}  // namespace onemodel::impl

@@ -5,7 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 
-namespace onemodel {
+namespace onemodel::impl {
 namespace test {
 
 constexpr size_t kKitBytes = 512;  // each input buffer; a multiple of every vector size
@@ -24,9 +24,9 @@ struct SimdKit {
 };
 
 }  // namespace test
-}  // namespace onemodel
+}  // namespace onemodel::impl
 
-#define OM_DECLARE_KIT(ns) namespace onemodel { namespace ns { const test::SimdKit& GetSimdKit(); } }
+#define OM_DECLARE_KIT(ns) namespace onemodel::impl { namespace ns { const test::SimdKit& GetSimdKit(); } }
 OM_DECLARE_KIT(scalar)
 OM_DECLARE_KIT(sse41)
 OM_DECLARE_KIT(avx2)

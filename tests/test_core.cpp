@@ -21,7 +21,7 @@
 #include "core/threadpool.h"
 #include "tests/test_util.h"
 
-namespace onemodel {
+namespace onemodel::impl {
 namespace test {
 
 TEST_CASE("sha256: FIPS 180-4 test vectors", "[core][sha256]") {
@@ -294,4 +294,4 @@ TEST_CASE("fpenv: a host's flush-to-zero is undone while OneModel computes", "[c
 }
 
 }  // namespace test
-}  // namespace onemodel
+}  // namespace onemodel::impl

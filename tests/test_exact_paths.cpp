@@ -21,7 +21,7 @@
 #include "runtime/session.h"
 #include "tests/test_util.h"
 
-namespace onemodel {
+namespace onemodel::impl {
 namespace test {
 namespace {
 
@@ -945,7 +945,7 @@ TEST_CASE("passes: constant folding runs constant nodes once and never folds wha
   CheckAllOutputs("fed F", bytes, {{"X", x}, {"F", Value::FromTensor(f)}});
   // The pass itself: one DequantizeLinear folded, the other kept.
   Model model = ImportModel(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), "folding", "");
-  onemodel::Graph g = *model.graph;
+  onemodel::impl::Graph g = *model.graph;
   CHECK(FoldConstants(g, model.opsets) == 1);
   CHECK(g.nodes.size() == 4);
   CHECK(g.initializers.count("Wd") == 1);
@@ -1334,4 +1334,4 @@ TEST_CASE("exact paths: Attention through two GEMMs per head equals the oracle",
 }
 
 }  // namespace test
-}  // namespace onemodel
+}  // namespace onemodel::impl

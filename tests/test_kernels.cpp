@@ -20,7 +20,7 @@
 #include "runtime/dispatch.h"
 #include "tests/test_util.h"
 
-namespace onemodel {
+namespace onemodel::impl {
 namespace test {
 namespace {
 // Every length from 0 to 4L+3 (tails of every vector width), then one large length.
@@ -835,4 +835,4 @@ TEST_CASE("dispatch: ISA names and errors", "[dispatch]") {
 }
 
 }  // namespace test
-}  // namespace onemodel
+}  // namespace onemodel::impl

@@ -13,7 +13,7 @@
 #include "onnx/onnx.pb.h"
 #include "runtime/session.h"
 
-namespace onemodel {
+namespace onemodel::impl {
 namespace test {
 namespace {
 
@@ -318,4 +318,4 @@ TEST_CASE("infer: static types and shapes, with constant folding by the referenc
 }
 
 }  // namespace test
-}  // namespace onemodel
+}  // namespace onemodel::impl

@@ -33,7 +33,7 @@ void operator delete[](void* p) noexcept { std::free(p); }
 void operator delete(void* p, std::size_t) noexcept { std::free(p); }
 void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
 
-namespace onemodel {
+namespace onemodel::impl {
 namespace test {
 namespace {
 Isa g_isa = Isa::kRef;
@@ -99,10 +99,10 @@ std::string DiffBytes(const uint8_t* want, const uint8_t* got, size_t n, size_t 
 }
 
 }  // namespace test
-}  // namespace onemodel
+}  // namespace onemodel::impl
 
 int main(int argc, char** argv) {
-  using namespace onemodel;
+  using namespace onemodel::impl;
   std::vector<char*> rest;
   rest.push_back(argv[0]);
   std::string isa_name;
@@ -110,8 +110,11 @@ int main(int argc, char** argv) {
     if (std::string(argv[i]) == "--isa" && i + 1 < argc) isa_name = argv[++i];
     else rest.push_back(argv[i]);
   }
+  if (isa_name.empty()) {  // the test binary (not the engine) reads ONEMODEL_ISA
+    if (const char* e = std::getenv("ONEMODEL_ISA")) isa_name = e;
+  }
   try {
-    test::SetActiveIsa(isa_name.empty() ? DefaultIsaCap() : ParseIsa(isa_name));
+    test::SetActiveIsa(isa_name.empty() ? BestIsa() : ParseIsa(isa_name));
     (void)MakeDispatch(test::ActiveIsa());  // fails clearly if the CPU lacks it
   } catch (const Error& e) {
     std::fprintf(stderr, "onemodel_tests: %s\n", e.what());

@@ -14,7 +14,7 @@
 #include "ref/math.h"
 #include "tests/test_util.h"
 
-namespace onemodel {
+namespace onemodel::impl {
 namespace test {
 namespace {
 
@@ -110,4 +110,4 @@ TEST_CASE("math: report the measured accuracy", "[.ulp]") {
 }
 
 }  // namespace test
-}  // namespace onemodel
+}  // namespace onemodel::impl

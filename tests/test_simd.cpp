@@ -13,7 +13,7 @@
 #include "tests/simd_kit.h"
 #include "tests/test_util.h"
 
-namespace onemodel {
+namespace onemodel::impl {
 namespace test {
 namespace {
 
@@ -415,4 +415,4 @@ TEST_CASE("simd: integer dot products wrap and group lanes as documented", "[sim
 }
 
 }  // namespace test
-}  // namespace onemodel
+}  // namespace onemodel::impl

@@ -9,7 +9,7 @@
 
 #include "runtime/dispatch.h"
 
-namespace onemodel {
+namespace onemodel::impl {
 namespace test {
 
 // The target this run tests: --isa, else ONEMODEL_ISA, else the best supported.
@@ -36,4 +36,4 @@ std::string DiffF32(const float* want, const float* got, size_t n);
 std::string DiffBytes(const uint8_t* want, const uint8_t* got, size_t n, size_t elem_size);
 
 }  // namespace test
-}  // namespace onemodel
+}  // namespace onemodel::impl

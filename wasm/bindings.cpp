@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "cli/cli.h"
+#include "cli.h"
 
 namespace {
 
@@ -38,7 +38,7 @@ emscripten::val RunCliJs(const std::vector<std::string>& args) {
   std::ostringstream out;
   LiveErr errbuf;
   std::ostream err(&errbuf);
-  const int code = onemodel::RunCli(args, out, err);
+  const int code = onemodel::cli::RunCli(args, out, err);
   err.flush();
   emscripten::val r = emscripten::val::object();
   r.set("code", code);

@@ -4,7 +4,7 @@
 
 #include "runtime/dispatch.h"
 
-namespace onemodel {
+namespace onemodel::impl {
 
 bool CpuSupports(Isa isa) {
   switch (isa) {
@@ -24,4 +24,4 @@ std::string CpuDescription() {
 #endif
 }
 
-}  // namespace onemodel
+}  // namespace onemodel::impl

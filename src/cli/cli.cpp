@@ -1,70 +1,93 @@
-// Command-line commands (see cli.h).
-#include "cli/cli.h"
+// Command-line commands (see cli.h), written against the public API only
+// (include/onemodel/onemodel.h). The CLI is where ONEMODEL_* variables are read: they
+// become session options.
+#include "cli.h"
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <cstdlib>
 #include <cstring>
-#include <functional>
-#include <map>
 #include <iomanip>
+#include <map>
 #include <sstream>
 
-#include "core/error.h"
-#include "core/golden.h"
-#include "core/minifloat.h"
-#include "core/npy.h"
-#include "core/io.h"
-#include "onnx/tensor_proto.h"
-#include "graph/infer.h"
-#include "onnx/import.h"
-#include "ref/op_context.h"
-#include "runtime/session.h"
-#include "core/exact.h"
-#include "core/random.h"
-#include "core/threadpool.h"
-#include "ref/reduce.h"
-#include "runtime/dispatch.h"
+#include "files.h"
+#include "onemodel/onemodel.h"
 
-#ifndef ONEMODEL_VERSION
-#define ONEMODEL_VERSION "0.0.0"
-#endif
-
-namespace onemodel {
+namespace onemodel::cli {
 namespace {
 
 const char* kUsage =
-    "usage: onemodel [--isa ISA] [--threads N] [--mode exact|fast] COMMAND [ARGS]\n"
-    "  (--mode fast currently runs the exact path: fast mode's rewrites are not built yet)\n"
-    "commands:\n"
-    "  version                 print the version and build\n"
-    "  targets                 print the CPU's features, the compiled targets and the chosen one\n"
-    "  cases DIR [--filter S] [--mode exact|fast] [--verbose]\n"
-    "                          run every ONNX case folder in DIR (model.onnx + test_data_set_*),\n"
-    "                          compare with the expected outputs, print case/<name> <hash>;\n"
-    "                          --verbose: one PASS/FAIL/SKIP line per case (with the reason) on stderr\n"
+    "usage: onemodel COMMAND [ARGS] [--isa ISA] [--threads N] [--mode exact|fast]\n"
+    "  (options go before or after the command; --mode fast currently runs the exact path)\n"
+    "commands (onemodel COMMAND --help for one):\n"
+    "  run MODEL [--input NAME=FILE.npy ...] [--dim NAME=N ...] [--save DIR]\n"
+    "                          run MODEL; print each output's type, shape, a summary and its hash\n"
     "  hash MODEL [--input NAME=FILE.npy ...] [--dim NAME=N ...] [--save DIR]\n"
-    "                          run MODEL in exact mode; print input/<name> <hash> per input, then\n"
-    "                          <model>/<output> <hash> per output (inputs not given are generated);\n"
-    "                          --save DIR also writes each tensor output to DIR/<output>.npy\n"
+    "                          golden lines: input/<name> <hash>, then <model>/<output> <hash>\n"
     "  golden [--models DIR ...] [--cases DIR ...] [--only A,B]\n"
-    "                          every model DIR/<m>.onnx (stored inputs from DIR/<m>.inputs, others\n"
-    "                          generated): input/<m>/<name> <hash> lines, then <m>/<output> <hash>;\n"
-    "                          then a case/<name> <hash> line per node case; progress on stderr\n"
+    "                          golden lines of every model in DIR and every node case\n"
+    "  cases DIR [--filter S] [--verbose]\n"
+    "                          run and check ONNX case folders; case/<name> <hash> lines\n"
     "  bench MODEL [--runs N] [--input NAME=FILE.npy ...] [--dim NAME=N ...]\n"
-    "                          time Session::Run (after one warm-up run); last line\n"
-    "                          median_ms=<x> min_ms=<y>\n"
-    "  info MODEL              list the model's inputs, outputs, opsets and operators\n"
+    "                          time runs after a warm-up; last line median_ms=<x> min_ms=<y>\n"
+    "  info MODEL              the model's inputs, outputs, opsets and operators\n"
+    "  targets                 the CPU's features, the compiled targets and the chosen one\n"
     "  bench-lanes [--n N] [--reps R] [--all]\n"
-    "                          time the canonical L-lane f32 sum for L = 16, 32, 64, 128\n"
-    "                          (the benchmark that chose L); --all runs every supported target\n"
+    "                          time the canonical L-lane float sum (the benchmark that chose L)\n"
+    "  version                 the version and build\n"
     "options:\n"
     "  --isa ISA               cap the instruction set (ref, scalar, sse41, avx2, avx512, neon,\n"
     "                          neondot, wasm128); default: ONEMODEL_ISA, else the best supported\n"
-    "  --threads N             worker threads (default: ONEMODEL_THREADS, else all cores)\n";
+    "  --threads N             worker threads (default: ONEMODEL_THREADS, else all cores)\n"
+    "  --mode exact|fast       default exact\n"
+    "environment: ONEMODEL_ISA, ONEMODEL_THREADS, ONEMODEL_VERBOSE=1, ONEMODEL_PROFILE=1|2,\n"
+    "  ONEMODEL_MEMORY_PLAN=0, ONEMODEL_PREPACK=0, ONEMODEL_DISABLE_PASSES=a,b (README)\n";
+
+const std::map<std::string, std::string>& CommandHelp() {
+  static const std::map<std::string, std::string> h = {
+      {"run",
+       "usage: onemodel run MODEL [--input NAME=FILE.npy ...] [--dim NAME=N ...] [--save DIR]\n"
+       "  Runs MODEL and prints, per output, its element type and shape, min/max/mean (numbers),\n"
+       "  the first values and its SHA-256 golden hash. Inputs not given are generated (see hash).\n"
+       "  --input NAME=FILE.npy   feed input NAME from a NumPy file\n"
+       "  --dim NAME=N            size of the symbolic dimension NAME for generated inputs (default 1)\n"
+       "  --save DIR              also write each tensor output to DIR/<output>.npy\n"},
+      {"hash",
+       "usage: onemodel hash MODEL [--input NAME=FILE.npy ...] [--dim NAME=N ...] [--save DIR]\n"
+       "  Runs MODEL in exact mode; prints input/<name> <hash> per input, then <model>/<output>\n"
+       "  <hash> per output. Inputs not given are generated: floats uniform in [-1, 1), integers in\n"
+       "  [0, 64), bools alternating (SplitMix64 seeded by the FNV-1a hash of the input's name).\n"
+       "  --save DIR writes each tensor output to DIR/<output>.npy\n"},
+      {"golden",
+       "usage: onemodel golden [--models DIR ...] [--cases DIR ...] [--only A,B]\n"
+       "  Every model DIR/<m>.onnx (stored inputs from DIR/<m>.inputs, NAME=PATH lines; others\n"
+       "  generated): input/<m>/<name> <hash> lines, then <m>/<output> <hash>; then a case/<name>\n"
+       "  <hash> line per node case. Progress on stderr. --only runs the named models only.\n"},
+      {"cases",
+       "usage: onemodel cases DIR [--filter S] [--verbose]\n"
+       "  Runs every ONNX case folder in DIR (model.onnx + test_data_set_0), compares with the\n"
+       "  expected outputs (rtol 1e-3, atol 1e-7), prints case/<name> <hash> per case and\n"
+       "  `N passed, N failed, N skipped` on stderr. --verbose: a PASS/FAIL/SKIP line per case.\n"},
+      {"bench",
+       "usage: onemodel bench MODEL [--runs N] [--input NAME=FILE.npy ...] [--dim NAME=N ...]\n"
+       "  One untimed warm-up run, then N (default 10) timed runs; checks the last run's outputs\n"
+       "  equal the first's; last line median_ms=<x> min_ms=<y>.\n"},
+      {"info", "usage: onemodel info MODEL\n  Lists the model's inputs, outputs (declared and inferred), opsets and operators.\n"},
+      {"targets", "usage: onemodel targets\n  Prints the CPU's features, the compiled targets, the selected one and L.\n"},
+      {"bench-lanes",
+       "usage: onemodel bench-lanes [--n N] [--reps R] [--all]\n"
+       "  Times the canonical L-lane float sum for L = 16, 32, 64, 128 and checks it against the\n"
+       "  reference bit for bit; --all: every target the CPU runs (up to --isa).\n"},
+      {"version", "usage: onemodel version\n  Prints the version and the build (architecture, compiler).\n"},
+  };
+  return h;
+}
 
 struct Options {
-  Isa isa;
-  int threads;
+  std::string isa;  // as given (or from ONEMODEL_ISA); "" = best
+  int threads = 0;
   Mode mode = Mode::kExact;
   std::vector<std::string> rest;
 };
@@ -85,54 +108,62 @@ int64_t ParseInt(const std::string& flag, const std::string& v, int64_t lo, int6
   return x;
 }
 
-std::string BuildName() {
-  std::string s;
-#if defined(__EMSCRIPTEN__)
-  s = "wasm32";
-#elif defined(__x86_64__)
-  s = "x86-64";
-#elif defined(__aarch64__)
-  s = "arm64";
-#else
-  s = "generic";
-#endif
-#if defined(__clang__)
-  s += " clang " __clang_version__;
-#elif defined(__GNUC__)
-  s += " gcc " __VERSION__;
-#endif
-  return s;
+std::string Env(const char* name) {
+  const char* v = std::getenv(name);
+  return v ? v : "";
 }
 
-int CmdTargets(const Options& o, std::ostream& out) {
-  const Dispatch d = MakeDispatch(o.isa);  // errors before any output
-  MaybePrintDispatch(d);
+// The session options of a command: the global options plus the ONEMODEL_* variables.
+SessionOptions MakeSessionOptions(const Options& o) {
+  SessionOptions so;
+  so.mode = o.mode;
+  so.threads = o.threads;
+  so.isa = o.isa;
+  so.memory_plan = Env("ONEMODEL_MEMORY_PLAN") != "0";
+  so.prepack = Env("ONEMODEL_PREPACK") != "0";
+  std::stringstream passes(Env("ONEMODEL_DISABLE_PASSES"));
+  for (std::string p; std::getline(passes, p, ',');) {
+    if (!p.empty()) so.disabled_passes.push_back(p);
+  }
+  const std::string prof = Env("ONEMODEL_PROFILE");
+  so.profiling = prof == "1" ? Profiling::kByOpType : prof == "2" ? Profiling::kByNode : Profiling::kOff;
+  return so;
+}
+
+// ONEMODEL_VERBOSE=1: the chosen target and each kernel's provider, once per process.
+void MaybeDescribeKernels(const std::string& isa, std::ostream& err) {
+  static bool done = false;
+  if (done || Env("ONEMODEL_VERBOSE") != "1") return;
+  done = true;
+  err << DescribeKernels(isa) << std::flush;
+}
+
+Session LoadSession(const Options& o, const std::string& model, std::ostream& err) {
+  MaybeDescribeKernels(o.isa, err);
+  return Session(model, MakeSessionOptions(o));
+}
+
+// Runs s, printing the run's profile on err when ONEMODEL_PROFILE asked for one.
+std::vector<NamedValue> RunSession(const Session& s, const std::vector<NamedValue>& feeds, std::ostream& err) {
+  std::vector<NamedValue> out = s.Run(feeds);
+  const RunProfile p = s.last_profile();
+  if (!p.entries.empty() || p.total_ms > 0) err << p.ToString() << std::flush;
+  return out;
+}
+
+int CmdTargets(const Options& o, std::ostream& out, std::ostream& err) {
+  const std::string kernels = DescribeKernels(o.isa);  // errors before any output
+  if (Env("ONEMODEL_VERBOSE") == "1") err << kernels << std::flush;
+  const std::string first = kernels.substr(0, kernels.find('\n'));
+  const std::string selected = first.substr(std::strlen("[onemodel] target: "), first.find(" (") - std::strlen("[onemodel] target: "));
   out << "cpu: " << CpuDescription() << "\n";
   out << "compiled:";
-  for (Isa i : CompiledIsas()) out << " " << IsaName(i) << (CpuSupports(i) ? "" : "(unsupported)");
+  for (const TargetInfo& t : CompiledTargets()) out << " " << t.name << (t.supported ? "" : "(unsupported)");
   out << "\n";
-  out << "selected: " << IsaName(d.isa) << "\n";
-  out << "threads: " << o.threads << "\n";
-  out << "canonical lanes (L): " << kCanonicalLanes << "\n";
+  out << "selected: " << selected << "\n";
+  out << "threads: " << (o.threads ? o.threads : DefaultThreads()) << "\n";
+  out << "canonical lanes (L): " << CanonicalLanes() << "\n";
   return 0;
-}
-
-double TimeNsPerElem(float (*fn)(const float*, size_t), const float* x, size_t n, int reps, float* result) {
-  double best = 1e300;
-  volatile float sink = 0;
-  for (int r = 0; r < reps; ++r) {
-    const auto t0 = std::chrono::steady_clock::now();
-    const size_t inner = n >= (size_t(1) << 20) ? 1 : (size_t(1) << 22) / n;
-    float s = 0;
-    for (size_t k = 0; k < inner; ++k) s = fn(x, n);
-    const auto t1 = std::chrono::steady_clock::now();
-    sink = s;
-    *result = s;
-    const double ns = std::chrono::duration<double, std::nano>(t1 - t0).count() / double(inner * n);
-    if (ns < best) best = ns;
-  }
-  (void)sink;
-  return best;
 }
 
 int CmdBenchLanes(const Options& o, std::ostream& out, std::ostream& err) {
@@ -146,36 +177,27 @@ int CmdBenchLanes(const Options& o, std::ostream& out, std::ostream& err) {
     else if (a == "--reps" && i + 1 < o.rest.size()) reps = int(ParseInt("--reps", o.rest[++i], 1, 1000));
     else throw Error(ErrorCode::kInvalidArgument, "bench-lanes: unexpected argument '" + a + "'");
   }
-  std::vector<float> x(n);
-  SplitMix64 rng(20261129);
-  for (float& v : x) v = rng.Uniform(-1.0f, 1.0f);
-  std::vector<Isa> isas;
+  std::vector<std::string> isas;
+  const std::string cap = o.isa.empty() ? BestTarget() : o.isa;
   if (all) {
-    for (Isa i : CompiledIsas())
-      if (i != Isa::kRef && CpuSupports(i) && int(i) <= int(o.isa)) isas.push_back(i);
+    const std::vector<TargetInfo> ts = CompiledTargets();
+    size_t cap_at = ts.size();
+    for (size_t k = 0; k < ts.size(); ++k) if (ts[k].name == cap) cap_at = k;
+    if (cap_at == ts.size()) throw Error(ErrorCode::kUnsupportedIsa, "bench-lanes: '" + cap + "' is not compiled into this build");
+    for (size_t k = 0; k <= cap_at; ++k) {
+      if (ts[k].name != "ref" && ts[k].supported) isas.push_back(ts[k].name);
+    }
   } else {
-    isas.push_back(o.isa == Isa::kRef ? Isa::kScalar : o.isa);
+    isas.push_back(cap);
   }
   out << "target   L     n         ns/elem   GB/s     equals-ref\n";
   bool ok = true;
-  for (Isa isa : isas) {
-    const Dispatch d = MakeDispatch(isa);
-    const LaneBench& b = *d.lane_bench;
-    struct { size_t L; float (*fn)(const float*, size_t); float (*ref)(const float*, size_t); } rows[] = {
-        {16, b.sum_l16, &ref::SumCanonical<16>},
-        {32, b.sum_l32, &ref::SumCanonical<32>},
-        {64, b.sum_l64, &ref::SumCanonical<64>},
-        {128, b.sum_l128, &ref::SumCanonical<128>},
-    };
-    for (const auto& r : rows) {
-      float got = 0;
-      const double ns = TimeNsPerElem(r.fn, x.data(), n, reps, &got);
-      const float want = r.ref(x.data(), n);
-      const bool same = std::memcmp(&got, &want, 4) == 0;
-      ok &= same;
-      out << std::left << std::setw(9) << IsaName(d.isa) << std::setw(6) << r.L << std::setw(10) << n
-          << std::fixed << std::setprecision(4) << std::setw(10) << ns << std::setprecision(2) << std::setw(9)
-          << (4.0 / ns) << (same ? "yes" : "NO") << "\n";
+  for (const std::string& isa : isas) {
+    for (const LaneBenchRow& r : BenchCanonicalSums(isa, n, reps)) {
+      ok &= r.equals_reference;
+      out << std::left << std::setw(9) << r.target << std::setw(6) << r.lanes << std::setw(10) << r.n << std::fixed
+          << std::setprecision(4) << std::setw(10) << r.ns_per_element << std::setprecision(2) << std::setw(9)
+          << (4.0 / r.ns_per_element) << (r.equals_reference ? "yes" : "NO") << "\n";
     }
   }
   if (!ok) err << "bench-lanes: a vector sum differs from the reference: this is a bug\n";
@@ -185,21 +207,34 @@ int CmdBenchLanes(const Options& o, std::ostream& out, std::ostream& err) {
 // Compares one output with the expected tensor (ONNX's backend-test rule: rtol 1e-3,
 // atol 1e-7 for floats, NaN equals NaN; integers, bools and strings exactly). Returns
 // "" when they agree, else what differs.
+std::string ShapeText(const std::vector<int64_t>& s) {
+  std::string r = "[";
+  for (size_t k = 0; k < s.size(); ++k) r += (k ? "," : "") + std::to_string(s[k]);
+  return r + "]";
+}
+
+bool IsFloatType(ElementType t) {
+  switch (t) {
+    case ElementType::kFloat: case ElementType::kDouble: case ElementType::kFloat16: case ElementType::kBFloat16:
+    case ElementType::kFloat8E4M3FN: case ElementType::kFloat8E4M3FNUZ: case ElementType::kFloat8E5M2:
+    case ElementType::kFloat8E5M2FNUZ: case ElementType::kFloat4E2M1: case ElementType::kFloat8E8M0:
+      return true;
+    default: return false;
+  }
+}
+
 std::string CompareTensors(const Tensor& want, const Tensor& got) {
-  if (want.dtype() != got.dtype()) return "type " + DTypeName(got.dtype()) + ", expected " + DTypeName(want.dtype());
-  if (want.shape() != got.shape()) return "shape " + ShapeToString(got.shape()) + ", expected " + ShapeToString(want.shape());
-  const int64_t n = want.numel();
-  if (want.dtype() == DType::kString) {
+  if (want.type() != got.type()) return "type " + ElementTypeName(got.type()) + ", expected " + ElementTypeName(want.type());
+  if (want.shape() != got.shape()) return "shape " + ShapeText(got.shape()) + ", expected " + ShapeText(want.shape());
+  const int64_t n = want.size();
+  if (want.type() == ElementType::kString) {
     for (int64_t i = 0; i < n; ++i)
       if (want.strings()[size_t(i)] != got.strings()[size_t(i)]) return "string " + std::to_string(i) + " differs";
     return "";
   }
-  auto as_double = [](const Tensor& t, int64_t i) { return ElementAsDouble(t, i); };
-  const bool is_float = IsFloatDType(want.dtype()) && want.dtype() != DType::kComplex64 &&
-                        want.dtype() != DType::kComplex128;
-  if (is_float) {
+  if (IsFloatType(want.type())) {
     for (int64_t i = 0; i < n; ++i) {
-      const double w = as_double(want, i), g = as_double(got, i);
+      const double w = want.ElementAsDouble(i), g = got.ElementAsDouble(i);
       if (w != w && g != g) continue;
       if (w == g) continue;
       const double diff = w > g ? w - g : g - w;
@@ -212,11 +247,11 @@ std::string CompareTensors(const Tensor& want, const Tensor& got) {
     }
     return "";
   }
-  if (want.nbytes() && std::memcmp(want.raw(), got.raw(), want.nbytes()) != 0) {
-    const size_t es = DTypeStorageSize(want.dtype());
+  if (want.byte_size() && std::memcmp(want.data(), got.data(), want.byte_size()) != 0) {
+    const size_t es = ElementSize(want.type());
     for (int64_t i = 0; i < n; ++i) {
-      if (std::memcmp(static_cast<const uint8_t*>(want.raw()) + size_t(i) * es,
-                      static_cast<const uint8_t*>(got.raw()) + size_t(i) * es, es) != 0) {
+      if (std::memcmp(static_cast<const uint8_t*>(want.data()) + size_t(i) * es,
+                      static_cast<const uint8_t*>(got.data()) + size_t(i) * es, es) != 0) {
         return "element " + std::to_string(i) + " differs";
       }
     }
@@ -227,81 +262,55 @@ std::string CompareTensors(const Tensor& want, const Tensor& got) {
 enum class CaseResult { kPassed, kFailed, kSkipped };
 
 // Runs one case folder; returns the result, the line's hash and a reason.
-CaseResult RunCase(const std::string& dir, const Options& o, std::string* hash, std::string* why) {
+CaseResult RunCase(const std::string& dir, const Options& o, std::string* hash, std::string* why, std::ostream& err) {
   *hash = GoldenSkipMarker();
   try {
-    SessionOptions so;
-    so.threads = o.threads;
-    so.isa = IsaName(o.isa);
-    so.mode = o.mode;
-    Session s = Session::Load(JoinPath(dir, "model.onnx"), so);
+    Session s = LoadSession(o, JoinPath(dir, "model.onnx"), err);
     const std::string data = JoinPath(dir, "test_data_set_0");
-    std::map<std::string, Value> feeds;
-    auto read_value = [&](const std::string& p, const ValueType& type) -> Value {
-      auto bytes = ReadFile(p);
-      if (type.kind == ValueType::Kind::kSequence) return ValueFromBytes(bytes->data(), bytes->size(), false, p);
-      if (type.kind == ValueType::Kind::kOptional) return ValueFromBytes(bytes->data(), bytes->size(), true, p);
-      if (type.kind == ValueType::Kind::kMap || type.kind == ValueType::Kind::kSparseTensor) {
-        throw Error(ErrorCode::kUnsupportedOp, p + ": map and sparse values are not supported");
-      }
-      return Value::FromTensor(TensorFromBytes(bytes->data(), bytes->size(), p));
+    std::vector<NamedValue> feeds;
+    auto read_value = [&](const std::string& p, const ValueInfo& type) -> Value {
+      const std::vector<uint8_t> bytes = ReadFile(p);
+      return ReadOnnxValue(bytes.data(), bytes.size(), type.kind, p);
     };
     for (size_t i = 0;; ++i) {
       const std::string p = JoinPath(data, "input_" + std::to_string(i) + ".pb");
       if (!FileExists(p)) break;
       if (i >= s.inputs().size()) throw Error(ErrorCode::kInvalidModel, "more input files than model inputs");
-      feeds[s.inputs()[i].name] = read_value(p, s.inputs()[i].type);
+      feeds.push_back({s.inputs()[i].name, read_value(p, s.inputs()[i])});
     }
-    std::vector<Value> outs = s.Run(feeds);
+    const std::vector<NamedValue> outs = RunSession(s, feeds, err);
     // Static inference, given the inputs' concrete types, must agree with what ran.
-    std::map<std::string, TensorType> given;
-    for (const auto& [name, v] : feeds) {
-      if (!v.is_tensor()) continue;
-      TensorType tt;
-      tt.dtype = v.tensor.dtype();
-      tt.has_shape = true;
-      tt.dims = v.tensor.shape();
-      tt.dim_params.assign(tt.dims.size(), "");
-      given[name] = tt;
-    }
-    const auto inferred = InferTypes(s.model(), given);
+    const std::vector<ValueInfo> inferred = s.InferOutputs(feeds);
     for (size_t i = 0; i < outs.size(); ++i) {
-      auto it = inferred.find(s.outputs()[i].name);
-      if (it == inferred.end() || !outs[i].is_tensor()) continue;
-      const TensorType& tt = it->second.type;
-      const Tensor& got = outs[i].tensor;
-      bool ok = tt.dtype == DType::kUndefined || tt.dtype == got.dtype();
+      const ValueInfo& tt = inferred[i];
+      if (tt.kind != ValueInfo::Kind::kTensor || !outs[i].value.is_tensor()) continue;
+      const Tensor& got = outs[i].value.tensor();
+      bool ok = tt.type == ElementType::kUndefined || tt.type == got.type();
       if (tt.has_shape) {
-        ok = ok && tt.dims.size() == got.shape().size();
-        for (size_t k = 0; ok && k < tt.dims.size(); ++k) ok = tt.dims[k] < 0 || tt.dims[k] == got.shape()[k];
+        ok = ok && tt.shape.size() == got.shape().size();
+        for (size_t k = 0; ok && k < tt.shape.size(); ++k) ok = tt.shape[k] < 0 || tt.shape[k] == got.shape()[k];
       }
       if (!ok) {
-        *why = "static inference says output " + std::to_string(i) + " is " + DTypeName(tt.dtype) + " " +
-               ShapeToString(tt.dims) + ", the run gave " + DTypeName(got.dtype()) + " " + ShapeToString(got.shape());
+        *why = "static inference says output " + std::to_string(i) + " is " + ElementTypeName(tt.type) + " " +
+               ShapeText(tt.shape) + ", the run gave " + ElementTypeName(got.type()) + " " + ShapeText(got.shape());
         return CaseResult::kFailed;
       }
     }
-    Sha256 h;
-    for (const Value& v : outs) {
-      if (v.kind == Value::Kind::kTensor) GoldenSerialize(v.tensor, h);
-      else if (v.kind == Value::Kind::kSequence) GoldenSerializeSequence(v.sequence, h);
-      else GoldenSerializeEmptyOptional(h);
-    }
-    *hash = h.HexDigest();
+    *hash = GoldenHash(outs);
     for (size_t i = 0; i < outs.size(); ++i) {
       const std::string p = JoinPath(data, "output_" + std::to_string(i) + ".pb");
       if (!FileExists(p)) { *why = "expected output " + std::to_string(i) + " is missing"; return CaseResult::kFailed; }
-      const Value want = read_value(p, s.outputs()[i].type);
-      const Value& got = outs[i];
+      const Value want = read_value(p, s.outputs()[i]);
+      const Value& got = outs[i].value;
       std::string d;
-      if (want.kind != got.kind) {
+      if (want.kind() != got.kind()) {
         d = "kind of value differs (sequence, optional or tensor)";
-      } else if (want.kind == Value::Kind::kTensor) {
-        d = CompareTensors(want.tensor, got.tensor);
-      } else if (want.kind == Value::Kind::kSequence) {
-        if (want.sequence.size() != got.sequence.size()) d = "sequence length differs";
-        for (size_t k = 0; d.empty() && k < want.sequence.size(); ++k) {
-          d = CompareTensors(want.sequence[k], got.sequence[k]);
+      } else if (want.kind() == Value::Kind::kTensor) {
+        d = CompareTensors(want.tensor(), got.tensor());
+      } else if (want.kind() == Value::Kind::kSequence) {
+        if (want.sequence().size() != got.sequence().size()) d = "sequence length differs";
+        for (size_t k = 0; d.empty() && k < want.sequence().size(); ++k) {
+          d = CompareTensors(want.sequence()[k], got.sequence()[k]);
           if (!d.empty()) d = "sequence element " + std::to_string(k) + ": " + d;
         }
       }
@@ -330,7 +339,7 @@ CaseCounts RunCaseFolders(const Options& o, const std::string& dir, const std::s
     if (!FileExists(JoinPath(cdir, "model.onnx"))) continue;
     if (!filter.empty() && name.find(filter) == std::string::npos) continue;
     std::string hash, why;
-    const CaseResult r = RunCase(cdir, o, &hash, &why);
+    const CaseResult r = RunCase(cdir, o, &hash, &why, err);
     std::string line_name = name;
     if (line_name.rfind("test_", 0) == 0) line_name = line_name.substr(5);
     out << "case/" << line_name << " " << hash << "\n";
@@ -347,20 +356,17 @@ CaseCounts RunCaseFolders(const Options& o, const std::string& dir, const std::s
 }
 
 int CmdCases(const Options& o, std::ostream& out, std::ostream& err) {
-  Options o2 = o;  // cases also takes --mode after the command
   std::string dir, filter;
   bool verbose = false;
   for (size_t i = 0; i < o.rest.size(); ++i) {
     const std::string& a = o.rest[i];
     if (a == "--filter" && i + 1 < o.rest.size()) filter = o.rest[++i];
-    else if (a == "--mode" && i + 1 < o.rest.size()) {
-      o2.mode = ParseMode(o.rest[++i]);
-    } else if (a == "--verbose") verbose = true;
+    else if (a == "--verbose") verbose = true;
     else if (!a.empty() && a[0] != '-' && dir.empty()) dir = a;
     else throw Error(ErrorCode::kInvalidArgument, "cases: unexpected argument '" + a + "'");
   }
   if (dir.empty()) throw Error(ErrorCode::kInvalidArgument, "cases: give the folder of case folders");
-  const CaseCounts c = RunCaseFolders(o2, dir, filter, verbose, out, err);
+  const CaseCounts c = RunCaseFolders(o, dir, filter, verbose, out, err);
   err << c.passed << " passed, " << c.failed << " failed, " << c.skipped << " skipped\n";
   return c.failed == 0 ? 0 : 1;
 }
@@ -369,69 +375,6 @@ std::string ModelStem(const std::string& path) {
   std::string base = path.substr(path.find_last_of('/') == std::string::npos ? 0 : path.find_last_of('/') + 1);
   if (base.size() > 5 && base.substr(base.size() - 5) == ".onnx") base = base.substr(0, base.size() - 5);
   return base;
-}
-
-std::string TypeString(const ValueType& t) {
-  switch (t.kind) {
-    case ValueType::Kind::kTensor: {
-      std::string s = DTypeName(t.tensor.dtype);
-      if (!t.tensor.has_shape) return s + "[?]";
-      s += "[";
-      for (size_t k = 0; k < t.tensor.dims.size(); ++k) {
-        s += (k ? "," : "") + (t.tensor.dims[k] >= 0 ? std::to_string(t.tensor.dims[k])
-                                                      : (t.tensor.dim_params[k].empty() ? "?" : t.tensor.dim_params[k]));
-      }
-      return s + "]";
-    }
-    case ValueType::Kind::kSequence: return "sequence<" + (t.element ? TypeString(*t.element) : "?") + ">";
-    case ValueType::Kind::kOptional: return "optional<" + (t.element ? TypeString(*t.element) : "?") + ">";
-    case ValueType::Kind::kMap: return "map";
-    default: return "?";
-  }
-}
-
-// The documented generator for inputs the caller does not give (README, "onemodel
-// hash"): symbolic or unknown dimensions are 1 unless --dim NAME=N names them; floats
-// are uniform in [-1, 1), integers uniform in [0, 64), bools alternate, seeded per input
-// with SplitMix64(FNV-1a of the input name).
-Tensor GenerateInput(const ValueInfo& in, const std::map<std::string, int64_t>& dims) {
-  if (in.type.kind != ValueType::Kind::kTensor) {
-    throw Error(ErrorCode::kInvalidArgument, "input '" + in.name + "' is not a tensor: give it with --input");
-  }
-  Shape shape;
-  for (size_t k = 0; k < in.type.tensor.dims.size(); ++k) {
-    int64_t d = in.type.tensor.dims[k];
-    if (d < 0) {
-      auto it = dims.find(in.type.tensor.dim_params[k]);
-      d = it == dims.end() ? 1 : it->second;
-    }
-    shape.push_back(d);
-  }
-  uint64_t seed = 1469598103934665603ull;
-  for (char c : in.name) seed = (seed ^ uint8_t(c)) * 1099511628211ull;
-  SplitMix64 rng(seed);
-  const DType dt = in.type.tensor.dtype;
-  Tensor t(dt, shape, "generated input '" + in.name + "'");
-  for (int64_t i = 0; i < t.numel(); ++i) {
-    switch (dt) {
-      case DType::kFloat: t.mutable_data<float>()[i] = rng.Uniform(-1.0f, 1.0f); break;
-      case DType::kDouble: t.mutable_data<double>()[i] = double(rng.Uniform(-1.0f, 1.0f)); break;
-      case DType::kFloat16: t.mutable_data<uint16_t>()[i] = F32ToHalf(rng.Uniform(-1.0f, 1.0f)); break;
-      case DType::kBFloat16: t.mutable_data<uint16_t>()[i] = F32ToBF16(rng.Uniform(-1.0f, 1.0f)); break;
-      case DType::kInt64: t.mutable_data<int64_t>()[i] = int64_t(rng.NextU32() % 64); break;
-      case DType::kInt32: t.mutable_data<int32_t>()[i] = int32_t(rng.NextU32() % 64); break;
-      case DType::kUInt8: case DType::kInt8: t.mutable_data<uint8_t>()[i] = uint8_t(rng.NextU32() % 64); break;
-      case DType::kBool: t.mutable_data<uint8_t>()[i] = uint8_t(i % 2); break;
-      default: throw Error(ErrorCode::kTypeMismatch, "cannot generate input '" + in.name + "' of type " + DTypeName(dt) + ": give it with --input");
-    }
-  }
-  return t;
-}
-
-void HashValue(const Value& v, Sha256& h) {
-  if (v.kind == Value::Kind::kTensor) GoldenSerialize(v.tensor, h);
-  else if (v.kind == Value::Kind::kSequence) GoldenSerializeSequence(v.sequence, h);
-  else GoldenSerializeEmptyOptional(h);
 }
 
 // An output name as a file name: characters other than [A-Za-z0-9._-] become '_'.
@@ -444,60 +387,47 @@ std::string SafeFileName(const std::string& name) {
   return r.empty() || r[0] == '.' ? "_" + r : r;
 }
 
-// Runs one model in exact mode with inputs from files (NAME -> .npy path) or generated;
-// prints `input/<input_prefix><name> <hash>` per input, then `<stem>/<output> <hash>`.
-Session LoadSession(const Options& o, const std::string& model) {
-  SessionOptions so;
-  so.threads = o.threads;
-  so.isa = IsaName(o.isa);
-  so.mode = o.mode;
-  return Session::Load(model, so);
-}
-
 // The session's inputs: from .npy files where given (NAME -> path), else generated.
-std::map<std::string, Value> MakeFeeds(const Session& s, const std::string& model,
-                                       const std::map<std::string, std::string>& files,
-                                       const std::map<std::string, int64_t>& dims) {
-  std::map<std::string, Value> feeds;
+std::vector<NamedValue> MakeFeeds(const Session& s, const std::string& model, const std::map<std::string, std::string>& files,
+                                  const std::map<std::string, int64_t>& dims) {
+  std::map<std::string, Tensor> given;
   for (const auto& [name, path] : files) {
     bool known = false;
     for (const auto& in : s.inputs()) known |= in.name == name;
     if (!known) throw Error(ErrorCode::kInvalidArgument, model + ": the model has no input named '" + name + "'");
-    auto bytes = ReadFile(path);
-    feeds[name] = Value::FromTensor(ParseNpy(bytes->data(), bytes->size(), path));
+    const std::vector<uint8_t> bytes = ReadFile(path);
+    given[name] = ReadNpy(bytes.data(), bytes.size(), path);
   }
+  std::vector<NamedValue> feeds;
   for (const auto& in : s.inputs()) {
-    if (!feeds.count(in.name)) feeds[in.name] = Value::FromTensor(GenerateInput(in, dims));
+    auto it = given.find(in.name);
+    feeds.push_back({in.name, it != given.end() ? it->second : MakeGoldenInput(in, dims)});
   }
   return feeds;
 }
 
+void SaveOutput(const std::string& dir, const NamedValue& v) {
+  if (dir.empty() || !v.value.is_tensor()) return;
+  SaveNpy(JoinPath(dir, SafeFileName(v.name) + ".npy"), v.value.tensor());
+}
+
 void RunModelLines(const Options& o, const std::string& model, const std::map<std::string, std::string>& files,
                    const std::map<std::string, int64_t>& dims, const std::string& input_prefix,
-                   const std::string& save_dir, std::ostream& out) {
-  Session s = LoadSession(o, model);
-  std::map<std::string, Value> feeds = MakeFeeds(s, model, files, dims);
-  for (const auto& in : s.inputs()) {
-    Sha256 h;
-    HashValue(feeds[in.name], h);
-    out << "input/" << input_prefix << in.name << " " << h.HexDigest() << "\n";
-  }
-  const std::vector<Value> outs = s.Run(feeds);
+                   const std::string& save_dir, std::ostream& out, std::ostream& err) {
+  Session s = LoadSession(o, model, err);
+  const std::vector<NamedValue> feeds = MakeFeeds(s, model, files, dims);
+  for (const NamedValue& in : feeds) out << "input/" << input_prefix << in.name << " " << GoldenHash(in.value) << "\n";
+  const std::vector<NamedValue> outs = RunSession(s, feeds, err);
   const std::string stem = ModelStem(model);
-  for (size_t i = 0; i < outs.size(); ++i) {
-    Sha256 h;
-    HashValue(outs[i], h);
-    out << stem << "/" << s.outputs()[i].name << " " << h.HexDigest() << "\n";
-    if (!save_dir.empty() && outs[i].is_tensor()) {
-      const auto bytes = SerializeNpy(outs[i].tensor);
-      WriteFile(JoinPath(save_dir, SafeFileName(s.outputs()[i].name) + ".npy"), bytes.data(), bytes.size());
-    }
+  for (const NamedValue& v : outs) {
+    out << stem << "/" << v.name << " " << GoldenHash(v.value) << "\n";
+    SaveOutput(save_dir, v);
   }
   out.flush();
 }
 
 // MODEL [--input NAME=FILE.npy ...] [--dim NAME=N ...] plus, per command, --save DIR
-// (hash) or --runs N (bench).
+// (hash, run) or --runs N (bench).
 struct ModelArgs {
   std::string model;
   std::map<std::string, std::string> files;
@@ -522,7 +452,7 @@ ModelArgs ParseModelArgs(const Options& o, const std::string& cmd) {
     };
     if (a == "--input") { auto [k, v] = kv(); m.files[k] = v; }
     else if (a == "--dim") { auto [k, v] = kv(); m.dims[k] = ParseInt("--dim " + k, v, 0, int64_t(1) << 31); }
-    else if (a == "--save" && cmd == "hash") {
+    else if (a == "--save" && (cmd == "hash" || cmd == "run")) {
       m.save_dir = value();
       if (!IsDirectory(m.save_dir)) throw Error(ErrorCode::kInvalidArgument, "--save: '" + m.save_dir + "' is not a directory");
     } else if (a == "--runs" && cmd == "bench") m.runs = int(ParseInt("--runs", value(), 1, 100000));
@@ -533,21 +463,77 @@ ModelArgs ParseModelArgs(const Options& o, const std::string& cmd) {
   return m;
 }
 
-int CmdHash(const Options& o, std::ostream& out) {
+int CmdHash(const Options& o, std::ostream& out, std::ostream& err) {
   const ModelArgs m = ParseModelArgs(o, "hash");
-  RunModelLines(o, m.model, m.files, m.dims, "", m.save_dir, out);
+  RunModelLines(o, m.model, m.files, m.dims, "", m.save_dir, out, err);
+  return 0;
+}
+
+// One output for a person: type and shape, then min/max/mean and the first values of a
+// numeric tensor (NaNs counted apart), then its hash.
+void Describe(const NamedValue& v, std::ostream& out) {
+  out << "output " << v.name << ": ";
+  if (v.value.kind() == Value::Kind::kNone) {
+    out << "optional without a value\n";
+  } else if (v.value.kind() == Value::Kind::kSequence) {
+    out << "sequence of " << v.value.sequence().size() << " tensors\n";
+  } else {
+    const Tensor& t = v.value.tensor();
+    out << ElementTypeName(t.type()) << " " << ShapeText(t.shape()) << " (" << t.size() << " elements)\n";
+    const int64_t shown = std::min<int64_t>(t.size(), 8);
+    if (t.type() == ElementType::kString) {
+      out << "  first:";
+      for (int64_t i = 0; i < shown; ++i) out << " \"" << t.strings()[size_t(i)] << "\"";
+      out << (t.size() > shown ? " ..." : "") << "\n";
+    } else if (t.type() != ElementType::kComplex64 && t.type() != ElementType::kComplex128 && t.size() > 0) {
+      double lo = INFINITY, hi = -INFINITY, sum = 0;
+      int64_t nans = 0;
+      for (int64_t i = 0; i < t.size(); ++i) {
+        const double x = t.ElementAsDouble(i);
+        if (x != x) { ++nans; continue; }
+        lo = std::min(lo, x);
+        hi = std::max(hi, x);
+        sum += x;
+      }
+      const int64_t counted = t.size() - nans;
+      out << std::setprecision(7) << "  min " << (counted ? lo : NAN) << "  max " << (counted ? hi : NAN) << "  mean "
+          << (counted ? sum / double(counted) : NAN);
+      if (nans) out << "  NaN " << nans;
+      out << "\n  first:";
+      for (int64_t i = 0; i < shown; ++i) out << " " << t.ElementAsDouble(i);
+      out << (t.size() > shown ? " ..." : "") << "\n";
+    }
+  }
+  out << "  sha256 " << GoldenHash(v.value) << "\n";
+}
+
+int CmdRun(const Options& o, std::ostream& out, std::ostream& err) {
+  const ModelArgs m = ParseModelArgs(o, "run");
+  Session s = LoadSession(o, m.model, err);
+  const std::vector<NamedValue> feeds = MakeFeeds(s, m.model, m.files, m.dims);
+  for (const NamedValue& in : feeds) {
+    const Tensor& t = in.value.tensor();
+    out << "input " << in.name << ": " << ElementTypeName(t.type()) << " " << ShapeText(t.shape())
+        << (m.files.count(in.name) ? " from " + m.files.at(in.name) : std::string(" generated")) << "\n";
+  }
+  out << "mode " << (o.mode == Mode::kExact ? "exact" : "fast") << ", target " << s.target() << ", " << s.threads() << " threads\n";
+  for (const NamedValue& v : RunSession(s, feeds, err)) {
+    Describe(v, out);
+    SaveOutput(m.save_dir, v);
+  }
+  out.flush();
   return 0;
 }
 
 // bench: one untimed warm-up run, then --runs timed runs of Session::Run (inputs made
 // once, outside the timing); the last line is `median_ms=<x> min_ms=<y>`.
-int CmdBench(const Options& o, std::ostream& out) {
+int CmdBench(const Options& o, std::ostream& out, std::ostream& err) {
   const ModelArgs m = ParseModelArgs(o, "bench");
-  Session s = LoadSession(o, m.model);
-  const std::map<std::string, Value> feeds = MakeFeeds(s, m.model, m.files, m.dims);
-  const std::vector<Value> first = s.Run(feeds);
+  Session s = LoadSession(o, m.model, err);
+  const std::vector<NamedValue> feeds = MakeFeeds(s, m.model, m.files, m.dims);
+  const std::vector<NamedValue> first = RunSession(s, feeds, err);
   std::vector<double> ms;
-  std::vector<Value> outs;
+  std::vector<NamedValue> outs;
   for (int r = 0; r < m.runs; ++r) {
     outs.clear();
     const auto t0 = std::chrono::steady_clock::now();
@@ -556,10 +542,11 @@ int CmdBench(const Options& o, std::ostream& out) {
   }
   // The last run (which follows the memory plan) must give the first run's bytes.
   for (size_t k = 0; k < first.size() && k < outs.size(); ++k) {
-    const Tensor& a = first[k].tensor;
-    const Tensor& b = outs[k].tensor;
-    if (!first[k].is_tensor() || a.dtype() == DType::kString) continue;
-    if (a.shape() != b.shape() || a.dtype() != b.dtype() || std::memcmp(a.raw(), b.raw(), a.nbytes()) != 0) {
+    if (!first[k].value.is_tensor()) continue;
+    const Tensor& a = first[k].value.tensor();
+    const Tensor& b = outs[k].value.tensor();
+    if (a.type() == ElementType::kString) continue;
+    if (a.shape() != b.shape() || a.type() != b.type() || std::memcmp(a.data(), b.data(), a.byte_size()) != 0) {
       throw Error(ErrorCode::kInternal, "bench: output " + std::to_string(k) + " of the last run differs from the first run's");
     }
   }
@@ -569,7 +556,7 @@ int CmdBench(const Options& o, std::ostream& out) {
   const size_t n = sorted.size();
   const double median = n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
   out << "model: " << m.model << "\n";
-  out << "mode: " << (o.mode == Mode::kExact ? "exact" : "fast") << " isa: " << IsaName(o.isa) << " threads: " << o.threads
+  out << "mode: " << (o.mode == Mode::kExact ? "exact" : "fast") << " isa: " << s.target() << " threads: " << s.threads()
       << " runs: " << m.runs << "\n";
   if (plan.runs) {
     out << std::fixed << std::setprecision(1) << "memory plan: " << (plan.last_replayed ? "followed" : plan.disabled ? "off" : "not followed")
@@ -588,8 +575,8 @@ std::map<std::string, std::string> ReadInputList(const std::string& dir, const s
   std::map<std::string, std::string> files;
   const std::string list = JoinPath(dir, stem + ".inputs");
   if (!FileExists(list)) return files;
-  const auto bytes = ReadFile(list);
-  std::string text(reinterpret_cast<const char*>(bytes->data()), bytes->size());
+  const std::vector<uint8_t> bytes = ReadFile(list);
+  std::string text(bytes.begin(), bytes.end());
   size_t start = 0;
   while (start < text.size()) {
     size_t nl = text.find('\n', start);
@@ -630,7 +617,7 @@ int CmdGolden(const Options& o, std::ostream& out, std::ostream& err) {
       if (!only.empty() && only.find("," + stem + ",") == std::string::npos) continue;
       err << "[golden] " << stem << " ..." << std::flush;
       const auto t0 = std::chrono::steady_clock::now();
-      RunModelLines(o, JoinPath(dir, name), ReadInputList(dir, stem), {}, stem + "/", "", out);
+      RunModelLines(o, JoinPath(dir, name), ReadInputList(dir, stem), {}, stem + "/", "", out, err);
       const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       err << " " << s << " s\n";
     }
@@ -645,46 +632,23 @@ int CmdGolden(const Options& o, std::ostream& out, std::ostream& err) {
 
 int CmdInfo(const Options& o, std::ostream& out) {
   if (o.rest.size() != 1) throw Error(ErrorCode::kInvalidArgument, "info: give exactly one model file");
-  const Model m = LoadModelFile(o.rest[0]);
+  const ModelInfo m = InspectModel(o.rest[0]);
   out << "model: " << o.rest[0] << "\n";
   out << "ir_version: " << m.ir_version << "\n";
   if (!m.producer.empty()) out << "producer: " << m.producer << "\n";
   out << "opsets:";
   for (const auto& [d, v] : m.opsets) out << " " << (d.empty() ? "ai.onnx" : d) << "=" << v;
   out << "\n";
-  for (const auto& in : m.graph->inputs) {
-    if (!m.graph->initializers.count(in.name)) out << "input " << in.name << " " << TypeString(in.type) << "\n";
-  }
-  const auto inferred = InferTypes(m);
-  for (const auto& o2 : m.graph->outputs) {
-    out << "output " << o2.name << " " << TypeString(o2.type);
-    auto it = inferred.find(o2.name);
-    if (it != inferred.end() && it->second.type.has_shape) {
-      ValueType vt;
-      vt.kind = ValueType::Kind::kTensor;
-      vt.tensor = it->second.type;
-      out << " (inferred " << TypeString(vt) << ")";
-    }
+  for (const ValueInfo& in : m.inputs) out << "input " << in.name << " " << in.ToString() << "\n";
+  for (size_t k = 0; k < m.outputs.size(); ++k) {
+    out << "output " << m.outputs[k].name << " " << m.outputs[k].ToString();
+    const ValueInfo& inf = m.inferred_outputs[k];
+    if (inf.kind == ValueInfo::Kind::kTensor && inf.has_shape) out << " (inferred " << inf.ToString() << ")";
     out << "\n";
   }
-  std::map<std::string, int> ops;
-  std::function<void(const Graph&)> count = [&](const Graph& g) {
-    for (const Node& n : g.nodes) {
-      ops[(n.domain.empty() ? "" : n.domain + ".") + n.op_type]++;
-      for (const auto& [k, a] : n.attributes) {
-        if (a.g) count(*a.g);
-        for (const auto& sg : a.graphs) count(*sg);
-      }
-    }
-  };
-  count(*m.graph);
-  size_t weights = 0;
-  for (const auto& [k, t] : m.graph->initializers) weights += t.nbytes();
-  out << "initializers: " << m.graph->initializers.size() << " (" << weights << " bytes)\n";
-  for (const auto& [op, n] : ops) {
-    const size_t dot = op.rfind('.');
-    const bool have = FindRefOp(dot == std::string::npos ? "" : op.substr(0, dot), dot == std::string::npos ? op : op.substr(dot + 1)) != nullptr;
-    out << "op " << op << " x" << n << (have ? "" : " (not supported)") << "\n";
+  out << "initializers: " << m.initializer_count << " (" << m.initializer_bytes << " bytes)\n";
+  for (const OperatorUse& u : m.operators) {
+    out << "op " << (u.domain.empty() ? "" : u.domain + ".") << u.op_type << " x" << u.count << (u.supported ? "" : " (not supported)") << "\n";
   }
   return 0;
 }
@@ -694,34 +658,52 @@ int CmdInfo(const Options& o, std::ostream& out) {
 int RunCli(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   try {
     Options o;
-    o.threads = ThreadPool::DefaultThreads();
-    bool isa_given = false;
-    size_t i = 0;
-    for (; i < args.size(); ++i) {
+    o.isa = Env("ONEMODEL_ISA");
+    const std::string env_threads = Env("ONEMODEL_THREADS");
+    if (!env_threads.empty()) o.threads = int(ParseInt("ONEMODEL_THREADS", env_threads, 1, 1024));
+    // The global options, before or after the command; the rest is the command's.
+    std::string cmd;
+    bool help = false;
+    for (size_t i = 0; i < args.size(); ++i) {
       const std::string& a = args[i];
-      if (a == "--isa" && i + 1 < args.size()) { o.isa = ParseIsa(args[++i]); isa_given = true; }
-      else if (a == "--threads" && i + 1 < args.size()) o.threads = int(ParseInt("--threads", args[++i], 1, 1024));
-      else if (a == "--mode" && i + 1 < args.size()) o.mode = ParseMode(args[++i]);
-      else if (a == "-h" || a == "--help") { out << kUsage; return 0; }
-      else if (a.size() > 1 && a[0] == '-' ) { err << "onemodel: unknown option '" << a << "'\n" << kUsage; return 2; }
-      else break;
+      auto value = [&]() {
+        if (i + 1 >= args.size()) throw Error(ErrorCode::kInvalidArgument, a + " needs a value");
+        return args[++i];
+      };
+      if (a == "--isa") o.isa = value();
+      else if (a == "--threads") o.threads = int(ParseInt("--threads", value(), 1, 1024));
+      else if (a == "--mode") o.mode = ParseMode(value());
+      else if (a == "-h" || a == "--help") help = true;
+      else if (cmd.empty() && a.size() > 1 && a[0] == '-') { err << "onemodel: unknown option '" << a << "'\n" << kUsage; return 2; }
+      else if (cmd.empty()) cmd = a;
+      else o.rest.push_back(a);
     }
-    if (!isa_given) o.isa = DefaultIsaCap();
-    if (i == args.size()) { err << kUsage; return 2; }
-    const std::string cmd = args[i];
-    o.rest.assign(args.begin() + long(i) + 1, args.end());
-    if (cmd == "version") {
-      out << "onemodel " << ONEMODEL_VERSION << " (" << BuildName() << ")\n";
+    if (cmd == "help") {
+      if (o.rest.empty()) { out << kUsage; return 0; }
+      cmd = o.rest[0];
+      help = true;
+    }
+    if (help) {
+      if (cmd.empty()) { out << kUsage; return 0; }
+      auto it = CommandHelp().find(cmd);
+      if (it == CommandHelp().end()) { err << "onemodel: unknown command '" << cmd << "'\n" << kUsage; return 2; }
+      out << it->second;
       return 0;
     }
-    if (cmd == "targets") return CmdTargets(o, out);
+    if (cmd.empty()) { err << kUsage; return 2; }
+    if (!o.isa.empty() && o.isa != "ref") (void)DescribeKernels(o.isa);  // an unknown or unsupported ISA fails first
+    if (cmd == "version") {
+      out << "onemodel " << Version() << " (" << BuildDescription() << ")\n";
+      return 0;
+    }
+    if (cmd == "targets") return CmdTargets(o, out, err);
     if (cmd == "bench-lanes") return CmdBenchLanes(o, out, err);
     if (cmd == "cases") return CmdCases(o, out, err);
-    if (cmd == "hash") return CmdHash(o, out);
+    if (cmd == "hash") return CmdHash(o, out, err);
+    if (cmd == "run") return CmdRun(o, out, err);
     if (cmd == "golden") return CmdGolden(o, out, err);
-    if (cmd == "bench") return CmdBench(o, out);
+    if (cmd == "bench") return CmdBench(o, out, err);
     if (cmd == "info") return CmdInfo(o, out);
-    if (cmd == "help") { out << kUsage; return 0; }
     err << "onemodel: unknown command '" << cmd << "'\n" << kUsage;
     return 2;
   } catch (const Error& e) {
@@ -733,4 +715,4 @@ int RunCli(const std::vector<std::string>& args, std::ostream& out, std::ostream
   }
 }
 
-}  // namespace onemodel
+}  // namespace onemodel::cli

@@ -6,11 +6,11 @@
 #include <string>
 #include <vector>
 
-namespace onemodel {
+namespace onemodel::cli {
 
 // Runs `onemodel <args...>` (args excludes the program name). Results go to out,
 // progress and errors to err. Returns the process exit code: 0 success, 1 a failed
 // check or error, 2 a usage error. Never throws.
 int RunCli(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 
-}  // namespace onemodel
+}  // namespace onemodel::cli

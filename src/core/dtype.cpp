@@ -1,7 +1,7 @@
 // Element type properties.
 #include "core/dtype.h"
 
-namespace onemodel {
+namespace onemodel::impl {
 
 bool IsKnownDType(int32_t v) { return v >= 1 && v <= kMaxDType; }
 
@@ -71,4 +71,4 @@ bool IsFloatDType(DType t) {
 
 bool IsSubByteDType(DType t) { return DTypeBits(t) > 0 && DTypeBits(t) < 8; }
 
-}  // namespace onemodel
+}  // namespace onemodel::impl

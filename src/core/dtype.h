@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <string>
 
-namespace onemodel {
+namespace onemodel::impl {
 
 enum class DType : int32_t {
   kUndefined = 0,
@@ -29,4 +29,4 @@ size_t DTypeStorageSize(DType t);
 bool IsFloatDType(DType t);     // any binary float format, including the narrow ones
 bool IsSubByteDType(DType t);   // 4- and 2-bit types
 
-}  // namespace onemodel
+}  // namespace onemodel::impl

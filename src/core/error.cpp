@@ -1,7 +1,7 @@
 // Names of error codes.
 #include "core/error.h"
 
-namespace onemodel {
+namespace onemodel::impl {
 
 const char* ErrorCodeName(ErrorCode code) {
   switch (code) {
@@ -21,4 +21,4 @@ const char* ErrorCodeName(ErrorCode code) {
   return "unknown";
 }
 
-}  // namespace onemodel
+}  // namespace onemodel::impl

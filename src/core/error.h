@@ -5,7 +5,7 @@
 #include <stdexcept>
 #include <string>
 
-namespace onemodel {
+namespace onemodel::impl {
 
 enum class ErrorCode {
   kInvalidArgument,   // a caller-supplied option or value is not acceptable
@@ -38,4 +38,4 @@ class Error : public std::runtime_error {
   std::string message_;
 };
 
-}  // namespace onemodel
+}  // namespace onemodel::impl

@@ -3,11 +3,11 @@
 
 #include <cstddef>
 
-namespace onemodel {
+namespace onemodel::impl {
 
 // L of exact-contract section 3: the number of partial sums along one contiguous run.
 // Chosen once, by tools/bench_lanes.sh on every target (figures in docs/exact-mode.md),
 // before the first golden hash was recorded. Changing it changes golden hashes.
 constexpr size_t kCanonicalLanes = 16;
 
-}  // namespace onemodel
+}  // namespace onemodel::impl

@@ -8,7 +8,7 @@
 #define ONEMODEL_FPENV_ARM64 1
 #endif
 
-namespace onemodel {
+namespace onemodel::impl {
 namespace {
 
 #if defined(ONEMODEL_FPENV_X86)
@@ -61,4 +61,4 @@ bool SetFlushToZeroForTesting(bool on) {
 #endif
 }
 
-}  // namespace onemodel
+}  // namespace onemodel::impl

@@ -5,7 +5,7 @@
 
 #include <cstdint>
 
-namespace onemodel {
+namespace onemodel::impl {
 
 class FpEnvGuard {
  public:
@@ -25,4 +25,4 @@ class FpEnvGuard {
 // Returns false where the target has no such mode (wasm).
 bool SetFlushToZeroForTesting(bool on);
 
-}  // namespace onemodel
+}  // namespace onemodel::impl

@@ -7,7 +7,7 @@
 #include <type_traits>
 #include <utility>
 
-namespace onemodel {
+namespace onemodel::impl {
 
 template <class Sig> class FunctionRef;
 
@@ -26,4 +26,4 @@ class FunctionRef<R(A...)> {
   R (*call_)(void*, A...);
 };
 
-}  // namespace onemodel
+}  // namespace onemodel::impl

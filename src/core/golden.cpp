@@ -6,7 +6,7 @@
 #include "core/error.h"
 #include "core/minifloat.h"
 
-namespace onemodel {
+namespace onemodel::impl {
 namespace {
 
 constexpr size_t kChunk = 4096;
@@ -126,4 +126,4 @@ std::string GoldenSkipMarker() {
   return Sha256Hex(kText, sizeof(kText) - 1);
 }
 
-}  // namespace onemodel
+}  // namespace onemodel::impl

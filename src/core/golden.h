@@ -9,7 +9,7 @@
 #include "core/sha256.h"
 #include "core/tensor.h"
 
-namespace onemodel {
+namespace onemodel::impl {
 
 // Appends one tensor's canonical serialisation to the running hash.
 void GoldenSerialize(const Tensor& t, Sha256& hash);
@@ -26,4 +26,4 @@ void GoldenSerializeEmptyOptional(Sha256& hash);
 // case it cannot run in exact mode, so that skips compare across rows like results.
 std::string GoldenSkipMarker();
 
-}  // namespace onemodel
+}  // namespace onemodel::impl

@@ -14,7 +14,7 @@
 #include <filesystem>
 #endif
 
-namespace onemodel {
+namespace onemodel::impl {
 
 #if defined(__EMSCRIPTEN__)
 // Files reached from the wasm module: node's fs, or, where there is none (a browser
@@ -267,4 +267,4 @@ std::string DirName(const std::string& path) {
   return path.substr(0, s);
 }
 
-}  // namespace onemodel
+}  // namespace onemodel::impl

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-namespace onemodel {
+namespace onemodel::impl {
 
 // Bytes read from a file; data() stays valid while the object lives.
 class FileBytes {
@@ -31,4 +31,4 @@ std::vector<std::string> ListDirectory(const std::string& path);
 std::string JoinPath(const std::string& dir, const std::string& name);
 std::string DirName(const std::string& path);
 
-}  // namespace onemodel
+}  // namespace onemodel::impl

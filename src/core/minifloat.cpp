@@ -3,7 +3,7 @@
 
 #include <cstring>
 
-namespace onemodel {
+namespace onemodel::impl {
 namespace {
 
 uint32_t Bits(float f) { uint32_t u; std::memcpy(&u, &f, 4); return u; }
@@ -143,4 +143,4 @@ uint8_t F32ToE8M0(float x, bool saturate, E8M0Round mode) {
   return uint8_t(e);
 }
 
-}  // namespace onemodel
+}  // namespace onemodel::impl

@@ -9,7 +9,7 @@
 
 #include "core/dtype.h"
 
-namespace onemodel {
+namespace onemodel::impl {
 
 // A narrow binary float format: sign, `ebits` exponent bits, `mbits` mantissa bits.
 struct MiniFormat {
@@ -55,4 +55,4 @@ enum class E8M0Round { kUp, kDown, kNearest };
 float E8M0ToF32(uint8_t code);
 uint8_t F32ToE8M0(float x, bool saturate, E8M0Round mode);
 
-}  // namespace onemodel
+}  // namespace onemodel::impl

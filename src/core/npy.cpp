@@ -5,7 +5,7 @@
 
 #include "core/error.h"
 
-namespace onemodel {
+namespace onemodel::impl {
 namespace {
 
 struct Descr { const char* code; DType dt; };
@@ -89,4 +89,4 @@ std::vector<uint8_t> SerializeNpy(const Tensor& t) {
   return out;
 }
 
-}  // namespace onemodel
+}  // namespace onemodel::impl

@@ -7,9 +7,9 @@
 
 #include "core/tensor.h"
 
-namespace onemodel {
+namespace onemodel::impl {
 
 Tensor ParseNpy(const uint8_t* data, size_t size, const std::string& what);
 std::vector<uint8_t> SerializeNpy(const Tensor& t);
 
-}  // namespace onemodel
+}  // namespace onemodel::impl

@@ -4,7 +4,7 @@
 
 #include <cstdint>
 
-namespace onemodel {
+namespace onemodel::impl {
 
 class SplitMix64 {
  public:
@@ -26,4 +26,4 @@ class SplitMix64 {
   uint64_t s_;
 };
 
-}  // namespace onemodel
+}  // namespace onemodel::impl

@@ -1,7 +1,7 @@
 // SHA-256 per FIPS 180-4 sections 4.1.2, 4.2.2, 5.1.1, 5.3.3 and 6.2.
 #include "core/sha256.h"
 
-namespace onemodel {
+namespace onemodel::impl {
 namespace {
 
 constexpr uint32_t kK[64] = {
@@ -107,4 +107,4 @@ std::string Sha256Hex(const void* data, size_t len) {
   return s.HexDigest();
 }
 
-}  // namespace onemodel
+}  // namespace onemodel::impl

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <string>
 
-namespace onemodel {
+namespace onemodel::impl {
 
 constexpr size_t kSha256BlockSize = 32;  // digest bytes (Conte's SHA256_BLOCK_SIZE)
 
@@ -37,4 +37,4 @@ class Sha256 {
 // Returns the lower-case hex SHA-256 of bytes.
 std::string Sha256Hex(const void* data, size_t len);
 
-}  // namespace onemodel
+}  // namespace onemodel::impl

@@ -13,7 +13,7 @@
 #include <iterator>
 #include <vector>
 
-namespace onemodel {
+namespace onemodel::impl {
 
 class Shape {
  public:
@@ -195,4 +195,4 @@ class Shape {
   int64_t inline_[kInline];
 };
 
-}  // namespace onemodel
+}  // namespace onemodel::impl

@@ -12,7 +12,7 @@
 #include "core/error.h"
 #include "core/minifloat.h"
 
-namespace onemodel {
+namespace onemodel::impl {
 namespace {
 
 // Recycled tensor buffers: the steady state of the memory plan. A freed buffer of at
@@ -223,4 +223,4 @@ void Tensor::MakeOwned() {
   owned_ = true;
 }
 
-}  // namespace onemodel
+}  // namespace onemodel::impl

@@ -12,7 +12,7 @@
 #include "core/dtype.h"
 #include "core/shape.h"
 
-namespace onemodel {
+namespace onemodel::impl {
 
 // Largest element count and byte size a tensor may have in this build (wasm32: what
 // 4 GiB of memory can hold; 64-bit: 2^40 bytes). Larger requests are kOutOfRange.
@@ -73,6 +73,11 @@ class Tensor {
   // Mutable access; a borrowed tensor is copied first (copy on write).
   template <typename T> T* mutable_data() { MakeOwned(); return static_cast<T*>(const_cast<void*>(data_)); }
   const void* raw() const { return data_; }
+  // True when this tensor owns its buffer and no other Tensor shares it (so writing it
+  // changes nothing else: not a model's weights, not another value).
+  bool SoleOwner() const { return owned_ && owner_.use_count() == 1; }
+  // The object keeping the buffer alive (null for a borrowed view without an owner).
+  const std::shared_ptr<const void>& owner() const { return owner_; }
   const std::vector<std::string>& strings() const { return *strings_; }
   std::vector<std::string>& mutable_strings() { return *strings_; }
 
@@ -87,4 +92,4 @@ class Tensor {
   std::shared_ptr<std::vector<std::string>> strings_;
 };
 
-}  // namespace onemodel
+}  // namespace onemodel::impl

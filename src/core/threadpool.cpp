@@ -12,7 +12,7 @@
 #define ONEMODEL_NO_THREADS 1
 #endif
 
-namespace onemodel {
+namespace onemodel::impl {
 namespace {
 // Set while a thread runs a chunk: nested ParallelFor calls then run inline.
 thread_local bool tl_in_chunk = false;
@@ -34,11 +34,6 @@ struct ChunkScope {
 }  // namespace
 
 int ThreadPool::DefaultThreads() {
-  if (const char* s = std::getenv("ONEMODEL_THREADS")) {
-    char* end = nullptr;
-    const long v = std::strtol(s, &end, 10);
-    if (end != s && *end == 0 && v >= 1 && v <= 1024) return int(v);
-  }
 #if defined(ONEMODEL_NO_THREADS)
   return 1;
 #else
@@ -159,4 +154,4 @@ void ThreadPool::WorkerLoop(int) {
   }
 }
 
-}  // namespace onemodel
+}  // namespace onemodel::impl

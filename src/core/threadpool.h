@@ -13,7 +13,7 @@
 #include <thread>
 #include <vector>
 
-namespace onemodel {
+namespace onemodel::impl {
 
 class ThreadPool {
  public:
@@ -32,8 +32,8 @@ class ThreadPool {
   // several threads take turns; a call made from inside fn runs inline on its thread.
   void ParallelFor(int64_t n, int64_t grain, FunctionRef<void(int64_t, int64_t)> fn);
 
-  // Returns the default thread count: ONEMODEL_THREADS if set and valid, else the
-  // number of hardware threads (at least 1).
+  // Returns the default thread count: the number of hardware threads (at least 1; 1
+  // in builds without threads).
   static int DefaultThreads();
 
  private:
@@ -56,4 +56,4 @@ class ThreadPool {
   std::exception_ptr error_;
 };
 
-}  // namespace onemodel
+}  // namespace onemodel::impl

@@ -11,7 +11,7 @@
 
 #include "core/tensor.h"
 
-namespace onemodel {
+namespace onemodel::impl {
 
 struct Graph;
 
@@ -95,4 +95,4 @@ struct Model {
   std::string origin;                         // path or "<bytes>", for messages
 };
 
-}  // namespace onemodel
+}  // namespace onemodel::impl

@@ -7,7 +7,7 @@
 #include "ref/op_context.h"
 #include "runtime/value.h"
 
-namespace onemodel {
+namespace onemodel::impl {
 namespace {
 
 bool Static(const TensorType& t) {
@@ -250,4 +250,4 @@ std::map<std::string, InferredValue> InferTypes(const Model& model, const std::m
   return v;
 }
 
-}  // namespace onemodel
+}  // namespace onemodel::impl

@@ -10,7 +10,7 @@
 
 #include "graph/graph.h"
 
-namespace onemodel {
+namespace onemodel::impl {
 
 struct InferredValue {
   TensorType type;      // dtype UNDEFINED / has_shape false when unknown; dims -1 unknown
@@ -23,4 +23,4 @@ struct InferredValue {
 std::map<std::string, InferredValue> InferTypes(const Model& model,
                                                 const std::map<std::string, TensorType>& inputs = {});
 
-}  // namespace onemodel
+}  // namespace onemodel::impl

@@ -4,7 +4,7 @@
 
 #include "ref/elementwise_kernels.h"
 
-namespace onemodel {
+namespace onemodel::impl {
 namespace ONEMODEL_NS {
 
 // y clamped to [0, 1]; a NaN y stays (both compares are false).
@@ -29,4 +29,4 @@ inline VF32 ActivationV(int32_t op, VF32 v) {
 }
 
 }  // namespace ONEMODEL_NS
-}  // namespace onemodel
+}  // namespace onemodel::impl

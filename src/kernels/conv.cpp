@@ -11,7 +11,7 @@
 #include "kernels/transpose.h"
 #include "kernels/activation_v.h"
 
-namespace onemodel {
+namespace onemodel::impl {
 #if defined(ONEMODEL_TARGET_AVX512)
 namespace avx2 {
 void ConvDirectF32(const float* x, int64_t in_sp, const float* w, float* y, int64_t Cg, int64_t Mg, const int64_t* g,
@@ -326,4 +326,4 @@ void DepthwiseConvF32(const float* x, const float* w, float* y, int64_t channels
 }
 
 }  // namespace ONEMODEL_NS
-}  // namespace onemodel
+}  // namespace onemodel::impl

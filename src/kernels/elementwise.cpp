@@ -12,7 +12,7 @@
 #include "kernels/activation_v.h"
 #include "kernels/transpose.h"
 
-namespace onemodel {
+namespace onemodel::impl {
 namespace ONEMODEL_NS {
 namespace {
 
@@ -213,4 +213,4 @@ void Transpose32(const uint32_t* src, int64_t ss, uint32_t* dst, int64_t ds, int
 }
 
 }  // namespace ONEMODEL_NS
-}  // namespace onemodel
+}  // namespace onemodel::impl

@@ -14,7 +14,7 @@
 #include "kernels/transpose.h"
 #include "kernels/activation_v.h"
 
-namespace onemodel {
+namespace onemodel::impl {
 #if defined(ONEMODEL_TARGET_AVX512)
 namespace avx2 {
 void GemmF32(int64_t M, int64_t N, int64_t K, const float* A, int64_t a_rs, int64_t a_cs, const float* B,
@@ -627,4 +627,4 @@ void ConvPlaneF32(const float* x, const float* w, float* y, const int64_t* g) {
 }
 
 }  // namespace ONEMODEL_NS
-}  // namespace onemodel
+}  // namespace onemodel::impl

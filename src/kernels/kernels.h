@@ -5,7 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 
-namespace onemodel {
+namespace onemodel::impl {
 
 struct KernelTable {
 #define ONEMODEL_KERNEL(name, ret, params) ret(*name) params = nullptr;
@@ -35,4 +35,4 @@ ONEMODEL_DECLARE_TARGET(neondot)
 ONEMODEL_DECLARE_TARGET(wasm128)
 #undef ONEMODEL_DECLARE_TARGET
 
-}  // namespace onemodel
+}  // namespace onemodel::impl

@@ -5,7 +5,7 @@
 
 #include "simd/simd.h"
 
-namespace onemodel {
+namespace onemodel::impl {
 namespace ONEMODEL_NS {
 
 inline VF32 CopySignV(VF32 mag, VF32 sign) { return Or(Abs(mag), And(sign, Set<VF32>(-0.0f))); }
@@ -476,4 +476,4 @@ inline VF32 TanV(VF32 x) {
 }
 
 }  // namespace ONEMODEL_NS
-}  // namespace onemodel
+}  // namespace onemodel::impl

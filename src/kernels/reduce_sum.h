@@ -5,7 +5,7 @@
 
 #include "simd/simd.h"
 
-namespace onemodel {
+namespace onemodel::impl {
 namespace ONEMODEL_NS {
 
 template <size_t L>
@@ -31,4 +31,4 @@ float SumCanonicalVec(const float* x, size_t n) {
 }
 
 }  // namespace ONEMODEL_NS
-}  // namespace onemodel
+}  // namespace onemodel::impl

@@ -4,7 +4,7 @@
 #include "kernels/kernels.h"
 #include "kernels/reduce_sum.h"
 
-namespace onemodel {
+namespace onemodel::impl {
 namespace ONEMODEL_NS {
 
 // Every kernel of the list, defined in this file or another per-target file.
@@ -47,4 +47,4 @@ const LaneBench& GetLaneBench() {
 }
 
 }  // namespace ONEMODEL_NS
-}  // namespace onemodel
+}  // namespace onemodel::impl

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <cstring>
 
-namespace onemodel {
+namespace onemodel::impl {
 namespace ONEMODEL_NS {
 
 // dst[q * ds + j] = src[j * ss + q] for j < rows, q < cols (rows, cols <= kL, the lane
@@ -26,4 +26,4 @@ inline void TransposeTile(const float* src, int64_t ss, float* dst, int64_t ds, 
 }
 
 }  // namespace ONEMODEL_NS
-}  // namespace onemodel
+}  // namespace onemodel::impl

@@ -11,7 +11,7 @@
 #include "onnx/onnx.pb.h"
 #include "onnx/tensor_proto.h"
 
-namespace onemodel {
+namespace onemodel::impl {
 
 std::string Node::Describe() const {
   std::string s = domain.empty() ? op_type : domain + "." + op_type;
@@ -281,4 +281,4 @@ Model LoadModelFile(const std::string& path) {
   return ImportModel(bytes->data(), bytes->size(), path, DirName(path));
 }
 
-}  // namespace onemodel
+}  // namespace onemodel::impl

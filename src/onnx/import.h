@@ -7,7 +7,7 @@
 
 #include "graph/graph.h"
 
-namespace onemodel {
+namespace onemodel::impl {
 
 constexpr int64_t kMinIrVersion = 3;
 constexpr int64_t kMaxIrVersion = 13;      // ONNX 1.22 writes up to IR 13
@@ -22,4 +22,4 @@ Model ImportModel(const uint8_t* data, size_t size, const std::string& origin, c
 // Reads and imports a model file.
 Model LoadModelFile(const std::string& path);
 
-}  // namespace onemodel
+}  // namespace onemodel::impl

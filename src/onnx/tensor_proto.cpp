@@ -9,7 +9,7 @@
 #include "onnx/onnx.pb.h"
 #include "runtime/value.h"
 
-namespace onemodel {
+namespace onemodel::impl {
 namespace {
 
 // Unpacks sub-byte elements (bits = 4 or 2) from ONNX's packed layout, low bits first;
@@ -197,4 +197,4 @@ Value ValueFromBytes(const uint8_t* data, size_t size, bool optional, const std:
   return v;
 }
 
-}  // namespace onemodel
+}  // namespace onemodel::impl

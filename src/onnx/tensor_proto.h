@@ -11,7 +11,7 @@ namespace onnx {
 class TensorProto;
 }
 
-namespace onemodel {
+namespace onemodel::impl {
 
 // Converts tp. Raw data of byte-sized types is borrowed (no copy) and kept alive by
 // `owner`; external data is read relative to model_dir (empty: external data is an
@@ -27,4 +27,4 @@ Value ValueFromBytes(const uint8_t* data, size_t size, bool optional, const std:
 // Parses a serialised TensorProto (an input_N.pb / output_N.pb file).
 Tensor TensorFromBytes(const uint8_t* data, size_t size, const std::string& what, std::string* name = nullptr);
 
-}  // namespace onemodel
+}  // namespace onemodel::impl

@@ -11,7 +11,7 @@
 #include "ref/op_context.h"
 #include "runtime/value.h"
 
-namespace onemodel {
+namespace onemodel::impl {
 
 namespace {
 
@@ -98,4 +98,4 @@ int FoldConstants(Graph& g, const std::map<std::string, int64_t>& opsets) {
   return folded;
 }
 
-}  // namespace onemodel
+}  // namespace onemodel::impl

@@ -1,4 +1,5 @@
 // Exact-mode fusion of an activation into its producer (see passes.h).
+#include <algorithm>
 #include <cstdlib>
 #include <string>
 #include <unordered_map>
@@ -6,7 +7,7 @@
 
 #include "passes/passes.h"
 
-namespace onemodel {
+namespace onemodel::impl {
 
 std::unordered_map<std::string, int> CountReaders(const Graph& g) {
   std::unordered_map<std::string, int> readers;
@@ -60,11 +61,15 @@ int FuseConvActivation(Graph& g) {
   return fused;
 }
 
-int RunExactPasses(Graph& g, const std::map<std::string, int64_t>& opsets) {
-  // ONEMODEL_DISABLE_PASSES=constant-folding,conv-activation,elementwise-chain turns
-  // passes off (for measuring what each one buys; the bits are the same either way).
-  const char* off = std::getenv("ONEMODEL_DISABLE_PASSES");
-  auto on = [&](const char* name) { return !off || std::string(off).find(name) == std::string::npos; };
+const std::vector<std::string>& ExactPassNames() {
+  static const std::vector<std::string> names = {"constant-folding", "conv-activation", "elementwise-chain"};
+  return names;
+}
+
+int RunExactPasses(Graph& g, const std::map<std::string, int64_t>& opsets, const std::vector<std::string>& disabled) {
+  // `disabled` turns passes off (SessionOptions::disabled_passes: for measuring what each
+  // one buys; the bits are the same either way).
+  auto on = [&](const char* name) { return std::find(disabled.begin(), disabled.end(), name) == disabled.end(); };
   // Constants first (weights dequantized once), then activations into convolutions
   // (their epilogue), then what remains in chains.
   int n = 0;
@@ -74,4 +79,4 @@ int RunExactPasses(Graph& g, const std::map<std::string, int64_t>& opsets) {
   return n;
 }
 
-}  // namespace onemodel
+}  // namespace onemodel::impl

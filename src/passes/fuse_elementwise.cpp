@@ -7,7 +7,7 @@
 
 #include "passes/passes.h"
 
-namespace onemodel {
+namespace onemodel::impl {
 namespace {
 
 bool IsDefaultDomain(const Node& n) { return n.domain.empty() || n.domain == "ai.onnx"; }
@@ -126,4 +126,4 @@ int FuseElementwiseChains(Graph& g) {
   return fused;
 }
 
-}  // namespace onemodel
+}  // namespace onemodel::impl

@@ -10,7 +10,7 @@
 
 #include "graph/graph.h"
 
-namespace onemodel {
+namespace onemodel::impl {
 
 // The attribute a fused producer carries: its output goes through this activation
 // ("Relu" or "HardSwish") before it is stored. The dot keeps it apart from ONNX
@@ -56,6 +56,9 @@ std::unordered_map<std::string, int> CountReaders(const Graph& g);
 int FoldConstants(Graph& g, const std::map<std::string, int64_t>& opsets);
 
 // Runs the exact-mode passes on g; returns the number of rewrites.
-int RunExactPasses(Graph& g, const std::map<std::string, int64_t>& opsets);
+int RunExactPasses(Graph& g, const std::map<std::string, int64_t>& opsets,
+                   const std::vector<std::string>& disabled = {});
+// The names RunExactPasses knows, in the order it runs them.
+const std::vector<std::string>& ExactPassNames();
 
-}  // namespace onemodel
+}  // namespace onemodel::impl

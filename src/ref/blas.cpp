@@ -4,7 +4,7 @@
 #include "ref/elementwise_kernels.h"
 #include "ref/math.h"
 
-namespace onemodel {
+namespace onemodel::impl {
 namespace ref {
 
 void GemmF32(int64_t M, int64_t N, int64_t K, const float* A, int64_t a_rs, int64_t a_cs, const float* B,
@@ -119,4 +119,4 @@ void ConvDirectF32(const float* x, int64_t in_sp, const float* w, float* y, int6
 }
 
 }  // namespace ref
-}  // namespace onemodel
+}  // namespace onemodel::impl

@@ -5,7 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 
-namespace onemodel {
+namespace onemodel::impl {
 namespace ref {
 
 // C[m * ldc + n] = the fold over k = 0, 1, ..., K-1 of A(m, k) * B(k, n), for m < M and
@@ -123,4 +123,4 @@ inline float ConvPlaneOutputF32(const float* x, const float* w, const int64_t* g
 }
 
 }  // namespace ref
-}  // namespace onemodel
+}  // namespace onemodel::impl

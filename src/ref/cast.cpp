@@ -11,7 +11,7 @@
 #include "ref/ops.h"
 #include "ref/util.h"
 
-namespace onemodel {
+namespace onemodel::impl {
 namespace ref {
 namespace {
 
@@ -188,4 +188,4 @@ void Cast(OpContext& ctx) { CastTo(ctx, DType(ctx.attr_i("to", 0))); }
 void CastLike(OpContext& ctx) { CastTo(ctx, ctx.in(1).dtype()); }
 
 }  // namespace ref
-}  // namespace onemodel
+}  // namespace onemodel::impl

@@ -17,7 +17,7 @@
 #include "ref/parallel.h"
 #include "ref/util.h"
 
-namespace onemodel {
+namespace onemodel::impl {
 namespace ref {
 namespace {
 
@@ -1634,4 +1634,4 @@ void DeformConv(OpContext& ctx) {
 }
 
 }  // namespace ref
-}  // namespace onemodel
+}  // namespace onemodel::impl

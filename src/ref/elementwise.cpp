@@ -11,7 +11,7 @@
 #include "ref/parallel.h"
 #include "ref/util.h"
 
-namespace onemodel {
+namespace onemodel::impl {
 namespace ref {
 namespace {
 
@@ -685,4 +685,4 @@ void Identity(OpContext& ctx) {
 }
 
 }  // namespace ref
-}  // namespace onemodel
+}  // namespace onemodel::impl

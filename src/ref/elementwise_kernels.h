@@ -4,7 +4,7 @@
 
 #include <cstdint>
 
-namespace onemodel {
+namespace onemodel::impl {
 
 // The float binary operations of BinaryF32: + - * / and IEEE 754-2019 maximum/minimum
 // (a NaN operand gives NaN; -0 < +0), and Pow: math::Pow (binary64 inside, one rounding).
@@ -66,4 +66,4 @@ void MathF64(int32_t op, const double* x, double* out, int64_t n);
 void SoftmaxRowF32(const float* x, float* out, int64_t n);
 
 }  // namespace ref
-}  // namespace onemodel
+}  // namespace onemodel::impl

@@ -9,7 +9,7 @@
 #include "ref/ops.h"
 #include "ref/util.h"
 
-namespace onemodel {
+namespace onemodel::impl {
 namespace ref {
 namespace {
 
@@ -169,4 +169,4 @@ void AffineGrid(OpContext& ctx) {
 }
 
 }  // namespace ref
-}  // namespace onemodel
+}  // namespace onemodel::impl

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <cstring>
 
-namespace onemodel {
+namespace onemodel::impl {
 namespace math {
 namespace {
 
@@ -522,4 +522,4 @@ float Pow(float x, float y) {
 }
 
 }  // namespace math
-}  // namespace onemodel
+}  // namespace onemodel::impl

@@ -5,7 +5,7 @@
 // in tests/test_math.cpp.
 #pragma once
 
-namespace onemodel {
+namespace onemodel::impl {
 namespace math {
 
 float Exp(float x);
@@ -41,4 +41,4 @@ double SinD(double x);
 double CosD(double x);
 
 }  // namespace math
-}  // namespace onemodel
+}  // namespace onemodel::impl

@@ -7,7 +7,7 @@
 
 #include "ref/ops.h"
 
-namespace onemodel {
+namespace onemodel::impl {
 
 const Tensor& DerivedCache::Get(const Node* node, const std::string& key, FunctionRef<Tensor()> make) {
   std::lock_guard<std::mutex> lock(mu_);
@@ -157,4 +157,4 @@ std::vector<std::string> ListRefOps() {
   return v;
 }
 
-}  // namespace onemodel
+}  // namespace onemodel::impl

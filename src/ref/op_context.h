@@ -19,7 +19,7 @@
 #include "kernels/kernels.h"
 #include "runtime/value.h"
 
-namespace onemodel {
+namespace onemodel::impl {
 
 class Executor;
 class ThreadPool;
@@ -84,6 +84,9 @@ struct OpContext {
   // The session's slot for this node's prepared state (null: none is kept, e.g. in a
   // function body; Prepared then makes it every time).
   NodeStateSlot* state = nullptr;
+  // Whether constant GEMM weights may be kept packed for the session's kernel
+  // (SessionOptions::prepack; ref/parallel.h PackedConstB).
+  bool prepack = true;
 
   OpContext(const Node& n, int64_t op) : node(n), opset(op), outputs(n.outputs.size()) {}
   // The same, taking over the executor's buffers for inputs and outputs (emptied here,
@@ -166,4 +169,4 @@ Error UnsupportedOpError(const std::string& origin, const Node& node);
 // All (domain, op_type) pairs with a reference kernel, for `onemodel ops`.
 std::vector<std::string> ListRefOps();
 
-}  // namespace onemodel
+}  // namespace onemodel::impl

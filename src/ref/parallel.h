@@ -14,7 +14,7 @@
 #include "ref/blas.h"
 #include "ref/op_context.h"
 
-namespace onemodel {
+namespace onemodel::impl {
 namespace ref {
 
 // Calls fn(begin, end) over chunks of [0, n), each at least `grain` long, on the
@@ -126,15 +126,11 @@ inline void ParallelGemmPackedF32(const OpContext& ctx, int64_t M, int64_t N, in
 
 // Input `input` (a float K x N matrix, B(k, n) = B[k * b_rs + n * b_cs]) packed for the
 // session's GEMM kernel, made once per session when the input is constant; null when it
-// is not constant, the session runs the reference kernels, or ONEMODEL_PREPACK=0 (the
+// is not constant, the session runs the reference kernels, or the session's prepack option is off (the
 // packed copy costs as much memory as the weight: measured, it saves little on one
 // thread and keeps two threads from each packing their share on every run).
 inline const Tensor* PackedConstB(const OpContext& ctx, size_t input, int64_t K, int64_t N, int64_t b_rs, int64_t b_cs) {
-  static const bool disabled = [] {
-    const char* e = std::getenv("ONEMODEL_PREPACK");
-    return e && std::string(e) == "0";
-  }();
-  if (disabled || !ctx.kernels || !ctx.kernels->GemmPackBF32 || ctx.kernels->GemmPackBF32 == &ref::GemmPackBF32) return nullptr;
+  if (!ctx.prepack || !ctx.kernels || !ctx.kernels->GemmPackBF32 || ctx.kernels->GemmPackBF32 == &ref::GemmPackBF32) return nullptr;
   auto* pack = ctx.kernels->GemmPackBF32;
   return ctx.ConstDerived(input, "packed B", [&](const Tensor& t) {
     Tensor p = Tensor::Uninitialized(DType::kFloat, Shape{std::max<int64_t>(GemmPackedFloats(K, N), 1)}, "packed weight");
@@ -144,4 +140,4 @@ inline const Tensor* PackedConstB(const OpContext& ctx, size_t input, int64_t K,
 }
 
 }  // namespace ref
-}  // namespace onemodel
+}  // namespace onemodel::impl

@@ -11,7 +11,7 @@
 #include "ref/ops.h"
 #include "ref/util.h"
 
-namespace onemodel {
+namespace onemodel::impl {
 namespace ref {
 namespace {
 
@@ -106,4 +106,4 @@ void Multinomial(OpContext& ctx) {
 }
 
 }  // namespace ref
-}  // namespace onemodel
+}  // namespace onemodel::impl

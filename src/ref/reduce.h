@@ -6,7 +6,7 @@
 
 #include "core/exact.h"
 
-namespace onemodel {
+namespace onemodel::impl {
 namespace ref {
 
 // Returns the sum of x[0..n) in the canonical L-lane order of exact-contract section 3:
@@ -42,4 +42,4 @@ C SumCanonicalBy(int64_t n, Get get) {
 float SumF32(const float* x, size_t n);
 
 }  // namespace ref
-}  // namespace onemodel
+}  // namespace onemodel::impl

@@ -15,7 +15,7 @@
 #include "ref/reduce.h"
 #include "ref/util.h"
 
-namespace onemodel {
+namespace onemodel::impl {
 namespace ref {
 namespace {
 
@@ -411,4 +411,4 @@ void LogSoftmax(OpContext& ctx) { SoftmaxFamily(ctx, Soft::kLogSoftmax); }
 void Hardmax(OpContext& ctx) { SoftmaxFamily(ctx, Soft::kHardmax); }
 
 }  // namespace ref
-}  // namespace onemodel
+}  // namespace onemodel::impl

@@ -10,7 +10,7 @@
 #include "ref/parallel.h"
 #include "ref/util.h"
 
-namespace onemodel {
+namespace onemodel::impl {
 namespace ref {
 namespace {
 
@@ -273,4 +273,4 @@ void GRU(OpContext& ctx) { Recurrent(ctx, Kind::kGru); }
 void LSTM(OpContext& ctx) { Recurrent(ctx, Kind::kLstm); }
 
 }  // namespace ref
-}  // namespace onemodel
+}  // namespace onemodel::impl

@@ -4,7 +4,7 @@
 #include "ref/ops.h"
 #include "ref/util.h"
 
-namespace onemodel {
+namespace onemodel::impl {
 namespace ref {
 
 void RotaryEmbedding(OpContext& ctx) {
@@ -47,4 +47,4 @@ void RotaryEmbedding(OpContext& ctx) {
 }
 
 }  // namespace ref
-}  // namespace onemodel
+}  // namespace onemodel::impl

@@ -5,7 +5,7 @@
 #include "ref/ops.h"
 #include "ref/util.h"
 
-namespace onemodel {
+namespace onemodel::impl {
 namespace ref {
 namespace {
 }  // namespace
@@ -104,4 +104,4 @@ void LinearAttention(OpContext& ctx) {
 }
 
 }  // namespace ref
-}  // namespace onemodel
+}  // namespace onemodel::impl

@@ -8,7 +8,7 @@
 #include "ref/parallel.h"
 #include "ref/util.h"
 
-namespace onemodel {
+namespace onemodel::impl {
 namespace ref {
 namespace {
 
@@ -491,4 +491,4 @@ void Range(OpContext& ctx) {
 }
 
 }  // namespace ref
-}  // namespace onemodel
+}  // namespace onemodel::impl

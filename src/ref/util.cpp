@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <cstring>
 
-namespace onemodel {
+namespace onemodel::impl {
 namespace ref {
 
 Shape BroadcastShapes(const OpContext& ctx, std::initializer_list<Shape> shapes) {
@@ -156,4 +156,4 @@ Tensor TransposedF32(const float* src, int64_t rows, int64_t cols) {
 }
 
 }  // namespace ref
-}  // namespace onemodel
+}  // namespace onemodel::impl

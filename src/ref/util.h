@@ -9,7 +9,7 @@
 #include "core/minifloat.h"
 #include "ref/op_context.h"
 
-namespace onemodel {
+namespace onemodel::impl {
 namespace ref {
 
 struct Half { uint16_t bits; };  // float16 storage
@@ -124,4 +124,4 @@ inline bool IsNaNf(float f) { return (F2U(f) & 0x7FFFFFFFu) > 0x7F800000u; }
 inline bool IsNaNd(double d) { return d != d; }
 
 }  // namespace ref
-}  // namespace onemodel
+}  // namespace onemodel::impl

@@ -10,7 +10,7 @@
 #include "ref/elementwise_kernels.h"
 #include "ref/reduce.h"
 
-namespace onemodel {
+namespace onemodel::impl {
 namespace {
 
 struct TargetEntry {
@@ -107,10 +107,7 @@ Dispatch MakeDispatch(Isa cap) {
   return d;
 }
 
-Isa DefaultIsaCap() {
-  if (const char* s = std::getenv("ONEMODEL_ISA")) {
-    if (*s) return ParseIsa(s);
-  }
+Isa BestIsa() {
   Isa best = Isa::kRef;
   for (Isa i : CompiledIsas()) {
     if (CpuSupports(i)) best = i;
@@ -118,16 +115,18 @@ Isa DefaultIsaCap() {
   return best;
 }
 
-void MaybePrintDispatch(const Dispatch& d) {
-  const char* v = std::getenv("ONEMODEL_VERBOSE");
-  if (!v || std::strcmp(v, "1") != 0) return;
-  std::fprintf(stderr, "[onemodel] target: %s (cpu: %s)\n", IsaName(d.isa), CpuDescription().c_str());
+std::string DescribeDispatch(const Dispatch& d) {
+  std::string s = std::string("[onemodel] target: ") + IsaName(d.isa) + " (cpu: " + CpuDescription() + ")\n";
   KernelTable ref_table;
   FillRef(&ref_table);
-#define ONEMODEL_KERNEL(name, ret, params) \
-  std::fprintf(stderr, "[onemodel]   kernel %-24s %s\n", #name, d.kernels.name == ref_table.name ? "ref" : IsaName(d.isa));
+  char line[96];
+#define ONEMODEL_KERNEL(name, ret, params)                                                  \
+  std::snprintf(line, sizeof line, "[onemodel]   kernel %-24s %s\n", #name,                  \
+                d.kernels.name == ref_table.name ? "ref" : IsaName(d.isa));                   \
+  s += line;
 #include "kernels/kernels.inc"
 #undef ONEMODEL_KERNEL
+  return s;
 }
 
-}  // namespace onemodel
+}  // namespace onemodel::impl

@@ -1,5 +1,5 @@
 // The dispatch table: plain data, filled with the reference kernels, then upgraded to
-// the best target this build has and this CPU runs, capped by ONEMODEL_ISA / --isa.
+// the best target this build has and this CPU runs, capped by the session's ISA option.
 #pragma once
 
 #include <string>
@@ -7,7 +7,7 @@
 
 #include "kernels/kernels.h"
 
-namespace onemodel {
+namespace onemodel::impl {
 
 // In upgrade order. kRef is the oracle (reference kernels); kScalar the vector kernels
 // on the scalar backend.
@@ -35,10 +35,9 @@ struct Dispatch {
 // Returns the table for the best target at or below `cap`. Asking for a target this
 // build lacks or this CPU cannot run is a kUnsupportedIsa error naming it.
 Dispatch MakeDispatch(Isa cap);
-// The cap from ONEMODEL_ISA, or the best supported target when unset.
-Isa DefaultIsaCap();
-// Prints the chosen target and each kernel's provider to stderr when
-// ONEMODEL_VERBOSE=1 (once per distinct table).
-void MaybePrintDispatch(const Dispatch& d);
+// The best target this build has and this CPU runs.
+Isa BestIsa();
+// The chosen target and each kernel's provider, one line each.
+std::string DescribeDispatch(const Dispatch& d);
 
-}  // namespace onemodel
+}  // namespace onemodel::impl

@@ -7,7 +7,7 @@
 #include <new>
 #include <map>
 
-namespace onemodel {
+namespace onemodel::impl {
 namespace {
 constexpr size_t kAlign = 64;
 // Buffers a plan places at most (the largest ones of a run); placing is quadratic in it.
@@ -305,4 +305,4 @@ void MemoryPlanner::Finish(RunScope& run) {
   stats_ = st;
 }
 
-}  // namespace onemodel
+}  // namespace onemodel::impl

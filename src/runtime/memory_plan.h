@@ -30,7 +30,7 @@
 
 #include "core/tensor.h"
 
-namespace onemodel {
+namespace onemodel::impl {
 
 struct MemoryPlanStats {
   uint64_t runs = 0;            // runs that went through the planner
@@ -118,4 +118,4 @@ class MemoryPlanner::RunScope : public TensorAllocator {
   size_t from_arena_ = 0, elsewhere_ = 0;
 };
 
-}  // namespace onemodel
+}  // namespace onemodel::impl

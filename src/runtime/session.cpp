@@ -17,7 +17,7 @@
 #include "core/threadpool.h"
 #include "ref/op_context.h"
 
-namespace onemodel {
+namespace onemodel::impl {
 
 // A graph's schedule, computed once per graph (the session's graphs are cached in
 // GraphPlans; a function body's instance gets its own): every name the graph reads or
@@ -188,6 +188,7 @@ class Executor {
       ctx.derived = derived_;
       ctx.graph = &g;
       ctx.state = st.state.get();
+      ctx.prepack = prepack_;
       ctx.inputs.reserve(st.in.size());
       for (size_t k = 0; k < st.in.size(); ++k) {
         if (st.in[k] == GraphPlan::kNoSlot) { ctx.inputs.push_back(nullptr); continue; }
@@ -271,6 +272,7 @@ class Executor {
     std::map<std::string, std::pair<double, int64_t>> by_op;
   };
   void EnableProfile(Profile* p) { profile_ = p; }
+  void SetPrepack(bool on) { prepack_ = on; }
 
   int64_t OpsetFor(const std::string& domain) const {
     auto it = model_.opsets.find(domain);
@@ -284,6 +286,7 @@ class Executor {
   DerivedCache* derived_;
   GraphPlans* plans_;
   Profile* profile_ = nullptr;
+  bool prepack_ = true;
   int depth_ = 0;
 };
 
@@ -343,31 +346,89 @@ void CheckOps(const Model& m, const Graph& g) {
 }
 }  // namespace
 
+struct Session::ProfileBox {
+  std::mutex mu;
+  RunProfile last;
+};
+
 void Session::Prepare(const SessionOptions& opts) {
   opts_ = opts;
-  dispatch_ = MakeDispatch(opts.isa.empty() ? DefaultIsaCap() : ParseIsa(opts.isa));
+  dispatch_ = MakeDispatch(opts.isa.empty() ? BestIsa() : ParseIsa(opts.isa));
   if (opts.threads < 0 || opts.threads > 1024) {
-    throw Error(ErrorCode::kInvalidArgument, "threads must be 0 (the default) or 1 .. 1024, got " + std::to_string(opts.threads));
+    throw Error(ErrorCode::kInvalidArgument, "threads must be 0 (every core) or 1 .. 1024, got " + std::to_string(opts.threads));
+  }
+  if (opts.profiling < 0 || opts.profiling > 2) {
+    throw Error(ErrorCode::kInvalidArgument, "profiling must be 0 (off), 1 (per operator type) or 2 (per node), got " +
+                                                 std::to_string(opts.profiling));
+  }
+  for (const std::string& name : opts.disabled_passes) {
+    const auto& known = ExactPassNames();
+    if (std::find(known.begin(), known.end(), name) == known.end()) {
+      std::string list;
+      for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
+      throw Error(ErrorCode::kInvalidArgument, "unknown graph pass '" + name + "' to disable (passes: " + list + ")");
+    }
   }
   pool_ = std::make_shared<ThreadPool>(opts.threads ? opts.threads : ThreadPool::DefaultThreads());
   plans_ = std::make_shared<GraphPlans>();
+  profile_ = std::make_shared<ProfileBox>();
   if (opts.mode == Mode::kFast) {
     // Fast mode does not exist yet: it runs the exact path (same bits).
   }
-  for (const auto& in : model_->graph->inputs) {
-    if (!model_->graph->initializers.count(in.name)) inputs_.push_back(in);
-  }
   CheckOps(*model_, *model_->graph);
   // The graph that runs: the model's own at ISA ref (the oracle, unfused), else a copy
-  // rewritten by the exact-mode passes (passes/passes.h, docs/graph-passes.md).
+  // rewritten by the exact-mode passes (passes/passes.h, docs/graph-passes.md); either
+  // with the free-dimension overrides written into its inputs' shapes.
   run_graph_ = model_->graph;
+  if (!opts.free_dimension_overrides.empty()) {
+    auto g = std::make_shared<Graph>(*model_->graph);
+    std::map<std::string, bool> used;
+    for (auto& in : g->inputs) {
+      if (in.type.kind != ValueType::Kind::kTensor || !in.type.tensor.has_shape) continue;
+      TensorType& tt = in.type.tensor;
+      for (size_t k = 0; k < tt.dims.size(); ++k) {
+        auto it = opts.free_dimension_overrides.find(tt.dim_params[k]);
+        if (tt.dim_params[k].empty() || it == opts.free_dimension_overrides.end()) continue;
+        if (it->second < 0) {
+          throw Error(ErrorCode::kInvalidArgument, "free dimension override '" + it->first + "' must be >= 0, got " +
+                                                       std::to_string(it->second));
+        }
+        tt.dims[k] = it->second;
+        used[it->first] = true;
+      }
+    }
+    for (const auto& [name, v] : opts.free_dimension_overrides) {
+      if (used.count(name)) continue;
+      std::string have;
+      for (const auto& in : model_->graph->inputs) {
+        if (in.type.kind != ValueType::Kind::kTensor) continue;
+        for (const std::string& d : in.type.tensor.dim_params) {
+          if (!d.empty() && have.find("'" + d + "'") == std::string::npos) have += (have.empty() ? "'" : ", '") + d + "'";
+        }
+      }
+      throw Error(ErrorCode::kInvalidArgument, model_->origin + ": free dimension override '" + name +
+                                                   "' names no symbolic dimension of the model's inputs (they have: " +
+                                                   (have.empty() ? std::string("none") : have) + ")");
+    }
+    run_graph_ = g;
+  }
+  for (const auto& in : run_graph_->inputs) {
+    if (!run_graph_->initializers.count(in.name)) inputs_.push_back(in);
+  }
   if (dispatch_.isa != Isa::kRef) {
     derived_ = std::make_shared<DerivedCache>();
-    auto g = std::make_shared<Graph>(*model_->graph);
-    if (RunExactPasses(*g, model_->opsets) > 0) run_graph_ = g;
-    const char* plan_env = std::getenv("ONEMODEL_MEMORY_PLAN");
-    planner_ = std::make_shared<MemoryPlanner>(!(plan_env && std::strcmp(plan_env, "0") == 0));
+    auto g = std::make_shared<Graph>(*run_graph_);
+    if (RunExactPasses(*g, model_->opsets, opts.disabled_passes) > 0) run_graph_ = g;
+    planner_ = std::make_shared<MemoryPlanner>(opts.memory_plan);
   }
+}
+
+int Session::threads() const { return pool_ ? pool_->threads() : 0; }
+
+RunProfile Session::last_profile() const {
+  if (!profile_) return {};
+  std::lock_guard<std::mutex> lock(profile_->mu);
+  return profile_->last;
 }
 
 std::vector<Value> Session::Run(const std::map<std::string, Value>& feeds) const {
@@ -423,6 +484,7 @@ std::vector<Value> Session::Run(const std::map<std::string, Value>& feeds) const
     }
   };
   Executor ex(*model_, &dispatch_.kernels, pool_.get(), derived_.get(), plans_.get());
+  ex.SetPrepack(opts_.prepack);
   // The memory plan is keyed by the inputs' element types and shapes (the key's text is
   // built in a buffer kept by the thread, so that steady runs allocate nothing for it).
   std::optional<MemoryPlanner::RunScope> plan;
@@ -445,40 +507,29 @@ std::vector<Value> Session::Run(const std::map<std::string, Value>& feeds) const
     }
     planner_->Begin(key, &plan);
   }
-  const char* prof = std::getenv("ONEMODEL_PROFILE");
-  if (!prof || (std::strcmp(prof, "1") != 0 && std::strcmp(prof, "2") != 0)) {
+  if (opts_.profiling == 0) {
     auto out = ex.RunGraph(g, bind, nullptr);
     if (plan) plan->Finish();
     return out;
   }
   Executor::Profile p;
-  p.per_node = prof[0] == '2';
+  p.per_node = opts_.profiling == 2;
   ex.EnableProfile(&p);
   const auto t0 = std::chrono::steady_clock::now();
   auto out = ex.RunGraph(g, bind, nullptr);
   if (plan) plan->Finish();
-  const double total = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-  std::vector<std::pair<double, std::string>> rows;
-  for (const auto& [op, e] : p.by_op) rows.push_back({e.first, op});
-  std::sort(rows.rbegin(), rows.rend());
-  std::fprintf(stderr, "[onemodel] profile: %.3f ms in all; recycled tensor buffers %.1f MiB\n", total,
-               double(RecycledTensorBytes()) / 1048576.0);
-  if (planner_) {
-    const MemoryPlanStats m = planner_->stats();
-    std::fprintf(stderr,
-                 "[onemodel] memory plan: %s; arena %.1f MiB for %zu buffers (%.1f MiB unshared); this run %zu from "
-                 "the arena, %zu elsewhere\n",
-                 m.disabled ? "off for these shapes" : m.last_replayed ? "followed" : "made from this run",
-                 double(m.arena_bytes) / 1048576.0, m.planned_buffers, double(m.planned_bytes) / 1048576.0,
-                 m.last_from_arena, m.last_elsewhere);
-  }
-  for (const auto& [ms, op] : rows) {
-    std::fprintf(stderr, "[onemodel]   %-40s %10.3f ms %5.1f%% %6lld nodes\n", op.c_str(), ms, 100.0 * ms / (total > 0 ? total : 1),
-                 static_cast<long long>(p.by_op[op].second));
-  }
+  RunProfile r;
+  r.total_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  for (const auto& [op, e] : p.by_op) r.entries.emplace_back(op, e.first, e.second);
+  std::stable_sort(r.entries.begin(), r.entries.end(),
+                   [](const auto& a, const auto& b) { return std::get<1>(a) > std::get<1>(b); });
+  r.recycled_bytes = RecycledTensorBytes();
+  if (planner_) r.plan = planner_->stats();
+  std::lock_guard<std::mutex> lock(profile_->mu);
+  profile_->last = std::move(r);
   return out;
 }
 
 MemoryPlanStats Session::memory_plan_stats() const { return planner_ ? planner_->stats() : MemoryPlanStats{}; }
 
-}  // namespace onemodel
+}  // namespace onemodel::impl

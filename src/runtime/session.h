@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "graph/graph.h"
@@ -15,14 +16,31 @@
 #include "runtime/memory_plan.h"
 #include "runtime/value.h"
 
-namespace onemodel {
+namespace onemodel::impl {
 
 enum class Mode { kExact, kFast };
 
+// The engine's options (the public API's onemodel::SessionOptions maps onto these; the
+// engine reads no environment variable).
 struct SessionOptions {
   Mode mode = Mode::kExact;
-  int threads = 0;       // 0: ONEMODEL_THREADS, else all cores
-  std::string isa;       // "": ONEMODEL_ISA, else the best the CPU has
+  int threads = 0;       // 0: every core
+  std::string isa;       // "": the best the CPU has
+  bool prepack = true;   // constant GEMM weights kept packed (ref/parallel.h)
+  bool memory_plan = true;
+  std::vector<std::string> disabled_passes;  // names from ExactPassNames()
+  int profiling = 0;     // 0 off, 1 per operator type, 2 per node (last_profile())
+  // Symbolic input dimensions fixed to a size (checked against the inputs in Prepare).
+  std::map<std::string, int64_t> free_dimension_overrides;
+};
+
+// One run's profile: milliseconds and node counts per operator type (or per node),
+// slowest first, with the memory figures of that run.
+struct RunProfile {
+  double total_ms = 0;
+  std::vector<std::tuple<std::string, double, int64_t>> entries;  // name, ms, nodes
+  size_t recycled_bytes = 0;
+  MemoryPlanStats plan;
 };
 
 class Executor;
@@ -52,6 +70,11 @@ class Session {
   // where the last run's buffers came from. Zero before the first run, and at ISA ref
   // (the oracle runs without a plan).
   MemoryPlanStats memory_plan_stats() const;
+  // The profile of the last run that finished (profiling on), else empty.
+  RunProfile last_profile() const;
+  const SessionOptions& options() const { return opts_; }
+  Isa isa() const { return dispatch_.isa; }
+  int threads() const;
 
  private:
   Session() = default;
@@ -66,6 +89,8 @@ class Session {
   std::shared_ptr<Graph> run_graph_;  // the graph Run executes (after exact-mode passes)
   std::shared_ptr<MemoryPlanner> planner_;  // null at ISA ref
   std::shared_ptr<GraphPlans> plans_;  // each graph's schedule, made on its first run
+  struct ProfileBox;
+  std::shared_ptr<ProfileBox> profile_;  // the last run's profile, under its mutex
 };
 
-}  // namespace onemodel
+}  // namespace onemodel::impl

@@ -5,7 +5,7 @@
 
 #include "core/tensor.h"
 
-namespace onemodel {
+namespace onemodel::impl {
 
 struct Value {
   enum class Kind { kNone, kTensor, kSequence, kOptionalEmpty };
@@ -17,4 +17,4 @@ struct Value {
   bool is_tensor() const { return kind == Kind::kTensor; }
 };
 
-}  // namespace onemodel
+}  // namespace onemodel::impl

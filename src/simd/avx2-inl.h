@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <type_traits>
 
-namespace onemodel {
+namespace onemodel::impl {
 namespace ONEMODEL_NS {
 
 struct VF32 { using Lane = float;    static constexpr size_t kLanes = 8;  __m256 r; };
@@ -293,4 +293,4 @@ inline VF64 WidenHi(VF32 a) { return {_mm256_cvtps_pd(_mm256_extractf128_ps(a.r,
 inline VF32 NarrowRoundF64ToF32(VF64 a, VF64 b) { return {_mm256_set_m128(_mm256_cvtpd_ps(b.r), _mm256_cvtpd_ps(a.r))}; }
 
 }  // namespace ONEMODEL_NS
-}  // namespace onemodel
+}  // namespace onemodel::impl

@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <type_traits>
 
-namespace onemodel {
+namespace onemodel::impl {
 namespace ONEMODEL_NS {
 
 struct VF32 { using Lane = float;    static constexpr size_t kLanes = 16; __m512 r; };
@@ -301,4 +301,4 @@ inline VF32 NarrowRoundF64ToF32(VF64 a, VF64 b) {
 }
 
 }  // namespace ONEMODEL_NS
-}  // namespace onemodel
+}  // namespace onemodel::impl

@@ -3,7 +3,7 @@
 
 #include <type_traits>
 
-namespace onemodel {
+namespace onemodel::impl {
 namespace ONEMODEL_NS {
 
 // Returns the lane count of V on this target.
@@ -30,4 +30,4 @@ template <class V> inline void StoreN(V a, typename V::Lane* p, size_t n) {
 }
 
 }  // namespace ONEMODEL_NS
-}  // namespace onemodel
+}  // namespace onemodel::impl

@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <type_traits>
 
-namespace onemodel {
+namespace onemodel::impl {
 namespace ONEMODEL_NS {
 
 struct VF32 { using Lane = float;    static constexpr size_t kLanes = 4;  float32x4_t r; };
@@ -249,4 +249,4 @@ inline VF64 WidenHi(VF32 a) { return {vcvt_high_f64_f32(a.r)}; }
 inline VF32 NarrowRoundF64ToF32(VF64 a, VF64 b) { return {vcvt_high_f32_f64(vcvt_f32_f64(a.r), b.r)}; }
 
 }  // namespace ONEMODEL_NS
-}  // namespace onemodel
+}  // namespace onemodel::impl

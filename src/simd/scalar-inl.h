@@ -8,7 +8,7 @@
 #include <limits>
 #include <type_traits>
 
-namespace onemodel {
+namespace onemodel::impl {
 namespace ONEMODEL_NS {
 
 template <typename T, size_t N>
@@ -296,4 +296,4 @@ inline VF32 NarrowRoundF64ToF32(VF64 a, VF64 b) {
 #undef OM_SC_LANES
 
 }  // namespace ONEMODEL_NS
-}  // namespace onemodel
+}  // namespace onemodel::impl

@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <type_traits>
 
-namespace onemodel {
+namespace onemodel::impl {
 namespace ONEMODEL_NS {
 
 struct VF32 { using Lane = float;    static constexpr size_t kLanes = 4;  __m128 r; };
@@ -260,4 +260,4 @@ inline VF64 WidenHi(VF32 a) { return {_mm_cvtps_pd(_mm_movehl_ps(a.r, a.r))}; }
 inline VF32 NarrowRoundF64ToF32(VF64 a, VF64 b) { return {_mm_movelh_ps(_mm_cvtpd_ps(a.r), _mm_cvtpd_ps(b.r))}; }
 
 }  // namespace ONEMODEL_NS
-}  // namespace onemodel
+}  // namespace onemodel::impl

@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <type_traits>
 
-namespace onemodel {
+namespace onemodel::impl {
 namespace ONEMODEL_NS {
 
 struct VF32 { using Lane = float;    static constexpr size_t kLanes = 4;  v128_t r; };
@@ -242,4 +242,4 @@ inline VF32 NarrowRoundF64ToF32(VF64 a, VF64 b) {
 }
 
 }  // namespace ONEMODEL_NS
-}  // namespace onemodel
+}  // namespace onemodel::impl

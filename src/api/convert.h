@@ -1,0 +1,32 @@
+// Conversions between the public API's types (include/onemodel/onemodel.h) and the
+// engine's, shared by the C++ API (api.cpp) and the C ABI (c_api.cpp).
+#pragma once
+
+#include "onemodel/onemodel.h"
+
+#include "core/error.h"
+#include "core/tensor.h"
+#include "graph/graph.h"
+#include "runtime/value.h"
+
+namespace onemodel::detail {
+
+struct Access {
+  // An engine tensor as a public one (no copy: the public tensor keeps it alive).
+  static Tensor FromImpl(impl::Tensor t);
+  // A public tensor as an engine tensor borrowing its elements (strings are copied).
+  static impl::Tensor ToImpl(const Tensor& t);
+  // True when p points into the memory of `view` (a Tensor::View).
+  static bool Overlaps(const Tensor& view, const void* p);
+};
+
+ErrorCode FromImpl(impl::ErrorCode c);
+// Inside a catch block: rethrows the exception in flight as onemodel::Error (engine
+// errors keep their code and message; out of memory is kOutOfRange).
+[[noreturn]] void Rethrow();
+
+impl::Value ToImplValue(const Value& v, const std::string& what);
+Value FromImplValue(impl::Value v);
+ValueInfo FromImplType(const std::string& name, const impl::ValueType& t);
+
+}  // namespace onemodel::detail

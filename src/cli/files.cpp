@@ -1,0 +1,98 @@
+// The CLI's file access (see files.h).
+#include "files.h"
+
+#include <algorithm>
+#include <cstdlib>
+
+#include "onemodel/onemodel.h"
+
+#if defined(__EMSCRIPTEN__)
+// The library's wasm build defines these host functions (core/io.cpp, EM_JS): imports
+// of the module's "env", declared here as EM_JS declares them.
+#define OM_HOST(name) __attribute__((import_module("env"), import_name(#name)))
+extern "C" {
+OM_HOST(om_js_has_fs) int om_js_has_fs();
+OM_HOST(om_js_read) int om_js_read(const char* path, double offset, double length, uint8_t** out_ptr, double* out_size);
+OM_HOST(om_js_stat) int om_js_stat(const char* path);
+OM_HOST(om_js_list) char* om_js_list(const char* path);
+}
+#else
+#include <filesystem>
+#include <fstream>
+#endif
+
+namespace onemodel::cli {
+
+#if defined(__EMSCRIPTEN__)
+
+std::vector<uint8_t> ReadFile(const std::string& path) {
+  uint8_t* p = nullptr;
+  double n = 0;
+  if (!om_js_has_fs() || om_js_read(path.c_str(), 0, -1, &p, &n) != 0) {
+    throw Error(ErrorCode::kIo, "cannot read '" + path + "'");
+  }
+  std::vector<uint8_t> v(p, p + size_t(n));
+  std::free(p);
+  return v;
+}
+
+bool IsDirectory(const std::string& path) { return om_js_has_fs() && om_js_stat(path.c_str()) == 1; }
+bool FileExists(const std::string& path) { return om_js_has_fs() && om_js_stat(path.c_str()) == 2; }
+
+std::vector<std::string> ListDirectory(const std::string& path) {
+  char* s = om_js_has_fs() ? om_js_list(path.c_str()) : nullptr;
+  if (!s) throw Error(ErrorCode::kIo, "cannot list directory '" + path + "'");
+  std::string all(s);
+  std::free(s);
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (!all.empty() && start <= all.size()) {
+    size_t nl = all.find('\n', start);
+    if (nl == std::string::npos) nl = all.size();
+    out.push_back(all.substr(start, nl - start));
+    start = nl + 1;
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+#else
+
+std::vector<uint8_t> ReadFile(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) throw Error(ErrorCode::kIo, "cannot read '" + path + "'");
+  std::vector<uint8_t> v((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  if (f.bad()) throw Error(ErrorCode::kIo, "cannot read '" + path + "'");
+  return v;
+}
+
+bool IsDirectory(const std::string& path) {
+  std::error_code ec;
+  return std::filesystem::is_directory(path, ec);
+}
+
+bool FileExists(const std::string& path) {
+  std::error_code ec;
+  return std::filesystem::is_regular_file(path, ec);
+}
+
+std::vector<std::string> ListDirectory(const std::string& path) {
+  std::error_code ec;
+  std::vector<std::string> out;
+  for (auto it = std::filesystem::directory_iterator(path, ec); !ec && it != std::filesystem::directory_iterator();
+       it.increment(ec)) {
+    out.push_back(it->path().filename().string());
+  }
+  if (ec) throw Error(ErrorCode::kIo, "cannot list directory '" + path + "': " + ec.message());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+#endif
+
+std::string JoinPath(const std::string& dir, const std::string& name) {
+  if (dir.empty()) return name;
+  return dir.back() == '/' ? dir + name : dir + "/" + name;
+}
+
+}  // namespace onemodel::cli

@@ -1,0 +1,20 @@
+// File access for the CLI (not the library's: the CLI sits on the public API only).
+// Native: the C++ library. wasm: the host's file bridge that the library's wasm build
+// defines (om_js_* in core/io.cpp: node's fs, or a page's in-memory file table).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace onemodel::cli {
+
+// The file's bytes; throws onemodel::Error (kIo) naming the path.
+std::vector<uint8_t> ReadFile(const std::string& path);
+bool IsDirectory(const std::string& path);
+bool FileExists(const std::string& path);
+// Entry names (not paths), sorted by byte value; kIo when path is not a directory.
+std::vector<std::string> ListDirectory(const std::string& path);
+std::string JoinPath(const std::string& dir, const std::string& name);
+
+}  // namespace onemodel::cli
