@@ -76,6 +76,34 @@ if [ -f "$MODEL" ]; then
   check "node: a corrupt model is a typed error" bash -c "test $rc = 1 && grep -q 'invalid_model' <<<\"\$0\"" "$err"
   rm -rf "$TMP"
 fi
+# Options after the command, --help per command, the run command, variables as options.
+G=testdata/graphs
+a=$($NATIVE --threads 1 --isa scalar hash $G/conv_net.onnx 2>&1); b=$($NATIVE hash $G/conv_net.onnx --threads 1 --isa scalar 2>&1)
+check "global options after the command equal options before it" bash -c "test -n '$a' && test '$a' = '$b'"
+c_n=$($NATIVE cases "$CASES" --filter test_abs --threads 1 2>/dev/null); c_w=$("${NODE[@]}" cases "$CASES" --filter test_abs --threads 1 2>/dev/null)
+check "cases DIR --threads 1 (once a usage error) runs, natively and on wasm" bash -c "grep -q '^case/abs ' <<<'$c_n' && test '$c_n' = '$c_w'"
+help_ok=1
+for cmd in run hash golden cases bench info targets bench-lanes version; do
+  h=$($NATIVE $cmd --help 2>&1) && grep -q "^usage: onemodel $cmd" <<<"$h" || help_ok=0
+done
+check "--help on every command prints its usage (exit 0)" test "$help_ok" = 1
+check "node: hash --help prints its usage" bash -c "'${NODE[0]}' '${NODE[1]}' hash --help | grep -q '^usage: onemodel hash'"
+r=$($NATIVE run $G/conv_net.onnx --input x=$G/conv_net.x.npy 2>&1)
+want=$(awk '$1 == "conv_net/probs" {print $2}' $G/golden-exact.txt)
+check "run prints each output's type, shape, summary and committed hash" bash -c "grep -q '^output probs: FLOAT \[1,10\] (10 elements)' <<<'$r' &&
+  grep -q '^  min .* max .* mean ' <<<'$r' && grep -q '^  first: ' <<<'$r' && grep -q '^  sha256 $want' <<<'$r'"
+r_w=$("${NODE[@]}" run $G/conv_net.onnx --input x=$G/conv_net.x.npy 2>&1)
+check "run: the node CLI prints the same outputs" bash -c "test \"\$(grep -v '^mode ' <<<'$r')\" = \"\$(grep -v '^mode ' <<<'$r_w')\""
+err=$(ONEMODEL_THREADS=lots $NATIVE version 2>&1); rc=$?
+check "a bad ONEMODEL_THREADS is an error naming the variable" bash -c "test $rc = 1 && grep -q 'ONEMODEL_THREADS' <<<\"\$0\"" "$err"
+err=$(ONEMODEL_DISABLE_PASSES=no-such-pass $NATIVE hash $G/conv_net.onnx 2>&1); rc=$?
+check "ONEMODEL_DISABLE_PASSES reaches the session: an unknown pass is named" bash -c "test $rc = 1 && grep -q \"'no-such-pass'\" <<<\"\$0\"" "$err"
+p1=$(ONEMODEL_PROFILE=1 $NATIVE hash $G/conv_net.onnx 2>&1 >/dev/null)
+check "ONEMODEL_PROFILE=1 prints the run's profile" bash -c "grep -q '^\[onemodel\] profile: ' <<<'$p1' && grep -q 'Conv ' <<<'$p1'"
+h0=$($NATIVE hash $G/conv_net.onnx 2>/dev/null)
+h1=$(ONEMODEL_PREPACK=0 ONEMODEL_MEMORY_PLAN=0 ONEMODEL_DISABLE_PASSES=constant-folding,conv-activation,elementwise-chain $NATIVE hash $G/conv_net.onnx 2>/dev/null)
+check "ONEMODEL_PREPACK/_MEMORY_PLAN/_DISABLE_PASSES change no bit" bash -c "test -n '$h0' && test '$h0' = '$h1'"
+check "the engine reads no environment variable (getenv only in src/cli)" bash -c "! grep -rn getenv src/ wasm/ native/ | grep -v '^src/cli/'"
 # golden: argument errors and a malformed stored-input list are typed errors.
 err=$($NATIVE golden 2>&1); rc=$?
 check "golden without --models/--cases: exit 1, says what to give" bash -c "test $rc = 1 && grep -q 'give --models DIR' <<<\"\$0\"" "$err"

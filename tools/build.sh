@@ -41,7 +41,7 @@ for row in "${ROWS[@]}"; do
   mkdir -p build
   echo "[build] $row" >&2
   case "$row" in
-    native) configure_build build/native -DCMAKE_CXX_COMPILER=g++ -DCMAKE_C_COMPILER=gcc ;;
+    native) configure_build build/native -DCMAKE_CXX_COMPILER=g++ -DCMAKE_C_COMPILER=gcc -DONEMODEL_SHARED=ON ;;
     native-debug) configure_build build/native-debug -DCMAKE_CXX_COMPILER=g++ -DCMAKE_C_COMPILER=gcc \
                     -DCMAKE_BUILD_TYPE=Debug -DONEMODEL_BUILD_TESTS=OFF ;;
     native-broken) configure_build build/native-broken -DCMAKE_CXX_COMPILER=g++ -DCMAKE_C_COMPILER=gcc \

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The test command (README): builds every row, then runs the Catch2 suite natively once
-# per ISA cap (gcc and clang), on arm64 under qemu (a CPU with and one without the
+# per ISA cap (gcc and clang), the public API's tests (C++, C, ctypes, install), on arm64 under qemu (a CPU with and one without the
 # dot-product extension), and on wasm (SIMD128 and scalar builds) under node; then the
 # CLI checks, the node cases on every row, and the committed golden graphs
 # (tools/golden_ci.sh native and wasm, one test each). Each row prints its own count; the last line is the total
@@ -10,7 +10,7 @@ set -uo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$ROOT"
 BUILD=1
-ROWS="native native-clang arm64 wasm cli cases golden"
+ROWS="native native-clang api arm64 wasm cli cases golden"
 while [ $# -gt 0 ]; do
   case "$1" in
     --no-build) BUILD=0 ;;
@@ -23,7 +23,7 @@ done
 if [ "$BUILD" = 1 ]; then
   build_rows=""
   for r in $ROWS; do
-    case "$r" in cli|cases|golden) build_rows="$build_rows native wasm" ;; *) build_rows="$build_rows $r" ;; esac
+    case "$r" in cli|cases|golden) build_rows="$build_rows native wasm" ;; api) build_rows="$build_rows native" ;; *) build_rows="$build_rows $r" ;; esac
   done
   # shellcheck disable=SC2086
   tools/build.sh $(echo $build_rows | tr ' ' '\n' | awk '!seen[$0]++') || { echo "0 passed, 1 failed, 0 skipped"; exit 1; }
@@ -112,6 +112,27 @@ for row in $ROWS; do
       run_row "wasm-simd/wasm128" "[native_only]" "${N[@]}" build/wasm/simd/onemodel_tests.js --isa wasm128
       run_row "wasm-simd/scalar" "[native_only] [vs_scalar]" "${N[@]}" build/wasm/simd/onemodel_tests.js --isa scalar
       run_row "wasm-scalar/scalar" "[native_only] [vs_scalar]" "${N[@]}" build/wasm/scalar/onemodel_tests.js --isa scalar
+      ;;
+    api)
+      # The public API: the C++ tests (public header only) at every ISA cap this CPU runs,
+      # the C ABI from C and from Python's ctypes, and the install test.
+      for isa in $(build/native/onemodel targets | sed -n 's/^compiled://p'); do
+        [[ "$isa" == *"("* ]] && continue
+        ONEMODEL_ISA=$isa run_row "api/$isa" "" build/native/onemodel_api_tests
+      done
+      if [ -x build/arm64/onemodel_api_tests ] && command -v qemu-aarch64 >/dev/null; then
+        run_row "api/arm64-max" "" qemu-aarch64 -cpu max -L /usr/aarch64-linux-gnu build/arm64/onemodel_api_tests
+      fi
+      for check in "C ABI from C:build/native/onemodel_c_tests" "C ABI from ctypes:/usr/bin/python3 tests/api/test_ctypes.py" \
+                   "install, examples/cpp and examples/c:tools/test_install.sh"; do
+        label="${check%%:*}"; cmd="${check#*:}"
+        # shellcheck disable=SC2086
+        out=$($cmd 2>&1); last=$(echo "$out" | tail -1)
+        if [[ "$last" =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed$ ]]; then p=${BASH_REMATCH[1]}; f=${BASH_REMATCH[2]}; else p=0; f=1; fi
+        [ "$f" != 0 ] && echo "$out" | grep -v '^ok ' | sed 's/^/    /'
+        echo "row api/$label -> $p passed, $f failed, 0 skipped"
+        TOTAL_P=$((TOTAL_P + p)); TOTAL_F=$((TOTAL_F + f))
+      done
       ;;
     cli|cases)
       script=tests/cli_test.sh; label="native and node CLIs"

@@ -1,1 +1,198 @@
-int main(void){return 0;}
+/* The C ABI (include/onemodel/onemodel_c.h) from a C program: the API tests' cases in C.
+ * Run from the repository root: reads testdata/graphs/. Prints one line per check and
+ * `N passed, N failed` last; exits 1 on any failure. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "onemodel/onemodel_c.h"
+
+static int passed = 0, failed = 0;
+
+static void check(int ok, const char* what) {
+  if (ok) {
+    ++passed;
+    printf("ok   %s\n", what);
+  } else {
+    ++failed;
+    printf("FAIL %s (last error: %s)\n", what, om_last_error());
+  }
+}
+
+/* The committed golden hash of key (testdata/graphs/golden-exact.txt) into out[65]. */
+static int committed_hash(const char* key, char out[65]) {
+  FILE* f = fopen("testdata/graphs/golden-exact.txt", "r");
+  char name[256], hash[128];
+  int found = 0;
+  if (!f) return 0;
+  while (fscanf(f, "%255s %127s", name, hash) == 2) {
+    if (strcmp(name, key) == 0 && strlen(hash) == 64) {
+      memcpy(out, hash, 65);
+      found = 1;
+      break;
+    }
+  }
+  fclose(f);
+  return found;
+}
+
+static unsigned char* read_all(const char* path, size_t* size) {
+  FILE* f = fopen(path, "rb");
+  unsigned char* buf;
+  long n;
+  if (!f) return NULL;
+  fseek(f, 0, SEEK_END);
+  n = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  buf = (unsigned char*)malloc((size_t)n + 1);
+  *size = fread(buf, 1, (size_t)n, f);
+  fclose(f);
+  return buf;
+}
+
+int main(void) {
+  const char* model = "testdata/graphs/conv_net.onnx";
+  char want[65] = {0}, got[65] = {0};
+  OmSession* s = NULL;
+  OmSessionOptions* o = NULL;
+  OmTensor* x = NULL;
+  OmTensor* outs[2] = {NULL, NULL};
+  const char* in_names[1] = {"x"};
+  const char* probs[1] = {"probs"};
+  OmElementType type = OM_UNDEFINED;
+  int has_shape = 0;
+  size_t rank = 0;
+  const int64_t* dims = NULL;
+
+  printf("row: C ABI, onemodel %s, best target %s\n", om_version(), om_best_target());
+  check(committed_hash("conv_net/probs", want), "the committed hash of conv_net/probs is read");
+
+  /* A session with options; its declared input. */
+  check(om_session_options_create(&o) == OM_OK, "options created");
+  check(om_session_options_set_threads(o, 2) == OM_OK, "threads set");
+  check(om_session_options_set_mode(o, "exact") == OM_OK, "mode set");
+  check(om_session_create(model, o, &s) == OM_OK && s != NULL, "session created from a path");
+  check(om_session_input_count(s) == 1 && strcmp(om_session_input_name(s, 0), "x") == 0, "one input named x");
+  check(om_session_output_count(s) == 2 && strcmp(om_session_output_name(s, 0), "probs") == 0, "two outputs, probs first");
+  check(om_session_input_name(s, 1) == NULL, "input name out of range is NULL");
+  check(om_session_input_info(s, 0, &type, &has_shape, &rank, &dims) == OM_OK && type == OM_FLOAT && has_shape &&
+            rank == 4 && dims[1] == 3 && dims[3] == 32,
+        "input info: FLOAT[1,3,32,32]");
+  check(om_session_input_info(s, 5, &type, NULL, NULL, NULL) == OM_INVALID_ARGUMENT, "input info out of range: OM_INVALID_ARGUMENT");
+
+  /* The golden graph's committed hash, from a loaded .npy, all outputs and a requested one. */
+  check(om_npy_load("testdata/graphs/conv_net.x.npy", &x) == OM_OK && om_tensor_type(x) == OM_FLOAT &&
+            om_tensor_size(x) == 3 * 32 * 32,
+        "npy loaded");
+  check(om_session_run(s, in_names, (const OmTensor* const*)&x, 1, NULL, 2, outs) == OM_OK, "run, every output");
+  check(om_golden_hash((const OmTensor* const*)outs, 1, got) == OM_OK && strcmp(got, want) == 0,
+        "probs has the committed golden hash");
+  check(om_tensor_rank(outs[0]) == 2 && om_tensor_dims(outs[0])[1] == 10, "probs is [1,10]");
+  om_tensor_free(outs[0]);
+  om_tensor_free(outs[1]);
+  outs[0] = outs[1] = NULL;
+  check(om_session_run(s, in_names, (const OmTensor* const*)&x, 1, probs, 1, outs) == OM_OK &&
+            om_golden_hash((const OmTensor* const*)outs, 1, got) == OM_OK && strcmp(got, want) == 0,
+        "run, requested output probs: the same hash");
+  om_tensor_free(outs[0]);
+  outs[0] = NULL;
+
+  /* A view of the caller's memory gives the same bits. */
+  {
+    size_t bytes = om_tensor_byte_size(x);
+    float* mem = (float*)malloc(bytes);
+    OmTensor* v = NULL;
+    memcpy(mem, om_tensor_data(x), bytes);
+    check(om_tensor_create_view(OM_FLOAT, om_tensor_dims(x), om_tensor_rank(x), mem, bytes, &v) == OM_OK &&
+              om_tensor_data(v) == mem,
+          "view created over the caller's memory");
+    check(om_session_run(s, in_names, (const OmTensor* const*)&v, 1, probs, 1, outs) == OM_OK &&
+              om_golden_hash((const OmTensor* const*)outs, 1, got) == OM_OK && strcmp(got, want) == 0,
+          "run on the view: the committed hash");
+    om_tensor_free(outs[0]);
+    outs[0] = NULL;
+    om_tensor_free(v);
+    free(mem);
+  }
+
+  /* Errors: typed, with a message, and the session keeps working. */
+  {
+    OmTensor* bad = NULL;
+    int64_t small[4] = {1, 3, 16, 16};
+    int64_t one[1] = {4};
+    int32_t ints[4] = {1, 2, 3, 4};
+    OmSession* none = NULL;
+    size_t n = 0;
+    unsigned char* bytes = read_all(model, &n);
+    check(om_session_run(s, NULL, NULL, 0, NULL, 2, outs) == OM_MISSING_INPUT && outs[0] == NULL &&
+              strstr(om_last_error(), "'x'") != NULL,
+          "no feed: OM_MISSING_INPUT naming x, no output returned");
+    check(om_tensor_create(OM_FLOAT, small, 4, &bad) == OM_OK, "a wrongly shaped tensor is made");
+    check(om_session_run(s, in_names, (const OmTensor* const*)&bad, 1, NULL, 2, outs) == OM_SHAPE_MISMATCH &&
+              strstr(om_last_error(), "[1,3,16,16]") != NULL,
+          "wrong shape: OM_SHAPE_MISMATCH naming both shapes");
+    om_tensor_free(bad);
+    bad = NULL;
+    check(om_tensor_create_copy(OM_INT32, one, 1, ints, sizeof ints, &bad) == OM_OK, "an int32 tensor is made");
+    check(om_session_run(s, in_names, (const OmTensor* const*)&bad, 1, NULL, 2, outs) == OM_TYPE_MISMATCH,
+          "wrong type: OM_TYPE_MISMATCH");
+    om_tensor_free(bad);
+    check(om_tensor_create_copy(OM_INT32, one, 1, ints, 3, &bad) == OM_INVALID_ARGUMENT && bad == NULL,
+          "copy with the wrong byte count: OM_INVALID_ARGUMENT");
+    check(om_session_run(s, in_names, (const OmTensor* const*)&x, 1, NULL, 1, outs) == OM_INVALID_ARGUMENT,
+          "n_outputs that is not the output count: OM_INVALID_ARGUMENT");
+    check(om_session_create("/nonexistent/model.onnx", NULL, &none) == OM_IO && none == NULL, "missing file: OM_IO");
+    check(om_session_create_from_bytes("garbage!", 8, NULL, &none) == OM_INVALID_MODEL &&
+              strncmp(om_last_error(), "invalid_model: ", 15) == 0,
+          "garbage bytes: OM_INVALID_MODEL, message starts with the code's name");
+    check(om_session_create_from_bytes(bytes, n / 2, NULL, &none) == OM_INVALID_MODEL, "truncated model: OM_INVALID_MODEL");
+    check(om_session_create_from_bytes(bytes, n, NULL, &none) == OM_OK && none != NULL, "the whole file from bytes: OK");
+    om_session_free(none);
+    none = NULL;
+    free(bytes);
+    check(om_session_options_set_threads(o, -3) == OM_INVALID_ARGUMENT, "threads -3: OM_INVALID_ARGUMENT");
+    check(om_session_options_set_mode(o, "quick") == OM_INVALID_ARGUMENT, "mode quick: OM_INVALID_ARGUMENT");
+    check(om_session_options_set_isa(o, "avx9") == OM_OK && om_session_create(model, o, &none) == OM_INVALID_ARGUMENT &&
+              strstr(om_last_error(), "avx9") != NULL,
+          "unknown ISA: OM_INVALID_ARGUMENT naming it");
+    check(om_session_options_set_isa(o, "ref") == OM_OK && om_session_options_disable_pass(o, "nope") == OM_OK &&
+              om_session_create(model, o, &none) == OM_INVALID_ARGUMENT,
+          "unknown pass: OM_INVALID_ARGUMENT");
+    check(om_session_create(model, NULL, NULL) == OM_INVALID_ARGUMENT, "NULL out pointer: OM_INVALID_ARGUMENT");
+    check(om_session_run(s, in_names, (const OmTensor* const*)&x, 1, probs, 1, outs) == OM_OK, "the session still runs");
+    om_tensor_free(outs[0]);
+    outs[0] = NULL;
+  }
+
+  /* Strings and the reference target. */
+  {
+    const char* words[3] = {"exact", "", "mode"};
+    int64_t three[1] = {3};
+    OmTensor* t = NULL;
+    size_t len = 99;
+    OmSession* r = NULL;
+    OmSessionOptions* ro = NULL;
+    check(om_tensor_create_strings(words, 3, three, 1, &t) == OM_OK && om_tensor_type(t) == OM_STRING, "string tensor made");
+    check(strcmp(om_tensor_string(t, 2, &len), "mode") == 0 && len == 4 && om_tensor_string(t, 3, NULL) == NULL,
+          "string elements read back");
+    om_tensor_free(t);
+    check(om_session_options_create(&ro) == OM_OK && om_session_options_set_isa(ro, "ref") == OM_OK &&
+              om_session_create(model, ro, &r) == OM_OK && strcmp(om_session_target(r), "ref") == 0,
+          "a session on the reference kernels");
+    check(om_session_run(r, in_names, (const OmTensor* const*)&x, 1, probs, 1, outs) == OM_OK &&
+              om_golden_hash((const OmTensor* const*)outs, 1, got) == OM_OK && strcmp(got, want) == 0,
+          "the oracle gives the committed hash too");
+    om_tensor_free(outs[0]);
+    om_session_free(r);
+    om_session_options_free(ro);
+  }
+
+  om_tensor_free(x);
+  om_session_free(s);
+  om_session_options_free(o);
+  om_session_free(NULL);
+  om_tensor_free(NULL);
+  om_session_options_free(NULL);
+  printf("%d passed, %d failed\n", passed, failed);
+  return failed ? 1 : 0;
+}
