@@ -33,22 +33,22 @@ namespace onemodel {
 
 // ------------------------------------------------------------------------ errors
 
+// The public codes are the engine's, numbered from 1 (0 is the C ABI's OM_OK).
+static_assert(int(ErrorCode::kInvalidArgument) == int(impl::ErrorCode::kInvalidArgument) + 1);
+static_assert(int(ErrorCode::kUnsupportedIsa) == int(impl::ErrorCode::kUnsupportedIsa) + 1);
+static_assert(int(ErrorCode::kInternal) == int(impl::ErrorCode::kInternal) + 1);
+// The public element types are the engine's (both ONNX's numbering).
+static_assert(int32_t(ElementType::kFloat) == int32_t(impl::DType::kFloat));
+static_assert(int32_t(ElementType::kString) == int32_t(impl::DType::kString));
+static_assert(int32_t(ElementType::kBFloat16) == int32_t(impl::DType::kBFloat16));
+static_assert(int32_t(ElementType::kFloat8E4M3FN) == int32_t(impl::DType::kFloat8E4M3FN));
+static_assert(int32_t(ElementType::kInt4) == int32_t(impl::DType::kInt4));
+static_assert(int32_t(ElementType::kInt2) == impl::kMaxDType);
+
 const char* ErrorCodeName(ErrorCode code) {
-  switch (code) {
-    case ErrorCode::kInvalidArgument: return "invalid_argument";
-    case ErrorCode::kInvalidModel: return "invalid_model";
-    case ErrorCode::kUnsupportedOp: return "unsupported_op";
-    case ErrorCode::kUnsupportedOpset: return "unsupported_opset";
-    case ErrorCode::kTypeMismatch: return "type_mismatch";
-    case ErrorCode::kShapeMismatch: return "shape_mismatch";
-    case ErrorCode::kMissingInput: return "missing_input";
-    case ErrorCode::kGraphCycle: return "graph_cycle";
-    case ErrorCode::kOutOfRange: return "out_of_range";
-    case ErrorCode::kIo: return "io";
-    case ErrorCode::kUnsupportedIsa: return "unsupported_isa";
-    case ErrorCode::kInternal: return "internal";
-  }
-  return "unknown";
+  const int c = int(code);
+  if (c < int(ErrorCode::kInvalidArgument) || c > int(ErrorCode::kInternal)) return "unknown";
+  return impl::ErrorCodeName(impl::ErrorCode(c - 1));
 }
 
 Error::Error(ErrorCode code, const std::string& message)
@@ -56,23 +56,7 @@ Error::Error(ErrorCode code, const std::string& message)
 
 namespace detail {
 
-ErrorCode FromImpl(impl::ErrorCode c) {
-  switch (c) {
-    case impl::ErrorCode::kInvalidArgument: return ErrorCode::kInvalidArgument;
-    case impl::ErrorCode::kInvalidModel: return ErrorCode::kInvalidModel;
-    case impl::ErrorCode::kUnsupportedOp: return ErrorCode::kUnsupportedOp;
-    case impl::ErrorCode::kUnsupportedOpset: return ErrorCode::kUnsupportedOpset;
-    case impl::ErrorCode::kTypeMismatch: return ErrorCode::kTypeMismatch;
-    case impl::ErrorCode::kShapeMismatch: return ErrorCode::kShapeMismatch;
-    case impl::ErrorCode::kMissingInput: return ErrorCode::kMissingInput;
-    case impl::ErrorCode::kGraphCycle: return ErrorCode::kGraphCycle;
-    case impl::ErrorCode::kOutOfRange: return ErrorCode::kOutOfRange;
-    case impl::ErrorCode::kIo: return ErrorCode::kIo;
-    case impl::ErrorCode::kUnsupportedIsa: return ErrorCode::kUnsupportedIsa;
-    case impl::ErrorCode::kInternal: return ErrorCode::kInternal;
-  }
-  return ErrorCode::kInternal;
-}
+ErrorCode FromImpl(impl::ErrorCode c) { return ErrorCode(int(c) + 1); }
 
 [[noreturn]] void Rethrow() {
   try {

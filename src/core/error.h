@@ -7,6 +7,8 @@
 
 namespace onemodel::impl {
 
+// The public API (include/onemodel/onemodel.h) numbers these from 1 in this order (static_asserts in
+// src/api/api.cpp): append new codes before kInternal in both.
 enum class ErrorCode {
   kInvalidArgument,   // a caller-supplied option or value is not acceptable
   kInvalidModel,      // the model bytes are not a well-formed ONNX model
