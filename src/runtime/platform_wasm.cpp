@@ -1,5 +1,6 @@
-// The wasm platform layer: which targets the engine runs is fixed by which .wasm the
-// JS loader picked (it feature-detects SIMD128 before loading), so it is static here.
+// The wasm platform layer (the engine's, beside native/cpu.cpp): which targets the
+// engine runs is fixed by which .wasm the JS loader picked (it feature-detects SIMD128
+// before loading), so it is static here.
 #include <string>
 
 #include "runtime/dispatch.h"
