@@ -124,13 +124,15 @@ TEST_CASE("api: every element type goes in and comes out of Identity bit for bit
       {ElementType::kFloat16, 21}, {ElementType::kDouble, 21}, {ElementType::kUInt32, 21}, {ElementType::kUInt64, 21},
       {ElementType::kBFloat16, 21}, {ElementType::kFloat8E4M3FN, 21}, {ElementType::kFloat8E4M3FNUZ, 21},
       {ElementType::kFloat8E5M2, 21}, {ElementType::kFloat8E5M2FNUZ, 21}, {ElementType::kUInt4, 21},
-      {ElementType::kInt4, 21}, {ElementType::kFloat4E2M1, 23}, {ElementType::kString, 21},
+      {ElementType::kInt4, 21}, {ElementType::kFloat4E2M1, 23}, {ElementType::kFloat8E8M0, 24},
+      {ElementType::kUInt2, 25}, {ElementType::kInt2, 25}, {ElementType::kComplex64, 21},
+      {ElementType::kComplex128, 21}, {ElementType::kString, 21},
   };
   for (const Case& c : cases) {
     const std::string tname = onemodel::ElementTypeName(c.type);
     INFO("type " << tname);
     ow::Model m = OneNode("Identity", int(c.type), {2, 3}, 1, c.opset);
-    m.ir_version = 11;
+    m.ir_version = c.opset >= 25 ? 13 : c.opset >= 24 ? 12 : 11;
     Session s = FromModel(m);
     REQUIRE(s.inputs().size() == 1);
     CHECK(s.inputs()[0].type == c.type);

@@ -1,6 +1,7 @@
 /* The C ABI (include/onemodel/onemodel_c.h) from a C program: the API tests' cases in C.
  * Run from the repository root: reads testdata/graphs/. Prints one line per check and
  * `N passed, N failed` last; exits 1 on any failure. */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,6 +49,32 @@ static unsigned char* read_all(const char* path, size_t* size) {
   *size = fread(buf, 1, (size_t)n, f);
   fclose(f);
   return buf;
+}
+
+/* Concurrent runs on one session: each thread runs it `runs` times and counts the runs
+ * whose hash is not the committed one (or that failed). */
+struct Worker {
+  const OmSession* s;
+  const OmTensor* x;
+  const char* want;
+  int runs, bad;
+};
+
+static void* work(void* arg) {
+  struct Worker* w = (struct Worker*)arg;
+  const char* in_name = "x";
+  const char* out_name = "probs";
+  int r;
+  for (r = 0; r < w->runs; ++r) {
+    OmTensor* y = NULL;
+    char h[65];
+    if (om_session_run(w->s, &in_name, &w->x, 1, &out_name, 1, &y) != OM_OK ||
+        om_golden_hash((const OmTensor* const*)&y, 1, h) != OM_OK || strcmp(h, w->want) != 0) {
+      ++w->bad;
+    }
+    om_tensor_free(y);
+  }
+  return NULL;
 }
 
 int main(void) {
@@ -162,6 +189,26 @@ int main(void) {
     check(om_session_run(s, in_names, (const OmTensor* const*)&x, 1, probs, 1, outs) == OM_OK, "the session still runs");
     om_tensor_free(outs[0]);
     outs[0] = NULL;
+  }
+
+  /* Four threads, one session, identical bits. */
+  {
+    struct Worker w[4];
+    pthread_t t[4];
+    int k, bad = 0, started = 1;
+    for (k = 0; k < 4; ++k) {
+      w[k].s = s;
+      w[k].x = x;
+      w[k].want = want;
+      w[k].runs = 10;
+      w[k].bad = 0;
+      started &= pthread_create(&t[k], NULL, work, &w[k]) == 0;
+    }
+    for (k = 0; k < 4; ++k) {
+      pthread_join(t[k], NULL);
+      bad += w[k].bad;
+    }
+    check(started && bad == 0, "40 runs from 4 threads on one session: every hash the committed one");
   }
 
   /* Strings and the reference target. */
