@@ -1,16 +1,18 @@
 #!/usr/bin/env bash
 # The test command (README): builds every row, then runs the Catch2 suite natively once
-# per ISA cap (gcc and clang), the public API's tests (C++, C, ctypes, install), on arm64 under qemu (a CPU with and one without the
-# dot-product extension), and on wasm (SIMD128 and scalar builds) under node; then the
-# CLI checks, the node cases on every row, and the committed golden graphs
-# (tools/golden_ci.sh native and wasm, one test each). Each row prints its own count; the last line is the total
-# `N passed, N failed, N skipped` (test cases); exits non-zero on any failure.
+# per ISA cap (gcc and clang); the public API's tests (C++, C, ctypes, the install test);
+# the suite on arm64 under qemu (a CPU with and one without the dot-product extension)
+# and on wasm (SIMD128 and scalar builds) under node; the JS API's tests (tests/js) on
+# both wasm builds; then the CLI checks, the node cases on every row, and the committed
+# golden graphs (tools/golden_ci.sh native and wasm, one test each). Each row prints its
+# own count; the last line is the total `N passed, N failed, N skipped` (test cases);
+# exits non-zero on any failure.
 # Options: --no-build (use existing builds), --rows "native arm64 ..." (subset).
 set -uo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$ROOT"
 BUILD=1
-ROWS="native native-clang api arm64 wasm cli cases golden"
+ROWS="native native-clang api arm64 wasm js cli cases golden"
 while [ $# -gt 0 ]; do
   case "$1" in
     --no-build) BUILD=0 ;;
@@ -23,7 +25,7 @@ done
 if [ "$BUILD" = 1 ]; then
   build_rows=""
   for r in $ROWS; do
-    case "$r" in cli|cases|golden) build_rows="$build_rows native wasm" ;; api) build_rows="$build_rows native" ;; *) build_rows="$build_rows $r" ;; esac
+    case "$r" in cli|cases|golden) build_rows="$build_rows native wasm" ;; api) build_rows="$build_rows native" ;; js) build_rows="$build_rows wasm" ;; *) build_rows="$build_rows $r" ;; esac
   done
   # shellcheck disable=SC2086
   tools/build.sh $(echo $build_rows | tr ' ' '\n' | awk '!seen[$0]++') || { echo "0 passed, 1 failed, 0 skipped"; exit 1; }
@@ -132,6 +134,20 @@ for row in $ROWS; do
         [ "$f" != 0 ] && echo "$out" | grep -v '^ok ' | sed 's/^/    /'
         echo "row api/$label -> $p passed, $f failed, 0 skipped"
         TOTAL_P=$((TOTAL_P + p)); TOTAL_F=$((TOTAL_F + f))
+      done
+      ;;
+    js)
+      # The JS API (tests/js, node's test runner) on the SIMD128 and the scalar wasm build.
+      for simd in on off; do
+        log="$LOGDIR/js-$simd.log"
+        ONEMODEL_TEST_SIMD=$simd node --test tests/js/ >"$log" 2>&1; rc=$?
+        p=$(sed -n 's/^# pass //p' "$log" | tail -1); f=$(sed -n 's/^# fail //p' "$log" | tail -1)
+        s=$(sed -n 's/^# skipped //p' "$log" | tail -1)
+        p=${p:-0}; f=${f:-0}; s=${s:-0}
+        if [ "$rc" != 0 ] && [ "$f" = 0 ]; then f=1; fi
+        echo "row js/wasm-simd-$simd: node --test tests/js -> $p passed, $f failed, $s skipped"
+        [ "$f" != 0 ] && { grep -E "^not ok|code:|message" "$log" | head -30 | sed 's/^/    /'; echo "    (full log: $log)"; }
+        TOTAL_P=$((TOTAL_P + p)); TOTAL_F=$((TOTAL_F + f)); TOTAL_S=$((TOTAL_S + s))
       done
       ;;
     cli|cases)

@@ -1,0 +1,63 @@
+// A small ONNX model writer for the JS tests (protobuf wire format by hand; the field
+// numbers are onnx.proto's), the counterpart of tests/api/onnx_writer.h.
+class Msg {
+  constructor() { this.parts = []; }
+  varint(field, v) { this.key(field, 0); this.putVarint(BigInt(v)); return this; }
+  bytes(field, b) {
+    const u = typeof b === 'string' ? new TextEncoder().encode(b) : b;
+    this.key(field, 2); this.putVarint(BigInt(u.length)); this.parts.push(u); return this;
+  }
+  sub(field, m) { return this.bytes(field, m.toBytes()); }
+  key(field, wire) { this.putVarint((BigInt(field) << 3n) | BigInt(wire)); }
+  putVarint(v) {
+    const out = [];
+    let x = BigInt.asUintN(64, v);
+    while (x >= 0x80n) { out.push(Number(x & 0x7fn) | 0x80); x >>= 7n; }
+    out.push(Number(x));
+    this.parts.push(Uint8Array.from(out));
+  }
+  toBytes() {
+    const n = this.parts.reduce((a, p) => a + p.length, 0);
+    const u = new Uint8Array(n);
+    let at = 0;
+    for (const p of this.parts) { u.set(p, at); at += p.length; }
+    return u;
+  }
+}
+
+// dims: numbers (fixed) or strings (symbolic).
+export function tensorType(elemType, dims) {
+  const shape = new Msg();
+  for (const d of dims) shape.sub(1, typeof d === 'string' ? new Msg().bytes(2, d) : new Msg().varint(1, d));
+  return new Msg().sub(1, new Msg().varint(1, elemType).sub(2, shape));
+}
+
+export const valueInfo = (name, type) => new Msg().bytes(1, name).sub(2, type);
+
+// nodes: [{op, inputs, outputs, ints: {name: value}}]; inputs/outputs: valueInfo()s.
+export function model({ nodes, inputs, outputs, opset = 21, irVersion = 10 }) {
+  const g = new Msg();
+  for (const n of nodes) {
+    const m = new Msg();
+    for (const i of n.inputs) m.bytes(1, i);
+    for (const o of n.outputs) m.bytes(2, o);
+    m.bytes(4, n.op);
+    for (const [k, v] of Object.entries(n.ints ?? {})) m.sub(5, new Msg().bytes(1, k).varint(3, v).varint(20, 2));
+    g.sub(1, m);
+  }
+  g.bytes(2, 'js_test');
+  for (const i of inputs) g.sub(11, i);
+  for (const o of outputs) g.sub(12, o);
+  return new Msg().varint(1, irVersion).bytes(2, 'onemodel-js-test').sub(7, g).sub(8, new Msg().bytes(1, '').varint(2, opset)).toBytes();
+}
+
+// A one-node model op(x0, ..., x{n-1}) -> y, every value of elemType with shape dims.
+export function oneNode(op, elemType, dims, nInputs = 1, opset = 21) {
+  const names = Array.from({ length: nInputs }, (_, k) => `x${k}`);
+  return model({
+    nodes: [{ op, inputs: names, outputs: ['y'] }],
+    inputs: names.map((n) => valueInfo(n, tensorType(elemType, dims))),
+    outputs: [valueInfo('y', tensorType(elemType, dims))],
+    opset,
+  });
+}
