@@ -3,11 +3,9 @@
 // 'onnxruntime-node'; exact mode by default.
 import * as ort from 'onnxruntime-common';
 import { readFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import { loadModuleForEnv } from './loader.mjs';
 import { registerOneModel, OneModelError } from './api.mjs';
-
-const { version } = createRequire(import.meta.url)('../package.json');
+import { version } from './version.mjs';
 
 // A path, a file: URL, or an http(s) URL (fetched, with onProgress(loaded, total)).
 async function readModel(uri, onProgress) {

@@ -149,6 +149,19 @@ for row in $ROWS; do
         [ "$f" != 0 ] && { grep -E "^not ok|code:|message" "$log" | head -30 | sed 's/^/    /'; echo "    (full log: $log)"; }
         TOTAL_P=$((TOTAL_P + p)); TOTAL_F=$((TOTAL_F + f)); TOTAL_S=$((TOTAL_S + s))
       done
+      # The npm package: packed, installed into an empty folder, used from ESM and
+      # CommonJS; the example page in headless Chromium, its hash against the native CLI's.
+      tarball=$(tools/pack.sh --no-build 2>"$LOGDIR/pack.log") || { cat "$LOGDIR/pack.log" | sed 's/^/    /'; tarball=""; }
+      for check in "package (npm pack, installed, used from ESM and CommonJS)|bash tests/js/package_test.sh $tarball" \
+                   "browser (examples/browser in headless Chromium)|node tests/js/browser_page.mjs"; do
+        label="${check%%|*}"; cmd="${check#*|}"
+        # shellcheck disable=SC2086
+        out=$($cmd 2>&1); last=$(echo "$out" | tail -1)
+        if [[ "$last" =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed$ ]]; then p=${BASH_REMATCH[1]}; f=${BASH_REMATCH[2]}; else p=0; f=1; fi
+        [ "$f" != 0 ] && echo "$out" | grep -v '^ok ' | head -30 | sed 's/^/    /'
+        echo "row js/$label -> $p passed, $f failed, 0 skipped"
+        TOTAL_P=$((TOTAL_P + p)); TOTAL_F=$((TOTAL_F + f))
+      done
       ;;
     cli|cases)
       script=tests/cli_test.sh; label="native and node CLIs"

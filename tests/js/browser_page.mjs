@@ -1,0 +1,95 @@
+#!/usr/bin/env node
+// examples/browser/index.html in headless Chromium (playwright-core, Debian's
+// /usr/bin/chromium): serves the repository (or --root, an installed package's folder)
+// on localhost, opens the page, waits for its hash, saves a screenshot, and checks that
+// the page shows the hash the native CLI gives for the same input. Needs dist/
+// (tools/pack.sh). One line per check, then `N passed, N failed`.
+//   node tests/js/browser_page.mjs [--model URL-path] [--dims name:size,...] [--screenshot FILE]
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+const args = process.argv.slice(2);
+let model = '/testdata/graphs/conv_net.onnx', dims = '', shot = path.join(ROOT, 'build', 'test-logs', 'browser.png');
+for (let i = 0; i < args.length; ++i) {
+  if (args[i] === '--model') model = args[++i];
+  else if (args[i] === '--dims') dims = args[++i];
+  else if (args[i] === '--screenshot') shot = path.resolve(args[++i]);
+  else { console.error(`browser_page: unknown argument ${args[i]}`); process.exit(2); }
+}
+
+let passed = 0, failed = 0;
+const check = (ok, what, detail = '') => {
+  if (ok) { passed++; console.log(`ok   ${what}`); } else { failed++; console.log(`FAIL ${what}${detail ? `: ${detail}` : ''}`); }
+};
+
+const TYPES = { '.html': 'text/html', '.mjs': 'text/javascript', '.js': 'text/javascript', '.wasm': 'application/wasm', '.onnx': 'application/octet-stream' };
+const server = http.createServer((req, res) => {
+  const p = path.join(ROOT, decodeURIComponent(new URL(req.url, 'http://x').pathname));
+  if (!p.startsWith(ROOT) || !fs.existsSync(p) || fs.statSync(p).isDirectory()) { res.writeHead(404); res.end(); return; }
+  const body = fs.readFileSync(p);
+  res.writeHead(200, { 'content-type': TYPES[path.extname(p)] ?? 'application/octet-stream', 'content-length': body.length });
+  res.end(body);
+});
+await new Promise((r) => server.listen(0, '127.0.0.1', r));
+const port = server.address().port;
+
+let browser;
+try {
+  check(fs.existsSync(path.join(ROOT, 'dist', 'onemodel.browser.mjs')), 'dist/onemodel.browser.mjs exists (tools/pack.sh)');
+  const { chromium } = await import('playwright-core');
+  const userDir = fs.mkdtempSync(path.join(os.tmpdir(), 'onemodel-chromium-'));
+  // A persistent context is how playwright takes a fresh --user-data-dir.
+  browser = await chromium.launchPersistentContext(userDir, {
+    executablePath: process.env.CHROMIUM || '/usr/bin/chromium', headless: true, viewport: { width: 900, height: 760 },
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+      '--disable-component-update', '--disable-sync'],
+  });
+  const page = await browser.newPage();
+  const logs = [];
+  page.on('console', (m) => logs.push(m.text()));
+  page.on('pageerror', (e) => logs.push(String(e)));
+  const url = `http://127.0.0.1:${port}/examples/browser/index.html?model=${encodeURIComponent(model)}${dims ? `&dims=${dims}` : ''}`;
+  await page.goto(url);
+  await page.waitForFunction(() => document.body.dataset.done, null, { timeout: 120000 });
+  const done = await page.evaluate(() => document.body.dataset.done);
+  const status = await page.textContent('#status');
+  check(done === 'yes', 'the page ran the model', `${status} ${logs.join(' | ')}`);
+  const hash = (await page.textContent('#hash')).trim();
+  check(/^[0-9a-f]{64}$/.test(hash), 'the page shows a SHA-256', hash);
+  fs.mkdirSync(path.dirname(shot), { recursive: true });
+  await page.screenshot({ path: shot, fullPage: true });
+  check(fs.statSync(shot).size > 1000, `screenshot saved (${path.relative(ROOT, shot)})`);
+
+  // The same input natively: x[i] = ((i * 7) % 17 - 8) / 8 in the page's shape.
+  const meta = JSON.parse(await page.evaluate(() => JSON.stringify([...document.querySelectorAll('#meta tr')].map((r) => r.textContent))));
+  const shape = meta[0].match(/\[([^\]]*)\]/)[1].split(',').map(Number);
+  const inputName = (await page.evaluate(() => document.querySelector('#meta tr td').textContent));
+  const n = shape.reduce((a, b) => a * b, 1);
+  const data = new Float32Array(n);
+  for (let i = 0; i < n; ++i) data[i] = (((i * 7) % 17) - 8) / 8;
+  let header = `{'descr': '<f4', 'fortran_order': False, 'shape': (${shape.join(', ')}${shape.length === 1 ? ',' : ''}), }`;
+  header += ' '.repeat(118 - header.length) + '\n';
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'onemodel-browser-'));
+  const npy = path.join(tmp, 'x.npy');
+  fs.writeFileSync(npy, Buffer.concat([Buffer.from('\x93NUMPY\x01\x00', 'latin1'), Buffer.from([header.length & 255, header.length >> 8]),
+    Buffer.from(header, 'latin1'), Buffer.from(data.buffer)]));
+  const firstOutput = (await page.textContent('#result')).split(':')[0];
+  const lines = execFileSync(path.join(ROOT, 'build', 'native', 'onemodel'), ['hash', path.join(ROOT, model), '--input', `${inputName}=${npy}`], { encoding: 'utf8' });
+  const stem = path.basename(model, '.onnx');
+  const native = lines.split('\n').find((l) => l.startsWith(`${stem}/${firstOutput} `))?.split(' ')[1];
+  check(native === hash, `the page's hash is the native CLI's (${stem}/${firstOutput})`, `page ${hash}, native ${native}`);
+  fs.rmSync(tmp, { recursive: true, force: true });
+  fs.rmSync(userDir, { recursive: true, force: true });
+} catch (e) {
+  check(false, 'the browser test ran', e.stack ?? String(e));
+} finally {
+  if (browser) await browser.close();
+  server.close();
+}
+console.log(`${passed} passed, ${failed} failed`);
+process.exit(failed ? 1 : 0);

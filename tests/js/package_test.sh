@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# The packed npm package, installed into an empty folder (not the repository tree): ESM
+# import and CommonJS require of 'onemodel' run a committed golden graph and print its
+# committed hash; onnxruntime-common's Tensor passes instanceof; the bin runs. One line
+# per check, then `N passed, N failed`.  Usage: tests/js/package_test.sh TARBALL
+set -u
+ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
+TARBALL="$(realpath "${1:?usage: tests/js/package_test.sh TARBALL (from tools/pack.sh)}")"
+P=0; F=0
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+check() {  # name, command...
+  local name="$1"; shift
+  if "$@" >"$WORK/check.log" 2>&1; then echo "ok   $name"; P=$((P + 1)); else echo "FAIL $name"; sed 's/^/    /' "$WORK/check.log" | tail -15; F=$((F + 1)); fi
+}
+WANT=$(awk '$1 == "conv_net/probs" {print $2}' "$ROOT/testdata/graphs/golden-exact.txt")
+cp "$ROOT/testdata/graphs/conv_net.onnx" "$WORK/"
+cd "$WORK"
+check "npm install of the tarball into an empty folder (no build step)" bash -c "npm init -y >/dev/null && npm install --no-audit --no-fund --ignore-scripts '$TARBALL'"
+check "the package has both wasm builds, the CommonJS entry and the types" bash -c "
+  for f in dist/onemodel-simd.wasm dist/onemodel-scalar.wasm dist/index.node.cjs js/index.node.mjs js/index.d.ts LICENSE README.md; do
+    test -f node_modules/onemodel/\$f || { echo missing \$f; exit 1; }; done"
+cat > esm.mjs <<'JS'
+import * as ort from 'onemodel';
+import { Tensor as CommonTensor } from 'onnxruntime-common';
+const s = await ort.InferenceSession.create('conv_net.onnx', { executionProviders: ['wasm'] });
+const x = new ort.Tensor('float32', new Float32Array(3 * 32 * 32).fill(0.25), [1, 3, 32, 32]);
+const r = await s.run({ x });
+if (!(r.probs instanceof CommonTensor)) throw new Error('not an onnxruntime-common Tensor');
+console.log(await ort.goldenHash(r.probs));
+JS
+cat > cjs.cjs <<'JS'
+const ort = require('onemodel');
+const { Tensor: CommonTensor } = require('onnxruntime-common');
+(async () => {
+  const s = await ort.InferenceSession.create(require('fs').readFileSync('conv_net.onnx'));
+  const x = new ort.Tensor('float32', new Float32Array(3 * 32 * 32).fill(0.25), [1, 3, 32, 32]);
+  const r = await s.run({ x });
+  if (!(r.probs instanceof CommonTensor)) throw new Error('not an onnxruntime-common Tensor');
+  console.log(await ort.goldenHash(r.probs));
+})().catch((e) => { console.error(e); process.exit(1); });
+JS
+check "ESM: import from 'onemodel' runs the model" node esm.mjs
+check "CommonJS: require('onemodel') runs the model" node cjs.cjs
+check "ESM and CommonJS give the same bits" bash -c "test \"\$(node esm.mjs)\" = \"\$(node cjs.cjs)\" && test -n \"\$(node esm.mjs)\""
+check "the native CLI gives the same hash for that input" bash -c "
+  /usr/bin/python3 -c \"import struct; h=\\\"{'descr': '<f4', 'fortran_order': False, 'shape': (1, 3, 32, 32), }\\\"; h=h+' '*(118-len(h))+'\\\\n'; open('x.npy','wb').write(b'\\\\x93NUMPY\\\\x01\\\\x00'+struct.pack('<H',len(h))+h.encode()+struct.pack('<3072f',*([0.25]*3072)))\" &&
+  test \"\$('$ROOT/build/native/onemodel' hash conv_net.onnx --input x=x.npy | sed -n 's/^conv_net\\/probs //p')\" = \"\$(node esm.mjs)\""
+check "the package's bin runs (npx onemodel version)" bash -c "npx --no-install onemodel version | grep -q '^onemodel '"
+check "the committed input gives the committed hash through the installed package" bash -c "
+  cp '$ROOT/testdata/graphs/conv_net.x.npy' . && npx --no-install onemodel hash conv_net.onnx --input x=conv_net.x.npy | grep -q '^conv_net/probs $WANT\$'"
+echo "$P passed, $F failed"
+[ "$F" = 0 ]

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Makes the npm package: dist/ from the wasm builds (tools/build.sh wasm) and the JS
+# sources, then `npm pack` into build/npm/. dist/ holds both wasm flavours and their
+# loaders, the CommonJS entry (esbuild from js/index.node.mjs) and the browser bundle.
+# Usage: tools/pack.sh [--no-build]   Prints the tarball's path last.
+set -euo pipefail
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$ROOT"
+[ "${1:-}" = --no-build ] || tools/build.sh wasm
+for f in onemodel-simd.js onemodel-simd.wasm onemodel-scalar.js onemodel-scalar.wasm; do
+  [ -f "build/wasm/$f" ] || { echo "[pack] build/wasm/$f missing: run tools/build.sh wasm" >&2; exit 1; }
+done
+ESBUILD="$ROOT/node_modules/.bin/esbuild"
+[ -x "$ESBUILD" ] || { echo "[pack] esbuild missing: run tools/setup.sh (npm dev dependencies)" >&2; exit 1; }
+rm -rf dist
+mkdir -p dist build/npm
+cp build/wasm/onemodel-{simd,scalar}.{js,wasm} dist/
+echo '{ "type": "commonjs" }' > dist/package.json  # the Emscripten loaders and index.node.cjs are CommonJS
+# CommonJS: import.meta.url becomes the bundle's own file URL (js/cjs-shim.js).
+"$ESBUILD" js/index.node.mjs --bundle --platform=node --format=cjs --target=node20 \
+  --external:onnxruntime-common --inject:js/cjs-shim.js --define:import.meta.url=__onemodel_import_meta_url \
+  --outfile=dist/index.node.cjs --log-level=warning
+# The browser bundle: js/index.browser.mjs with onnxruntime-common, for a plain
+# <script type="module"> (bundlers take js/index.browser.mjs itself).
+"$ESBUILD" js/index.browser.mjs --bundle --platform=browser --format=esm --target=es2020 \
+  --outfile=dist/onemodel.browser.mjs --log-level=warning
+rm -f build/npm/onemodel-*.tgz
+tarball=$(npm pack --silent --pack-destination build/npm)
+echo "[pack] dist/: $(du -sh dist | cut -f1); wasm raw / gzipped:" >&2
+for f in dist/onemodel-simd.wasm dist/onemodel-scalar.wasm; do
+  echo "[pack]   $(basename "$f") $(stat -c %s "$f") bytes raw, $(gzip -9c "$f" | wc -c) gzipped" >&2
+done
+echo "$ROOT/build/npm/$tarball"
