@@ -121,62 +121,107 @@ export function createBackend(ort, platform) {
   };
 
   class Handler {
-    constructor(module, session, profiling) {
+    constructor(module, session, profiling, name) {
       this.module = module;
+      this.name = name;
       this.session = session;
       this.profiling = profiling;
       this.collecting = false;
-      this.queue = Promise.resolve();
+      this.descPtr = 0;
+      this.descWords = 0;
       const ins = session.inputs();
       const outs = session.outputs();
       this.inputNames = ins.map((v) => v.name);
       this.outputNames = outs.map((v) => v.name);
       this.inputMetadata = ins.map(metadata);
+      this.inputIndex = new Map(this.inputNames.map((n, k) => [n, k]));
       this.outputMetadata = outs.map(metadata);
     }
 
-    // Runs are queued: concurrent calls on one session take turns, never fail.
-    run(feeds, fetches, options) {
-      const p = this.queue.then(() => this.runNow(feeds, fetches, options ?? {}));
-      this.queue = p.catch(() => {});
-      return p;
+    // Concurrent calls on one session never fail: each run is synchronous from the
+    // start of runNow to its end, so calls run to completion one after another, in
+    // call order.
+    async run(feeds, fetches, options) {
+      return this.runNow(feeds, fetches, options ?? {});
+    }
+
+    // The wasm memory for the run descriptor (doubles), grown as needed, kept.
+    descriptor(words) {
+      if (words > this.descWords) {
+        if (this.descPtr) this.module._free(this.descPtr);
+        this.descWords = Math.max(words, 64);
+        this.descPtr = this.module._malloc(this.descWords * 8) >>> 0;
+        if (!this.descPtr) { this.descWords = 0; throw new OneModelError('out_of_range', 'out of wasm memory'); }
+      }
+      return this.descPtr;
     }
 
     runNow(feeds, fetches) {
       if (!this.session) throw new OneModelError('invalid_argument', 'the session was released');
       const m = this.module;
-      const { inputs, allocated } = toWasm(m, Object.entries(feeds), 'feed');
+      const entries = Object.entries(feeds);
+      for (const [name] of entries) {
+        if (!this.inputIndex.has(name)) throw new OneModelError('invalid_argument', `${this.name}: the model has no input named '${name}'`);
+      }
+      const { inputs, allocated } = toWasm(m, entries, 'feed');
       try {
         const names = Object.keys(fetches);
-        const r = check(this.session.run(inputs, names.length === this.outputNames.length ? [] : names));
-        if (this.collecting && r.profile) console.log(r.profile.trimEnd());
-        const out = {};
-        for (const o of r.outputs) {
-          const type = typeName(o.elementType, `output '${o.name}'`);
-          const data = type === 'string' ? o.strings : new ARRAYS[type](o.bytes.buffer, 0, o.bytes.byteLength / ARRAYS[type].BYTES_PER_ELEMENT);
-          const given = fetches[o.name];
-          if (given) {  // a pre-allocated output tensor: filled in place
-            if (given.type !== type || given.dims.length !== o.dims.length || given.dims.some((d, k) => d !== o.dims[k])) {
-              throw new OneModelError('shape_mismatch', `fetches['${o.name}'] is ${given.type}[${given.dims}], the output is ${type}[${o.dims}]`);
-            }
-            given.data.set(data);
-            out[o.name] = given;
-          } else {
-            out[o.name] = new ort.Tensor(type, data, o.dims);
-          }
+        const all = names.length === this.outputNames.length;
+        const desc = [inputs.length];
+        let strings = null;
+        for (let k = 0; k < inputs.length; ++k) {
+          const t = inputs[k];
+          desc.push(this.inputIndex.get(t.name), t.elementType, t.dims.length, t.ptr ?? 0, t.bytes ?? 0);
+          for (const d of t.dims) desc.push(d);
+          if (t.strings) (strings ??= [])[k] = t.strings;
         }
-        return out;
+        desc.push(all ? 0 : names.length);
+        if (!all) for (const n of names) desc.push(this.outputNames.indexOf(n));
+        const ptr = this.descriptor(desc.length);
+        m.HEAPF64.set(desc, ptr >>> 3);
+        const outPtr = strings ? this.session.runStrings(ptr, strings) : this.session.run(ptr);
+        if (!outPtr) check(this.session.lastError());
+        try {
+          if (this.collecting) { const p = this.session.lastProfile(); if (p) console.log(p.trimEnd()); }
+          const at = outPtr >>> 3;
+          const od = m.HEAPF64.subarray(at + 1, at + m.HEAPF64[at]);
+          const out = {};
+          for (let i = 0, k = 0; i < od.length; ++k) {
+            const name = this.outputNames[od[i]];
+            const elementType = od[i + 1], rank = od[i + 2], dataPtr = od[i + 3], bytes = od[i + 4];
+            const dims = Array.from(od.subarray(i + 5, i + 5 + rank));
+            i += 5 + rank;
+            const type = typeName(elementType, `output '${name}'`);
+            const data = type === 'string' ? this.session.outputStrings(k)
+              : new ARRAYS[type](m.HEAPU8.slice(dataPtr, dataPtr + bytes).buffer);
+            const given = fetches[name];
+            if (given) {  // a pre-allocated output tensor: filled in place
+              if (given.type !== type || given.dims.length !== dims.length || given.dims.some((d, j) => d !== dims[j])) {
+                throw new OneModelError('shape_mismatch', `fetches['${name}'] is ${given.type}[${given.dims}], the output is ${type}[${dims}]`);
+              }
+              given.data.set(data);
+              out[name] = given;
+            } else {
+              out[name] = new ort.Tensor(type, data, dims);
+            }
+          }
+          return out;
+        } finally {
+          this.session.releaseOutputs();
+        }
       } finally {
         for (const p of allocated) m._free(p);
       }
     }
 
     async dispose() {
-      await this.queue;
       if (this.session) {
         this.session.delete();  // frees the model and its buffers in wasm memory
         this.session = null;
       }
+      if (this.descPtr) this.module._free(this.descPtr);
+      this.descPtr = 0;
+      this.descWords = 0;
     }
 
     startProfiling() {
@@ -227,7 +272,7 @@ export function createBackend(ort, platform) {
       } finally {
         m._free(ptr);
       }
-      return new Handler(m, session, profiling);
+      return new Handler(m, session, profiling, name);
     },
   };
 }

@@ -12,9 +12,10 @@ const here = dirname(fileURLToPath(import.meta.url));
 export { simdSupported };
 
 // Returns the folder holding onemodel-{simd,scalar}.{js,wasm}: `prefix` (env.wasm.wasmPaths),
-// ONEMODEL_WASM_DIR, the package's dist/, or the repo's build/wasm.
+// ONEMODEL_WASM_DIR, the repo's build/wasm (fresher than a dist/ packed from it), or the
+// package's dist/.
 export function wasmDir(prefix) {
-  const candidates = [prefix, process.env.ONEMODEL_WASM_DIR, join(here, '..', 'dist'), join(here, '..', 'build', 'wasm')];
+  const candidates = [prefix, process.env.ONEMODEL_WASM_DIR, join(here, '..', 'build', 'wasm'), join(here, '..', 'dist')];
   for (const c of candidates) {
     if (c && existsSync(join(c, 'onemodel-scalar.js'))) return c;
   }

@@ -165,44 +165,95 @@ class JsSession {
   }
   std::string Target() const { return s_ ? s_->target() : std::string(); }
 
-  // inputs: [{name, elementType, dims, ptr, bytes} | {name, elementType: 8, dims, strings}],
-  // outputNames: [] for every output. Returns {outputs: [{name, elementType, dims, bytes |
-  // strings}]} or {error}.
-  val Run(val inputs, val output_names) const {
-    return Guarded([&] {
-      const std::vector<onemodel::NamedValue> feeds = Values(inputs);
+  // The run path, with as few JS<->wasm value conversions as possible. The JS side
+  // writes a descriptor of doubles into wasm memory:
+  //   [nInputs, then per input: inputIndex, elementType, rank, ptr, bytes, dims...,
+  //    nOutputs (0: every output), outputIndex...]
+  // where a string input (elementType 8) has ptr/bytes 0 and its strings in `strings`
+  // (an array of arrays, by input position; RunStrings). Returns the address of the
+  // output descriptor, [words, then per output: outputIndex, elementType, rank, dataPtr,
+  // bytes, dims...], the outputs kept until ReleaseOutputs; or 0, with LastError()
+  // saying why.
+  uintptr_t Run(uintptr_t desc_ptr) { return RunStrings(desc_ptr, val::undefined()); }
+  uintptr_t RunStrings(uintptr_t desc_ptr, val strings) {
+    last_.clear();
+    error_ = val::undefined();
+    try {
+      const double* d = reinterpret_cast<const double*>(desc_ptr);
+      const auto& infos = S().inputs();
+      size_t at = 0;
+      const int n_in = int(d[at++]);
+      std::vector<onemodel::NamedValue> feeds;
+      feeds.reserve(size_t(n_in));
+      for (int k = 0; k < n_in; ++k) {
+        const size_t index = size_t(d[at++]);
+        const auto type = onemodel::ElementType(int(d[at++]));
+        const size_t rank = size_t(d[at++]);
+        void* p = reinterpret_cast<void*>(uintptr_t(d[at++]));
+        const size_t bytes = size_t(d[at++]);
+        std::vector<int64_t> dims(rank);
+        for (size_t r = 0; r < rank; ++r) dims[r] = int64_t(d[at++]);
+        if (index >= infos.size()) throw onemodel::Error(onemodel::ErrorCode::kInvalidArgument, "input index out of range");
+        if (type == onemodel::ElementType::kString) {
+          std::vector<std::string> v;
+          const val js = strings[k];
+          for (int i = 0; i < js["length"].as<int>(); ++i) v.push_back(js[i].as<std::string>());
+          feeds.push_back({infos[index].name, onemodel::Tensor::FromStrings(std::move(v), std::move(dims))});
+        } else {
+          feeds.push_back({infos[index].name, onemodel::Tensor::View(type, std::move(dims), p, bytes)});
+        }
+      }
+      const auto& outs = S().outputs();
       std::vector<std::string> names;
-      for (int k = 0; k < output_names["length"].as<int>(); ++k) names.push_back(output_names[k].as<std::string>());
-      const std::vector<onemodel::NamedValue> outs = S().Run(feeds, names);
-      val list = val::array();
-      for (const auto& nv : outs) {
+      const int n_out = int(d[at++]);
+      for (int k = 0; k < n_out; ++k) {
+        const size_t index = size_t(d[at++]);
+        if (index >= outs.size()) throw onemodel::Error(onemodel::ErrorCode::kInvalidArgument, "output index out of range");
+        names.push_back(outs[index].name);
+      }
+      last_ = S().Run(feeds, names);
+      out_desc_.assign(1, 0.0);
+      for (const auto& nv : last_) {
         if (!nv.value.is_tensor()) {
           throw onemodel::Error(onemodel::ErrorCode::kTypeMismatch,
                                 "output '" + nv.name + "' is a sequence or optional, which the JS API does not return yet");
         }
+        size_t index = 0;
+        while (outs[index].name != nv.name) ++index;
         const onemodel::Tensor& t = nv.value.tensor();
-        val o = val::object();
-        o.set("name", nv.name);
-        o.set("elementType", int(t.type()));
-        val dims = val::array();
-        for (int64_t d : t.shape()) dims.call<void>("push", double(d));
-        o.set("dims", dims);
-        if (t.type() == onemodel::ElementType::kString) {
-          val strings = val::array();
-          for (const std::string& s : t.strings()) strings.call<void>("push", s);
-          o.set("strings", strings);
-        } else {
-          const val view(emscripten::typed_memory_view(t.byte_size(), static_cast<const uint8_t*>(t.data())));
-          o.set("bytes", val::global("Uint8Array").new_(view));  // a copy: the tensor dies here
-        }
-        list.call<void>("push", o);
+        out_desc_.push_back(double(index));
+        out_desc_.push_back(double(int(t.type())));
+        out_desc_.push_back(double(t.rank()));
+        out_desc_.push_back(double(reinterpret_cast<uintptr_t>(t.data())));
+        out_desc_.push_back(double(t.byte_size()));
+        for (int64_t dim : t.shape()) out_desc_.push_back(double(dim));
       }
-      const onemodel::RunProfile p = S().last_profile();
-      val r = val::object();
-      r.set("outputs", list);
-      if (!p.entries.empty()) r.set("profile", p.ToString());
-      return r;
-    });
+      out_desc_[0] = double(out_desc_.size());
+      return reinterpret_cast<uintptr_t>(out_desc_.data());
+    } catch (const onemodel::Error& e) {
+      error_ = ErrorValue(onemodel::ErrorCodeName(e.code()), e.message());
+    } catch (const std::bad_alloc&) {
+      error_ = ErrorValue("out_of_range", "out of wasm memory");
+    } catch (const std::exception& e) {
+      error_ = ErrorValue("internal", e.what());
+    }
+    last_.clear();
+    return 0;
+  }
+  // A string output's elements (k: its position in the last run's outputs).
+  val OutputStrings(size_t k) const {
+    val a = val::array();
+    if (k < last_.size() && last_[k].value.is_tensor() && last_[k].value.tensor().type() == onemodel::ElementType::kString) {
+      for (const std::string& s : last_[k].value.tensor().strings()) a.call<void>("push", s);
+    }
+    return a;
+  }
+  void ReleaseOutputs() { last_.clear(); out_desc_.clear(); }
+  val LastError() const { return error_; }
+  // The profile of the last run ("" when profiling is off).
+  std::string LastProfile() const {
+    const onemodel::RunProfile p = S().last_profile();
+    return p.entries.empty() ? std::string() : p.ToString();
   }
 
  private:
@@ -211,6 +262,9 @@ class JsSession {
     return *s_;
   }
   std::unique_ptr<onemodel::Session> s_;
+  std::vector<onemodel::NamedValue> last_;  // the last run's outputs, until ReleaseOutputs
+  std::vector<double> out_desc_;
+  val error_ = val::undefined();
 };
 
 std::string VersionJs() { return onemodel::Version(); }
@@ -230,5 +284,10 @@ EMSCRIPTEN_BINDINGS(onemodel) {
       .function("inputs", &JsSession::Inputs)
       .function("outputs", &JsSession::Outputs)
       .function("target", &JsSession::Target)
-      .function("run", &JsSession::Run);
+      .function("run", &JsSession::Run)
+      .function("runStrings", &JsSession::RunStrings)
+      .function("outputStrings", &JsSession::OutputStrings)
+      .function("releaseOutputs", &JsSession::ReleaseOutputs)
+      .function("lastError", &JsSession::LastError)
+      .function("lastProfile", &JsSession::LastProfile);
 }
