@@ -112,6 +112,7 @@ function toWasm(m, entries, what) {
 
 export function createBackend(ort, platform) {
   let modulePromise = null;
+  let live = 0;  // sessions not released
   const loadModule = () => {
     modulePromise ??= platform.loadModule(ort.env.wasm ?? {}).catch((e) => {
       modulePromise = null;  // a later call may try again (another wasmPaths, ...)
@@ -218,6 +219,8 @@ export function createBackend(ort, platform) {
       if (this.session) {
         this.session.delete();  // frees the model and its buffers in wasm memory
         this.session = null;
+        // The last session gone: the activation buffers kept for reuse go too.
+        if (--live === 0) this.module.releaseCachedBuffers();
       }
       if (this.descPtr) this.module._free(this.descPtr);
       this.descPtr = 0;
@@ -237,6 +240,11 @@ export function createBackend(ort, platform) {
   return {
     async init() {
       await loadModule();
+    },
+    // Bytes of wasm memory in use (malloc's) and the memory's size.
+    async wasmMemory() {
+      const m = await loadModule();
+      return { inUse: m.heapInUse(), heapSize: m.heapSize() };
     },
     // The exact-mode golden hash (docs/exact-mode.md) of a Tensor, an array of Tensors, or
     // a run's result object (its tensors in key order): 64 hex digits.
@@ -272,6 +280,7 @@ export function createBackend(ort, platform) {
       } finally {
         m._free(ptr);
       }
+      ++live;
       return new Handler(m, session, profiling, name);
     },
   };
@@ -279,9 +288,22 @@ export function createBackend(ort, platform) {
 
 // Registers OneModel with onnxruntime-common: as 'onemodel' (chosen when no
 // executionProviders are given), and as 'wasm' and 'cpu', the names onnxruntime-web and
-// -node code passes, unless another backend holds those names already.
-export function registerOneModel(ort, platform, version) {
-  const backend = createBackend(ort, platform);
+// -node code passes, unless another backend holds those names already. `proxy` (the
+// browser's, js/proxy.mjs) serves the sessions created while env.wasm.proxy is true.
+export function registerOneModel(ort, platform, version, proxy = null) {
+  const direct = createBackend(ort, platform);
+  const proxied = () => proxy && ort.env.wasm?.proxy === true;
+  const backend = {
+    init: async () => { if (!proxied()) await direct.init(); },
+    createInferenceSessionHandler: (uriOrBuffer, options) =>
+      (proxied() ? proxy : direct).createInferenceSessionHandler(uriOrBuffer, options),
+    goldenHash: (values) => {
+      if (!proxied()) return direct.goldenHash(values);
+      const list = values instanceof ort.Tensor ? [values] : Array.isArray(values) ? values : Object.values(values ?? {});
+      return proxy.goldenHash(list);
+    },
+    wasmMemory: () => direct.wasmMemory(),
+  };
   ort.registerBackend('onemodel', backend, 100);
   for (const name of ['wasm', 'cpu']) {
     try {

@@ -12,5 +12,8 @@ export declare class OneModelError extends Error {
 /** The exact-mode golden hash (64 hex digits) of a Tensor, an array of Tensors, or a run's result object. */
 export declare function goldenHash(values: ort.Tensor | readonly ort.Tensor[] | { readonly [name: string]: ort.Tensor }): Promise<string>;
 
+/** The wasm memory malloc has handed out (inUse) and the memory's size, in bytes. */
+export declare function wasmMemory(): Promise<{ inUse: number; heapSize: number }>;
+
 declare const _default: typeof ort;
 export default _default;

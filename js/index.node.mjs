@@ -26,6 +26,8 @@ const backend = registerOneModel(ort, { loadModule: loadModuleForEnv, readModel 
 
 // OneModel's own: the exact-mode golden hash of a Tensor, Tensor[] or run result.
 export const goldenHash = (values) => backend.goldenHash(values);
+// OneModel's own: {inUse, heapSize}, the wasm memory malloc has handed out and its size.
+export const wasmMemory = () => backend.wasmMemory();
 
 export * from 'onnxruntime-common';
 export { OneModelError };

@@ -24,6 +24,9 @@ echo '{ "type": "commonjs" }' > dist/package.json  # the Emscripten loaders and 
 # <script type="module"> (bundlers take js/index.browser.mjs itself).
 "$ESBUILD" js/index.browser.mjs --bundle --platform=browser --format=esm --target=es2020 \
   --outfile=dist/onemodel.browser.mjs --log-level=warning
+# The Web Worker behind env.wasm.proxy = true.
+"$ESBUILD" js/proxy-worker.mjs --bundle --platform=browser --format=esm --target=es2020 \
+  --outfile=dist/onemodel.worker.mjs --log-level=warning
 rm -f build/npm/onemodel-*.tgz
 tarball=$(npm pack --silent --pack-destination build/npm)
 echo "[pack] dist/: $(du -sh dist | cut -f1); wasm raw / gzipped:" >&2

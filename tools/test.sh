@@ -153,7 +153,8 @@ for row in $ROWS; do
       # CommonJS; the example page in headless Chromium, its hash against the native CLI's.
       tarball=$(tools/pack.sh --no-build 2>"$LOGDIR/pack.log") || { cat "$LOGDIR/pack.log" | sed 's/^/    /'; tarball=""; }
       for check in "package (npm pack, installed, used from ESM and CommonJS)|bash tests/js/package_test.sh $tarball" \
-                   "browser (examples/browser in headless Chromium)|node tests/js/browser_page.mjs"; do
+                   "browser (examples/browser in headless Chromium)|node tests/js/browser_page.mjs" \
+                   "browser, proxy (env.wasm.proxy: the run in a Web Worker)|node tests/js/browser_page.mjs --proxy --screenshot build/test-logs/browser-proxy.png"; do
         label="${check%%|*}"; cmd="${check#*|}"
         # shellcheck disable=SC2086
         out=$($cmd 2>&1); last=$(echo "$out" | tail -1)

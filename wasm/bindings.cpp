@@ -4,6 +4,9 @@
 #include <emscripten/bind.h>
 #include <emscripten/emscripten.h>
 
+#include <emscripten/heap.h>
+#include <malloc.h>
+
 #include <cstdint>
 #include <memory>
 #include <sstream>
@@ -268,6 +271,10 @@ class JsSession {
 };
 
 std::string VersionJs() { return onemodel::Version(); }
+// Bytes of wasm memory malloc has handed out and not had back (what release() frees),
+// and the memory's whole size.
+double HeapInUse() { return double(mallinfo().uordblks); }
+double HeapSize() { return double(emscripten_get_heap_size()); }
 std::string BestTargetJs() { return onemodel::BestTarget(); }
 
 }  // namespace
@@ -278,6 +285,9 @@ EMSCRIPTEN_BINDINGS(onemodel) {
   emscripten::function("version", &VersionJs);
   emscripten::function("bestTarget", &BestTargetJs);
   emscripten::function("goldenHash", &GoldenHashJs);
+  emscripten::function("heapInUse", &HeapInUse);
+  emscripten::function("heapSize", &HeapSize);
+  emscripten::function("releaseCachedBuffers", &onemodel::ReleaseCachedBuffers);
   emscripten::class_<JsSession>("Session")
       .constructor<>()
       .function("load", &JsSession::Load)

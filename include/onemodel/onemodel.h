@@ -388,6 +388,13 @@ ONEMODEL_API int CanonicalLanes();
 // then one line per kernel naming its provider (what ONEMODEL_VERBOSE=1 prints).
 ONEMODEL_API std::string DescribeKernels(const std::string& isa = "");
 
+// Frees the tensor buffers the library keeps for reuse between runs (those of 64 KiB and
+// more, shared by all sessions; ONEMODEL_PROFILE shows their total): for a process that
+// has released its sessions and wants the memory back. Buffers in use are not touched.
+ONEMODEL_API void ReleaseCachedBuffers();
+// The bytes of those buffers, in use or waiting for reuse.
+ONEMODEL_API size_t CachedBufferBytes();
+
 // The benchmark that chose L: the canonical L-lane float sum for L = 16, 32, 64, 128 on
 // target `isa`, compared bit for bit with the reference kernel.
 struct LaneBenchRow {

@@ -790,6 +790,8 @@ std::string BestTarget() { return impl::IsaName(impl::BestIsa()); }
 std::string CpuDescription() { return impl::CpuDescription(); }
 int CanonicalLanes() { return int(impl::kCanonicalLanes); }
 int DefaultThreads() { return impl::ThreadPool::DefaultThreads(); }
+void ReleaseCachedBuffers() { impl::TrimRecycledTensorBuffers(); }
+size_t CachedBufferBytes() { return impl::RecycledTensorBytes(); }
 
 std::string DescribeKernels(const std::string& isa) {
   try {

@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import * as ort from '../../js/index.node.mjs';
-import onemodel, { goldenHash, OneModelError } from '../../js/index.node.mjs';
+import onemodel, { goldenHash, OneModelError, wasmMemory } from '../../js/index.node.mjs';
 import * as common from 'onnxruntime-common';
 import { oneNode, model, valueInfo, tensorType } from './onnx_writer.mjs';
 
@@ -191,4 +191,46 @@ test('a model whose output is not a tensor type of onnxruntime-common is a typed
   assert.equal(s.outputMetadata[0].type, 'bfloat16');
   await rejectsWith(s.run({ x: new ort.Tensor('float32', new Float32Array(2), [2]) }), 'type_mismatch', 'BFLOAT16');
   await s.release();
+});
+
+test('release() frees the model\'s wasm memory', async () => {
+  // MatMul by a 4 MiB weight (kept packed as well): the session holds about 8 MiB.
+  const n = 1024;
+  const w = new Float32Array(n * n).map((_, i) => (i % 7) / 7);
+  const bytes = model({
+    nodes: [{ op: 'MatMul', inputs: ['x', 'w'], outputs: ['y'] }],
+    inputs: [valueInfo('x', tensorType(1, [1, n]))],
+    outputs: [valueInfo('y', tensorType(1, [1, n]))],
+    initializers: [{ name: 'w', elemType: 1, dims: [n, n], raw: new Uint8Array(w.buffer) }],
+  });
+  const x = new ort.Tensor('float32', new Float32Array(n).fill(1), [1, n]);
+  const warm = await ort.InferenceSession.create(bytes);  // the module's own first-use buffers
+  await warm.run({ x });
+  await warm.release();
+  const before = (await wasmMemory()).inUse;
+  const s = await ort.InferenceSession.create(bytes);
+  await s.run({ x });
+  const held = (await wasmMemory()).inUse - before;
+  await s.release();
+  const after = (await wasmMemory()).inUse - before;
+  console.log(`# wasm memory: a session of a 4 MiB weight holds ${(held / 1048576).toFixed(2)} MiB; after release ${(after / 1024).toFixed(1)} KiB`);
+  assert.ok(held >= 4 * 1048576, `held ${held}`);
+  assert.ok(after <= 64 * 1024, `after release ${after} bytes still in use`);
+});
+
+test('a tensor too big for wasm memory is a typed error, and the module keeps working', async () => {
+  // ConstantOfShape of 1.4 G floats (5.4 GB): past what 4 GiB of wasm memory can hold.
+  const shape = new BigInt64Array([1400000000n]);
+  const bytes = model({
+    nodes: [{ op: 'ConstantOfShape', inputs: ['shape'], outputs: ['y'] }, { op: 'ReduceMax', inputs: ['y'], outputs: ['m'], ints: { keepdims: 0 } }],
+    inputs: [valueInfo('x', tensorType(1, [1]))],
+    outputs: [valueInfo('m', tensorType(1, []))],
+    initializers: [{ name: 'shape', elemType: 7, dims: [1], raw: new Uint8Array(shape.buffer) }],
+    opset: 18,
+  });
+  const s = await ort.InferenceSession.create(bytes);
+  await rejectsWith(s.run({ x: new ort.Tensor('float32', new Float32Array(1), [1]) }), 'out_of_range');
+  const ok = await ort.InferenceSession.create(oneNode('Neg', 1, [2]));
+  assert.deepEqual(Array.from((await ok.run({ x0: new ort.Tensor('float32', new Float32Array([1, -2]), [2]) })).y.data), [-1, 2]);
+  await Promise.all([s.release(), ok.release()]);
 });

@@ -4,7 +4,9 @@
 // on localhost, opens the page, waits for its hash, saves a screenshot, and checks that
 // the page shows the hash the native CLI gives for the same input. Needs dist/
 // (tools/pack.sh). One line per check, then `N passed, N failed`.
-//   node tests/js/browser_page.mjs [--model URL-path] [--dims name:size,...] [--screenshot FILE]
+//   node tests/js/browser_page.mjs [--model URL-path] [--dims name:size,...] [--proxy] [--screenshot FILE]
+// --proxy: env.wasm.proxy = true (the run in a Web Worker): the page's 1 ms timer must
+// keep ticking during runs, where without it none can.
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
@@ -14,11 +16,12 @@ import { fileURLToPath } from 'node:url';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const args = process.argv.slice(2);
-let model = '/testdata/graphs/conv_net.onnx', dims = '', shot = path.join(ROOT, 'build', 'test-logs', 'browser.png');
+let model = '/testdata/graphs/conv_net.onnx', dims = '', proxy = false, shot = path.join(ROOT, 'build', 'test-logs', 'browser.png');
 for (let i = 0; i < args.length; ++i) {
   if (args[i] === '--model') model = args[++i];
   else if (args[i] === '--dims') dims = args[++i];
   else if (args[i] === '--screenshot') shot = path.resolve(args[++i]);
+  else if (args[i] === '--proxy') proxy = true;
   else { console.error(`browser_page: unknown argument ${args[i]}`); process.exit(2); }
 }
 
@@ -53,12 +56,19 @@ try {
   const logs = [];
   page.on('console', (m) => logs.push(m.text()));
   page.on('pageerror', (e) => logs.push(String(e)));
-  const url = `http://127.0.0.1:${port}/examples/browser/index.html?model=${encodeURIComponent(model)}${dims ? `&dims=${dims}` : ''}`;
+  const url = `http://127.0.0.1:${port}/examples/browser/index.html?model=${encodeURIComponent(model)}${dims ? `&dims=${dims}` : ''}${proxy ? '&proxy=1' : ''}`;
   await page.goto(url);
   await page.waitForFunction(() => document.body.dataset.done, null, { timeout: 120000 });
   const done = await page.evaluate(() => document.body.dataset.done);
   const status = await page.textContent('#status');
   check(done === 'yes', 'the page ran the model', `${status} ${logs.join(' | ')}`);
+  const ticks = Number(await page.evaluate(() => document.body.dataset.ticks));
+  if (proxy) {
+    check(/in a Web Worker/.test(status), 'the page ran in a Web Worker (env.wasm.proxy)', status);
+    check(ticks >= 4, `the main thread stayed free during 20 runs in the worker (${ticks} timer ticks)`);
+  } else {
+    check(ticks === 0, `without the proxy a run holds the main thread (${ticks} timer ticks during 20 runs)`);
+  }
   const hash = (await page.textContent('#hash')).trim();
   check(/^[0-9a-f]{64}$/.test(hash), 'the page shows a SHA-256', hash);
   fs.mkdirSync(path.dirname(shot), { recursive: true });

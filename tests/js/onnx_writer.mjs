@@ -34,8 +34,9 @@ export function tensorType(elemType, dims) {
 
 export const valueInfo = (name, type) => new Msg().bytes(1, name).sub(2, type);
 
-// nodes: [{op, inputs, outputs, ints: {name: value}}]; inputs/outputs: valueInfo()s.
-export function model({ nodes, inputs, outputs, opset = 21, irVersion = 10 }) {
+// nodes: [{op, inputs, outputs, ints: {name: value}}]; inputs/outputs: valueInfo()s;
+// initializers: [{name, elemType, dims, raw: Uint8Array}].
+export function model({ nodes, inputs, outputs, initializers = [], opset = 21, irVersion = 10 }) {
   const g = new Msg();
   for (const n of nodes) {
     const m = new Msg();
@@ -46,6 +47,11 @@ export function model({ nodes, inputs, outputs, opset = 21, irVersion = 10 }) {
     g.sub(1, m);
   }
   g.bytes(2, 'js_test');
+  for (const t of initializers) {
+    const tp = new Msg();
+    for (const d of t.dims) tp.varint(1, d);
+    g.sub(5, tp.varint(2, t.elemType).bytes(8, t.name).bytes(9, t.raw));
+  }
   for (const i of inputs) g.sub(11, i);
   for (const o of outputs) g.sub(12, o);
   return new Msg().varint(1, irVersion).bytes(2, 'onemodel-js-test').sub(7, g).sub(8, new Msg().bytes(1, '').varint(2, opset)).toBytes();
