@@ -49,5 +49,25 @@ check "the native CLI gives the same hash for that input" bash -c "
 check "the package's bin runs (npx onemodel version)" bash -c "npx --no-install onemodel version | grep -q '^onemodel '"
 check "the committed input gives the committed hash through the installed package" bash -c "
   cp '$ROOT/testdata/graphs/conv_net.x.npy' . && npx --no-install onemodel hash conv_net.onnx --input x=conv_net.x.npy | grep -q '^conv_net/probs $WANT\$'"
+# In a browser: the installed package under a bundler (esbuild resolves 'onemodel' by the
+# "browser" condition) and the plain-module build from a <script type="module">.
+cat > app.mjs <<'JS'
+import * as ort from 'onemodel';
+ort.env.wasm.wasmPaths = '/node_modules/onemodel/dist/';  // the bundle is elsewhere
+try {
+  const s = await ort.InferenceSession.create('/conv_net.onnx');
+  const x = new ort.Tensor('float32', new Float32Array(3 * 32 * 32).fill(0.25), [1, 3, 32, 32]);
+  document.body.dataset.hash = await ort.goldenHash((await s.run({ x })).probs);
+} catch (e) { document.body.dataset.error = e.message; }
+JS
+sed "s#from 'onemodel'#from '/node_modules/onemodel/dist/onemodel.browser.mjs'#; /wasmPaths/d" app.mjs > plain.mjs
+echo '<!doctype html><body><script type="module" src="bundle.mjs"></script></body>' > bundled.html
+echo '<!doctype html><body><script type="module" src="plain.mjs"></script></body>' > plain.html
+export PLAYWRIGHT_CORE="$ROOT/node_modules/playwright-core/index.mjs"
+check "a bundler (esbuild, platform browser) bundles an app importing 'onemodel'" bash -c "
+  '$ROOT/node_modules/.bin/esbuild' app.mjs --bundle --platform=browser --format=esm --outfile=bundle.mjs --log-level=warning &&
+  ! grep -q \"from 'onemodel'\" bundle.mjs"
+check "the bundled app runs in headless Chromium: the same hash as in node" bash -c "test \"\$(node '$ROOT/tests/js/page_hash.mjs' . /bundled.html)\" = \"\$(node esm.mjs)\""
+check "a plain <script type=module> of dist/onemodel.browser.mjs runs in Chromium: the same hash" bash -c "test \"\$(node '$ROOT/tests/js/page_hash.mjs' . /plain.html)\" = \"\$(node esm.mjs)\""
 echo "$P passed, $F failed"
 [ "$F" = 0 ]
