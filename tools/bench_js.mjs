@@ -44,9 +44,9 @@ const ours = await import(path.join(ROOT, 'js/index.node.mjs'));
 const web = await import('onnxruntime-web');
 web.env.wasm.numThreads = 1;  // OneModel's wasm build is single-threaded
 
-async function timeApi(ort, file, feeds, n, opts = {}) {
-  const s = await ort.InferenceSession.create(file, { executionProviders: ['wasm'], ...opts });
-  for (let k = 0; k < 3; ++k) await s.run(feeds);
+async function timeApi(ort, file, feeds, n, warm = 3) {
+  const s = await ort.InferenceSession.create(file, { executionProviders: ['wasm'] });
+  for (let k = 0; k < warm; ++k) await s.run(feeds);
   const t = [];
   for (let r = 0; r < n; ++r) { const t0 = performance.now(); await s.run(feeds); t.push(performance.now() - t0); }
   await s.release();
@@ -64,13 +64,15 @@ function feedsFor(ort, inputs) {
   return f;
 }
 
+const TINY_RUNS = 20000;
 const rows = [];
 {
   const inputs = { x0: tinyInput };
-  const n = Math.max(runs * 50, 500);
+  // Many calls after a long warm-up: the JIT settles, the per-call cost shows.
+  const n = TINY_RUNS;
   const r = { name: 'tiny (Relu, 4 floats)', unit: 'us' };
-  r.api = (await timeApi(ours, tiny, feedsFor(ours, inputs), n)) * 1000;
-  r.web = (await timeApi(web, tiny, feedsFor(web, inputs), n)) * 1000;
+  r.api = (await timeApi(ours, tiny, feedsFor(ours, inputs), n, 2000)) * 1000;
+  r.web = (await timeApi(web, tiny, feedsFor(web, inputs), n, 2000)) * 1000;
   r.cli = timeCli(tiny, inputs, n) * 1000;
   rows.push(r);
   log(`${r.name}: API ${r.api.toFixed(1)} us, onnxruntime-web ${r.web.toFixed(1)} us, CLI bench ${r.cli.toFixed(1)} us`);
@@ -90,7 +92,7 @@ for (const name of ['mobilenet_v3_large', 'crnn']) {
 fs.rmSync(tmp, { recursive: true, force: true });
 
 console.log(`CPU: ${field('model name')} (family ${field('cpu family')}, model ${field('model')}); node ${process.version}; wasm SIMD128, 1 thread.`);
-console.log(`Medians of ${runs} runs (tiny: ${Math.max(runs * 50, 500)}) after 3 warm-ups.`);
+console.log(`Medians of ${runs} runs after 3 warm-ups (tiny: ${TINY_RUNS} runs after 2000).`);
 console.log('');
 console.log('| model | OneModel JS API | OneModel `bench` (same wasm) | API / bench | onnxruntime-web 1.30 | API / ORT-web |');
 console.log('|---|---|---|---|---|---|');
