@@ -40,12 +40,17 @@ const tinyInput = path.join(tmp, 'x.npy');
     Buffer.from(new Float32Array([-1, 0.5, 2, -3]).buffer)]));
 }
 
-const ours = await import(path.join(ROOT, 'js/index.node.mjs'));
+// Both packages share node_modules' onnxruntime-common, hence one backend registry:
+// onnxruntime-web is imported first so that it holds 'wasm', and OneModel is asked for by
+// its own name. Each session's handler is checked to be the backend meant.
 const web = await import('onnxruntime-web');
 web.env.wasm.numThreads = 1;  // OneModel's wasm build is single-threaded
+const ours = await import(path.join(ROOT, 'js/index.node.mjs'));
 
 async function timeApi(ort, file, feeds, n, warm = 3) {
-  const s = await ort.InferenceSession.create(file, { executionProviders: ['wasm'] });
+  const mine = ort === ours;
+  const s = await ort.InferenceSession.create(file, { executionProviders: [mine ? 'onemodel' : 'wasm'] });
+  if (('runNow' in s.handler) !== mine) throw new Error(`bench_js: ${mine ? 'OneModel' : 'onnxruntime-web'} did not get the session`);
   for (let k = 0; k < warm; ++k) await s.run(feeds);
   const t = [];
   for (let r = 0; r < n; ++r) { const t0 = performance.now(); await s.run(feeds); t.push(performance.now() - t0); }
