@@ -313,5 +313,28 @@ export function registerOneModel(ort, platform, version, proxy = null) {
     }
   }
   ort.env.versions.onemodel = version;
+  tagCommonErrors(ort);
   return backend;
+}
+
+// onnxruntime-common checks a run's arguments before any backend sees them; its errors
+// for a missing feed or an unknown fetch are given the `code` OneModel's errors have
+// (their type and message stay onnxruntime-common's). Done once per onnxruntime-common.
+const TAGGED = Symbol.for('onemodel.taggedCommonErrors');
+function tagCommonErrors(ort) {
+  const proto = ort.InferenceSession?.prototype;
+  if (!proto || proto[TAGGED]) return;
+  const run = proto.run;
+  proto.run = async function (...args) {
+    try {
+      return await run.apply(this, args);
+    } catch (e) {
+      if (e instanceof Error && e.code === undefined) {
+        if (/^input '.*' is missing in 'feeds'\.$/.test(e.message)) e.code = 'missing_input';
+        else if (/^'fetches' contains invalid output name/.test(e.message)) e.code = 'invalid_argument';
+      }
+      throw e;
+    }
+  };
+  proto[TAGGED] = true;
 }

@@ -171,6 +171,8 @@ test('errors: a code naming the engine error and a message naming what was wrong
   await rejectsWith(s.run({ x0: new ort.Tensor('int32', new Int32Array(2), [2]) }), 'type_mismatch', "'x0'", 'FLOAT', 'INT32');
   await rejectsWith(s.run({ x0: new ort.Tensor('float32', new Float32Array(3), [3]) }), 'shape_mismatch', "'x0'", '[2]', '[3]');
   await rejectsWith(s.run({ x0: two, nope: two }), 'invalid_argument', "'nope'");
+  await rejectsWith(s.run({}), 'missing_input', "'x0'");  // onnxruntime-common's own check, given a code
+  await rejectsWith(s.run({ x0: two }, ['nope']), 'invalid_argument', 'nope');
   assert.deepEqual(Array.from((await s.run({ x0: two })).y.data), [0, 2]);  // still works
   const e = await s.run({ x0: 'not a tensor' }).catch((err) => err);
   assert.ok(e instanceof OneModelError && e.code === 'invalid_argument');
