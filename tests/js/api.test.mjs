@@ -113,6 +113,14 @@ test('exact mode: every committed golden graph gives its committed hashes', asyn
   }
 });
 
+test('onProgress reports loading a model by path', async () => {
+  const calls = [];
+  const s = await ort.InferenceSession.create(`${G}/conv_net.onnx`, { onProgress: (loaded, total) => calls.push([loaded, total]) });
+  const size = readFileSync(`${G}/conv_net.onnx`).length;
+  assert.deepEqual(calls.at(-1), [size, size]);
+  await s.release();
+});
+
 test('run(feeds, fetches) by names and by object; pre-allocated outputs; options', async () => {
   const s = await ort.InferenceSession.create(`${G}/conv_net.onnx`);
   const x = loadNpy(`${G}/conv_net.x.npy`);

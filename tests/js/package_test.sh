@@ -49,6 +49,25 @@ check "the native CLI gives the same hash for that input" bash -c "
 check "the package's bin runs (npx onemodel version)" bash -c "npx --no-install onemodel version | grep -q '^onemodel '"
 check "the committed input gives the committed hash through the installed package" bash -c "
   cp '$ROOT/testdata/graphs/conv_net.x.npy' . && npx --no-install onemodel hash conv_net.onnx --input x=conv_net.x.npy | grep -q '^conv_net/probs $WANT\$'"
+# The types: code written against onnxruntime-web's types compiles against 'onemodel'.
+cat > check.mts <<'TS'
+import * as ort from 'onemodel';
+import { goldenHash, OneModelError, wasmMemory } from 'onemodel';
+const t: ort.Tensor = new ort.Tensor('float32', new Float32Array(4), [1, 4]);
+const opts: ort.InferenceSession.SessionOptions = { executionProviders: ['wasm'], freeDimensionOverrides: { batch: 1 } };
+export async function main(): Promise<string> {
+  const s: ort.InferenceSession = await ort.InferenceSession.create('conv_net.onnx', opts);
+  const out: ort.InferenceSession.OnnxValueMapType = await s.run({ [s.inputNames[0]]: t });
+  const meta: readonly ort.InferenceSession.ValueMetadata[] = s.inputMetadata;
+  const m: { inUse: number } = await wasmMemory();
+  ort.env.wasm.simd = true;
+  const e: Error = new OneModelError('io', 'x');
+  return (await goldenHash(out)) + meta.length + m.inUse + e.message + ort.env.versions.common;
+}
+TS
+check "the types: onnxruntime-web-style code type-checks against 'onemodel' (tsc --strict)" \
+  "$ROOT/node_modules/.bin/tsc" --noEmit --strict --module nodenext --moduleResolution nodenext --target es2022 --skipLibCheck false check.mts
+
 # In a browser: the installed package under a bundler (esbuild resolves 'onemodel' by the
 # "browser" condition) and the plain-module build from a <script type="module">.
 cat > app.mjs <<'JS'
