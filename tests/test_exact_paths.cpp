@@ -1118,7 +1118,7 @@ TEST_CASE("prepared state: changing shapes and shape-deciding values give a fres
   }
 }
 
-TEST_CASE("steady state: a run takes from the heap only what it returns", "[exact_paths][memory_plan]") {
+TEST_CASE("steady state: a run takes from the heap only what it returns", "[exact_paths][memory_plan][allocs]") {
   // After the first runs (plans, prepared state, packed weights), a run of the same
   // shapes allocates the returned vector and the output's buffer and reference count,
   // nothing else (counted by the test binary's operator new, every thread). With a

@@ -269,9 +269,10 @@ std::vector<uint8_t> RunOp(const char* name, const std::vector<uint8_t>& a, cons
                            const std::vector<uint8_t>& c = {}) {
   const SimdKit* kit = KitFor(ActiveIsa());
   std::vector<uint8_t> A(kKitBytes, 0), B(kKitBytes, 0), C(kKitBytes, 0), O(kKitBytes, 0);
-  std::memcpy(A.data(), a.data(), a.size());
-  std::memcpy(B.data(), b.data(), b.size());
-  std::memcpy(C.data(), c.data(), c.size());
+  // (memcpy from an empty vector's null data is undefined even for 0 bytes)
+  if (!a.empty()) std::memcpy(A.data(), a.data(), a.size());
+  if (!b.empty()) std::memcpy(B.data(), b.data(), b.size());
+  if (!c.empty()) std::memcpy(C.data(), c.data(), c.size());
   for (size_t i = 0; i < sizeof(kOps) / sizeof(kOps[0]); ++i) {
     if (std::strcmp(kOps[i].name, name) == 0) {
       kit->fns[i](A.data(), B.data(), C.data(), O.data());

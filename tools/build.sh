@@ -5,7 +5,9 @@
 # build/<row>/onemodel_tests; build/wasm/{simd,scalar}/ and the node CLI's modules
 # build/wasm/onemodel-{simd,scalar}.{js,wasm}. Rows built only on request:
 # native-debug (g++ -O0, the golden rows' debug build) and native-broken (the AVX2 sum
-# kernel broken on purpose, for tools/golden_broken_demo.sh); neither has tests.
+# kernel broken on purpose, for tools/golden_broken_demo.sh); neither has tests. The
+# sanitizer rows native-asan (clang, ASan+UBSan) and native-tsan (clang, TSan) are built
+# by tools/test.sh's sanitize row.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$ROOT"
@@ -20,6 +22,10 @@ pb_prefix() {  # the protobuf-lite tools/setup.sh built for a cross row
   echo "$p"
 }
 JOBS="${ONEMODEL_JOBS:-$(nproc)}"
+# The sanitizer rows (clang): AddressSanitizer with UndefinedBehaviorSanitizer, and
+# ThreadSanitizer. Undefined behaviour stops the program (no recovery).
+SAN_ASAN="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
+SAN_TSAN="-fsanitize=thread -fno-omit-frame-pointer"
 
 configure_build() {  # dir, extra cmake args...
   local dir="$1"; shift
@@ -47,6 +53,12 @@ for row in "${ROWS[@]}"; do
     native-broken) configure_build build/native-broken -DCMAKE_CXX_COMPILER=g++ -DCMAKE_C_COMPILER=gcc \
                      -DONEMODEL_DEMO_BROKEN_KERNEL=ON -DONEMODEL_BUILD_TESTS=OFF ;;
     native-clang) configure_build build/native-clang -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_C_COMPILER=clang ;;
+    native-asan) configure_build build/native-asan -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_C_COMPILER=clang \
+                   -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS="$SAN_ASAN" -DCMAKE_C_FLAGS="$SAN_ASAN" \
+                   -DCMAKE_EXE_LINKER_FLAGS="$SAN_ASAN" ;;
+    native-tsan) configure_build build/native-tsan -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_C_COMPILER=clang \
+                   -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS="$SAN_TSAN" -DCMAKE_C_FLAGS="$SAN_TSAN" \
+                   -DCMAKE_EXE_LINKER_FLAGS="$SAN_TSAN" ;;
     arm64) configure_build build/arm64 -DCMAKE_TOOLCHAIN_FILE="$ROOT/cmake/aarch64-linux-gnu.cmake" \
              -DONEMODEL_PROTOBUF_PREFIX="$(pb_prefix aarch64)" ;;
     wasm)
@@ -65,6 +77,6 @@ for row in "${ROWS[@]}"; do
         cp "$dir/onemodel.wasm" "build/wasm/onemodel-$flavour.wasm"
       done
       ;;
-    *) echo "tools/build.sh: unknown row '$row' (rows: native native-clang arm64 wasm native-debug native-broken)" >&2; exit 2 ;;
+    *) echo "tools/build.sh: unknown row '$row' (rows: native native-clang arm64 wasm native-debug native-broken native-asan native-tsan)" >&2; exit 2 ;;
   esac
 done

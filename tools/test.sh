@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # The test command (README): builds every row, then runs the Catch2 suite natively once
 # per ISA cap (gcc and clang); the public API's tests (C++, C, ctypes, the install test);
+# sanitizer rows (ASan+UBSan: the suite, the API tests, the node cases; TSan: the threaded
+# and concurrent tests);
 # the suite on arm64 under qemu (a CPU with and one without the dot-product extension)
 # and on wasm (SIMD128 and scalar builds) under node; the JS API's tests (tests/js) on
 # both wasm builds; then the CLI checks, the node cases on every row, and the committed
@@ -12,7 +14,7 @@ set -uo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$ROOT"
 BUILD=1
-ROWS="native native-clang api arm64 wasm js cli cases golden"
+ROWS="native native-clang api sanitize arm64 wasm js cli cases golden"
 while [ $# -gt 0 ]; do
   case "$1" in
     --no-build) BUILD=0 ;;
@@ -25,7 +27,7 @@ done
 if [ "$BUILD" = 1 ]; then
   build_rows=""
   for r in $ROWS; do
-    case "$r" in cli|cases|golden) build_rows="$build_rows native wasm" ;; api) build_rows="$build_rows native" ;; js) build_rows="$build_rows wasm" ;; *) build_rows="$build_rows $r" ;; esac
+    case "$r" in cli|cases|golden) build_rows="$build_rows native wasm" ;; api) build_rows="$build_rows native" ;; sanitize) build_rows="$build_rows native native-asan native-tsan" ;; js) build_rows="$build_rows wasm" ;; *) build_rows="$build_rows $r" ;; esac
   done
   # shellcheck disable=SC2086
   tools/build.sh $(echo $build_rows | tr ' ' '\n' | awk '!seen[$0]++') || { echo "0 passed, 1 failed, 0 skipped"; exit 1; }
@@ -163,6 +165,39 @@ for row in $ROWS; do
         echo "row js/$label -> $p passed, $f failed, 0 skipped"
         TOTAL_P=$((TOTAL_P + p)); TOTAL_F=$((TOTAL_F + f))
       done
+      ;;
+    sanitize)
+      # AddressSanitizer + UndefinedBehaviorSanitizer (clang): the whole suite at every ISA
+      # cap this CPU runs, the API tests (C++ and C) and the node cases (the same lines as
+      # the plain build, no sanitizer report). ThreadSanitizer: the threaded tests (1, 2,
+      # 3 and 7 threads), the API tests' concurrent runs and the C test's. Tests that count
+      # allocations ([allocs]) cannot run under TSan (its runtime owns operator new): skipped.
+      native_rows build/native-asan asan
+      run_row "asan/api" "" build/native-asan/onemodel_api_tests
+      out=$(build/native-asan/onemodel_c_tests 2>&1); last=$(echo "$out" | tail -1)
+      if [[ "$last" =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed$ ]]; then p=${BASH_REMATCH[1]}; f=${BASH_REMATCH[2]}; else p=0; f=1; fi
+      echo "row asan/C ABI from C -> $p passed, $f failed, 0 skipped"; TOTAL_P=$((TOTAL_P + p)); TOTAL_F=$((TOTAL_F + f))
+      CASES=$(tools/find_cases.sh 2>/dev/null)
+      if [ -n "$CASES" ]; then
+        build/native-asan/onemodel cases "$CASES" >"$LOGDIR/asan-cases.txt" 2>"$LOGDIR/asan-cases.err"
+        build/native/onemodel cases "$CASES" >"$LOGDIR/plain-cases.txt" 2>/dev/null
+        if ! grep -qE "runtime error|Sanitizer" "$LOGDIR/asan-cases.err" && cmp -s "$LOGDIR/asan-cases.txt" "$LOGDIR/plain-cases.txt"; then
+          echo "row asan/cases: $(tail -1 "$LOGDIR/asan-cases.err"), lines equal to the plain build's -> 1 passed, 0 failed, 0 skipped"; TOTAL_P=$((TOTAL_P + 1))
+        else
+          echo "row asan/cases: a sanitizer report or different lines ($LOGDIR/asan-cases.err) -> 0 passed, 1 failed, 0 skipped"; TOTAL_F=$((TOTAL_F + 1))
+        fi
+      fi
+      best=$(build/native/onemodel targets | sed -n 's/^selected: //p')
+      run_row "tsan/$best threads" "" build/native-tsan/onemodel_tests --isa "$best" "[threads]"
+      run_row "tsan/$best exact paths" "" build/native-tsan/onemodel_tests --isa "$best" "[exact_paths]~[allocs]"
+      run_row "tsan/api" "" build/native-tsan/onemodel_api_tests "~[allocs]"
+      n=$(build/native/onemodel_tests --list-test-names-only "[allocs]" 2>/dev/null | grep -v '^row: ' | grep -c .)
+      n2=$(build/native/onemodel_api_tests --list-test-names-only "[allocs]" 2>/dev/null | grep -v '^row: ' | grep -c .)
+      echo "row tsan/[allocs]: skipped (TSan's runtime owns operator new; these count allocations) -> 0 passed, 0 failed, $((n + n2)) skipped"
+      TOTAL_S=$((TOTAL_S + n + n2))
+      out=$(build/native-tsan/onemodel_c_tests 2>&1); last=$(echo "$out" | tail -1)
+      if [[ "$last" =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed$ ]] && ! grep -q "ThreadSanitizer" <<<"$out"; then p=${BASH_REMATCH[1]}; f=${BASH_REMATCH[2]}; else p=0; f=1; fi
+      echo "row tsan/C ABI from C (40 runs from 4 threads) -> $p passed, $f failed, 0 skipped"; TOTAL_P=$((TOTAL_P + p)); TOTAL_F=$((TOTAL_F + f))
       ;;
     cli|cases)
       script=tests/cli_test.sh; label="native and node CLIs"
