@@ -13,8 +13,11 @@
 #include "core/exact.h"
 #include "core/random.h"
 #include "core/threadpool.h"
-#include "ref/blas.h"
-#include "ref/elementwise_kernels.h"
+#include "ref/conv.h"
+#include "ref/gemm.h"
+#include "ref/elementwise.h"
+#include "ref/softmax.h"
+#include "ref/transpose.h"
 #include "ref/math.h"
 #include "ref/reduce.h"
 #include "runtime/dispatch.h"
@@ -491,7 +494,7 @@ TEST_CASE("kernels: ConvPlaneF32 equals the reference fold for every geometry", 
             const int64_t IH = 3 + IW % 7, KH = K, KW = K;
             const int64_t OH = (IH + 2 * P - D * (KH - 1) - 1) / S + 1, OW = (IW + 2 * P - D * (KW - 1) - 1) / S + 1;
             if (OH <= 0 || OW <= 0) continue;
-            const int64_t g[12] = {IH, IW, OH, OW, KH, KW, S, S, D, D, P, P};
+            const Conv2DGeometry g{IH, IW, OH, OW, KH, KW, S, S, D, D, P, P};
             const int variant = int(IW + K + S) % 3;
             std::vector<float> x(size_t(IH * IW)), w(size_t(KH * KW));
             Fill(rng, x.data(), x.size(), variant);
@@ -506,7 +509,7 @@ TEST_CASE("kernels: ConvPlaneF32 equals the reference fold for every geometry", 
   // Signed zeros: -0.0 inputs and positive weights fold to -0.0 at every position,
   // padded or not (padding taps are skipped, never added as +0.0).
   std::vector<float> x(7 * 9, -0.0f), w(9, 0.5f), y(7 * 9, 1.0f);
-  const int64_t g[12] = {7, 9, 7, 9, 3, 3, 1, 1, 1, 1, 1, 1};
+  const Conv2DGeometry g{7, 9, 7, 9, 3, 3, 1, 1, 1, 1, 1, 1};
   d.kernels.ConvPlaneF32(x.data(), w.data(), y.data(), g);
   for (float v : y) CHECK(F2U(v) == 0x80000000u);
   INFO(cases << " geometries");
@@ -519,7 +522,7 @@ TEST_CASE("kernels: GemmBiasActF32 equals the reference fold, bias and activatio
   int cases = 0;
   // Every GEMM path: K = 0, few rows (B in place, B transposed), register tiles with
   // partial rows and columns, several K blocks (the epilogue only after the last).
-  auto run = [&](int64_t M, int64_t N, int64_t K, bool tb, bool with_bias, int32_t act, int variant) {
+  auto run = [&](int64_t M, int64_t N, int64_t K, bool tb, bool with_bias, Activation act, int variant) {
     std::vector<float> a(size_t(std::max<int64_t>(M * K, 1))), b(size_t(std::max<int64_t>(K * N, 1))), bias(static_cast<size_t>(M));
     Fill(rng, a.data(), a.size(), variant);
     Fill(rng, b.data(), b.size(), variant);
@@ -533,10 +536,10 @@ TEST_CASE("kernels: GemmBiasActF32 equals the reference fold, bias and activatio
     ++cases;
     const std::string diff = DiffF32(want.data(), got.data(), want.size());
     if (!diff.empty())
-      FAIL_CHECK(IsaName(d.isa) << " M=" << M << " N=" << N << " K=" << K << " tb=" << tb << " bias=" << with_bias << " act=" << act
+      FAIL_CHECK(IsaName(d.isa) << " M=" << M << " N=" << N << " K=" << K << " tb=" << tb << " bias=" << with_bias << " act=" << int(act)
                                 << ": " << diff);
   };
-  for (int32_t act : {-1, int32_t(kUnReluF32), int32_t(kUnHardSwishF32)})
+  for (Activation act : {Activation::kNone, Activation::kRelu, Activation::kHardSwish})
     for (bool with_bias : {false, true})
       for (int variant = 0; variant < 3; ++variant) {
         for (int64_t M : {1, 3, 4, 9, 17})
@@ -573,7 +576,7 @@ TEST_CASE("kernels: GemmPackedF32 with GemmPackBF32's layout equals the referenc
             for (int64_t n_end : {N, std::min<int64_t>(N, n_begin + 70)}) {
               const int e = int(M + N + K + n_begin) % 3;
               const float* bp = e ? bias.data() : nullptr;
-              const int32_t act = e == 2 ? int32_t(kUnHardSwishF32) : e == 1 ? int32_t(kUnReluF32) : -1;
+              const Activation act = e == 2 ? Activation::kHardSwish : e == 1 ? Activation::kRelu : Activation::kNone;
               const int64_t w = n_end - n_begin, ldc = w + 1;
               std::vector<float> want(size_t(M * ldc), U2F(kGuard)), got(size_t(M * ldc), U2F(kGuard));
               ref::GemmBiasActF32(M, w, K, a.data(), K, 1, b.data() + n_begin * b_cs, b_rs, b_cs, want.data(), ldc, bp, act);
@@ -713,7 +716,7 @@ TEST_CASE("kernels: DepthwiseConvF32 equals the reference planes for every geome
               const int64_t OH = (IH + 2 * P - D * (KH - 1) - 1) / S + 1, OW = (IW + 2 * P - D * (KW - 1) - 1) / S + 1;
               if (OH <= 0 || OW <= 0) continue;
               if (IW == 113 && (channels > 8 || D == 2 || P == 6)) continue;  // keep the test quick
-              const int64_t g[12] = {IH, IW, OH, OW, KH, KW, S, S, D, D, P, P};
+              const Conv2DGeometry g{IH, IW, OH, OW, KH, KW, S, S, D, D, P, P};
               const int variant = int(IW + K + S + channels) % 3;
               std::vector<float> x(size_t(channels * IH * IW)), w(size_t(channels * KH * KW));
               Fill(rng, x.data(), x.size(), variant);
@@ -724,7 +727,7 @@ TEST_CASE("kernels: DepthwiseConvF32 equals the reference planes for every geome
               // The epilogue: none, bias, bias + Relu, HardSwish alone, by geometry.
               const int e = int(IW + K + P + channels) % 4;
               const float* bp = e == 1 || e == 2 ? bias.data() : nullptr;
-              const int32_t act = e == 2 ? int32_t(kUnReluF32) : e == 3 ? int32_t(kUnHardSwishF32) : -1;
+              const Activation act = e == 2 ? Activation::kRelu : e == 3 ? Activation::kHardSwish : Activation::kNone;
               ref::DepthwiseConvF32(x.data(), w.data(), want.data(), channels, g, bp, act);
               d.kernels.DepthwiseConvF32(x.data(), w.data(), got.data(), channels, g, bp, act);
               ++cases;
@@ -735,8 +738,8 @@ TEST_CASE("kernels: DepthwiseConvF32 equals the reference planes for every geome
   // Signed zeros: -0.0 inputs and positive weights fold to -0.0 everywhere (padding taps
   // are skipped, never added as +0.0).
   std::vector<float> x(3 * 7 * 9, -0.0f), w(3 * 9, 0.5f), y(3 * 7 * 9, 1.0f);
-  const int64_t g[12] = {7, 9, 7, 9, 3, 3, 1, 1, 1, 1, 1, 1};
-  d.kernels.DepthwiseConvF32(x.data(), w.data(), y.data(), 3, g, nullptr, -1);
+  const Conv2DGeometry g{7, 9, 7, 9, 3, 3, 1, 1, 1, 1, 1, 1};
+  d.kernels.DepthwiseConvF32(x.data(), w.data(), y.data(), 3, g, nullptr, Activation::kNone);
   for (float v : y) CHECK(F2U(v) == 0x80000000u);
   INFO(cases << " geometries");
 }
@@ -761,7 +764,7 @@ TEST_CASE("kernels: ConvDirectF32 equals the reference fold for every geometry a
                 const int64_t IH = 3 + (IW + Cg + K) % 7, KH = K, KW = K == 7 ? 5 : K;
                 const int64_t OH = (IH + 2 * P - D * (KH - 1) - 1) / S + 1, OW = (IW + 2 * P - D * (KW - 1) - 1) / S + 1;
                 if (OH <= 0 || OW <= 0) continue;
-                const int64_t g[12] = {IH, IW, OH, OW, KH, KW, S, S, D, D, P, P};
+                const Conv2DGeometry g{IH, IW, OH, OW, KH, KW, S, S, D, D, P, P};
                 const int64_t in_sp = IH * IW + (Cg % 2) * 5;
                 const int variant = int(IW + K + S + Cg + Mg) % 3;
                 std::vector<float> x(size_t(Cg * in_sp)), w(size_t(Mg * Cg * KH * KW)), bias(static_cast<size_t>(Mg));
@@ -770,7 +773,7 @@ TEST_CASE("kernels: ConvDirectF32 equals the reference fold for every geometry a
                 Fill(rng, bias.data(), bias.size(), 2);
                 const int e = int(IW + K + P + Mg) % 4;
                 const float* bp = e == 1 || e == 2 ? bias.data() : nullptr;
-                const int32_t act = e == 2 ? int32_t(kUnReluF32) : e == 3 ? int32_t(kUnHardSwishF32) : -1;
+                const Activation act = e == 2 ? Activation::kRelu : e == 3 ? Activation::kHardSwish : Activation::kNone;
                 const size_t out = size_t(Mg * OH * OW);
                 // The whole plane, then a range of rows inside it (rows outside stay guards).
                 for (const auto& rows : {std::pair<int64_t, int64_t>{0, OH}, {OH / 3, OH - OH / 4}}) {
@@ -790,9 +793,9 @@ TEST_CASE("kernels: ConvDirectF32 equals the reference fold for every geometry a
     std::vector<float> x(2 * 5 * 6), w(3 * 2 * 9);
     for (size_t i = 0; i < x.size(); ++i) x[i] = float(int(i % 7) - 3) * 0.25f;
     for (size_t i = 0; i < w.size(); ++i) w[i] = float(int(i % 5) - 2) * 0.5f;
-    const int64_t g[12] = {5, 6, 5, 6, 3, 3, 1, 1, 1, 1, 1, 1};
+    const Conv2DGeometry g{5, 6, 5, 6, 3, 3, 1, 1, 1, 1, 1, 1};
     std::vector<float> y(3 * 30);
-    d.kernels.ConvDirectF32(x.data(), 30, w.data(), y.data(), 2, 3, g, 0, 5, nullptr, -1);
+    d.kernels.ConvDirectF32(x.data(), 30, w.data(), y.data(), 2, 3, g, 0, 5, nullptr, Activation::kNone);
     // Output (m=2, oh=0, ow=0): taps kh 1..2, kw 1..2 of each channel, exact in binary.
     float acc = -0.0f;
     for (int c = 0; c < 2; ++c)
@@ -800,7 +803,7 @@ TEST_CASE("kernels: ConvDirectF32 equals the reference fold for every geometry a
         for (int kw = 1; kw < 3; ++kw) acc = acc + x[size_t(c * 30 + (kh - 1) * 6 + (kw - 1))] * w[size_t(2 * 18 + c * 9 + kh * 3 + kw)];
     CHECK(F2U(y[2 * 30]) == F2U(acc));
     std::vector<float> xz(2 * 30, -0.0f), wz(3 * 2 * 9, 0.5f), yz(3 * 30, 1.0f);
-    d.kernels.ConvDirectF32(xz.data(), 30, wz.data(), yz.data(), 2, 3, g, 0, 5, nullptr, -1);
+    d.kernels.ConvDirectF32(xz.data(), 30, wz.data(), yz.data(), 2, 3, g, 0, 5, nullptr, Activation::kNone);
     for (float v : yz) CHECK(F2U(v) == 0x80000000u);
   }
   INFO(cases << " geometries");

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "core/error.h"
-#include "graph/infer.h"
+#include "passes/infer.h"
 #include "onnx/import.h"
 #include "onnx/onnx.pb.h"
 #include "runtime/session.h"

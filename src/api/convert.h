@@ -7,7 +7,7 @@
 #include "core/error.h"
 #include "core/tensor.h"
 #include "graph/graph.h"
-#include "runtime/value.h"
+#include "core/value.h"
 
 namespace onemodel::detail {
 

@@ -3,11 +3,13 @@
 
 #include <cstring>
 
+#include "core/bits.h"
+
 namespace onemodel::impl {
 namespace {
 
-uint32_t Bits(float f) { uint32_t u; std::memcpy(&u, &f, 4); return u; }
-float FromBits(uint32_t u) { float f; std::memcpy(&f, &u, 4); return f; }
+constexpr uint32_t Bits(float f) { return F2U(f); }
+constexpr float FromBits(uint32_t u) { return U2F(u); }
 
 uint32_t MaxFiniteMag(const MiniFormat& f) {
   const uint32_t emax = (1u << f.ebits) - 1, mmax = (1u << f.mbits) - 1;

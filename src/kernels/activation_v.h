@@ -1,8 +1,8 @@
-// Vector forms of the activations UnaryF32 applies (ref/elementwise_kernels.h), shared
+// Vector forms of the activations UnaryF32 applies (ref/elementwise.h), shared
 // by UnaryF32 and the GEMM epilogue. Include after simd/simd.h (inside no namespace).
 #pragma once
 
-#include "ref/elementwise_kernels.h"
+#include "ref/elementwise.h"
 
 namespace onemodel::impl {
 namespace ONEMODEL_NS {
@@ -20,11 +20,10 @@ inline VF32 ReluV(VF32 v) {
 // v * clamp01(v / 6 + 1/2), the division by six as a product by the float 1/6.
 inline VF32 HardSwishV(VF32 v) { return Mul(v, Clamp01V(Add(Mul(Set<VF32>(1.0f / 6.0f), v), Set<VF32>(0.5f)))); }
 
-// The parameterless activations by UnaryF32 op (kUnReluF32, kUnHardSwishF32); any other
-// op leaves v as it is.
-inline VF32 ActivationV(int32_t op, VF32 v) {
-  if (op == kUnReluF32) return ReluV(v);
-  if (op == kUnHardSwishF32) return HardSwishV(v);
+// A kernel's activation (Activation) on v.
+inline VF32 ActivationV(Activation act, VF32 v) {
+  if (act == Activation::kRelu) return ReluV(v);
+  if (act == Activation::kHardSwish) return HardSwishV(v);
   return v;
 }
 

@@ -6,7 +6,8 @@
 #include <vector>
 
 #include "kernels/kernels.h"
-#include "ref/blas.h"
+#include "ref/conv.h"
+#include "ref/gemm.h"
 #include "simd/simd.h"
 #include "kernels/transpose.h"
 #include "kernels/activation_v.h"
@@ -14,8 +15,8 @@
 namespace onemodel::impl {
 #if defined(ONEMODEL_TARGET_AVX512)
 namespace avx2 {
-void ConvDirectF32(const float* x, int64_t in_sp, const float* w, float* y, int64_t Cg, int64_t Mg, const int64_t* g,
-                   int64_t oh_begin, int64_t oh_end, const float* bias, int32_t act);
+void ConvDirectF32(const float* x, int64_t in_sp, const float* w, float* y, int64_t Cg, int64_t Mg, const Conv2DGeometry& g,
+                   int64_t oh_begin, int64_t oh_end, const float* bias, Activation act);
 }
 #endif
 namespace ONEMODEL_NS {
@@ -33,7 +34,7 @@ constexpr size_t kDR = 4;
 // (rows r < mr only).
 template <size_t NV, bool kMasked, bool kContig>
 inline void DirectTile(const float* const* pp, const int64_t* wo, int64_t nt, const float* wt, int64_t ow, int64_t n,
-                       float* y0, int64_t ysp, size_t mr, const float* bias, int32_t act) {
+                       float* y0, int64_t ysp, size_t mr, const float* bias, Activation act) {
   const size_t last = kMasked ? size_t(n) - (NV - 1) * kVN : kVN;
   VF32 acc[kDR * NV];
   for (size_t i = 0; i < kDR * NV; ++i) acc[i] = Set<VF32>(-0.0f);
@@ -72,16 +73,16 @@ inline void DirectTile(const float* const* pp, const int64_t* wo, int64_t nt, co
 // own fold. No zero is ever added for a padding tap, so no signed-zero fix-up is needed,
 // and no im2col matrix is built. The weights are laid out once per call as
 // [channel tile][k][kDR] (data movement).
-void ConvDirectF32(const float* x, int64_t in_sp, const float* w, float* y, int64_t Cg, int64_t Mg, const int64_t* g,
-                   int64_t oh_begin, int64_t oh_end, const float* bias, int32_t act) {
+void ConvDirectF32(const float* x, int64_t in_sp, const float* w, float* y, int64_t Cg, int64_t Mg, const Conv2DGeometry& g,
+                   int64_t oh_begin, int64_t oh_end, const float* bias, Activation act) {
 #if defined(ONEMODEL_TARGET_AVX512)
   // As for the GEMM (gemm.cpp): on this project's AMD EPYC (AVX-512 double-pumped) the
   // AVX2 kernel's 256-bit tiles measured faster (a 3-channel 3x3 stride-2 layer at
   // 224x224: 0.19 ms against 0.21 ms; 7x7: 3.6 against 4.3 ms); the bits are the same.
   avx2::ConvDirectF32(x, in_sp, w, y, Cg, Mg, g, oh_begin, oh_end, bias, act);
 #else
-  const int64_t IH = g[0], IW = g[1], OH = g[2], OW = g[3], KH = g[4], KW = g[5], SH = g[6], SW = g[7], DH = g[8],
-                DW = g[9], PH = g[10], PW = g[11];
+  const int64_t IH = g.IH, IW = g.IW, OH = g.OH, OW = g.OW, KH = g.KH, KW = g.KW, SH = g.SH, SW = g.SW, DH = g.DH,
+                DW = g.DW, PH = g.PH, PW = g.PW;
   if (SW != 1 && SW != 2) {
     ref::ConvDirectF32(x, in_sp, w, y, Cg, Mg, g, oh_begin, oh_end, bias, act);
     return;
@@ -215,10 +216,10 @@ void ConvDirectF32(const float* x, int64_t in_sp, const float* w, float* y, int6
 // strips whose interleaved input rows take about 48 KiB (cache-resident). Lanes past the
 // last channel compute unused values. The epilogue (bias, activation) applies to each
 // finished accumulator before it is stored.
-void DepthwiseConvF32(const float* x, const float* w, float* y, int64_t channels, const int64_t* g, const float* bias,
-                      int32_t act) {
-  const int64_t IH = g[0], IW = g[1], OH = g[2], OW = g[3], KH = g[4], KW = g[5], SH = g[6], SW = g[7], DH = g[8],
-                DW = g[9], PH = g[10], PW = g[11];
+void DepthwiseConvF32(const float* x, const float* w, float* y, int64_t channels, const Conv2DGeometry& g, const float* bias,
+                      Activation act) {
+  const int64_t IH = g.IH, IW = g.IW, OH = g.OH, OW = g.OW, KH = g.KH, KW = g.KW, SH = g.SH, SW = g.SW, DH = g.DH,
+                DW = g.DW, PH = g.PH, PW = g.PW;
   const int64_t in_sp = IH * IW, out_sp = OH * OW, taps = KH * KW;
   if (channels <= 0 || out_sp <= 0) return;
   const int64_t span = (KH - 1) * DH + 1;  // input rows under one output row
@@ -252,7 +253,7 @@ void DepthwiseConvF32(const float* x, const float* w, float* y, int64_t channels
     alignas(64) float bl[kL] = {};
     if (bias) for (int64_t j = 0; j < nc; ++j) bl[j] = bias[c0 + j];
     const VF32 bv = Load<VF32>(bl);
-    const bool epi = bias || act >= 0;
+    const bool epi = bias || act != Activation::kNone;
     auto fin = [&](VF32 a) { return epi ? ActivationV(act, bias ? Add(a, bv) : a) : a; };
     for (int64_t oh0 = 0; oh0 < OH; oh0 += strip) {
     const int64_t oh1 = std::min(OH, oh0 + strip);

@@ -3,8 +3,10 @@
 #include <algorithm>
 
 #include "kernels/kernels.h"
-#include "ref/elementwise_kernels.h"
-#include "ref/blas.h"
+#include "ref/elementwise.h"
+#include "ref/softmax.h"
+#include "ref/elementwise.h"
+#include "ref/transpose.h"
 #include "core/exact.h"
 #include "kernels/math_v.h"
 #include "kernels/reduce_sum.h"
@@ -17,7 +19,6 @@ namespace ONEMODEL_NS {
 namespace {
 
 constexpr size_t kN = Lanes<VF32>();
-inline uint32_t F2UBits(float f) { uint32_t u; __builtin_memcpy(&u, &f, 4); return u; }
 
 template <class F>
 void Runs(F f, const float* a, int64_t sa, const float* b, int64_t sb, float* out, int64_t n) {
@@ -156,7 +157,7 @@ void SoftmaxRowF32(const float* x, float* out, int64_t n) {
   for (size_t j = 1; j < kN; ++j) {
     const float v = lanes[j];
     if (v != v || m != m) m = __builtin_nanf("");
-    else if (v == m) m = (F2UBits(m) >> 31) ? v : m;
+    else if (v == m) m = (F2U(m) >> 31) ? v : m;
     else if (v > m) m = v;
   }
   const VF32 mm = Set<VF32>(m);

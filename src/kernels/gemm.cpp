@@ -8,8 +8,10 @@
 #include <utility>
 #include <vector>
 
+#include "core/bits.h"
 #include "kernels/kernels.h"
-#include "ref/blas.h"
+#include "ref/conv.h"
+#include "ref/gemm.h"
 #include "simd/simd.h"
 #include "kernels/transpose.h"
 #include "kernels/activation_v.h"
@@ -20,17 +22,16 @@ namespace avx2 {
 void GemmF32(int64_t M, int64_t N, int64_t K, const float* A, int64_t a_rs, int64_t a_cs, const float* B,
              int64_t b_rs, int64_t b_cs, float* C, int64_t ldc);
 void GemmBiasActF32(int64_t M, int64_t N, int64_t K, const float* A, int64_t a_rs, int64_t a_cs, const float* B,
-                    int64_t b_rs, int64_t b_cs, float* C, int64_t ldc, const float* row_bias, int32_t act);
+                    int64_t b_rs, int64_t b_cs, float* C, int64_t ldc, const float* row_bias, Activation act);
 void GemmPackBF32(int64_t K, int64_t N, const float* B, int64_t b_rs, int64_t b_cs, float* packed);
 void GemmPackedF32(int64_t M, int64_t N, int64_t K, const float* A, int64_t a_rs, int64_t a_cs, const float* packed,
-                   int64_t n_begin, int64_t n_end, float* C, int64_t ldc, const float* row_bias, int32_t act);
+                   int64_t n_begin, int64_t n_end, float* C, int64_t ldc, const float* row_bias, Activation act);
 }
 #endif
 namespace ONEMODEL_NS {
 namespace {
 
 constexpr size_t kN = Lanes<VF32>();
-inline uint32_t F2UBits(float f) { uint32_t u; std::memcpy(&u, &f, 4); return u; }
 template <size_t... I, class F> inline void Unroll(std::index_sequence<I...>, F&& f) { (f(std::integral_constant<size_t, I>{}), ...); }
 #if !defined(ONEMODEL_TARGET_AVX512)
 // Register tile: kMR rows of C by kNV vectors. Targets with 32 vector registers take
@@ -63,7 +64,7 @@ static_assert(kNC % kNR == 0, "kNC must be a whole number of panels");
 // store: + bias[r] (bias: this tile's first row's, or null), then activation `act`.
 template <size_t NV>
 inline void Tile(int64_t kc, const float* Ap, int64_t ars, int64_t aks, const float* Bp, float* C, int64_t ldc, size_t mr,
-                 size_t nr, bool first, bool last = false, const float* bias = nullptr, int32_t act = -1) {
+                 size_t nr, bool first, bool last = false, const float* bias = nullptr, Activation act = Activation::kNone) {
   // Plain arrays with fully unrolled constant-trip loops: the compilers keep every
   // accumulator in a register (lambdas over the array made GCC store them each step).
   VF32 acc[kMR * NV];
@@ -90,7 +91,7 @@ inline void Tile(int64_t kc, const float* Ap, int64_t ars, int64_t aks, const fl
 #pragma GCC unroll 16
   for (size_t r = 0; r < kMR; ++r) {
     if (r >= mr) break;
-    if (last && (bias || act >= 0)) {
+    if (last && (bias || act != Activation::kNone)) {
       const VF32 bb = Set<VF32>(bias ? bias[r] : 0.0f);
 #pragma GCC unroll 4
       for (size_t v = 0; v < NV; ++v) {
@@ -160,8 +161,8 @@ void PackA(const float* A, int64_t a_rs, int64_t a_cs, int64_t m0, int64_t mr, i
 namespace {
 #if !defined(ONEMODEL_TARGET_AVX512)
 // The epilogue on rows already holding their full sums (paths without register tiles).
-void RowEpilogue(int64_t M, int64_t N, float* C, int64_t ldc, const float* bias, int32_t act) {
-  if (!bias && act < 0) return;
+void RowEpilogue(int64_t M, int64_t N, float* C, int64_t ldc, const float* bias, Activation act) {
+  if (!bias && act == Activation::kNone) return;
   for (int64_t m = 0; m < M; ++m) {
     float* c = C + m * ldc;
     const VF32 bv = Set<VF32>(bias ? bias[m] : 0.0f);
@@ -181,7 +182,7 @@ void RowEpilogue(int64_t M, int64_t N, float* C, int64_t ldc, const float* bias,
 // rows each B panel (kc x kNR, in L1) meets every row tile in turn (A's block in L2).
 void TiledGemm(int64_t M, int64_t K, const float* A, int64_t a_rs, int64_t a_cs, const float* B, int64_t b_rs,
                int64_t b_cs, const float* packed, int64_t Ntot, int64_t n_begin, int64_t n_end, float* C, int64_t ldc,
-               const float* row_bias, int32_t act) {
+               const float* row_bias, Activation act) {
   // Scratch grows once per thread, then is reused (no allocation in steady state).
   thread_local std::vector<float> bpack, apack;
   if (!packed && bpack.size() < size_t(kKC * kNC)) bpack.resize(size_t(kKC * kNC));
@@ -236,12 +237,12 @@ void TiledGemm(int64_t M, int64_t K, const float* A, int64_t a_rs, int64_t a_cs,
 #endif
 
 void GemmImpl(int64_t M, int64_t N, int64_t K, const float* A, int64_t a_rs, int64_t a_cs, const float* B,
-              int64_t b_rs, int64_t b_cs, float* C, int64_t ldc, const float* row_bias, int32_t act) {
+              int64_t b_rs, int64_t b_cs, float* C, int64_t ldc, const float* row_bias, Activation act) {
 #if defined(ONEMODEL_TARGET_AVX512)
   // Measured (GEMM 1024^3, 1 thread, on this project's AMD EPYC, which runs AVX-512
   // double-pumped): 8x32 tiles of 512-bit vectors took 32 ms, the AVX2 kernel's 4x16
   // tiles 24.5 ms; the bits are the same, so the AVX-512 table carries the AVX2 kernel.
-  if (row_bias || act >= 0) avx2::GemmBiasActF32(M, N, K, A, a_rs, a_cs, B, b_rs, b_cs, C, ldc, row_bias, act);
+  if (row_bias || act != Activation::kNone) avx2::GemmBiasActF32(M, N, K, A, a_rs, a_cs, B, b_rs, b_cs, C, ldc, row_bias, act);
   else avx2::GemmF32(M, N, K, A, a_rs, a_cs, B, b_rs, b_cs, C, ldc);
 #else
 
@@ -353,11 +354,11 @@ void GemmImpl(int64_t M, int64_t N, int64_t K, const float* A, int64_t a_rs, int
 
 void GemmF32(int64_t M, int64_t N, int64_t K, const float* A, int64_t a_rs, int64_t a_cs, const float* B,
              int64_t b_rs, int64_t b_cs, float* C, int64_t ldc) {
-  GemmImpl(M, N, K, A, a_rs, a_cs, B, b_rs, b_cs, C, ldc, nullptr, -1);
+  GemmImpl(M, N, K, A, a_rs, a_cs, B, b_rs, b_cs, C, ldc, nullptr, Activation::kNone);
 }
 
 void GemmBiasActF32(int64_t M, int64_t N, int64_t K, const float* A, int64_t a_rs, int64_t a_cs, const float* B,
-                    int64_t b_rs, int64_t b_cs, float* C, int64_t ldc, const float* row_bias, int32_t act) {
+                    int64_t b_rs, int64_t b_cs, float* C, int64_t ldc, const float* row_bias, Activation act) {
   GemmImpl(M, N, K, A, a_rs, a_cs, B, b_rs, b_cs, C, ldc, row_bias, act);
 }
 
@@ -376,7 +377,7 @@ void GemmPackBF32(int64_t K, int64_t N, const float* B, int64_t b_rs, int64_t b_
 }
 
 void GemmPackedF32(int64_t M, int64_t N, int64_t K, const float* A, int64_t a_rs, int64_t a_cs, const float* packed,
-                   int64_t n_begin, int64_t n_end, float* C, int64_t ldc, const float* row_bias, int32_t act) {
+                   int64_t n_begin, int64_t n_end, float* C, int64_t ldc, const float* row_bias, Activation act) {
 #if defined(ONEMODEL_TARGET_AVX512)
   avx2::GemmPackedF32(M, N, K, A, a_rs, a_cs, packed, n_begin, n_end, C, ldc, row_bias, act);
 #else
@@ -513,9 +514,9 @@ inline void PlaneRun(const float* const* pp, const VF32* wp, int64_t nt, int64_t
   });
 }
 
-void ConvPlaneF32(const float* x, const float* w, float* y, const int64_t* g) {
-  const int64_t IH = g[0], IW = g[1], OH = g[2], OW = g[3], KH = g[4], KW = g[5], SH = g[6], SW = g[7], DH = g[8],
-                DW = g[9], PH = g[10], PW = g[11];
+void ConvPlaneF32(const float* x, const float* w, float* y, const Conv2DGeometry& g) {
+  const int64_t IH = g.IH, IW = g.IW, OH = g.OH, OW = g.OW, KH = g.KH, KW = g.KW, SH = g.SH, SW = g.SW, DH = g.DH,
+                DW = g.DW, PH = g.PH, PW = g.PW;
   if ((PH > 0 || PW > 0) && OH > 0 && OW > 0 && OW <= int64_t(4 * kN)) {
     // Padded narrow planes (wide ones lose little to their borders): copy the plane
     // into a zero-bordered one and run it unpadded, so every row goes by vectors. As in the GEMM convolution (ref/conv_pool.cpp, ConvGemm2D), a
@@ -524,7 +525,7 @@ void ConvPlaneF32(const float* x, const float* w, float* y, const int64_t* g) {
     // positions with a padding tap: those are recomputed below. Non-finite weights
     // (0 * inf) take the unpadded path.
     bool finite = true;
-    for (int64_t t = 0; t < KH * KW; ++t) finite &= (F2UBits(w[t]) & 0x7F800000u) != 0x7F800000u;
+    for (int64_t t = 0; t < KH * KW; ++t) finite &= (F2U(w[t]) & 0x7F800000u) != 0x7F800000u;
     if (finite) {
       const int64_t PIH = std::max(IH + PH, (OH - 1) * SH + (KH - 1) * DH + 1);
       const int64_t PIW = std::max(IW + PW, (OW - 1) * SW + (KW - 1) * DW + 1);
@@ -532,7 +533,7 @@ void ConvPlaneF32(const float* x, const float* w, float* y, const int64_t* g) {
       if (padded.size() < size_t(PIH * PIW)) padded.resize(size_t(PIH * PIW));
       std::fill(padded.begin(), padded.begin() + PIH * PIW, 0.0f);
       for (int64_t ih = 0; ih < IH; ++ih) std::memcpy(padded.data() + (ih + PH) * PIW + PW, x + ih * IW, size_t(IW) * sizeof(float));
-      const int64_t g2[12] = {PIH, PIW, OH, OW, KH, KW, SH, SW, DH, DW, 0, 0};
+      const Conv2DGeometry g2{PIH, PIW, OH, OW, KH, KW, SH, SW, DH, DW, 0, 0};
       ConvPlaneF32(padded.data(), w, y, g2);
       // Columns [clo, chi) have no padding tap in any row.
       int64_t clo = 0, chi = 0;

@@ -5,6 +5,9 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "ref/conv.h"
+#include "ref/elementwise.h"
+
 namespace onemodel::impl {
 
 struct KernelTable {
@@ -12,6 +15,9 @@ struct KernelTable {
 #include "kernels/kernels.inc"
 #undef ONEMODEL_KERNEL
 };
+
+// The oracle's table: every entry is the reference kernel ref::<name> (src/ref/).
+const KernelTable& ReferenceKernelTable();
 
 // Benchmark entry points of the L-lane sum (tools/bench_lanes.sh), per target.
 struct LaneBench {

@@ -7,7 +7,7 @@
 #include "core/io.h"
 #include "onnx/onnx-data.pb.h"
 #include "onnx/onnx.pb.h"
-#include "runtime/value.h"
+#include "core/value.h"
 
 namespace onemodel::impl {
 namespace {

@@ -8,8 +8,8 @@
 
 #include "core/error.h"
 #include "passes/passes.h"
-#include "ref/op_context.h"
-#include "runtime/value.h"
+#include "ops/op_context.h"
+#include "core/value.h"
 
 namespace onemodel::impl {
 

@@ -8,26 +8,6 @@
 #include "passes/passes.h"
 
 namespace onemodel::impl {
-namespace {
-
-bool IsDefaultDomain(const Node& n) { return n.domain.empty() || n.domain == "ai.onnx"; }
-
-}  // namespace
-
-bool IsChainableElementwise(const Node& n) {
-  if (!IsDefaultDomain(n) || n.outputs.size() != 1 || n.outputs[0].empty()) return false;
-  static const std::unordered_set<std::string> kBinary = {"Add", "Sub", "Mul", "Div"};
-  static const std::unordered_set<std::string> kUnary = {"Relu", "HardSigmoid", "HardSwish", "Exp", "Tanh", "Sigmoid", "Erf"};
-  if (kBinary.count(n.op_type)) return n.inputs.size() == 2 && !n.inputs[0].empty() && !n.inputs[1].empty();
-  if (kUnary.count(n.op_type)) return n.inputs.size() == 1 && !n.inputs[0].empty();
-  // Clip: bounds as attributes (opset < 11) or as inputs (opset >= 11), never both.
-  if (n.op_type == "Clip") {
-    if (n.inputs.empty() || n.inputs[0].empty() || n.inputs.size() > 3) return false;
-    return n.inputs.size() == 1 || (!n.attr("min") && !n.attr("max"));
-  }
-  return false;
-}
-
 int FuseElementwiseChains(Graph& g) {
   std::unordered_map<std::string, int> readers = CountReaders(g);
   // The nodes reading each value (a node reading it twice counts twice in `readers`).

@@ -9,26 +9,15 @@
 #include <unordered_map>
 
 #include "graph/graph.h"
+#include "ops/fused.h"
 
 namespace onemodel::impl {
-
-// The attribute a fused producer carries: its output goes through this activation
-// ("Relu" or "HardSwish") before it is stored. The dot keeps it apart from ONNX
-// attribute names.
-inline constexpr const char* kFusedActivationAttr = "onemodel.activation";
 
 // Conv -> Relu and Conv -> HardSwish (float), where the activation is the Conv output's
 // only reader and that output is not a graph output: the activation node goes and the
 // Conv applies the same function to each result after the bias. Returns the number of
 // nodes fused. Top-level graph only.
 int FuseConvActivation(Graph& g);
-
-// The domain of OneModel's own operators (fused nodes the passes create).
-inline constexpr const char* kOneModelDomain = "onemodel";
-
-// Whether n is an elementwise node a chain may take: Add, Sub, Mul, Div, Relu,
-// HardSigmoid, HardSwish, Exp, Tanh, Sigmoid, Erf, Clip (default domain, one output).
-bool IsChainableElementwise(const Node& n);
 
 // Regions of elementwise nodes whose values are all read inside the region, except the
 // value of its last node (which may be read anywhere; the region's values may be read

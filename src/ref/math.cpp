@@ -3,6 +3,8 @@
 // a rounded add, which -ffp-contract=off guarantees is never fused.
 #include "ref/math.h"
 
+#include "core/bits.h"
+
 #include <cstdint>
 #include <cstring>
 
@@ -10,8 +12,6 @@ namespace onemodel::impl {
 namespace math {
 namespace {
 
-inline uint32_t F2U(float f) { uint32_t u; std::memcpy(&u, &f, 4); return u; }
-inline float U2F(uint32_t u) { float f; std::memcpy(&f, &u, 4); return f; }
 inline uint64_t D2U(double d) { uint64_t u; std::memcpy(&u, &d, 8); return u; }
 inline double U2D(uint64_t u) { double d; std::memcpy(&d, &u, 8); return d; }
 inline bool IsNaN(float x) { return (F2U(x) & 0x7FFFFFFFu) > 0x7F800000u; }

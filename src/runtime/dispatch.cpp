@@ -6,9 +6,6 @@
 #include <cstring>
 
 #include "core/error.h"
-#include "ref/blas.h"
-#include "ref/elementwise_kernels.h"
-#include "ref/reduce.h"
 
 namespace onemodel::impl {
 namespace {
@@ -44,11 +41,7 @@ const std::vector<TargetEntry>& Targets() {
   return kTargets;
 }
 
-void FillRef(KernelTable* t) {
-#define ONEMODEL_KERNEL(name, ret, params) t->name = &ref::name;
-#include "kernels/kernels.inc"
-#undef ONEMODEL_KERNEL
-}
+void FillRef(KernelTable* t) { *t = ReferenceKernelTable(); }
 
 }  // namespace
 

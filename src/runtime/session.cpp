@@ -15,7 +15,7 @@
 #include "onnx/import.h"
 #include "passes/passes.h"
 #include "core/threadpool.h"
-#include "ref/op_context.h"
+#include "ops/op_context.h"
 
 namespace onemodel::impl {
 
@@ -81,10 +81,29 @@ class RunBuffersLease {
   std::unique_ptr<RunBuffers> b_;
 };
 
-class Executor {
+class Executor final : public SubgraphRunner {
  public:
-  Executor(const Model& m, const KernelTable* kernels, ThreadPool* pool, DerivedCache* derived, GraphPlans* plans)
-      : model_(m), kernels_(kernels), pool_(pool), derived_(derived), plans_(plans) {}
+  // SubgraphRunner: binds the inputs to g's inputs by position and runs it.
+  void RunInto(const Graph& g, const std::vector<const Value*>& inputs, const Scope& scope,
+               std::vector<Value>* out) override {
+    if (inputs.size() != g.inputs.size()) {
+      throw Error(ErrorCode::kInvalidModel, "subgraph '" + g.name + "' takes " + std::to_string(g.inputs.size()) +
+                                                " inputs, given " + std::to_string(inputs.size()));
+    }
+    auto bind = [&](const GraphPlan& plan, std::vector<Value>& vals) {
+      for (size_t i = 0; i < inputs.size(); ++i) {
+        auto it = plan.slot.find(g.inputs[i].name);
+        if (it != plan.slot.end()) vals[it->second] = inputs[i] ? *inputs[i] : Value();
+      }
+    };
+    RunGraphInto(g, bind, &scope, true, out);
+  }
+
+  // vector_kernels: kernels is a vector target's table (any ISA but ref), so operators may
+  // plan their vector algorithms; false: every plan is the reference (the oracle).
+  Executor(const Model& m, const KernelTable* kernels, bool vector_kernels, ThreadPool* pool, DerivedCache* derived,
+           GraphPlans* plans)
+      : model_(m), kernels_(kernels), vector_kernels_(vector_kernels), pool_(pool), derived_(derived), plans_(plans) {}
 
   std::unique_ptr<GraphPlan> MakePlan(const Graph& g) const {
     auto p = std::make_unique<GraphPlan>();
@@ -183,6 +202,8 @@ class Executor {
       OpContext ctx(node, OpsetFor(node.domain), std::move(in_buf), std::move(out_buf));
       ctx.executor = this;
       ctx.kernels = kernels_;
+      ctx.vector_kernels = vector_kernels_;
+      ctx.algorithms = algorithms_;
       ctx.pool = pool_;
       ctx.scope = &scope;
       ctx.derived = derived_;
@@ -273,6 +294,7 @@ class Executor {
   };
   void EnableProfile(Profile* p) { profile_ = p; }
   void SetPrepack(bool on) { prepack_ = on; }
+  void SetAlgorithms(const std::map<std::string, std::string>* a) { algorithms_ = a->empty() ? nullptr : a; }
 
   int64_t OpsetFor(const std::string& domain) const {
     auto it = model_.opsets.find(domain);
@@ -282,6 +304,8 @@ class Executor {
  private:
   const Model& model_;
   const KernelTable* kernels_;
+  bool vector_kernels_ = false;
+  const std::map<std::string, std::string>* algorithms_ = nullptr;  // SessionOptions::algorithms
   ThreadPool* pool_;
   DerivedCache* derived_;
   GraphPlans* plans_;
@@ -289,30 +313,6 @@ class Executor {
   bool prepack_ = true;
   int depth_ = 0;
 };
-
-void RunSubgraphInto(Executor* ex, const Graph& g, const std::vector<const Value*>& inputs, const Scope& scope,
-                     std::vector<Value>* out) {
-  if (inputs.size() != g.inputs.size()) {
-    throw Error(ErrorCode::kInvalidModel, "subgraph '" + g.name + "' takes " + std::to_string(g.inputs.size()) +
-                                              " inputs, given " + std::to_string(inputs.size()));
-  }
-  auto bind = [&](const GraphPlan& plan, std::vector<Value>& vals) {
-    for (size_t i = 0; i < inputs.size(); ++i) {
-      auto it = plan.slot.find(g.inputs[i].name);
-      if (it != plan.slot.end()) vals[it->second] = inputs[i] ? *inputs[i] : Value();
-    }
-  };
-  ex->RunGraphInto(g, bind, &scope, true, out);
-}
-
-std::vector<Value> RunSubgraph(Executor* ex, const Graph& g, const std::vector<Value>& inputs, const Scope& scope) {
-  std::vector<const Value*> ptrs;
-  ptrs.reserve(inputs.size());
-  for (const Value& v : inputs) ptrs.push_back(&v);
-  std::vector<Value> out;
-  RunSubgraphInto(ex, g, ptrs, scope, &out);
-  return out;
-}
 
 Session::~Session() = default;
 Session::Session(Session&&) noexcept = default;
@@ -483,8 +483,9 @@ std::vector<Value> Session::Run(const std::map<std::string, Value>& feeds) const
       }
     }
   };
-  Executor ex(*model_, &dispatch_.kernels, pool_.get(), derived_.get(), plans_.get());
+  Executor ex(*model_, &dispatch_.kernels, dispatch_.isa != Isa::kRef, pool_.get(), derived_.get(), plans_.get());
   ex.SetPrepack(opts_.prepack);
+  ex.SetAlgorithms(&opts_.algorithms);
   // The memory plan is keyed by the inputs' element types and shapes (the key's text is
   // built in a buffer kept by the thread, so that steady runs allocate nothing for it).
   std::optional<MemoryPlanner::RunScope> plan;

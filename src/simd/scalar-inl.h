@@ -8,6 +8,8 @@
 #include <limits>
 #include <type_traits>
 
+#include "core/bits.h"
+
 namespace onemodel::impl {
 namespace ONEMODEL_NS {
 
@@ -29,8 +31,8 @@ using VU64 = Vec<uint64_t, 2>;
 
 namespace detail {
 template <typename T> using Unsigned = std::make_unsigned_t<T>;
-inline uint32_t F2U(float f) { uint32_t u; std::memcpy(&u, &f, 4); return u; }
-inline float U2F(uint32_t u) { float f; std::memcpy(&f, &u, 4); return f; }
+using ::onemodel::impl::F2U;
+using ::onemodel::impl::U2F;
 inline bool IsNaN(float f) { return (F2U(f) & 0x7FFFFFFFu) > 0x7F800000u; }
 template <typename T> struct BitsOf { using type = Unsigned<T>; };
 template <> struct BitsOf<float> { using type = uint32_t; };

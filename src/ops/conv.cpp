@@ -1,0 +1,355 @@
+// Conv and DeformConv. Conv's definition is ref::ConvF32 (ref/conv.h): each output
+// element has one accumulator that starts at -0.0 and folds, in index order, input
+// channel (outer) then kernel position (row-major); taps in the padding contribute
+// nothing; the bias is added after the full sum (exact-contract section 3).
+//
+// A Conv node's plan (ConvPlan, made once per input shapes) names the algorithm its runs
+// execute: the reference in the oracle session (ISA ref), otherwise the vector algorithm
+// its geometry suits. Every algorithm gives the reference's bits (tests/ops/conv_test.cpp
+// runs each against it).
+#include "ops/conv.h"
+
+#include <algorithm>
+#include <cmath>
+#include <optional>
+
+#include "ops/algorithm.h"
+#include "ops/conv_common.h"
+#include "ops/conv_gemm.h"
+#include "ops/fused.h"
+#include "ops/ops.h"
+#include "ref/conv.h"
+#include "ref/elementwise.h"
+#include "ref/math.h"
+
+namespace onemodel::impl {
+namespace ops {
+
+const char* ConvAlgoName(ConvAlgo a) {
+  switch (a) {
+    case ConvAlgo::kReference: return "reference";
+    case ConvAlgo::kTapGemm: return "tap-gemm";
+    case ConvAlgo::kDirect: return "direct";
+    case ConvAlgo::kIm2colGemm: return "im2col-gemm";
+    case ConvAlgo::kDepthwise: return "depthwise";
+    case ConvAlgo::kPlane: return "plane";
+    case ConvAlgo::kPlaneMulAdd: return "plane-muladd";
+  }
+  return "?";
+}
+
+namespace {
+
+// The algorithm for a 1-D/2-D float convolution in a vector session when the GEMM
+// algorithms are out (too few channels to fill a tile, or weights that are not finite).
+ConvAlgo PlaneAlgo(const ConvPlan& p) {
+  if (p.Cg == 1 && p.Mg == 1) return ConvAlgo::kDepthwise;
+  if (p.Cg == 1) return ConvAlgo::kPlane;
+  return ConvAlgo::kPlaneMulAdd;
+}
+
+// Whether the plan's geometry can take algorithm a (the GEMM algorithms also need finite
+// weights, checked at run time).
+bool ConvAlgoFits(const ConvPlan& p, ConvAlgo a) {
+  switch (a) {
+    case ConvAlgo::kReference:
+    case ConvAlgo::kTapGemm: return true;
+    case ConvAlgo::kDepthwise: return p.g.dims <= 2 && p.Cg == 1 && p.Mg == 1;
+    case ConvAlgo::kPlane: return p.g.dims <= 2 && p.Cg == 1;
+    case ConvAlgo::kDirect:
+    case ConvAlgo::kIm2colGemm:
+    case ConvAlgo::kPlaneMulAdd: return p.g.dims <= 2;
+  }
+  return false;
+}
+
+// Chooses the plan's algorithm (and the one to fall back to when the weights are not all
+// finite) from the geometry alone, unless the session forces one. The direct kernel:
+// strides 1 or 2 along rows, enough output channels to fill its tiles, and few input
+// channels per group (im2col would cost more than the product: a network's first layer
+// on an image). Measured on single layers: 3 channels, 3x3 stride 2 at 224x224 into 16:
+// 0.19 ms against 0.35 ms by im2col and GEMM; 7x7 into 64: even; 64 channels 3x3: 4.3
+// against 3.3 ms (the GEMM's packed panels win once the fold is long). The GEMM
+// algorithms want 4+ output channels per group and a fold of 4+ terms.
+void ChooseAlgo(const OpContext& ctx, ConvPlan* p) {
+  ConvAlgo automatic = ConvAlgo::kReference, fallback = ConvAlgo::kReference;
+  const bool gemm = p->Mg >= 4 && p->Cg * p->k_sp >= 4;
+  const ConvPlane& pl = p->pl;
+  if (p->g.dims > 2) {
+    if (gemm) automatic = ConvAlgo::kTapGemm;
+  } else if ((pl.SW == 1 || pl.SW == 2) && p->Mg >= 4 && p->Cg <= 4 && pl.OW >= 8) {
+    automatic = fallback = ConvAlgo::kDirect;
+  } else if (gemm) {
+    automatic = ConvAlgo::kIm2colGemm;
+    fallback = PlaneAlgo(*p);
+  } else {
+    automatic = fallback = PlaneAlgo(*p);
+  }
+  p->algo = ChooseAlgorithm(ctx, kAllConvAlgos, ConvAlgoName, automatic, [&](ConvAlgo a) { return ConvAlgoFits(*p, a); });
+  // A forced GEMM algorithm falls back to the reference when the weights are not finite.
+  p->fallback = ctx.ForcedAlgorithm().empty() && ctx.VectorKernels() ? fallback : ConvAlgo::kReference;
+}
+
+std::shared_ptr<ConvPlan> MakeConvPlan(const OpContext& ctx, const Tensor& x, const Tensor& w) {
+  auto p = std::make_shared<ConvPlan>();
+  p->Set(ctx, x, w);
+  const int64_t group = p->group = ctx.attr_i("group", 1);
+  if (w.rank() < 3) throw ctx.Fail(ErrorCode::kShapeMismatch, "weight must have rank >= 3, got " + ShapeToString(w.shape()));
+  std::vector<int64_t> kernel = ctx.attr_ints("kernel_shape", std::vector<int64_t>(w.shape().begin() + 2, w.shape().end()));
+  p->g = MakeGeometry(ctx, x.shape(), kernel, false);
+  const ConvGeometry& g = p->g;
+  const int64_t N = p->N = x.shape()[0], C = p->C = x.shape()[1], M = p->M = w.shape()[0];
+  if (group <= 0 || C % group || M % group || w.shape()[1] != C / group) {
+    throw ctx.Fail(ErrorCode::kShapeMismatch, "input channels " + std::to_string(C) + ", weight " +
+                                                  ShapeToString(w.shape()) + " and group " + std::to_string(group) +
+                                                  " do not agree");
+  }
+  if (w.rank() != x.rank())
+    throw ctx.Fail(ErrorCode::kShapeMismatch,
+                   "weight " + ShapeToString(w.shape()) + " and input " + ShapeToString(x.shape()) + " differ in rank");
+  p->Cg = C / group;
+  p->Mg = M / group;
+  const std::string act = ctx.attr_s(kFusedActivationAttr, "");
+  if (!act.empty() && act != "Relu" && act != "HardSwish")
+    throw ctx.Fail(ErrorCode::kInvalidModel, "unknown fused activation '" + act + "'");
+  p->act = act.empty() ? Activation::kNone : act == "Relu" ? Activation::kRelu : Activation::kHardSwish;
+  p->out_shape = Shape{N, M};
+  p->out_shape.insert(p->out_shape.end(), g.out.begin(), g.out.end());
+  p->in_sp = ProductOf(g.in);
+  p->out_sp = ProductOf(g.out);
+  p->k_sp = ProductOf(g.kernel);
+  if (g.dims <= 2) p->pl = MakeConvPlane(g);
+  // Taps: kernel position k of dimension d reads input k * dilation - pad + stride * o.
+  p->tg = Taps{g.in, g.out, g.stride, {}};
+  for (int64_t d = 0; d < g.dims; ++d) {
+    const size_t i = size_t(d);
+    std::vector<int64_t> b;
+    for (int64_t k = 0; k < g.kernel[i]; ++k) b.push_back(k * g.dil[i] - g.pad_b[i]);
+    p->tg.b.push_back(std::move(b));
+  }
+  ChooseAlgo(ctx, p.get());
+  return p;
+}
+
+// What one run works on: the plan, the inputs as floats, the bias, and the f32 results
+// (y itself when the output is float, else a buffer).
+struct ConvRun {
+  const OpContext& ctx;
+  const ConvPlan& p;
+  const float* x;
+  const float* w;
+  const float* bias;  // null: none
+  float* y;
+  Activation kact;  // the activation a kernel may apply in its epilogue (float output only)
+};
+
+void RunTapGemm(const ConvRun& r) {
+  const ConvPlan& p = r.p;
+  for (int64_t n = 0; n < p.N; ++n)
+    for (int64_t grp = 0; grp < p.group; ++grp)
+      TapGemm(r.ctx, p.tg, r.x + (n * p.C + grp * p.Cg) * p.in_sp, p.Cg, p.in_sp, r.w + grp * p.Mg * p.Cg * p.k_sp,
+              p.Mg, r.y + (n * p.M + grp * p.Mg) * p.out_sp);
+}
+
+// Few input channels (a network's first layer): the direct kernel, output rows in blocks
+// over the threads, the epilogue in its tiles.
+void RunDirect(const ConvRun& r) {
+  const ConvPlan& p = r.p;
+  const ConvPlane& pl = p.pl;
+  const int threads = r.ctx.pool ? r.ctx.pool->threads() : 1;
+  const int64_t rb = std::max<int64_t>(1, pl.OH / (4 * threads)), row_blocks = (pl.OH + rb - 1) / rb;
+  ParallelFor(r.ctx, p.N * p.group * row_blocks, 1, [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) {
+      const int64_t ng = i / row_blocks, n = ng / p.group, grp = ng % p.group, r0 = i % row_blocks * rb;
+      r.ctx.kernels->ConvDirectF32(r.x + (n * p.C + grp * p.Cg) * p.in_sp, p.in_sp, r.w + grp * p.Mg * p.Cg * p.k_sp,
+                                   r.y + (n * p.M + grp * p.Mg) * p.out_sp, p.Cg, p.Mg, pl, r0, std::min(pl.OH, r0 + rb),
+                                   r.bias ? r.bias + grp * p.Mg : nullptr, r.kact);
+    }
+  });
+}
+
+// Im2col and the GEMM kernel (ConvGemm2D); returns whether the epilogue was applied.
+bool RunIm2col(const ConvRun& r, const Tensor& w) {
+  const ConvPlan& p = r.p;
+  const Tensor* wt = nullptr;
+  if (p.out_sp == 1 && w.dtype() == DType::kFloat)
+    wt = r.ctx.ConstDerived(1, "W^T", [&](const Tensor& t) { return TransposedF32(t.data<float>(), p.M, p.Cg * p.k_sp); });
+  return ConvGemm2D(r.ctx, p.pl, r.x, r.w, wt ? wt->data<float>() : nullptr, p.N, p.C, p.M, p.group, p.in_sp, r.y,
+                    p.act == Activation::kRelu, r.bias, r.kact);
+}
+
+// Depthwise, one output per input channel: lanes across channels (blocks of 16 to 64
+// channels, a multiple of every target's lanes, at least two per thread when the
+// channels allow), the epilogue in the kernel.
+void RunDepthwise(const ConvRun& r) {
+  const ConvPlan& p = r.p;
+  const int threads = r.ctx.pool ? r.ctx.pool->threads() : 1;
+  const int64_t bs = std::clamp<int64_t>((p.M / (2 * threads) + 15) / 16 * 16, 16, 64);
+  const int64_t blocks = (p.M + bs - 1) / bs;
+  ParallelFor(r.ctx, p.N * blocks, 1, [&](int64_t b, int64_t e) {
+    for (int64_t nb = b; nb < e; ++nb) {
+      const int64_t n = nb / blocks, c0 = nb % blocks * bs, nc = std::min<int64_t>(bs, p.M - c0);
+      r.ctx.kernels->DepthwiseConvF32(r.x + (n * p.C + c0) * p.in_sp, r.w + c0 * p.k_sp, r.y + (n * p.M + c0) * p.out_sp,
+                                      nc, p.pl, r.bias ? r.bias + c0 : nullptr, r.kact);
+    }
+  });
+}
+
+// One input channel per output: a plane per output channel, each output folding its taps
+// in kernel order in a register (ConvPlaneF32).
+void RunPlane(const ConvRun& r) {
+  const ConvPlan& p = r.p;
+  ParallelFor(r.ctx, p.N * p.M, 1, [&](int64_t b, int64_t e) {
+    for (int64_t nm = b; nm < e; ++nm) {
+      const int64_t n = nm / p.M, m = nm % p.M, grp = m / p.Mg;
+      r.ctx.kernels->ConvPlaneF32(r.x + (n * p.C + grp) * p.in_sp, r.w + m * p.k_sp, r.y + nm * p.out_sp, p.pl);
+    }
+  });
+}
+
+// The reference's plane loops (ref::ConvF32 for 1-D and 2-D) with the innermost loop, one
+// term into a row of accumulators, on the MulAddStridedF32 kernel; output channels over
+// the threads.
+void RunPlaneMulAdd(const ConvRun& r) {
+  const ConvPlan& p = r.p;
+  const ConvPlane& pl = p.pl;
+  auto* muladd = r.ctx.kernels->MulAddStridedF32;
+  ParallelFor(r.ctx, p.N * p.M, 1, [&](int64_t b, int64_t e) {
+    for (int64_t nm = b; nm < e; ++nm) {
+      const int64_t n = nm / p.M, m = nm % p.M, grp = m / p.Mg;
+      float* acc = r.y + nm * p.out_sp;
+      std::fill(acc, acc + p.out_sp, -0.0f);
+      for (int64_t c = 0; c < p.Cg; ++c) {
+        const float* xc = r.x + (n * p.C + grp * p.Cg + c) * p.in_sp;
+        const float* wc = r.w + (m * p.Cg + c) * p.k_sp;
+        for (int64_t kh = 0; kh < pl.KH; ++kh)
+          for (int64_t kw = 0; kw < pl.KW; ++kw) {
+            const int64_t lo = pl.col_lo[size_t(kw)], hi = pl.col_hi[size_t(kw)], shift = kw * pl.DW - pl.PW;
+            if (hi <= lo) continue;
+            for (int64_t oh = 0; oh < pl.OH; ++oh) {
+              const int64_t ih = oh * pl.SH - pl.PH + kh * pl.DH;
+              if (ih < 0 || ih >= pl.IH) continue;
+              muladd(acc + oh * pl.OW + lo, xc + ih * pl.IW + shift + lo * pl.SW, pl.SW, wc[kh * pl.KW + kw], hi - lo);
+            }
+          }
+      }
+    }
+  });
+}
+
+// The bias after the full sum, then (float output) the activation, in one pass.
+void BiasActivation(const ConvRun& r, bool act_here) {
+  const ConvPlan& p = r.p;
+  ParallelFor(r.ctx, p.N * p.M, std::max<int64_t>(1, 16384 / std::max<int64_t>(p.out_sp, 1)), [&](int64_t b, int64_t e) {
+    for (int64_t nm = b; nm < e; ++nm) {
+      float* o = r.y + nm * p.out_sp;
+      if (r.bias != nullptr) {
+        const float bv = r.bias[size_t(nm % p.M)];
+        for (int64_t i = 0; i < p.out_sp; ++i) o[i] = o[i] + bv;
+      }
+      if (!act_here) continue;
+      if (r.ctx.VectorKernels()) r.ctx.kernels->UnaryF32(int32_t(p.act), 0.0f, 0.0f, o, o, p.out_sp);
+      else ref::UnaryF32(int32_t(p.act), 0.0f, 0.0f, o, o, p.out_sp);
+    }
+  });
+}
+
+}  // namespace
+
+void Conv(OpContext& ctx) {
+  const Tensor& x = ctx.in(0);
+  const Tensor& w = ctx.in(1);
+  const auto plan = PreparedConv<ConvPlan>(ctx, x, w, [&] { return MakeConvPlan(ctx, x, w); });
+  const ConvPlan& p = *plan;
+  const F32View xv(ctx, x), wv(ctx, w);
+  std::optional<F32View> bias_view;
+  const float* bias = ConvBias(ctx, p.M, &bias_view);
+  Tensor& y = ctx.out_uninit(0, x.dtype(), p.out_shape);  // every element is written
+  const bool float_out = y.dtype() == DType::kFloat;
+  std::vector<float> ybuf;
+  float* yf = float_out ? y.mutable_data<float>() : (ybuf.resize(size_t(p.N * p.M * p.out_sp)), ybuf.data());
+  const ConvRun r{ctx, p, xv.data(), wv.data(), bias, yf, float_out ? p.act : Activation::kNone};
+  ConvAlgo algo = p.algo;
+  if ((algo == ConvAlgo::kTapGemm || algo == ConvAlgo::kIm2colGemm) && !FiniteWeights(ctx, wv)) algo = p.fallback;
+  bool epilogue_done = false;  // bias and activation applied by the kernel
+  switch (algo) {
+    case ConvAlgo::kReference: ref::ConvF32(p.g, p.N, p.C, p.M, p.group, xv.data(), wv.data(), bias, yf); break;
+    case ConvAlgo::kTapGemm: RunTapGemm(r); break;
+    case ConvAlgo::kDirect: RunDirect(r); epilogue_done = true; break;
+    case ConvAlgo::kIm2colGemm: epilogue_done = RunIm2col(r, w); break;
+    case ConvAlgo::kDepthwise: RunDepthwise(r); epilogue_done = true; break;
+    case ConvAlgo::kPlane: RunPlane(r); break;
+    case ConvAlgo::kPlaneMulAdd: RunPlaneMulAdd(r); break;
+  }
+  const bool act_here = p.act != Activation::kNone && float_out;
+  const bool bias_here = bias != nullptr && algo != ConvAlgo::kReference;  // the reference adds its bias
+  if (!epilogue_done && (bias_here || act_here)) BiasActivation(ConvRun{r.ctx, p, r.x, r.w, bias_here ? bias : nullptr, yf, r.kact}, act_here);
+  if (float_out) return;
+  // Another type first rounds the sum to its element type, as the Conv node's output
+  // would be, then takes the activation in f32, then rounds again.
+  for (int64_t i = 0; i < p.N * p.M * p.out_sp; ++i) {
+    StoreF32(y, i, ybuf[size_t(i)]);
+    if (p.act == Activation::kNone) continue;
+    float v = float(ElementAsDouble(y, i));
+    ref::UnaryF32(int32_t(p.act), 0.0f, 0.0f, &v, &v, 1);
+    StoreF32(y, i, v);
+  }
+}
+
+// DeformConv (2-D), following ONNX's reference in f32: each tap samples X bilinearly at
+// its offset position (zeros outside), times the weight, times the mask; per output,
+// the bias first, then for each input channel the sum of its taps (row-major) added.
+void DeformConv(OpContext& ctx) {
+  const Tensor& x = ctx.in(0);
+  const Tensor& w = ctx.in(1);
+  const Tensor& off = ctx.in(2);
+  if (x.rank() != 4) throw ctx.Fail(ErrorCode::kUnsupportedOp, "only 2-D DeformConv is supported");
+  const int64_t N = x.shape()[0], IC = x.shape()[1], IH = x.shape()[2], IW = x.shape()[3], OC = w.shape()[0];
+  const int64_t group = ctx.attr_i("group", 1), og = ctx.attr_i("offset_group", 1);
+  const auto kernel = ctx.attr_ints("kernel_shape", Shape(w.shape().begin() + 2, w.shape().end()));
+  const auto st = ctx.attr_ints("strides", {1, 1}), dil = ctx.attr_ints("dilations", {1, 1});
+  const auto pads = ctx.attr_ints("pads", {0, 0, 0, 0});
+  const int64_t KH = kernel[0], KW = kernel[1], OH = off.shape()[2], OW = off.shape()[3];
+  if (IC != w.shape()[1] * group || OC % group || IC % og) throw ctx.Fail(ErrorCode::kShapeMismatch, "channels, group and offset_group disagree");
+  const int64_t icg = w.shape()[1], ocg = OC / group, icog = IC / og;
+  const auto xv = ToF32(ctx, x), wv = ToF32(ctx, w), ov = ToF32(ctx, off);
+  std::vector<float> bias, mask;
+  if (ctx.has_input(3)) bias = ToF32(ctx, ctx.in(3));
+  if (ctx.has_input(4)) mask = ToF32(ctx, ctx.in(4));
+  Tensor& y = ctx.out(0, x.dtype(), {N, OC, OH, OW});
+  auto pix = [&](const float* img, int64_t r, int64_t c) { return (r < 0 || r >= IH || c < 0 || c >= IW) ? 0.0f : img[r * IW + c]; };
+  for (int64_t b = 0; b < N; ++b)
+    for (int64_t oc = 0; oc < OC; ++oc)
+      for (int64_t i = 0; i < OH; ++i)
+        for (int64_t j = 0; j < OW; ++j) {
+          float acc = bias.empty() ? 0.0f : bias[size_t(oc)];
+          for (int64_t ic = 0; ic < IC; ++ic) {
+            if (ic / icg != oc / ocg) continue;
+            const int64_t g = ic / icog;
+            const float* img = xv.data() + (b * IC + ic) * IH * IW;
+            float s = -0.0f;
+            for (int64_t kh = 0; kh < KH; ++kh)
+              for (int64_t kw = 0; kw < KW; ++kw) {
+                const int64_t k = kh * KW + kw;
+                const float dy = ov[size_t((((b * og + g) * KH * KW + k) * 2 + 0) * OH * OW + i * OW + j)];
+                const float dx = ov[size_t((((b * og + g) * KH * KW + k) * 2 + 1) * OH * OW + i * OW + j)];
+                const float yy = float(-pads[0] + st[0] * i + kh * dil[0]) + dy;
+                const float xx = float(-pads[1] + st[1] * j + kw * dil[1]) + dx;
+                const float fy = math::Floor(yy), fx = math::Floor(xx);
+                const int64_t y0 = int64_t(fy), x0 = int64_t(fx);
+                const float ty = yy - fy, tx = xx - fx;
+                const float top = (1 - tx) * pix(img, y0, x0) + tx * pix(img, y0, x0 + 1);
+                const float bot = (1 - tx) * pix(img, y0 + 1, x0) + tx * pix(img, y0 + 1, x0 + 1);
+                const float v = (1 - ty) * top + ty * bot;
+                float t = v * wv[size_t((oc * icg + ic % icg) * KH * KW + k)];
+                if (!mask.empty()) t = t * mask[size_t(((b * og + g) * KH * KW + k) * OH * OW + i * OW + j)];
+                s = s + t;
+              }
+            acc = acc + s;
+          }
+          StoreF32(y, ((b * OC + oc) * OH + i) * OW + j, acc);
+        }
+}
+
+}  // namespace ops
+}  // namespace onemodel::impl

@@ -1,0 +1,35 @@
+// The algorithms of the normalisations (ops/norm_ops.cpp). The first of each
+// is the reference, every plan of the oracle session (ops/algorithm.h).
+#pragma once
+
+namespace onemodel::impl {
+namespace ops {
+
+enum class LayerNormAlgo {
+  kReference,  // the definition's loops
+  kRows,       // rows over the threads, each step one pass of the session's kernels
+};
+inline constexpr LayerNormAlgo kAllLayerNormAlgos[] = {LayerNormAlgo::kReference, LayerNormAlgo::kRows};
+inline const char* LayerNormAlgoName(LayerNormAlgo a) {
+  switch (a) {
+    case LayerNormAlgo::kReference: return "reference";
+    case LayerNormAlgo::kRows: return "rows";
+  }
+  return "?";
+}
+
+enum class InstanceNormAlgo {
+  kReference,  // the definition's loops
+  kPlanes,     // planes over the threads, each step one BinaryF32 pass
+};
+inline constexpr InstanceNormAlgo kAllInstanceNormAlgos[] = {InstanceNormAlgo::kReference, InstanceNormAlgo::kPlanes};
+inline const char* InstanceNormAlgoName(InstanceNormAlgo a) {
+  switch (a) {
+    case InstanceNormAlgo::kReference: return "reference";
+    case InstanceNormAlgo::kPlanes: return "planes";
+  }
+  return "?";
+}
+
+}  // namespace ops
+}  // namespace onemodel::impl

@@ -1,0 +1,62 @@
+// The algorithms of the quantisation family (ops/quant_ops.cpp). Integer sums are exact modulo 2^32, so
+// any order gives the reference's bits; the float steps are the reference's, lane by lane. The first of each
+// is the reference, every plan of the oracle session (ops/algorithm.h).
+#pragma once
+
+namespace onemodel::impl {
+namespace ops {
+
+enum class MatMulIntegerAlgo {
+  kReference,  // the definition's loops
+  kI16Pairs,   // 8-bit operands minus zero points as int16 pairs through GemmI16PairsI32
+};
+inline constexpr MatMulIntegerAlgo kAllMatMulIntegerAlgos[] = {MatMulIntegerAlgo::kReference, MatMulIntegerAlgo::kI16Pairs};
+inline const char* MatMulIntegerAlgoName(MatMulIntegerAlgo a) {
+  switch (a) {
+    case MatMulIntegerAlgo::kReference: return "reference";
+    case MatMulIntegerAlgo::kI16Pairs: return "i16-pairs";
+  }
+  return "?";
+}
+
+enum class QuantizeAlgo {
+  kReference,  // element by element
+  kRuns,       // runs that share their parameters through the QuantizeF32 kernel
+};
+inline constexpr QuantizeAlgo kAllQuantizeAlgos[] = {QuantizeAlgo::kReference, QuantizeAlgo::kRuns};
+inline const char* QuantizeAlgoName(QuantizeAlgo a) {
+  switch (a) {
+    case QuantizeAlgo::kReference: return "reference";
+    case QuantizeAlgo::kRuns: return "runs";
+  }
+  return "?";
+}
+
+enum class DequantizeAlgo {
+  kReference,  // element by element
+  kRuns,       // runs that share their parameters in a typed loop
+};
+inline constexpr DequantizeAlgo kAllDequantizeAlgos[] = {DequantizeAlgo::kReference, DequantizeAlgo::kRuns};
+inline const char* DequantizeAlgoName(DequantizeAlgo a) {
+  switch (a) {
+    case DequantizeAlgo::kReference: return "reference";
+    case DequantizeAlgo::kRuns: return "runs";
+  }
+  return "?";
+}
+
+enum class DynamicQuantizeAlgo {
+  kReference,  // element by element
+  kKernel,     // the range scan in one loop, then the QuantizeF32 kernel
+};
+inline constexpr DynamicQuantizeAlgo kAllDynamicQuantizeAlgos[] = {DynamicQuantizeAlgo::kReference, DynamicQuantizeAlgo::kKernel};
+inline const char* DynamicQuantizeAlgoName(DynamicQuantizeAlgo a) {
+  switch (a) {
+    case DynamicQuantizeAlgo::kReference: return "reference";
+    case DynamicQuantizeAlgo::kKernel: return "kernel";
+  }
+  return "?";
+}
+
+}  // namespace ops
+}  // namespace onemodel::impl

@@ -1,0 +1,22 @@
+// The algorithms of RNN, GRU and LSTM (ops/rnn.cpp). The first of each
+// is the reference, every plan of the oracle session (ops/algorithm.h).
+#pragma once
+
+namespace onemodel::impl {
+namespace ops {
+
+enum class RnnAlgo {
+  kReference,  // per step and gate, the products folded from -0.0 and each activation by the scalar function
+  kGemm,       // x . W for every step at once and h . R per step through the GEMM kernel, activations over whole gates by MathF32
+};
+inline constexpr RnnAlgo kAllRnnAlgos[] = {RnnAlgo::kReference, RnnAlgo::kGemm};
+inline const char* RnnAlgoName(RnnAlgo a) {
+  switch (a) {
+    case RnnAlgo::kReference: return "reference";
+    case RnnAlgo::kGemm: return "gemm";
+  }
+  return "?";
+}
+
+}  // namespace ops
+}  // namespace onemodel::impl

@@ -1,0 +1,123 @@
+// Helpers shared by reference kernels: element-type dispatch, broadcasting, axes.
+#pragma once
+
+#include <cstdint>
+#include <initializer_list>
+#include <cstring>
+#include <vector>
+
+#include "core/minifloat.h"
+#include "ops/op_context.h"
+
+namespace onemodel::impl {
+namespace ops {
+
+struct Half { uint16_t bits; };  // float16 storage
+struct BF16 { uint16_t bits; };  // bfloat16 storage
+
+// Calls f.template operator()<T>() with T the C++ storage type of dt, among the
+// numeric types (float, double, the integers, bool as uint8_t-like bool, Half, BF16).
+// Returns false for other types.
+template <class F>
+bool DispatchNumeric(DType dt, F&& f) {
+  switch (dt) {
+    case DType::kFloat: f.template operator()<float>(); return true;
+    case DType::kDouble: f.template operator()<double>(); return true;
+    case DType::kInt8: f.template operator()<int8_t>(); return true;
+    case DType::kInt16: f.template operator()<int16_t>(); return true;
+    case DType::kInt32: f.template operator()<int32_t>(); return true;
+    case DType::kInt64: f.template operator()<int64_t>(); return true;
+    case DType::kUInt8: f.template operator()<uint8_t>(); return true;
+    case DType::kUInt16: f.template operator()<uint16_t>(); return true;
+    case DType::kUInt32: f.template operator()<uint32_t>(); return true;
+    case DType::kUInt64: f.template operator()<uint64_t>(); return true;
+    case DType::kBool: f.template operator()<bool>(); return true;
+    case DType::kFloat16: f.template operator()<Half>(); return true;
+    case DType::kBFloat16: f.template operator()<BF16>(); return true;
+    default: return false;
+  }
+}
+
+// Compute type: narrow floats compute in f32 (exact-contract section 2).
+template <class T> struct Compute { using type = T; };
+template <> struct Compute<Half> { using type = float; };
+template <> struct Compute<BF16> { using type = float; };
+template <class T> inline typename Compute<T>::type Widen(T v) { return v; }
+inline float Widen(Half h) { return HalfToF32(h.bits); }
+inline float Widen(BF16 h) { return BF16ToF32(h.bits); }
+template <class T> inline T Narrow(typename Compute<T>::type v) { return T(v); }
+template <> inline Half Narrow<Half>(float v) { return Half{F32ToHalf(v)}; }
+template <> inline BF16 Narrow<BF16>(float v) { return BF16{F32ToBF16(v)}; }
+template <class T> constexpr bool kIsFloat = std::is_floating_point_v<typename Compute<T>::type>;
+
+// Numpy-style multidirectional broadcasting of shapes; throws kShapeMismatch.
+Shape BroadcastShapes(const OpContext& ctx, std::initializer_list<Shape> shapes);
+// A table of int64 indices whose storage comes from, and returns to, a list kept by the
+// calling thread, so that the kernels' index tables take nothing from the heap once a
+// run has been seen (tables over 1M entries are freed instead of kept).
+class IndexTable {
+ public:
+  IndexTable();
+  explicit IndexTable(size_t n);
+  IndexTable(IndexTable&& o) noexcept : v_(std::move(o.v_)) {}
+  IndexTable& operator=(IndexTable&& o) noexcept;
+  IndexTable(const IndexTable&) = delete;
+  IndexTable& operator=(const IndexTable&) = delete;
+  ~IndexTable();
+  int64_t operator[](size_t i) const { return v_[i]; }
+  int64_t& operator[](size_t i) { return v_[i]; }
+  size_t size() const { return v_.size(); }
+  bool empty() const { return v_.empty(); }
+  const int64_t* data() const { return v_.data(); }
+  int64_t* data() { return v_.data(); }
+
+ private:
+  std::vector<int64_t> v_;
+};
+// For each output index (row-major), the flat index into an input of shape `in`
+// broadcast to `out`. Returned as a table (ref kernels favour clarity over speed).
+IndexTable BroadcastIndex(const Shape& in, const Shape& out);
+// Normalises an axis in [-rank, rank) (or [-rank-1, rank] with `inclusive`).
+int64_t NormAxis(const OpContext& ctx, int64_t axis, int64_t rank, bool inclusive = false);
+// Reads an int64/int32 1-D tensor as int64 values.
+// Small lists (up to Shape::kInline values) take nothing from the heap.
+Shape ReadInts(const OpContext& ctx, const Tensor& t);
+
+// Reads a float, float16 or bfloat16 tensor (and int8/uint8 when allow_bytes, exactly)
+// as f32 values; kTypeMismatch naming the node otherwise.
+std::vector<float> ToF32(const OpContext& ctx, const Tensor& t, bool allow_bytes = false);
+// A float tensor's values in place, or a float16/bfloat16 (int8/uint8 when allow_bytes)
+// tensor's converted once, as ToF32. Lives no longer than the tensor.
+class F32View {
+ public:
+  F32View(const OpContext& ctx, const Tensor& t, bool allow_bytes = false) : n_(size_t(t.numel())) {
+    if (t.dtype() == DType::kFloat) {
+      p_ = t.data<float>();
+    } else {
+      own_ = ToF32(ctx, t, allow_bytes);
+      p_ = own_.data();
+    }
+  }
+  const float* data() const { return p_; }
+  size_t size() const { return n_; }
+  bool empty() const { return n_ == 0; }
+  float operator[](size_t i) const { return p_[i]; }
+
+ private:
+  std::vector<float> own_;
+  const float* p_ = nullptr;
+  size_t n_ = 0;
+};
+// Writes v into element i of a float, float16, bfloat16, double, int8 or uint8 tensor
+// (narrow types round once; int8/uint8 take values that are already integers).
+void StoreF32(Tensor& t, int64_t i, float v);
+
+// The [cols, rows] float tensor holding the transpose of the row-major rows x cols
+// matrix at src (a weight laid out for a kernel; see OpContext::ConstDerived).
+Tensor TransposedF32(const float* src, int64_t rows, int64_t cols);
+// dst[di] = src[si] for any element type, strings included.
+void CopyElement(const Tensor& src, int64_t si, Tensor& dst, int64_t di);
+
+
+}  // namespace ops
+}  // namespace onemodel::impl

@@ -1,0 +1,61 @@
+// Reference GEMM kernels (see gemm.h): plain loops in program order.
+#include "ref/gemm.h"
+
+namespace onemodel::impl {
+namespace ref {
+
+void GemmF32(int64_t M, int64_t N, int64_t K, const float* A, int64_t a_rs, int64_t a_cs, const float* B,
+             int64_t b_rs, int64_t b_cs, float* C, int64_t ldc) {
+  // C's row m holds the row's accumulators: each starts at -0.0 and takes its K
+  // products in k order; the n loop only walks B's row k.
+  for (int64_t m = 0; m < M; ++m) {
+    float* c = C + m * ldc;
+    for (int64_t n = 0; n < N; ++n) c[n] = -0.0f;
+    for (int64_t k = 0; k < K; ++k) {
+      const float a = A[m * a_rs + k * a_cs];
+      const float* b = B + k * b_rs;
+      for (int64_t n = 0; n < N; ++n) {
+        const float p = a * b[n * b_cs];
+        c[n] = c[n] + p;
+      }
+    }
+  }
+}
+
+void GemmBiasActF32(int64_t M, int64_t N, int64_t K, const float* A, int64_t a_rs, int64_t a_cs, const float* B,
+                    int64_t b_rs, int64_t b_cs, float* C, int64_t ldc, const float* row_bias, Activation act) {
+  GemmF32(M, N, K, A, a_rs, a_cs, B, b_rs, b_cs, C, ldc);
+  for (int64_t m = 0; m < M; ++m) EpilogueF32(C + m * ldc, N, row_bias ? row_bias + m : nullptr, act);
+}
+
+void EpilogueF32(float* c, int64_t n, const float* bias, Activation act) {
+  if (bias) {
+    const float b = *bias;
+    for (int64_t i = 0; i < n; ++i) c[i] = c[i] + b;
+  }
+  if (act != Activation::kNone) UnaryF32(int32_t(act), 0.0f, 0.0f, c, c, n);
+}
+
+void GemmPackBF32(int64_t K, int64_t N, const float* B, int64_t b_rs, int64_t b_cs, float* packed) {
+  for (int64_t k = 0; k < K; ++k)
+    for (int64_t n = 0; n < N; ++n) packed[k * N + n] = B[k * b_rs + n * b_cs];
+}
+
+void GemmPackedF32(int64_t M, int64_t N, int64_t K, const float* A, int64_t a_rs, int64_t a_cs, const float* packed,
+                   int64_t n_begin, int64_t n_end, float* C, int64_t ldc, const float* row_bias, Activation act) {
+  GemmBiasActF32(M, n_end - n_begin, K, A, a_rs, a_cs, packed + n_begin, N, 1, C, ldc, row_bias, act);
+}
+
+void GemmI16PairsI32(int64_t M, int64_t N, int64_t K2, const int16_t* A, int64_t lda, const int16_t* Bp, int64_t ldb,
+                     int32_t* C, int64_t ldc) {
+  for (int64_t m = 0; m < M; ++m)
+    for (int64_t n = 0; n < N; ++n) {
+      uint32_t acc = 0;  // unsigned: wrapping is defined
+      for (int64_t k = 0; k < 2 * K2; ++k)
+        acc += uint32_t(int32_t(A[m * lda + k]) * int32_t(Bp[(k / 2) * ldb + 2 * n + k % 2]));
+      C[m * ldc + n] = int32_t(acc);
+    }
+}
+
+}  // namespace ref
+}  // namespace onemodel::impl

@@ -1,0 +1,55 @@
+// Reference (oracle) GEMM kernels of the dispatch table: they define the bits; the
+// per-target kernels in src/kernels/gemm.cpp equal them bit for bit.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "ref/elementwise.h"
+
+namespace onemodel::impl {
+namespace ref {
+
+// C[m * ldc + n] = the fold over k = 0, 1, ..., K-1 of A(m, k) * B(k, n), for m < M and
+// n < N, where A(m, k) = A[m * a_rs + k * a_cs] and B(k, n) = B[k * b_rs + n * b_cs].
+// Each element has one accumulator that starts at -0.0 and adds each rounded product
+// in k order: acc = acc + (a * b), never fused (exact-contract section 3). Writes C
+// (no read of its old contents). M, N or K may be 0 (K = 0 writes -0.0).
+void GemmF32(int64_t M, int64_t N, int64_t K, const float* A, int64_t a_rs, int64_t a_cs, const float* B,
+             int64_t b_rs, int64_t b_cs, float* C, int64_t ldc);
+
+// GemmF32, then on each finished row m (the full sums): c = c + row_bias[m] when
+// row_bias is not null, then the activation `act` (a UnaryF32 op without parameters:
+// Activation::kRelu or kHardSwish) -- the bias after the full sum and the
+// activation after the bias, as the unfused nodes compute them (exact-contract
+// section 7). Vector kernels apply it to a register tile before it is stored.
+void GemmBiasActF32(int64_t M, int64_t N, int64_t K, const float* A, int64_t a_rs, int64_t a_cs, const float* B,
+                    int64_t b_rs, int64_t b_cs, float* C, int64_t ldc, const float* row_bias, Activation act);
+
+// The reference epilogue on n finished sums: c = c + *bias (bias not null), then the
+// activation act. GemmBiasActF32 and DepthwiseConvF32 apply it per row/plane.
+void EpilogueF32(float* c, int64_t n, const float* bias, Activation act);
+
+// A constant B (K x N, B(k, n) = B[k * b_rs + n * b_cs]) laid out once for repeated
+// products: `packed` holds at most K * roundup(N, 64) floats, in a layout of the kernel
+// table's own (the reference's: row-major K x N). Layout only, no arithmetic.
+void GemmPackBF32(int64_t K, int64_t N, const float* B, int64_t b_rs, int64_t b_cs, float* packed);
+inline int64_t GemmPackedFloats(int64_t K, int64_t N) { return K * ((N + 63) / 64 * 64); }
+
+// GemmBiasActF32 for columns [n_begin, n_end) of A times the B that GemmPackBF32 packed
+// (N its columns; n_begin a multiple of 64): C (pointing at column n_begin) receives
+// those columns; each output folds k in order from -0.0, then the epilogue.
+void GemmPackedF32(int64_t M, int64_t N, int64_t K, const float* A, int64_t a_rs, int64_t a_cs, const float* packed,
+                   int64_t n_begin, int64_t n_end, float* C, int64_t ldc, const float* row_bias, Activation act);
+
+// Integer products with exact int32 sums (the integer operators' arithmetic, wrapping
+// modulo 2^32, so the order of the terms cannot matter): C[m * ldc + n] = the sum over
+// k < 2 * K2 of A(m, k) * B(k, n), where A(m, k) = A[m * lda + k] (2 * K2 values per row)
+// and B is stored in pairs of k: B(k, n) = Bp[(k / 2) * ldb + 2 * n + k % 2] (ldb >= 2N).
+// Operands are int16 (8-bit values minus their zero points); an odd K is padded with a
+// zero column of A and a zero row of B. Writes C (no read of its old contents).
+void GemmI16PairsI32(int64_t M, int64_t N, int64_t K2, const int16_t* A, int64_t lda, const int16_t* Bp, int64_t ldb,
+                     int32_t* C, int64_t ldc);
+
+}  // namespace ref
+}  // namespace onemodel::impl

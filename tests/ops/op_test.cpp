@@ -1,0 +1,339 @@
+// The operator tests' framework (see op_test.h).
+#include "tests/ops/op_test.h"
+
+#include "tests/catch.h"
+
+#include <algorithm>
+#include <cstring>
+#include <set>
+
+#include "core/error.h"
+#include "ops/algorithm.h"
+#include "runtime/dispatch.h"
+#include "runtime/session.h"
+#include "tests/test_util.h"
+
+namespace onemodel::impl {
+namespace test {
+
+Attr Ints(std::string n, std::vector<int64_t> v) {
+  Attr a;
+  a.name = std::move(n);
+  a.ints = std::move(v);
+  return a;
+}
+Attr Int(std::string n, int64_t v) {
+  Attr a = Ints(std::move(n), {v});
+  a.is_int = true;
+  return a;
+}
+Attr Float(std::string n, float v) {
+  Attr a;
+  a.name = std::move(n);
+  a.is_float = true;
+  a.f = v;
+  return a;
+}
+Attr Str(std::string n, std::string v) {
+  Attr a;
+  a.name = std::move(n);
+  a.s = std::move(v);
+  return a;
+}
+
+std::string OneOp(const std::string& op, const Shape& x, const std::vector<Init>& inits, const std::vector<Attr>& attrs,
+                  int64_t opset) {
+  onnx::ModelProto m;
+  m.set_ir_version(8);
+  auto* os = m.add_opset_import();
+  os->set_domain("");
+  os->set_version(opset);
+  auto* g = m.mutable_graph();
+  g->set_name(op);
+  auto* in = g->add_input();
+  in->set_name("X");
+  auto* tt = in->mutable_type()->mutable_tensor_type();
+  tt->set_elem_type(onnx::TensorProto::FLOAT);
+  for (int64_t d : x) tt->mutable_shape()->add_dim()->set_dim_value(d);
+  auto* node = g->add_node();
+  node->set_op_type(op);
+  node->add_input("X");
+  for (const Init& i : inits) {
+    node->add_input(i.name);
+    if (i.name.empty()) continue;
+    auto* t = g->add_initializer();
+    t->set_name(i.name);
+    for (int64_t d : i.shape) t->add_dims(d);
+    if (i.int64) {
+      t->set_data_type(onnx::TensorProto::INT64);
+      for (float v : i.data) t->add_int64_data(int64_t(v));
+    } else {
+      t->set_data_type(onnx::TensorProto::FLOAT);
+      for (float v : i.data) t->add_float_data(v);
+    }
+  }
+  node->add_output("Y");
+  for (const Attr& a : attrs) {
+    auto* pa = node->add_attribute();
+    pa->set_name(a.name);
+    if (a.is_float) {
+      pa->set_type(onnx::AttributeProto::FLOAT);
+      pa->set_f(a.f);
+    } else if (!a.s.empty()) {
+      pa->set_type(onnx::AttributeProto::STRING);
+      pa->set_s(a.s);
+    } else if (a.is_int) {
+      pa->set_type(onnx::AttributeProto::INT);
+      pa->set_i(a.ints[0]);
+    } else {
+      pa->set_type(onnx::AttributeProto::INTS);
+      for (int64_t v : a.ints) pa->add_ints(v);
+    }
+  }
+  g->add_output()->set_name("Y");
+  return m.SerializeAsString();
+}
+
+TAttr AF(std::string n, float v) {
+  TAttr a;
+  a.name = std::move(n);
+  a.floats = {v};
+  a.kind = 3;
+  return a;
+}
+TAttr AI(std::string n, int64_t v) {
+  TAttr a;
+  a.name = std::move(n);
+  a.i = v;
+  return a;
+}
+TAttr AInts(std::string n, std::vector<int64_t> v) {
+  TAttr a;
+  a.name = std::move(n);
+  a.ints = std::move(v);
+  a.kind = 1;
+  return a;
+}
+TAttr AS(std::string n, std::string v) {
+  TAttr a;
+  a.name = std::move(n);
+  a.s = std::move(v);
+  a.kind = 2;
+  return a;
+}
+
+std::string TypedGraph(const Shape& xs, const std::vector<TInit>& inits, const std::vector<TNode>& nodes,
+                       const std::vector<std::string>& outputs, const std::vector<std::string>& fed, int64_t opset) {
+  onnx::ModelProto m;
+  m.set_ir_version(8);
+  auto* os = m.add_opset_import();
+  os->set_domain("");
+  os->set_version(opset);
+  auto* g = m.mutable_graph();
+  g->set_name("typed");
+  auto add_in = [&](const std::string& name, onnx::TensorProto::DataType t, const Shape& sh) {
+    auto* in = g->add_input();
+    in->set_name(name);
+    auto* tt = in->mutable_type()->mutable_tensor_type();
+    tt->set_elem_type(t);
+    for (int64_t d : sh) tt->mutable_shape()->add_dim()->set_dim_value(d);
+  };
+  add_in("X", onnx::TensorProto::FLOAT, xs);
+  for (const TInit& i : inits) {
+    for (const auto& f : fed)
+      if (f == i.name) add_in(i.name, i.type, i.shape);
+    auto* t = g->add_initializer();
+    t->set_name(i.name);
+    t->set_data_type(i.type);
+    for (int64_t d : i.shape) t->add_dims(d);
+    for (double v : i.data) {
+      switch (i.type) {
+        case onnx::TensorProto::FLOAT: t->add_float_data(float(v)); break;
+        case onnx::TensorProto::INT64: t->add_int64_data(int64_t(v)); break;
+        default: t->add_int32_data(int32_t(v)); break;  // 8-bit, bool and int32 types
+      }
+    }
+  }
+  for (const TNode& n : nodes) {
+    auto* node = g->add_node();
+    node->set_op_type(n.op);
+    node->set_name(n.out.empty() ? n.op : n.out[0]);
+    for (const auto& in : n.in) node->add_input(in);
+    for (const auto& o : n.out) node->add_output(o);
+    for (const TAttr& a : n.attrs) {
+      auto* pa = node->add_attribute();
+      pa->set_name(a.name);
+      if (a.kind == 0) {
+        pa->set_type(onnx::AttributeProto::INT);
+        pa->set_i(a.i);
+      } else if (a.kind == 1) {
+        pa->set_type(onnx::AttributeProto::INTS);
+        for (int64_t v : a.ints) pa->add_ints(v);
+      } else if (a.kind == 3) {
+        pa->set_type(onnx::AttributeProto::FLOAT);
+        pa->set_f(a.floats[0]);
+      } else {
+        pa->set_type(onnx::AttributeProto::STRING);
+        pa->set_s(a.s);
+      }
+    }
+  }
+  for (const auto& o : outputs) g->add_output()->set_name(o);
+  return m.SerializeAsString();
+}
+
+std::vector<float> Values(SplitMix64& rng, int64_t n, int kind, float lo, float hi) {
+  std::vector<float> v(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) {
+    float x = rng.Uniform(lo, hi);
+    if (kind == 1 && rng.NextU32() % 7 == 0) x = F32Specials()[rng.NextU32() % F32Specials().size()];
+    if (kind == 2 && (i / 13) % 3 != 0) x = -0.0f;
+    if (kind == 3) x = -0.0f;
+    v[size_t(i)] = x;
+  }
+  return v;
+}
+std::vector<float> Positive(SplitMix64& rng, int64_t n) {
+  std::vector<float> v(static_cast<size_t>(n));
+  for (float& x : v) x = rng.Uniform(0.25f, 1.0f);
+  return v;
+}
+std::vector<double> Ints8(SplitMix64& rng, int64_t n, bool is_signed) {
+  std::vector<double> v(static_cast<size_t>(n));
+  for (double& x : v) x = is_signed ? double(int32_t(rng.NextU32() % 256) - 128) : double(rng.NextU32() % 256);
+  return v;
+}
+std::vector<double> Floats(SplitMix64& rng, int64_t n, float lo, float hi) {
+  std::vector<double> v(static_cast<size_t>(n));
+  for (double& x : v) x = double(rng.Uniform(lo, hi));
+  return v;
+}
+Value Input(const Shape& s, const std::vector<float>& v) {
+  Tensor t(DType::kFloat, s);
+  std::memcpy(t.mutable_data<float>(), v.data(), v.size() * sizeof(float));
+  return Value::FromTensor(t);
+}
+int64_t Count(const Shape& s) {
+  int64_t n = 1;
+  for (int64_t d : s) n *= d;
+  return n;
+}
+
+OpCase XCase(std::string what, std::string model, const Shape& xs, const std::vector<float>& x) {
+  return OpCase{std::move(what), std::move(model), {{"X", Input(xs, x)}}};
+}
+
+OpCase FeedsCase(std::string what, std::string model, std::map<std::string, Value> feeds) {
+  return OpCase{std::move(what), std::move(model), std::move(feeds)};
+}
+
+namespace {
+
+std::vector<OpFamily>& FamilyList() {
+  static std::vector<OpFamily> families;
+  return families;
+}
+
+// The runs of one session: `runs` runs of the case's feeds.
+std::vector<std::vector<Value>> RunSession(const OpCase& c, const std::string& isa, int threads, int runs,
+                                           const std::map<std::string, std::string>& algorithms) {
+  SessionOptions o;
+  o.isa = isa;
+  o.threads = threads;
+  o.algorithms = algorithms;
+  Session s = Session::FromBytes(reinterpret_cast<const uint8_t*>(c.model.data()), c.model.size(), o, c.what);
+  std::vector<std::vector<Value>> out;
+  // The second run reads what the first derived from constants (OpContext::ConstDerived);
+  // the third follows the memory plan the second made (runtime/memory_plan.h).
+  for (int r = 0; r < runs; ++r) out.push_back(s.Run(c.feeds));
+  return out;
+}
+
+void CompareOutputs(const std::vector<Value>& want, const std::vector<Value>& got, const std::string& label) {
+  REQUIRE(got.size() == want.size());
+  for (size_t o = 0; o < want.size(); ++o) {
+    INFO(label << ", output " << o);
+    const Tensor& w = want[o].tensor;
+    const Tensor& g = got[o].tensor;
+    REQUIRE(g.shape() == w.shape());
+    REQUIRE(g.dtype() == w.dtype());
+    if (w.dtype() == DType::kFloat) CHECK(DiffF32(w.data<float>(), g.data<float>(), size_t(w.numel())) == "");
+    else CHECK(std::memcmp(w.raw(), g.raw(), w.nbytes()) == 0);
+  }
+}
+
+// The operator types of the case's graph that have algorithms to force.
+std::vector<std::string> ForcibleOps(const OpCase& c) {
+  onnx::ModelProto m;
+  REQUIRE(m.ParseFromString(c.model));
+  std::set<std::string> in_graph;
+  for (const auto& n : m.graph().node()) in_graph.insert(n.op_type());
+  std::vector<std::string> ops;
+  for (const auto& e : ops::AlgorithmTable())
+    if (in_graph.count(e.op_type)) ops.push_back(e.op_type);
+  return ops;
+}
+
+}  // namespace
+
+bool RegisterFamily(OpFamily family) {
+  FamilyList().push_back(std::move(family));
+  return true;
+}
+const std::vector<OpFamily>& Families() { return FamilyList(); }
+
+void CheckCase(const OpCase& c, std::map<std::string, std::vector<std::string>>* ran) {
+  const std::string isa = IsaName(ActiveIsa());
+  const std::vector<Value> want = RunSession(c, "ref", 1, 1, {})[0];
+  for (int threads : {1, 2, 3, 7}) {
+    const auto got = RunSession(c, isa, threads, 3, {});
+    for (size_t r = 0; r < got.size(); ++r)
+      CompareOutputs(want, got[r], c.what + " at " + isa + ", " + std::to_string(threads) + " threads, run " +
+                                       std::to_string(r + 1));
+  }
+  for (const std::string& op : ForcibleOps(c)) {
+    const auto& table = ops::AlgorithmTable();
+    const auto entry = std::find_if(table.begin(), table.end(), [&](const auto& e) { return e.op_type == op; });
+    for (const std::string& algo : entry->algorithms) {
+      for (int threads : {1, 3}) {
+        std::vector<std::vector<Value>> got;
+        try {
+          got = RunSession(c, isa, threads, 2, {{op, algo}});
+        } catch (const Error& e) {
+          // An algorithm the geometry cannot take is refused by name; anything else fails.
+          if (e.code() == ErrorCode::kInvalidArgument && std::string(e.what()).find("does not fit") != std::string::npos) break;
+          throw;
+        }
+        for (size_t r = 0; r < got.size(); ++r)
+          CompareOutputs(want, got[r], c.what + " with " + op + " forced to " + algo + " at " + isa + ", " +
+                                           std::to_string(threads) + " threads, run " + std::to_string(r + 1));
+        if (ran && threads == 1) (*ran)[op].push_back(algo);
+      }
+    }
+  }
+}
+
+void RunFamily(const std::string& name) {
+  const auto& fams = Families();
+  const auto fam = std::find_if(fams.begin(), fams.end(), [&](const OpFamily& f) { return f.name == name; });
+  REQUIRE(fam != fams.end());
+  std::map<std::string, std::vector<std::string>> ran;
+  for (const OpCase& c : fam->cases()) {
+    INFO(c.what);
+    CheckCase(c, &ran);
+  }
+  // Every algorithm of every operator type the family claims ran on at least one case.
+  for (const std::string& op : fam->op_types) {
+    const auto& table = ops::AlgorithmTable();
+    const auto entry = std::find_if(table.begin(), table.end(), [&](const auto& e) { return e.op_type == op; });
+    REQUIRE(entry != table.end());
+    for (const std::string& algo : entry->algorithms) {
+      INFO("family " << name << ": " << op << " algorithm '" << algo << "' ran on no case");
+      const auto& r = ran[op];
+      CHECK(std::find(r.begin(), r.end(), algo) != r.end());
+    }
+  }
+}
+
+}  // namespace test
+}  // namespace onemodel::impl

@@ -1,0 +1,519 @@
+// The runtime's paths against the oracle, beside the operators' own tests (tests/ops):
+// elementwise chains and the other passes, constant folding against feeds, the memory
+// plan (steady runs, concurrent runs, held slices), prepared state across shape changes,
+// steady-state allocations, and typed errors for outputs too large to allocate.
+#include "tests/catch.h"
+
+#include <cstring>
+#include <map>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "core/error.h"
+#include "core/random.h"
+#include "onnx/import.h"
+#include "onnx/onnx.pb.h"
+#include "passes/passes.h"
+#include "runtime/dispatch.h"
+#include "runtime/session.h"
+#include "tests/ops/op_test.h"
+#include "tests/test_util.h"
+
+namespace onemodel::impl {
+namespace test {
+
+TEST_CASE("an output too large to allocate is a typed error naming its node, at every ISA", "[exact_paths]") {
+  const Shape xs{1, 1};
+  const std::string bytes = OneOp("Expand", xs, {{"shape", {3}, {1048576.0f, 1048576.0f, 1048576.0f}, true}}, {});
+  for (const std::string& isa : {std::string("ref"), std::string(IsaName(ActiveIsa()))}) {
+    SessionOptions o;
+    o.isa = isa;
+    Session s = Session::FromBytes(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), o, "expand");
+    std::vector<float> x(1, 1.0f);
+    try {
+      s.Run({{"X", Input(xs, x)}});
+      FAIL("a 2^60-element output was allocated at " << isa);
+    } catch (const Error& e) {
+      INFO(e.what());
+      CHECK(e.code() == ErrorCode::kOutOfRange);
+      CHECK(std::string(e.what()).find("Expand node (output 'Y') output") != std::string::npos);
+    }
+  }
+}
+
+TEST_CASE("exact paths: a fed weight replaces its initializer, never a tensor derived from it", "[exact_paths]") {
+  // B is an initializer and also a graph input: runs without B use the initializer (and
+  // the session keeps B transposed for the kernels); a run that feeds B must use the fed
+  // values, and a later run without it the initializer again.
+  SplitMix64 rng(707);
+  const Shape as{2, 40};
+  onnx::ModelProto m;
+  REQUIRE(m.ParseFromString(OneOp("Gemm", as, {{"B", {30, 40}, Values(rng, 1200, 1)}}, {Int("transB", 1)})));
+  auto* in = m.mutable_graph()->add_input();
+  in->set_name("B");
+  auto* tt = in->mutable_type()->mutable_tensor_type();
+  tt->set_elem_type(onnx::TensorProto::FLOAT);
+  tt->mutable_shape()->add_dim()->set_dim_value(30);
+  tt->mutable_shape()->add_dim()->set_dim_value(40);
+  const std::string bytes = m.SerializeAsString();
+  const auto x = Values(rng, 80, 1), fed = Values(rng, 1200, 1);
+  auto session = [&](const std::string& isa) {
+    SessionOptions o;
+    o.isa = isa;
+    return Session::FromBytes(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), o, "fed weight");
+  };
+  Session oracle = session("ref"), s = session(IsaName(ActiveIsa()));
+  const Tensor want_init = oracle.Run({{"X", Input(as, x)}})[0].tensor;
+  const Tensor want_fed = oracle.Run({{"X", Input(as, x)}, {"B", Input({30, 40}, fed)}})[0].tensor;
+  REQUIRE(DiffF32(want_init.data<float>(), want_fed.data<float>(), 60) != "");  // the feed matters
+  for (int r = 0; r < 2; ++r) {
+    const Tensor a = s.Run({{"X", Input(as, x)}})[0].tensor;
+    CHECK(DiffF32(want_init.data<float>(), a.data<float>(), 60) == "");
+    const Tensor b = s.Run({{"X", Input(as, x)}, {"B", Input({30, 40}, fed)}})[0].tensor;
+    CHECK(DiffF32(want_fed.data<float>(), b.data<float>(), 60) == "");
+  }
+}
+
+namespace {
+// A graph of float nodes over inputs X (shape xs) and, when ys is not empty, Y; scalar
+// or vector initializers; every listed output is a graph output.
+struct GNode { std::string op; std::vector<std::string> in; std::string out; std::vector<Attr> attrs = {}; };
+std::string Graph(const Shape& xs, const Shape& ys, const std::vector<Init>& inits, const std::vector<GNode>& nodes,
+                  const std::vector<std::string>& outputs, onnx::TensorProto::DataType type = onnx::TensorProto::FLOAT) {
+  onnx::ModelProto m;
+  m.set_ir_version(8);
+  auto* os = m.add_opset_import();
+  os->set_domain("");
+  os->set_version(19);
+  auto* g = m.mutable_graph();
+  g->set_name("chain");
+  auto add_in = [&](const char* name, const Shape& sh) {
+    auto* in = g->add_input();
+    in->set_name(name);
+    auto* tt = in->mutable_type()->mutable_tensor_type();
+    tt->set_elem_type(type);
+    for (int64_t d : sh) tt->mutable_shape()->add_dim()->set_dim_value(d);
+  };
+  add_in("X", xs);
+  if (!ys.empty()) add_in("Y", ys);
+  for (const Init& i : inits) {
+    auto* t = g->add_initializer();
+    t->set_name(i.name);
+    for (int64_t d : i.shape) t->add_dims(d);
+    t->set_data_type(type);
+    for (float v : i.data) {
+      if (type == onnx::TensorProto::DOUBLE) t->add_double_data(double(v));
+      else t->add_float_data(v);
+    }
+  }
+  for (const GNode& n : nodes) {
+    auto* node = g->add_node();
+    node->set_op_type(n.op);
+    node->set_name(n.out);
+    for (const auto& in : n.in) node->add_input(in);
+    node->add_output(n.out);
+    for (const Attr& a : n.attrs) {
+      auto* pa = node->add_attribute();
+      pa->set_name(a.name);
+      pa->set_type(onnx::AttributeProto::FLOAT);
+      pa->set_f(a.f);
+    }
+  }
+  for (const auto& o : outputs) g->add_output()->set_name(o);
+  return m.SerializeAsString();
+}
+
+}  // namespace
+
+TEST_CASE("exact paths: elementwise chains in one pass equal the unfused oracle", "[exact_paths]") {
+  SplitMix64 rng(808);
+  const Shape xs{3, 5000};  // several 2048-element chunks, a partial last one
+  const auto x = Values(rng, 15000, 1, -6.0f, 6.0f), y = Values(rng, 15000, 2, -3.0f, 3.0f);
+  const std::vector<Init> consts = {{"c2", {}, {1.41421356f}}, {"c1", {1}, {1.0f}}, {"ch", {1, 1}, {0.5f}}, {"cz", {}, {-0.0f}},
+                                    {"v", {5000}, Values(rng, 5000, 0)}};
+  // GELU as exported: x / sqrt2 -> Erf -> + 1 -> x * . -> * 0.5 (x read again, scalars of
+  // rank 0 to 2).
+  CheckCase(FeedsCase("GELU chain",
+                  Graph(xs, {}, consts,
+                        {{"Div", {"X", "c2"}, "d"}, {"Erf", {"d"}, "e"}, {"Add", {"e", "c1"}, "a"}, {"Mul", {"X", "a"}, "m"},
+                         {"Mul", {"m", "ch"}, "Z"}},
+                        {"Z"}),
+                  {{"X", Input(xs, x)}}));
+  // The running value on the right of Sub and Div, a second full input, every unary op,
+  // HardSigmoid's attributes, a -0.0 scalar.
+  CheckCase(FeedsCase("mixed chain",
+                  Graph(xs, xs, consts,
+                        {{"Sub", {"c1", "X"}, "s"}, {"Tanh", {"s"}, "t"}, {"Div", {"Y", "t"}, "q"}, {"Sigmoid", {"q"}, "g"},
+                         {"Exp", {"g"}, "e"}, {"Mul", {"e", "Y"}, "m"}, {"HardSigmoid", {"m"}, "h", {Float("alpha", 0.3f), Float("beta", 0.4f)}},
+                         {"Add", {"h", "cz"}, "a"}, {"HardSwish", {"a"}, "w"}, {"Relu", {"w"}, "Z"}},
+                        {"Z"}),
+                  {{"X", Input(xs, x)}, {"Y", Input(xs, y)}}));
+  // A region whose values have several readers inside it (hardswish as x * clip(x + 3,
+  // 0, 6) / 6 between scales), Clip with both bounds and with the lower one omitted.
+  CheckCase(FeedsCase("hardswish region",
+                  Graph(xs, {}, {{"w", {}, {0.75f}}, {"b", {}, {-0.25f}}, {"three", {}, {3.0f}}, {"zero", {}, {0.0f}},
+                                 {"six", {}, {6.0f}}},
+                        {{"Mul", {"w", "X"}, "m"}, {"Add", {"m", "b"}, "a"}, {"Add", {"a", "three"}, "a3"},
+                         {"Clip", {"a3", "zero", "six"}, "c"}, {"Mul", {"a", "c"}, "p"}, {"Div", {"p", "six"}, "h"},
+                         {"Clip", {"h", "", "three"}, "q"}, {"Mul", {"w", "q"}, "r"}, {"Add", {"r", "b"}, "Z"}},
+                        {"Z"}),
+                  {{"X", Input(xs, x)}}));
+  // Row operands (the output's trailing dimensions, as a bias; with and without leading
+  // ones), on either side, the chunks crossing rows: the fast path in pieces.
+  CheckCase(FeedsCase("chain with a bias row",
+                  Graph(xs, {}, {consts[0], {"v", {5000}, Values(rng, 5000, 1)}, {"w", {1, 5000}, Values(rng, 5000, 0)}},
+                        {{"Add", {"v", "X"}, "a"}, {"Erf", {"a"}, "e"}, {"Sub", {"e", "w"}, "s"}, {"Div", {"w", "s"}, "Z"}}, {"Z"}),
+                  {{"X", Input(xs, x)}}));
+  // A column operand (not trailing dimensions): the body runs node by node.
+  CheckCase(FeedsCase("chain with a broadcast column",
+                  Graph(xs, {}, {consts[0], {"col", {3, 1}, Values(rng, 3, 0)}},
+                        {{"Add", {"X", "col"}, "a"}, {"Erf", {"a"}, "e"}, {"Mul", {"e", "c2"}, "Z"}}, {"Z"}),
+                  {{"X", Input(xs, x)}}));
+  // An intermediate that is also a graph output, and one read twice: the chain stops
+  // there and every output is still produced.
+  CheckCase(FeedsCase("chain cut by an output and a second reader",
+                  Graph(xs, {}, consts,
+                        {{"Mul", {"X", "c2"}, "m"}, {"Exp", {"m"}, "e"}, {"Tanh", {"e"}, "t"}, {"Add", {"t", "e"}, "a"},
+                         {"Sigmoid", {"a"}, "s"}, {"Sub", {"s", "c1"}, "Z"}},
+                        {"Z", "m"}),
+                  {{"X", Input(xs, x)}}));
+}
+
+TEST_CASE("exact paths: an elementwise chain on doubles runs its nodes one by one", "[exact_paths]") {
+  SplitMix64 rng(809);
+  const Shape xs{4, 100};
+  const auto xv = Values(rng, 400, 1, -3.0f, 3.0f);
+  Tensor t(DType::kDouble, xs);
+  for (size_t i = 0; i < xv.size(); ++i) t.mutable_data<double>()[i] = double(xv[i]);
+  CheckCase(FeedsCase("double chain",
+                  Graph(xs, {}, {{"c", {}, {0.75f}}}, {{"Mul", {"X", "c"}, "m"}, {"Exp", {"m"}, "e"}, {"Add", {"e", "c"}, "Z"}}, {"Z"},
+                        onnx::TensorProto::DOUBLE),
+                  {{"X", Value::FromTensor(t)}}));
+}
+
+TEST_CASE("passes: elementwise chains form where every inner value has one reader", "[exact_paths][passes]") {
+  const Shape xs{2, 8};
+  const std::vector<Init> c = {{"c", {}, {2.0f}}};
+  auto count = [&](const std::vector<GNode>& nodes, const std::vector<std::string>& outs, size_t* nodes_after) {
+    const std::string b = Graph(xs, {}, c, nodes, outs);
+    Model m = ImportModel(reinterpret_cast<const uint8_t*>(b.data()), b.size(), "chain", "");
+    const int n = FuseElementwiseChains(*m.graph);
+    *nodes_after = m.graph->nodes.size();
+    return n;
+  };
+  size_t after = 0;
+  // GELU: one chain of five.
+  CHECK(count({{"Div", {"X", "c"}, "d"}, {"Erf", {"d"}, "e"}, {"Add", {"e", "c"}, "a"}, {"Mul", {"X", "a"}, "m"},
+               {"Mul", {"m", "c"}, "Z"}},
+              {"Z"}, &after) == 1);
+  CHECK(after == 1);
+  // m is a graph output, so Mul stays; e has two readers, both in the region, so
+  // Exp -> Tanh -> Add -> Sigmoid -> Sub is one region.
+  CHECK(count({{"Mul", {"X", "c"}, "m"}, {"Exp", {"m"}, "e"}, {"Tanh", {"e"}, "t"}, {"Add", {"t", "e"}, "a"},
+               {"Sigmoid", {"a"}, "s"}, {"Sub", {"s", "c"}, "Z"}},
+              {"Z", "m"}, &after) == 1);
+  CHECK(after == 2);
+  // A region with a value read twice inside it (x * clip(x + 3, 0, 6) / 6): one node.
+  CHECK(count({{"Add", {"X", "c"}, "a"}, {"Clip", {"a", "c", "c"}, "k"}, {"Mul", {"a", "k"}, "m"}, {"Div", {"m", "c"}, "Z"}},
+              {"Z"}, &after) == 1);
+  CHECK(after == 1);
+  // The same with the shared value also read after the region: Add stays outside.
+  CHECK(count({{"Add", {"X", "c"}, "a"}, {"Clip", {"a", "c", "c"}, "k"}, {"Mul", {"a", "k"}, "m"}, {"Div", {"m", "c"}, "d"},
+               {"Neg", {"d"}, "n"}, {"Add", {"n", "a"}, "Z"}},
+              {"Z"}, &after) >= 1);
+  CHECK(after == 4);
+  // Not chainable ops break chains; a lone node is left as it is.
+  CHECK(count({{"Exp", {"X"}, "e"}, {"Neg", {"e"}, "n"}, {"Exp", {"n"}, "Z"}}, {"Z"}, &after) == 0);
+  CHECK(after == 3);
+}
+
+
+TEST_CASE("passes: constant folding runs constant nodes once and never folds what a feed can replace", "[exact_paths][passes]") {
+  SplitMix64 rng(929);
+  const auto I8 = onnx::TensorProto::INT8, F = onnx::TensorProto::FLOAT;
+  const Shape xs{4, 10};
+  const auto w = Ints8(rng, 40, true), w2 = Ints8(rng, 40, true);
+  const std::vector<TInit> inits = {{"W", I8, {10, 4}, w}, {"ws", F, {}, {0.03}}, {"F", I8, {10, 4}, w2}};
+  // Wd = DequantizeLinear(W) is constant (folded); Fd = DequantizeLinear(F) is not: F is
+  // also a graph input, so a feed may replace it.
+  const std::vector<TNode> nodes = {{"DequantizeLinear", {"W", "ws"}, {"Wd"}},
+                                    {"DequantizeLinear", {"F", "ws"}, {"Fd"}},
+                                    {"MatMul", {"X", "Wd"}, {"A"}},
+                                    {"MatMul", {"X", "Fd"}, {"B"}},
+                                    {"Add", {"A", "B"}, {"Y"}}};
+  const std::string bytes = TypedGraph(xs, inits, nodes, {"Y"}, {"F"});
+  const Value x = Input(xs, Values(rng, 40, 0));
+  CheckCase(FeedsCase("folded and fed dequantisation", bytes, {{"X", x}}));
+  // Feeding F must change the result exactly as the oracle's does.
+  Tensor f(DType::kInt8, Shape{10, 4});
+  for (int64_t i = 0; i < 40; ++i) f.mutable_data<int8_t>()[i] = int8_t(int(i) - 20);
+  CheckCase(FeedsCase("fed F", bytes, {{"X", x}, {"F", Value::FromTensor(f)}}));
+  // The pass itself: one DequantizeLinear folded, the other kept.
+  Model model = ImportModel(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), "folding", "");
+  onemodel::impl::Graph g = *model.graph;
+  CHECK(FoldConstants(g, model.opsets) == 1);
+  CHECK(g.nodes.size() == 4);
+  CHECK(g.initializers.count("Wd") == 1);
+  CHECK(g.initializers.count("Fd") == 0);
+}
+
+namespace {
+// X [N, 64] -> MatMul -> Relu -> MatMul -> Tanh -> Add X -> Sigmoid: intermediates of one
+// size whose lifetimes chain, so a plan shares their bytes. N is symbolic.
+std::string PlanGraph(SplitMix64& rng) {
+  const auto F = onnx::TensorProto::FLOAT;
+  const std::vector<TInit> inits = {{"W1", F, {64, 64}, Floats(rng, 64 * 64, -0.2f, 0.2f)},
+                                    {"W2", F, {64, 64}, Floats(rng, 64 * 64, -0.2f, 0.2f)}};
+  const std::vector<TNode> nodes = {{"MatMul", {"X", "W1"}, {"a"}}, {"Relu", {"a"}, {"b"}},
+                                    {"MatMul", {"b", "W2"}, {"c"}}, {"Tanh", {"c"}, {"d"}},
+                                    {"Add", {"d", "X"}, {"e"}},     {"Sigmoid", {"e"}, {"Y"}}};
+  onnx::ModelProto m;
+  m.ParseFromString(TypedGraph({1, 64}, inits, nodes, {"Y"}));
+  m.mutable_graph()->mutable_input(0)->mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim(0)->set_dim_param("N");
+  return m.SerializeAsString();
+}
+Tensor Oracle(const std::string& bytes, const Value& x) {
+  SessionOptions o;
+  o.isa = "ref";
+  o.threads = 1;
+  return Session::FromBytes(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), o, "plan").Run({{"X", x}})[0].tensor;
+}
+}  // namespace
+
+TEST_CASE("memory plan: steady runs take every intermediate from one shared arena, same bits", "[exact_paths][memory_plan]") {
+  SplitMix64 rng(1201);
+  const std::string bytes = PlanGraph(rng);
+  const Value x = Input({300, 64}, Values(rng, 300 * 64, 1)), x2 = Input({7, 64}, Values(rng, 7 * 64, 0));
+  const Tensor want = Oracle(bytes, x), want2 = Oracle(bytes, x2);
+  for (int threads : {1, 3}) {
+    SessionOptions o;
+    o.threads = threads;
+    Session s = Session::FromBytes(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), o, "plan");
+    std::vector<Tensor> kept;  // outputs the caller keeps while later runs reuse the arena
+    for (int r = 0; r < 5; ++r) {
+      kept.push_back(s.Run({{"X", x}})[0].tensor);
+      const MemoryPlanStats st = s.memory_plan_stats();
+      INFO(threads << " threads, run " << r + 1);
+      CHECK(st.runs == uint64_t(r + 1));
+      if (r >= 2) {
+        // Run 1 recorded (with the weights' packing), run 2 made the steady plan.
+        CHECK(st.last_replayed);
+        CHECK(st.plans_built == 2);
+        CHECK(st.planned_buffers >= 2);
+        CHECK(st.last_from_arena == st.planned_buffers);
+        CHECK(st.last_elsewhere == 1);  // the output, which outlives the run
+        // [300, 64] intermediates (after fusion at least two), at most two alive at a time.
+        CHECK(st.arena_bytes <= 2 * 300 * 64 * 4 + 128);
+        CHECK(st.arena_bytes < st.planned_bytes);
+      }
+    }
+    for (size_t r = 0; r < kept.size(); ++r) {
+      INFO(threads << " threads, output kept from run " << r + 1);
+      REQUIRE(kept[r].shape() == want.shape());
+      CHECK(DiffF32(want.data<float>(), kept[r].data<float>(), size_t(want.numel())) == "");
+    }
+    // Other shapes make another plan; returning makes the first again; bits stay.
+    const uint64_t built = s.memory_plan_stats().plans_built;
+    for (int r = 0; r < 3; ++r) {
+      const Tensor y = s.Run({{"X", x2}})[0].tensor;
+      CHECK(DiffF32(want2.data<float>(), y.data<float>(), size_t(want2.numel())) == "");
+    }
+    CHECK(s.memory_plan_stats().plans_built == built + 1);
+    CHECK(s.memory_plan_stats().last_replayed);
+    const Tensor y = s.Run({{"X", x}})[0].tensor;
+    CHECK(DiffF32(want.data<float>(), y.data<float>(), size_t(want.numel())) == "");
+    CHECK(s.memory_plan_stats().plans_built == built + 2);
+  }
+}
+
+// Native only: the wasm builds have no threads (std::thread cannot start there).
+TEST_CASE("memory plan: concurrent runs of one session give the oracle's bits", "[exact_paths][memory_plan][native_only]") {
+  SplitMix64 rng(1202);
+  const std::string bytes = PlanGraph(rng);
+  const Value x = Input({200, 64}, Values(rng, 200 * 64, 1));
+  const Tensor want = Oracle(bytes, x);
+  SessionOptions o;
+  o.threads = 2;
+  Session s = Session::FromBytes(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), o, "plan");
+  std::vector<std::string> diffs(3);
+  std::vector<std::thread> callers;
+  for (int c = 0; c < 3; ++c) {
+    callers.emplace_back([&, c] {
+      for (int r = 0; r < 6; ++r) {
+        const Tensor y = s.Run({{"X", x}})[0].tensor;
+        const std::string d = DiffF32(want.data<float>(), y.data<float>(), size_t(want.numel()));
+        if (!d.empty()) diffs[size_t(c)] = d;
+      }
+    });
+  }
+  for (auto& t : callers) t.join();
+  for (const auto& d : diffs) CHECK(d == "");
+  CHECK(s.memory_plan_stats().runs >= 1);
+}
+
+namespace {
+// A network of the operators that keep prepared state (Conv with its fused Relu,
+// MaxPool, ConvTranspose, Resize with fed scales, an elementwise chain, Softmax) and the
+// small shape and layout operators of the reference models (Shape, Gather, Unsqueeze,
+// Concat, Reshape, Transpose, MatMul, LayerNormalization). X is [1, 3, H, W] with H and
+// W free; S holds Resize's scales (fed, so their values may change from run to run).
+std::string SteadyGraph(SplitMix64& rng) {
+  const auto F = onnx::TensorProto::FLOAT, I64 = onnx::TensorProto::INT64;
+  const std::vector<TInit> inits = {
+      {"W1", F, {8, 3, 3, 3}, Floats(rng, 8 * 27, -0.5f, 0.5f)}, {"B1", F, {8}, Floats(rng, 8, -0.1f, 0.1f)},
+      {"Wt", F, {8, 4, 2, 2}, Floats(rng, 8 * 16, -0.5f, 0.5f)}, {"S", F, {4}, {1.0, 1.0, 0.5, 0.5}},
+      {"K", F, {}, {0.75}}, {"K2", F, {}, {-0.25}}, {"Wm", F, {4, 16}, Floats(rng, 64, -0.5f, 0.5f)},
+      {"Ls", F, {16}, Floats(rng, 16, 0.5f, 1.5f)}, {"Lb", F, {16}, Floats(rng, 16, -0.1f, 0.1f)},
+      {"i0", I64, {}, {0}}, {"four", I64, {1}, {4}}, {"minus1", I64, {1}, {-1}}, {"ax0", I64, {1}, {0}}};
+  const std::vector<TNode> nodes = {
+      {"Conv", {"X", "W1", "B1"}, {"c"}, {AInts("pads", {1, 1, 1, 1})}},
+      {"Relu", {"c"}, {"cr"}},
+      {"MaxPool", {"cr"}, {"p"}, {AInts("kernel_shape", {3, 3}), AInts("strides", {2, 2}), AInts("pads", {1, 1, 1, 1})}},
+      {"ConvTranspose", {"p", "Wt"}, {"t"}, {AInts("strides", {2, 2})}},
+      {"Resize", {"t", "", "S"}, {"r"}, {AS("mode", "linear")}},
+      {"Mul", {"r", "K"}, {"m"}}, {"Add", {"m", "K2"}, {"a"}}, {"Tanh", {"a"}, {"e"}},
+      {"Shape", {"e"}, {"sh"}}, {"Gather", {"sh", "i0"}, {"n"}}, {"Unsqueeze", {"n", "ax0"}, {"n1"}},
+      {"Concat", {"n1", "four", "minus1"}, {"shape3"}, {AI("axis", 0)}},
+      {"Reshape", {"e", "shape3"}, {"f"}},
+      {"Transpose", {"f"}, {"ft"}, {AInts("perm", {0, 2, 1})}},
+      {"MatMul", {"ft", "Wm"}, {"mm"}},
+      {"LayerNormalization", {"mm", "Ls", "Lb"}, {"ln"}, {AI("axis", -1)}},
+      {"Softmax", {"ln"}, {"Y"}, {AI("axis", -1)}}};
+  onnx::ModelProto m;
+  m.ParseFromString(TypedGraph({1, 3, 16, 16}, inits, nodes, {"Y"}, {"S"}));
+  auto* dims = m.mutable_graph()->mutable_input(0)->mutable_type()->mutable_tensor_type()->mutable_shape();
+  dims->mutable_dim(2)->set_dim_param("H");
+  dims->mutable_dim(3)->set_dim_param("W");
+  return m.SerializeAsString();
+}
+}  // namespace
+
+TEST_CASE("prepared state: changing shapes and shape-deciding values give a fresh session's bits", "[exact_paths]") {
+  // What operators keep between runs (OpContext::Prepared: geometry, coordinate tables,
+  // compiled chains) is remade when an input shape or a value that decides shapes
+  // (Resize's scales) changes: each run equals a fresh session at ISA ref.
+  SplitMix64 rng(1301);
+  const std::string bytes = SteadyGraph(rng);
+  struct Case { int64_t h, w; std::vector<float> scales; };
+  const std::vector<Case> cases = {{16, 16, {1, 1, 0.5f, 0.5f}}, {12, 20, {1, 1, 0.5f, 0.5f}}, {16, 16, {1, 1, 0.75f, 0.25f}},
+                                   {16, 16, {1, 1, 0.5f, 0.5f}}, {9, 7, {1, 1, 1.0f, 0.5f}},    {16, 16, {1, 1, 0.5f, 0.5f}}};
+  std::vector<Value> xs, ss;
+  std::vector<Tensor> want;
+  for (const Case& c : cases) {
+    xs.push_back(Input({1, 3, c.h, c.w}, Values(rng, 3 * c.h * c.w, 0)));
+    ss.push_back(Input({4}, c.scales));
+    SessionOptions o;
+    o.isa = "ref";
+    o.threads = 1;
+    Session fresh = Session::FromBytes(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), o, "steady");
+    want.push_back(fresh.Run({{"X", xs.back()}, {"S", ss.back()}})[0].tensor);
+  }
+  for (int threads : {1, 3}) {
+    SessionOptions o;
+    o.isa = IsaName(ActiveIsa());
+    o.threads = threads;
+    Session s = Session::FromBytes(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), o, "steady");
+    for (int pass = 0; pass < 2; ++pass)
+      for (size_t i = 0; i < cases.size(); ++i) {
+        INFO(threads << " threads, pass " << pass + 1 << ", case " << i + 1);
+        const Tensor y = s.Run({{"X", xs[i]}, {"S", ss[i]}})[0].tensor;
+        REQUIRE(y.shape() == want[i].shape());
+        CHECK(DiffF32(want[i].data<float>(), y.data<float>(), size_t(y.numel())) == "");
+      }
+  }
+}
+
+TEST_CASE("steady state: a run takes from the heap only what it returns", "[exact_paths][memory_plan][allocs]") {
+  // After the first runs (plans, prepared state, packed weights), a run of the same
+  // shapes allocates the returned vector and the output's buffer and reference count,
+  // nothing else (counted by the test binary's operator new, every thread). With a
+  // vector kernel table (every row of the suite; the oracle, ISA ref, keeps its plain
+  // loops, which may allocate).
+  SplitMix64 rng(1302);
+  const std::string bytes = SteadyGraph(rng);
+  const Value x = Input({1, 3, 16, 16}, Values(rng, 3 * 256, 0)), sc = Input({4}, {1, 1, 0.5f, 0.5f});
+  const std::map<std::string, Value> feeds = {{"X", x}, {"S", sc}};
+  // The returned vector, the output's buffer (under 64 KiB: not recycled) and its
+  // shared_ptr control block.
+  constexpr long kPerRun = 3;
+  auto session = [&](int threads) {
+    SessionOptions o;
+    o.isa = IsaName(ActiveIsa());
+    o.threads = threads;
+    return Session::FromBytes(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), o, "steady");
+  };
+  {
+    // One thread: every chunk runs on the caller, so each run is exactly the same.
+    Session s = session(1);
+    for (int r = 0; r < 4; ++r) s.Run(feeds);
+    for (int r = 0; r < 3; ++r) {
+      StartCountingAllocations();
+      std::vector<Value> out = s.Run(feeds);
+      const long n = StopCountingAllocations();
+      INFO("1 thread, steady run " << r + 1);
+      CHECK(s.memory_plan_stats().last_replayed);
+      CHECK(n <= kPerRun);
+    }
+  }
+#ifndef __EMSCRIPTEN__
+  {
+    // Three threads: chunks go to whichever thread takes them, so a thread's scratch
+    // buffer (ElementwiseChain's, LayerNormalization's) may grow the first time it
+    // takes a chunk of some operator (the GEMM kernel's packing buffers too), however
+    // many runs that takes; that growth is once per thread and buffer (a few times for
+    // a buffer that grows in steps), bounded here by kGrowth, and kRuns is larger, so
+    // one allocation more on every run would exceed the bound.
+    constexpr int kRuns = 100;
+    constexpr long kGrowth = 64;
+    Session s = session(3);
+    for (int r = 0; r < 4; ++r) s.Run(feeds);
+    long total = 0;
+    for (int r = 0; r < kRuns; ++r) {
+      StartCountingAllocations();
+      std::vector<Value> out = s.Run(feeds);
+      total += StopCountingAllocations();
+    }
+    INFO("3 threads, " << kRuns << " steady runs");
+    CHECK(s.memory_plan_stats().last_replayed);
+    CHECK(total <= kRuns * kPerRun + kGrowth);
+  }
+#endif
+}
+
+TEST_CASE("memory plan: a slice still held is never handed out again", "[memory_plan]") {
+  // Run 1: A and B (same size) live one after the other, so the plan gives them one
+  // slice. Run 2 keeps A while B is allocated: B must come from elsewhere, A's bytes stay.
+  MemoryPlanner planner(true);
+  {
+    std::optional<MemoryPlanner::RunScope> run;
+    REQUIRE(planner.Begin("k", &run));
+    { Tensor a = Tensor::Uninitialized(DType::kFloat, {256}); }
+    { Tensor b = Tensor::Uninitialized(DType::kFloat, {256}); }
+    run->Finish();
+  }
+  CHECK(planner.stats().planned_buffers == 2);
+  CHECK(planner.stats().arena_bytes == 1024);
+  {
+    std::optional<MemoryPlanner::RunScope> run;
+    REQUIRE(planner.Begin("k", &run));
+    {
+      Tensor a(DType::kFloat, {256});
+      a.mutable_data<float>()[0] = 42.0f;
+      Tensor b = Tensor::Uninitialized(DType::kFloat, {256});
+      CHECK(b.raw() != a.raw());
+      b.mutable_data<float>()[0] = -1.0f;
+      CHECK(a.data<float>()[0] == 42.0f);
+    }
+    run->Finish();
+  }
+  CHECK(!planner.stats().last_replayed);
+  CHECK(planner.stats().last_from_arena == 1);
+  CHECK(planner.stats().last_elsewhere == 1);
+  // The run that left the plan made a new one (A and B alive together: two slices).
+  CHECK(planner.stats().plans_built == 2);
+  CHECK(planner.stats().arena_bytes == 2048);
+}
+
+}  // namespace test
+}  // namespace onemodel::impl

@@ -1,0 +1,181 @@
+// The wasm build's file access (core/io.h): a bridge to the host through EM_JS, since
+// a wasm module has no files of its own. The native versions are in src/core/io.cpp.
+#include <emscripten.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+
+#include "core/error.h"
+#include "core/io.h"
+
+namespace onemodel::impl {
+
+// Files reached from the wasm module: node's fs, or, where there is none (a browser
+// page), the in-memory table a caller puts in Module.onemodelFiles (a Map from path to
+// Uint8Array; js/browser.mjs fills it). With neither, these report "no file system".
+EM_JS(int, om_js_has_fs, (), {
+  if (Module['onemodelFiles']) return 1;
+  return (typeof process !== 'undefined' && process.versions && process.versions.node) ? 1 : 0;
+});
+// Reads [offset, offset+length) (length < 0: to the end) into a malloc'ed buffer;
+// stores the pointer and size; returns 0, or -1 on error.
+EM_JS(int, om_js_read, (const char* path, double offset, double length, uint8_t** out_ptr, double* out_size), {
+  try {
+    const p = UTF8ToString(path);
+    const table = Module['onemodelFiles'];
+    if (table) {
+      const bytes = table.get(p);
+      if (!bytes) return -1;
+      const start = Math.min(offset, bytes.length);
+      const n = length < 0 ? bytes.length - start : Math.min(length, bytes.length - start);
+      const ptr = _malloc(Math.max(n, 1)) >>> 0;
+      if (!ptr) return -1;
+      HEAPU8.set(bytes.subarray(start, start + n), ptr);
+      HEAPU32[(out_ptr >>> 0) >>> 2] = ptr;
+      HEAPF64[(out_size >>> 0) >>> 3] = n;
+      return 0;
+    }
+    const fs = require('fs');
+    const fd = fs.openSync(p, 'r');
+    try {
+      const total = fs.fstatSync(fd).size;
+      const start = Math.min(offset, total);
+      const n = length < 0 ? total - start : Math.min(length, total - start);
+      // Pointers above 2 GiB arrive as negative numbers: read them unsigned (>>> 0).
+      const ptr = _malloc(Math.max(n, 1)) >>> 0;
+      if (!ptr) return -1;
+      let done = 0;
+      while (done < n) {
+        const chunk = Math.min(n - done, 1 << 28);
+        const got = fs.readSync(fd, HEAPU8, ptr + done, chunk, start + done);
+        if (got <= 0) break;
+        done += got;
+      }
+      HEAPU32[(out_ptr >>> 0) >>> 2] = ptr;
+      HEAPF64[(out_size >>> 0) >>> 3] = done;
+      return 0;
+    } finally {
+      fs.closeSync(fd);
+    }
+  } catch (e) {
+    return -1;
+  }
+});
+// Writes [data, data+size) to a new file at path; 0, or -1 on error.
+EM_JS(int, om_js_write, (const char* path, const uint8_t* data, double size), {
+  try {
+    const p = data >>> 0;
+    const table = Module['onemodelFiles'];
+    if (table) {
+      table.set(UTF8ToString(path), HEAPU8.slice(p, p + size));
+      return 0;
+    }
+    require('fs').writeFileSync(UTF8ToString(path), HEAPU8.subarray(p, p + size));
+    return 0;
+  } catch (e) {
+    return -1;
+  }
+});
+// 1 directory, 2 file, 0 missing. In the table, a directory is a prefix of a path.
+EM_JS(int, om_js_stat, (const char* path), {
+  try {
+    const p = UTF8ToString(path);
+    const table = Module['onemodelFiles'];
+    if (table) {
+      if (table.has(p)) return 2;
+      const dir = p.endsWith('/') ? p : p + '/';
+      for (const k of table.keys()) if (k.startsWith(dir)) return 1;
+      return 0;
+    }
+    const st = require('fs').statSync(p);
+    return st.isDirectory() ? 1 : 2;
+  } catch (e) {
+    return 0;
+  }
+});
+// Newline-separated entry names in a malloc'ed C string, or 0.
+EM_JS(char*, om_js_list, (const char* path), {
+  try {
+    const p = UTF8ToString(path);
+    const table = Module['onemodelFiles'];
+    let names;
+    if (table) {
+      const dir = p.endsWith('/') ? p : p + '/';
+      const set = new Set();
+      for (const k of table.keys()) if (k.startsWith(dir)) set.add(k.slice(dir.length).split('/')[0]);
+      if (!set.size) return 0;
+      names = [...set].join('\n');
+    } else {
+      names = require('fs').readdirSync(p).join('\n');
+    }
+    const n = lengthBytesUTF8(names) + 1;
+    const ptr = _malloc(n);
+    stringToUTF8(names, ptr, n);
+    return ptr;
+  } catch (e) {
+    return 0;
+  }
+});
+
+namespace {
+class MallocBytes : public FileBytes {
+ public:
+  MallocBytes(uint8_t* p, size_t n) : p_(p), n_(n) {}
+  ~MallocBytes() override { std::free(p_); }
+  const uint8_t* data() const override { return p_; }
+  size_t size() const override { return n_; }
+
+ private:
+  uint8_t* p_;
+  size_t n_;
+};
+void RequireFs() {
+  if (!om_js_has_fs()) throw Error(ErrorCode::kIo, "no file system in this environment: pass the model's bytes");
+}
+std::shared_ptr<MallocBytes> JsRead(const std::string& path, int64_t offset, int64_t length) {
+  RequireFs();
+  uint8_t* p = nullptr;
+  double n = 0;
+  if (om_js_read(path.c_str(), double(offset), double(length), &p, &n) != 0) {
+    throw Error(ErrorCode::kIo, "cannot read '" + path + "'");
+  }
+  return std::make_shared<MallocBytes>(p, size_t(n));
+}
+}  // namespace
+
+std::shared_ptr<FileBytes> ReadFile(const std::string& path) { return JsRead(path, 0, -1); }
+
+std::vector<uint8_t> ReadFileRange(const std::string& path, int64_t offset, int64_t length) {
+  auto b = JsRead(path, offset, length);
+  return std::vector<uint8_t>(b->data(), b->data() + b->size());
+}
+
+void WriteFile(const std::string& path, const uint8_t* data, size_t size) {
+  RequireFs();
+  if (om_js_write(path.c_str(), data, double(size)) != 0) throw Error(ErrorCode::kIo, "cannot write '" + path + "'");
+}
+
+bool IsDirectory(const std::string& path) { return om_js_has_fs() && om_js_stat(path.c_str()) == 1; }
+bool FileExists(const std::string& path) { return om_js_has_fs() && om_js_stat(path.c_str()) == 2; }
+
+std::vector<std::string> ListDirectory(const std::string& path) {
+  RequireFs();
+  char* s = om_js_list(path.c_str());
+  if (!s) throw Error(ErrorCode::kIo, "cannot list directory '" + path + "'");
+  std::vector<std::string> out;
+  std::string all(s);
+  std::free(s);
+  size_t start = 0;
+  while (start <= all.size() && !all.empty()) {
+    size_t nl = all.find('\n', start);
+    if (nl == std::string::npos) nl = all.size();
+    out.push_back(all.substr(start, nl - start));
+    start = nl + 1;
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+
+}  // namespace onemodel::impl
