@@ -69,7 +69,8 @@ const Features& Get() {
 bool CpuSupports(Isa isa) {
   const Features& f = Get();
   switch (isa) {
-    case Isa::kRef: case Isa::kScalar: return true;
+    case Isa::kRef:
+    case Isa::kScalar: return true;
     case Isa::kSse41: return f.sse41;
     case Isa::kAvx2: return f.avx2;
     case Isa::kAvx512: return f.avx512;

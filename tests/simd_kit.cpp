@@ -9,72 +9,104 @@ namespace {
 
 using test::kKitBytes;
 
-template <class T> struct VecOf;
-template <> struct VecOf<float> { using type = VF32; };
-template <> struct VecOf<int32_t> { using type = VI32; };
-template <> struct VecOf<uint32_t> { using type = VU32; };
-template <> struct VecOf<int16_t> { using type = VI16; };
-template <> struct VecOf<uint16_t> { using type = VU16; };
-template <> struct VecOf<int8_t> { using type = VI8; };
-template <> struct VecOf<uint8_t> { using type = VU8; };
-template <> struct VecOf<double> { using type = VF64; };
-template <> struct VecOf<uint64_t> { using type = VU64; };
+template <class T>
+struct VecOf;
+template <>
+struct VecOf<float> {
+  using type = VF32;
+};
+template <>
+struct VecOf<int32_t> {
+  using type = VI32;
+};
+template <>
+struct VecOf<uint32_t> {
+  using type = VU32;
+};
+template <>
+struct VecOf<int16_t> {
+  using type = VI16;
+};
+template <>
+struct VecOf<uint16_t> {
+  using type = VU16;
+};
+template <>
+struct VecOf<int8_t> {
+  using type = VI8;
+};
+template <>
+struct VecOf<uint8_t> {
+  using type = VU8;
+};
+template <>
+struct VecOf<double> {
+  using type = VF64;
+};
+template <>
+struct VecOf<uint64_t> {
+  using type = VU64;
+};
 
-template <class T> const T* P(const uint8_t* p) { return reinterpret_cast<const T*>(p); }
-template <class T> T* P(uint8_t* p) { return reinterpret_cast<T*>(p); }
+template <class T>
+const T* P(const uint8_t* p) {
+  return reinterpret_cast<const T*>(p);
+}
+template <class T>
+T* P(uint8_t* p) {
+  return reinterpret_cast<T*>(p);
+}
 
-#define OM_BIN(name, T, op)                                                             \
-  void name(const uint8_t* a, const uint8_t* b, const uint8_t*, uint8_t* o) {           \
-    using V = typename VecOf<T>::type;                                                  \
-    for (size_t i = 0; i < kKitBytes / sizeof(T); i += V::kLanes)                       \
-      Store(op(Load<V>(P<T>(a) + i), Load<V>(P<T>(b) + i)), P<T>(o) + i);               \
+#define OM_BIN(name, T, op)                                                   \
+  void name(const uint8_t* a, const uint8_t* b, const uint8_t*, uint8_t* o) { \
+    using V = typename VecOf<T>::type;                                        \
+    for (size_t i = 0; i < kKitBytes / sizeof(T); i += V::kLanes)             \
+      Store(op(Load<V>(P<T>(a) + i), Load<V>(P<T>(b) + i)), P<T>(o) + i);     \
   }
-#define OM_UN(name, T, op)                                                              \
-  void name(const uint8_t* a, const uint8_t*, const uint8_t*, uint8_t* o) {             \
-    using V = typename VecOf<T>::type;                                                  \
-    for (size_t i = 0; i < kKitBytes / sizeof(T); i += V::kLanes)                       \
-      Store(op(Load<V>(P<T>(a) + i)), P<T>(o) + i);                                     \
+#define OM_UN(name, T, op)                                                                                      \
+  void name(const uint8_t* a, const uint8_t*, const uint8_t*, uint8_t* o) {                                     \
+    using V = typename VecOf<T>::type;                                                                          \
+    for (size_t i = 0; i < kKitBytes / sizeof(T); i += V::kLanes) Store(op(Load<V>(P<T>(a) + i)), P<T>(o) + i); \
   }
-#define OM_CVT(name, TIn, TOut, op)                                                     \
-  void name(const uint8_t* a, const uint8_t*, const uint8_t*, uint8_t* o) {             \
-    using VI = typename VecOf<TIn>::type;                                               \
-    for (size_t i = 0; i < kKitBytes / sizeof(TIn); i += VI::kLanes)                    \
-      Store(op(Load<VI>(P<TIn>(a) + i)), P<TOut>(o) + i);                               \
+#define OM_CVT(name, TIn, TOut, op)                                         \
+  void name(const uint8_t* a, const uint8_t*, const uint8_t*, uint8_t* o) { \
+    using VI = typename VecOf<TIn>::type;                                   \
+    for (size_t i = 0; i < kKitBytes / sizeof(TIn); i += VI::kLanes)        \
+      Store(op(Load<VI>(P<TIn>(a) + i)), P<TOut>(o) + i);                   \
   }
-#define OM_WIDEN(name, TN, TW)                                                          \
-  void name(const uint8_t* a, const uint8_t*, const uint8_t*, uint8_t* o) {             \
-    using VN = typename VecOf<TN>::type;                                                \
-    for (size_t i = 0; i < kKitBytes / 2 / sizeof(TN); i += VN::kLanes) {               \
-      const VN v = Load<VN>(P<TN>(a) + i);                                              \
-      Store(WidenLo(v), P<TW>(o) + i);                                                  \
-      Store(WidenHi(v), P<TW>(o) + i + VN::kLanes / 2);                                 \
-    }                                                                                   \
+#define OM_WIDEN(name, TN, TW)                                              \
+  void name(const uint8_t* a, const uint8_t*, const uint8_t*, uint8_t* o) { \
+    using VN = typename VecOf<TN>::type;                                    \
+    for (size_t i = 0; i < kKitBytes / 2 / sizeof(TN); i += VN::kLanes) {   \
+      const VN v = Load<VN>(P<TN>(a) + i);                                  \
+      Store(WidenLo(v), P<TW>(o) + i);                                      \
+      Store(WidenHi(v), P<TW>(o) + i + VN::kLanes / 2);                     \
+    }                                                                       \
   }
-#define OM_NARROW(name, TW, TN, op)                                                     \
-  void name(const uint8_t* a, const uint8_t*, const uint8_t*, uint8_t* o) {             \
-    using VW = typename VecOf<TW>::type;                                                \
-    for (size_t i = 0; i < kKitBytes / sizeof(TW); i += 2 * VW::kLanes)                 \
+#define OM_NARROW(name, TW, TN, op)                                                         \
+  void name(const uint8_t* a, const uint8_t*, const uint8_t*, uint8_t* o) {                 \
+    using VW = typename VecOf<TW>::type;                                                    \
+    for (size_t i = 0; i < kKitBytes / sizeof(TW); i += 2 * VW::kLanes)                     \
       Store(op(Load<VW>(P<TW>(a) + i), Load<VW>(P<TW>(a) + i + VW::kLanes)), P<TN>(o) + i); \
   }
-#define OM_SELECT(name, T)                                                              \
-  void name(const uint8_t* a, const uint8_t* b, const uint8_t* c, uint8_t* o) {         \
-    using V = typename VecOf<T>::type;                                                  \
-    for (size_t i = 0; i < kKitBytes / sizeof(T); i += V::kLanes) {                     \
-      const V x = Load<V>(P<T>(a) + i), y = Load<V>(P<T>(b) + i);                       \
-      Store(IfThenElse(Gt(x, y), x, Load<V>(P<T>(c) + i)), P<T>(o) + i);               \
-    }                                                                                   \
+#define OM_SELECT(name, T)                                                      \
+  void name(const uint8_t* a, const uint8_t* b, const uint8_t* c, uint8_t* o) { \
+    using V = typename VecOf<T>::type;                                          \
+    for (size_t i = 0; i < kKitBytes / sizeof(T); i += V::kLanes) {             \
+      const V x = Load<V>(P<T>(a) + i), y = Load<V>(P<T>(b) + i);               \
+      Store(IfThenElse(Gt(x, y), x, Load<V>(P<T>(c) + i)), P<T>(o) + i);        \
+    }                                                                           \
   }
-#define OM_MADD(name)                                                                   \
-  void name(const uint8_t* a, const uint8_t* b, const uint8_t*, uint8_t* o) {           \
-    for (size_t i = 0; i < kKitBytes / 2; i += VI16::kLanes)                            \
-      Store(MulAddPairsI16(Load<VI16>(P<int16_t>(a) + i), Load<VI16>(P<int16_t>(b) + i)), \
-            P<int32_t>(o) + i / 2);                                                     \
+#define OM_MADD(name)                                                                                             \
+  void name(const uint8_t* a, const uint8_t* b, const uint8_t*, uint8_t* o) {                                     \
+    for (size_t i = 0; i < kKitBytes / 2; i += VI16::kLanes)                                                      \
+      Store(MulAddPairsI16(Load<VI16>(P<int16_t>(a) + i), Load<VI16>(P<int16_t>(b) + i)), P<int32_t>(o) + i / 2); \
   }
-#define OM_DOT(name)                                                                    \
-  void name(const uint8_t* a, const uint8_t* b, const uint8_t* c, uint8_t* o) {         \
-    for (size_t i = 0; i < kKitBytes; i += VI8::kLanes)                                 \
-      Store(DotI8x4Acc(Load<VI32>(P<int32_t>(c) + i / 4), Load<VI8>(P<int8_t>(a) + i),  \
-                       Load<VI8>(P<int8_t>(b) + i)), P<int32_t>(o) + i / 4);            \
+#define OM_DOT(name)                                                                                                 \
+  void name(const uint8_t* a, const uint8_t* b, const uint8_t* c, uint8_t* o) {                                      \
+    for (size_t i = 0; i < kKitBytes; i += VI8::kLanes)                                                              \
+      Store(DotI8x4Acc(Load<VI32>(P<int32_t>(c) + i / 4), Load<VI8>(P<int8_t>(a) + i), Load<VI8>(P<int8_t>(b) + i)), \
+            P<int32_t>(o) + i / 4);                                                                                  \
   }
 #include "tests/simd_ops.inc"
 #undef OM_BIN

@@ -14,10 +14,10 @@ constexpr size_t kKitBytes = 512;  // each input buffer; a multiple of every vec
 using KitFn = void (*)(const uint8_t* a, const uint8_t* b, const uint8_t* c, uint8_t* out);
 
 struct SimdKit {
-  const KitFn* fns;      // in simd_ops.inc order
+  const KitFn* fns;  // in simd_ops.inc order
   size_t count;
   // Extra entry points whose results depend on the width by definition.
-  float (*reduce_sum_tree)(const float* lanes, size_t* lanes_used);  // one vector
+  float (*reduce_sum_tree)(const float* lanes, size_t* lanes_used);          // one vector
   void (*load_store_n)(const float* src, size_t n, float fill, float* dst);  // LoadN + StoreN
   // TransposeSquare on the lanes x lanes floats at src (row-major), stored row-major.
   void (*transpose_square)(const float* src, float* dst, size_t* lanes_used);
@@ -26,7 +26,12 @@ struct SimdKit {
 }  // namespace test
 }  // namespace onemodel::impl
 
-#define OM_DECLARE_KIT(ns) namespace onemodel::impl { namespace ns { const test::SimdKit& GetSimdKit(); } }
+#define OM_DECLARE_KIT(ns)           \
+  namespace onemodel::impl {         \
+  namespace ns {                     \
+  const test::SimdKit& GetSimdKit(); \
+  }                                  \
+  }
 OM_DECLARE_KIT(scalar)
 OM_DECLARE_KIT(sse41)
 OM_DECLARE_KIT(avx2)

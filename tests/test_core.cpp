@@ -30,7 +30,8 @@ TEST_CASE("sha256: FIPS 180-4 test vectors", "[core][sha256]") {
   const std::string two = "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq";
   CHECK(Sha256Hex(two.data(), two.size()) == "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
   const std::string four =
-      "abcdefghbcdefghicdefghijdefghijkefghijklfghijklmghijklmnhijklmnoijklmnopjklmnopqklmnopqrlmnopqrsmnopqrstnopqrstu";
+      "abcdefghbcdefghicdefghijdefghijkefghijklfghijklmghijklmnhijklmnoijklmnopjklmnopqklmnopqrlmnopqrsmnopqrstnopqrst"
+      "u";
   CHECK(Sha256Hex(four.data(), four.size()) == "cf5b16a778af8380036ce59e7b0492370b249b11e8f07a51afac45037afee9d1");
   Sha256 million;
   const std::string a1000(1000, 'a');
@@ -105,10 +106,9 @@ uint32_t RefMini(float x, const MiniFormat& f, bool saturate, const RefTable& t)
 }
 }  // namespace
 
-TEST_CASE("minifloat: conversions equal an independent enumeration, ties and specials included",
-          "[core][minifloat]") {
-  const MiniFormat* formats[] = {&kFloat16, &kBFloat16, &kFloat8E4M3FN, &kFloat8E4M3FNUZ, &kFloat8E5M2,
-                                 &kFloat8E5M2FNUZ, &kFloat4E2M1};
+TEST_CASE("minifloat: conversions equal an independent enumeration, ties and specials included", "[core][minifloat]") {
+  const MiniFormat* formats[] = {&kFloat16,    &kBFloat16,       &kFloat8E4M3FN, &kFloat8E4M3FNUZ,
+                                 &kFloat8E5M2, &kFloat8E5M2FNUZ, &kFloat4E2M1};
   SplitMix64 rng(42);
   for (const MiniFormat* f : formats) {
     std::vector<float> xs = F32Specials();
@@ -132,7 +132,7 @@ TEST_CASE("minifloat: conversions equal an independent enumeration, ties and spe
         const uint32_t want = RefMini(x, *f, sat, table), got = F32ToMini(x, *f, sat);
         if (want != got && bad++ < 5) {
           FAIL_CHECK("format e" << f->ebits << "m" << f->mbits << " bias " << f->bias << " sat " << sat << " x=0x"
-                                 << std::hex << F2U(x) << " want 0x" << want << " got 0x" << got);
+                                << std::hex << F2U(x) << " want 0x" << want << " got 0x" << got);
         }
       }
       CHECK(bad == 0);
@@ -141,8 +141,10 @@ TEST_CASE("minifloat: conversions equal an independent enumeration, ties and spe
   // Widening is exact: every float16 code round-trips (NaNs to the canonical NaN).
   for (uint32_t c = 0; c < 65536; ++c) {
     const uint16_t back = F32ToHalf(HalfToF32(uint16_t(c)));
-    if (MiniIsNaN(c, kFloat16)) CHECK(back == 0x7E00);
-    else if (back != c) FAIL_CHECK("float16 0x" << std::hex << c << " -> 0x" << back);
+    if (MiniIsNaN(c, kFloat16))
+      CHECK(back == 0x7E00);
+    else if (back != c)
+      FAIL_CHECK("float16 0x" << std::hex << c << " -> 0x" << back);
   }
   CHECK(F32ToBF16(U2F(0x3F808000u)) == 0x3F80);  // tie, even stays
   CHECK(F32ToBF16(U2F(0x3F818000u)) == 0x3F82);  // tie, odd rounds up
@@ -169,26 +171,49 @@ TEST_CASE("golden: serialisation follows exact-contract section 8", "[core][gold
   p[0] = 1.0f;
   p[1] = U2F(0xFFC12345u);
   std::vector<uint8_t> bytes;
-  auto le = [&](uint64_t v, int n) { for (int k = 0; k < n; ++k) bytes.push_back(uint8_t(v >> (8 * k))); };
-  le(1, 8); le(1, 8); le(2, 8); le(0x3F800000u, 4); le(0x7FC00000u, 4);
+  auto le = [&](uint64_t v, int n) {
+    for (int k = 0; k < n; ++k) bytes.push_back(uint8_t(v >> (8 * k)));
+  };
+  le(1, 8);
+  le(1, 8);
+  le(2, 8);
+  le(0x3F800000u, 4);
+  le(0x7FC00000u, 4);
   CHECK(GoldenHash({t}) == Sha256Hex(bytes.data(), bytes.size()));
   // Several outputs hash the concatenation.
   Tensor b(DType::kBool, {3});
   b.mutable_data<uint8_t>()[1] = 7;  // any non-zero bool serialises as 1
-  le(9, 8); le(1, 8); le(3, 8); bytes.push_back(0); bytes.push_back(1); bytes.push_back(0);
+  le(9, 8);
+  le(1, 8);
+  le(3, 8);
+  bytes.push_back(0);
+  bytes.push_back(1);
+  bytes.push_back(0);
   CHECK(GoldenHash({t, b}) == Sha256Hex(bytes.data(), bytes.size()));
   // Strings: int64 length then bytes. int4: packed low nibble first.
   Tensor s(DType::kString, {2});
   s.mutable_strings()[0] = "ab";
   std::vector<uint8_t> sb;
-  auto le2 = [&](uint64_t v) { for (int k = 0; k < 8; ++k) sb.push_back(uint8_t(v >> (8 * k))); };
-  le2(8); le2(1); le2(2); le2(2); sb.push_back('a'); sb.push_back('b'); le2(0);
+  auto le2 = [&](uint64_t v) {
+    for (int k = 0; k < 8; ++k) sb.push_back(uint8_t(v >> (8 * k)));
+  };
+  le2(8);
+  le2(1);
+  le2(2);
+  le2(2);
+  sb.push_back('a');
+  sb.push_back('b');
+  le2(0);
   CHECK(GoldenHash({s}) == Sha256Hex(sb.data(), sb.size()));
   Tensor q(DType::kInt4, {3});
-  q.mutable_data<int8_t>()[0] = -1; q.mutable_data<int8_t>()[1] = 2; q.mutable_data<int8_t>()[2] = 5;
+  q.mutable_data<int8_t>()[0] = -1;
+  q.mutable_data<int8_t>()[1] = 2;
+  q.mutable_data<int8_t>()[2] = 5;
   std::vector<uint8_t> qb;
-  for (uint64_t v : {22ull, 1ull, 3ull}) for (int k = 0; k < 8; ++k) qb.push_back(uint8_t(v >> (8 * k)));
-  qb.push_back(0x2F); qb.push_back(0x05);
+  for (uint64_t v : {22ull, 1ull, 3ull})
+    for (int k = 0; k < 8; ++k) qb.push_back(uint8_t(v >> (8 * k)));
+  qb.push_back(0x2F);
+  qb.push_back(0x05);
   CHECK(GoldenHash({q}) == Sha256Hex(qb.data(), qb.size()));
   CHECK(GoldenSkipMarker() == Sha256Hex("onemodel:skipped", 16));
   // Canonical NaN for float16 too.
@@ -211,9 +236,18 @@ TEST_CASE("shape: the inline small vector behaves as std::vector, inline and spi
       const int64_t x = int64_t(rng.NextU32() % 100) - 50;
       const size_t at = v.empty() ? 0 : rng.NextU32() % (v.size() + 1);
       switch (op) {
-        case 0: s.push_back(x); v.push_back(x); break;
-        case 1: s.insert(s.begin() + at, x); v.insert(v.begin() + long(at), x); break;
-        case 2: s.insert(s.begin() + at, 3, x); v.insert(v.begin() + long(at), 3, x); break;
+        case 0:
+          s.push_back(x);
+          v.push_back(x);
+          break;
+        case 1:
+          s.insert(s.begin() + at, x);
+          v.insert(v.begin() + long(at), x);
+          break;
+        case 2:
+          s.insert(s.begin() + at, 3, x);
+          v.insert(v.begin() + long(at), 3, x);
+          break;
         case 3: {  // a range from the shape itself
           const Shape copy = s;
           s.insert(s.begin() + at, s.begin(), s.end());
@@ -221,18 +255,35 @@ TEST_CASE("shape: the inline small vector behaves as std::vector, inline and spi
           break;
         }
         case 4:
-          if (!v.empty() && at < v.size()) { s.erase(s.begin() + at); v.erase(v.begin() + long(at)); }
+          if (!v.empty() && at < v.size()) {
+            s.erase(s.begin() + at);
+            v.erase(v.begin() + long(at));
+          }
           break;
-        case 5: s.resize(at + 1, x); v.resize(at + 1, x); break;
+        case 5:
+          s.resize(at + 1, x);
+          v.resize(at + 1, x);
+          break;
         case 6: {
           Shape moved(std::move(s));
           s = moved;
           break;
         }
-        case 7: s.assign(s.begin() + (at ? at - 1 : 0), s.end()); v.assign(v.begin() + long(at ? at - 1 : 0), v.end()); break;
-        default: if (!v.empty()) { s.pop_back(); v.pop_back(); } break;
+        case 7:
+          s.assign(s.begin() + (at ? at - 1 : 0), s.end());
+          v.assign(v.begin() + long(at ? at - 1 : 0), v.end());
+          break;
+        default:
+          if (!v.empty()) {
+            s.pop_back();
+            v.pop_back();
+          }
+          break;
       }
-      if (v.size() > 40) { s.clear(); v.clear(); }
+      if (v.size() > 40) {
+        s.clear();
+        v.clear();
+      }
       REQUIRE(s.size() == v.size());
       REQUIRE(std::equal(s.begin(), s.end(), v.begin()));
       REQUIRE(s == v);
@@ -271,9 +322,11 @@ TEST_CASE("threadpool: chunks cover the range once, for any thread count", "[cor
       });
       for (int64_t i = 0; i < n; ++i) REQUIRE(hits[size_t(i)] == 1);
     }
-    CHECK_THROWS_AS(pool.ParallelFor(100, 1, [](int64_t b, int64_t e) {
-      if (b > 10 || e > 90) throw Error(ErrorCode::kInternal, "boom");
-    }), Error);
+    CHECK_THROWS_AS(pool.ParallelFor(100, 1,
+                                     [](int64_t b, int64_t e) {
+                                       if (b > 10 || e > 90) throw Error(ErrorCode::kInternal, "boom");
+                                     }),
+                    Error);
   }
 }
 

@@ -46,15 +46,18 @@ TEST_CASE("kernels: SumF32 equals the canonical L-lane reference", "[kernels]") 
       std::vector<float> buf(n + 32, U2F(0x7FC0DEADu));
       float* x = buf.data() + 16;
       for (size_t i = 0; i < n; ++i) {
-        if (variant == 0) x[i] = rng.Uniform(-1.0f, 1.0f);
-        else if (variant == 1) x[i] = rng.Uniform(-1.0f, 1.0f) * float(1u << (rng.NextU32() % 30));
-        else x[i] = (rng.NextU32() % 4 == 0) ? F32Specials()[rng.NextU32() % F32Specials().size()]
-                                              : rng.Uniform(-8.0f, 8.0f);
+        if (variant == 0)
+          x[i] = rng.Uniform(-1.0f, 1.0f);
+        else if (variant == 1)
+          x[i] = rng.Uniform(-1.0f, 1.0f) * float(1u << (rng.NextU32() % 30));
+        else
+          x[i] =
+              (rng.NextU32() % 4 == 0) ? F32Specials()[rng.NextU32() % F32Specials().size()] : rng.Uniform(-8.0f, 8.0f);
       }
       const float want = ref::SumF32(x, n), got = d.kernels.SumF32(x, n);
       if (!SameF32(want, got)) {
         FAIL_CHECK(IsaName(d.isa) << " n=" << n << " variant " << variant << ": want 0x" << std::hex << F2U(want)
-                                   << " got 0x" << F2U(got));
+                                  << " got 0x" << F2U(got));
       }
     }
   }
@@ -89,9 +92,12 @@ namespace {
 // (NaN, +-0, +-inf, subnormals, ties: the corpus of test_util).
 void Fill(SplitMix64& rng, float* x, size_t n, int variant) {
   for (size_t i = 0; i < n; ++i) {
-    if (variant == 0) x[i] = rng.Uniform(-1.0f, 1.0f);
-    else if (variant == 1) x[i] = rng.Uniform(-1.0f, 1.0f) * float(1u << (rng.NextU32() % 30));
-    else x[i] = (rng.NextU32() % 5 == 0) ? F32Specials()[rng.NextU32() % F32Specials().size()] : rng.Uniform(-4.0f, 4.0f);
+    if (variant == 0)
+      x[i] = rng.Uniform(-1.0f, 1.0f);
+    else if (variant == 1)
+      x[i] = rng.Uniform(-1.0f, 1.0f) * float(1u << (rng.NextU32() % 30));
+    else
+      x[i] = (rng.NextU32() % 5 == 0) ? F32Specials()[rng.NextU32() % F32Specials().size()] : rng.Uniform(-4.0f, 4.0f);
   }
 }
 constexpr uint32_t kGuard = 0x7FC0DEADu;  // a NaN written around outputs: must survive
@@ -121,9 +127,9 @@ TEST_CASE("kernels: GemmF32 equals the reference fold for every shape and layout
       // Padding columns keep their guard bits exactly.
       const bool pad = int64_t(i) % ldc >= N;
       if (pad ? F2U(got[i]) != kGuard : !SameF32(want[i], got[i])) {
-        FAIL_CHECK(IsaName(d.isa) << " M=" << M << " N=" << N << " K=" << K << " ta=" << ta << " tb=" << tb << " ldc=" << ldc
-                                  << " variant " << variant << " at " << i << ": want 0x" << std::hex << F2U(want[i])
-                                  << " got 0x" << F2U(got[i]));
+        FAIL_CHECK(IsaName(d.isa) << " M=" << M << " N=" << N << " K=" << K << " ta=" << ta << " tb=" << tb
+                                  << " ldc=" << ldc << " variant " << variant << " at " << i << ": want 0x" << std::hex
+                                  << F2U(want[i]) << " got 0x" << F2U(got[i]));
         return;
       }
     }
@@ -214,7 +220,8 @@ TEST_CASE("kernels: BinaryF32 equals its reference for every op and broadcast", 
             d.kernels.BinaryF32(op, a.data(), sa, b.data(), sb, got.data(), int64_t(n));
             const std::string diff = DiffF32(want.data(), got.data(), want.size());
             if (!diff.empty()) {
-              FAIL_CHECK(IsaName(d.isa) << " op " << op << " sa=" << sa << " sb=" << sb << " n=" << n << " variant " << variant << ": " << diff);
+              FAIL_CHECK(IsaName(d.isa) << " op " << op << " sa=" << sa << " sb=" << sb << " n=" << n << " variant "
+                                        << variant << ": " << diff);
             }
           }
   // In place (out aliasing a).
@@ -227,7 +234,8 @@ TEST_CASE("kernels: BinaryF32 equals its reference for every op and broadcast", 
   CHECK(DiffF32(want.data(), got.data(), 100) == "");
 }
 
-TEST_CASE("kernels: BinaryF32 Pow equals math::Pow on every pairing of special bases and exponents", "[kernels][math]") {
+TEST_CASE("kernels: BinaryF32 Pow equals math::Pow on every pairing of special bases and exponents",
+          "[kernels][math]") {
   const Dispatch d = MakeDispatch(ActiveIsa());
   REQUIRE(d.kernels.BinaryF32 != nullptr);
   // Bases: specials, negatives, values near 1 (tiny logarithms), extremes. Exponents:
@@ -238,15 +246,18 @@ TEST_CASE("kernels: BinaryF32 Pow equals math::Pow on every pairing of special b
                   -3.4e38f, 1e-38f, 1e-45f, -1e-45f, 0.1f, 7.0f, 123.456f})
     bases.push_back(v);
   std::vector<float> exps(F32Specials().begin(), F32Specials().end());
-  for (float v : {0.0f, -0.0f, 1.0f, -1.0f, 2.0f, -2.0f, 3.0f, -3.0f, 0.5f, -0.5f, 1.5f, 1030.0f, -1030.0f, 1074.0f,
-                  -1075.0f, 1023.5f, 16777215.0f, 16777216.0f, -16777215.0f, 1e10f, -1e10f, 127.0f, -149.0f, 0.3333333f,
-                  200.0f, -200.0f, 2.5f})
+  for (float v : {0.0f,         -0.0f, 1.0f,    -1.0f,    2.0f,    -2.0f,      3.0f,    -3.0f,       0.5f,
+                  -0.5f,        1.5f,  1030.0f, -1030.0f, 1074.0f, -1075.0f,   1023.5f, 16777215.0f, 16777216.0f,
+                  -16777215.0f, 1e10f, -1e10f,  127.0f,   -149.0f, 0.3333333f, 200.0f,  -200.0f,     2.5f})
     exps.push_back(v);
   SplitMix64 rng(91);
   for (int i = 0; i < 200; ++i) exps.push_back(rng.Uniform(-40.0f, 40.0f));
   std::vector<float> a, b;
   for (float x : bases)
-    for (float y : exps) { a.push_back(x); b.push_back(y); }
+    for (float y : exps) {
+      a.push_back(x);
+      b.push_back(y);
+    }
   std::vector<float> want(a.size()), got(a.size());
   ref::BinaryF32(kBinPowF32, a.data(), 1, b.data(), 1, want.data(), int64_t(a.size()));
   for (size_t i = 0; i < a.size(); ++i) REQUIRE(SameF32(want[i], math::Pow(a[i], b[i])));
@@ -289,8 +300,9 @@ TEST_CASE("kernels: UnaryF32 equals its reference for every op", "[kernels]") {
   REQUIRE(d.kernels.UnaryF32 != nullptr);
   SplitMix64 rng(57);
   const std::vector<size_t> lengths = Lengths(4099);
-  const float params[][2] = {{-1.0f, 1.0f}, {0.0f, 6.0f}, {0.2f, 0.5f}, {-0.0f, 0.0f}, {U2F(0x7FC00000u), 2.0f},
-                             {1.6732632f, 1.0507010f}, {3.0f, -0.5f}};
+  const float params[][2] = {
+      {-1.0f, 1.0f}, {0.0f, 6.0f}, {0.2f, 0.5f}, {-0.0f, 0.0f}, {U2F(0x7FC00000u), 2.0f}, {1.6732632f, 1.0507010f},
+      {3.0f, -0.5f}};
   for (int32_t op = kUnReluF32; op <= kUnLastF32; ++op)
     for (const auto& p : params)
       for (size_t n : lengths)
@@ -301,7 +313,8 @@ TEST_CASE("kernels: UnaryF32 equals its reference for every op", "[kernels]") {
           ref::UnaryF32(op, p[0], p[1], x.data(), want.data(), int64_t(n));
           d.kernels.UnaryF32(op, p[0], p[1], x.data(), got.data(), int64_t(n));
           const std::string diff = DiffF32(want.data(), got.data(), want.size());
-          if (!diff.empty()) FAIL_CHECK(IsaName(d.isa) << " op " << op << " p " << p[0] << "," << p[1] << " n=" << n << ": " << diff);
+          if (!diff.empty())
+            FAIL_CHECK(IsaName(d.isa) << " op " << op << " p " << p[0] << "," << p[1] << " n=" << n << ": " << diff);
         }
 }
 
@@ -310,9 +323,25 @@ namespace {
 // branch threshold of the references, and random bit patterns (`count` of them).
 std::vector<float> FunctionInputs(size_t count) {
   std::vector<float> v(F32Specials().begin(), F32Specials().end());
-  const float edges[] = {0.0f, 1.0f, 2.0f, 4.0f, 0.625f, 9.0f, 88.72283935546875f, -103.97208404541015625f,
-                         0.5f, 1.17549435e-38f, 87.0f, -87.0f, 126.0f, -126.0f, 2.414213562373095f,
-                         0.4142135623730950f, 88.0f, 1.0e4f, 20.0f};
+  const float edges[] = {0.0f,
+                         1.0f,
+                         2.0f,
+                         4.0f,
+                         0.625f,
+                         9.0f,
+                         88.72283935546875f,
+                         -103.97208404541015625f,
+                         0.5f,
+                         1.17549435e-38f,
+                         87.0f,
+                         -87.0f,
+                         126.0f,
+                         -126.0f,
+                         2.414213562373095f,
+                         0.4142135623730950f,
+                         88.0f,
+                         1.0e4f,
+                         20.0f};
   for (float e : edges)
     for (float sgn : {1.0f, -1.0f})
       for (int d = -64; d <= 64; ++d) v.push_back(U2F(uint32_t(int64_t(F2U(e * sgn)) + d)));
@@ -326,7 +355,9 @@ std::vector<float> FunctionInputs(size_t count) {
 }
 }  // namespace
 
-TEST_CASE("kernels: MathF32 (Exp, Tanh, Sigmoid, Erf, Log, inverse and hyperbolic functions) equals the scalar functions", "[kernels][math]") {
+TEST_CASE(
+    "kernels: MathF32 (Exp, Tanh, Sigmoid, Erf, Log, inverse and hyperbolic functions) equals the scalar functions",
+    "[kernels][math]") {
   const Dispatch d = MakeDispatch(ActiveIsa());
   REQUIRE(d.kernels.MathF32 != nullptr);
   std::vector<float> x = FunctionInputs(100000);
@@ -346,8 +377,8 @@ TEST_CASE("kernels: MathF32 (Exp, Tanh, Sigmoid, Erf, Log, inverse and hyperboli
   }
   for (int d = -64; d <= 64; ++d) x.push_back(U2F(uint32_t(int64_t(F2U(7.2440162e18f)) + d)));
   std::vector<float> want(x.size()), got(x.size());
-  const char* names[] = {"Exp",  "Tanh",  "Sigmoid", "Erf",   "Log", "Atan", "Asin", "Acos", "Sinh",
-                         "Cosh", "Asinh", "Acosh",   "Atanh", "Sin", "Cos",  "Tan"};
+  const char* names[] = {"Exp",  "Tanh", "Sigmoid", "Erf",   "Log",   "Atan", "Asin", "Acos",
+                         "Sinh", "Cosh", "Asinh",   "Acosh", "Atanh", "Sin",  "Cos",  "Tan"};
   static_assert(sizeof(names) / sizeof(names[0]) == size_t(kMathLastF32) + 1, "a name per op");
   for (int32_t op = kMathExpF32; op <= kMathLastF32; ++op) {
     ref::MathF32(op, x.data(), want.data(), int64_t(x.size()));
@@ -367,13 +398,18 @@ TEST_CASE("kernels: MathF32 (Exp, Tanh, Sigmoid, Erf, Log, inverse and hyperboli
 TEST_CASE("kernels: MathF64 (binary64 Exp and Log) equals the scalar functions", "[kernels][math]") {
   const Dispatch d = MakeDispatch(ActiveIsa());
   REQUIRE(d.kernels.MathF64 != nullptr);
-  auto bits = [](uint64_t u) { double v; std::memcpy(&v, &u, 8); return v; };
+  auto bits = [](uint64_t u) {
+    double v;
+    std::memcpy(&v, &u, 8);
+    return v;
+  };
   std::vector<double> x;
   SplitMix64 rng(78);
   // Any bit pattern; Exp's range and its overflow and underflow edges; Log's branch at
   // sqrt(1/2), values near 1, subnormals; specials.
   for (int i = 0; i < 40000; ++i) x.push_back(bits((uint64_t(rng.NextU32()) << 32) | rng.NextU32()));
-  for (int i = 0; i < 40000; ++i) x.push_back(double(rng.Uniform(-760.0f, 760.0f)) * (1.0 + double(rng.Uniform(0.0f, 1e-3f))));
+  for (int i = 0; i < 40000; ++i)
+    x.push_back(double(rng.Uniform(-760.0f, 760.0f)) * (1.0 + double(rng.Uniform(0.0f, 1e-3f))));
   for (double e : {709.782712893384, -745.1332191019412, 709.0, -708.0, -744.0, 0.34657359027997264})
     for (int k = -64; k <= 64; ++k) {
       uint64_t u;
@@ -397,7 +433,8 @@ TEST_CASE("kernels: MathF64 (binary64 Exp and Log) equals the scalar functions",
       uint64_t a, b;
       std::memcpy(&a, &want[i], 8);
       std::memcpy(&b, &got[i], 8);
-      const bool na = (a & 0x7FFFFFFFFFFFFFFFull) > 0x7FF0000000000000ull, nb = (b & 0x7FFFFFFFFFFFFFFFull) > 0x7FF0000000000000ull;
+      const bool na = (a & 0x7FFFFFFFFFFFFFFFull) > 0x7FF0000000000000ull,
+                 nb = (b & 0x7FFFFFFFFFFFFFFFull) > 0x7FF0000000000000ull;
       if (a == b || (na && nb)) continue;
       char buf[96];
       std::snprintf(buf, sizeof buf, "element %zu: want %016llx got %016llx", i, static_cast<unsigned long long>(a),
@@ -472,7 +509,8 @@ TEST_CASE("kernels: SoftmaxRowF32 equals its reference", "[kernels]") {
     for (int variant = 0; variant < 4; ++variant) {
       std::vector<float> x(std::max<size_t>(n, 1));
       Fill(rng, x.data(), x.size(), variant % 3);
-      if (variant == 3) for (float& v : x) v = v * 40.0f;  // wide: underflowing exps
+      if (variant == 3)
+        for (float& v : x) v = v * 40.0f;  // wide: underflowing exps
       std::vector<float> want(n + 2, U2F(kGuard)), got(n + 2, U2F(kGuard));
       ref::SoftmaxRowF32(x.data(), want.data(), int64_t(n));
       d.kernels.SoftmaxRowF32(x.data(), got.data(), int64_t(n));
@@ -504,7 +542,9 @@ TEST_CASE("kernels: ConvPlaneF32 equals the reference fold for every geometry", 
             d.kernels.ConvPlaneF32(x.data(), w.data(), got.data(), g);
             ++cases;
             const std::string diff = DiffF32(want.data(), got.data(), want.size());
-            if (!diff.empty()) FAIL_CHECK(IsaName(d.isa) << " K" << K << " S" << S << " D" << D << " P" << P << " IW" << IW << ": " << diff);
+            if (!diff.empty())
+              FAIL_CHECK(IsaName(d.isa) << " K" << K << " S" << S << " D" << D << " P" << P << " IW" << IW << ": "
+                                        << diff);
           }
   // Signed zeros: -0.0 inputs and positive weights fold to -0.0 at every position,
   // padded or not (padding taps are skipped, never added as +0.0).
@@ -523,7 +563,8 @@ TEST_CASE("kernels: GemmBiasActF32 equals the reference fold, bias and activatio
   // Every GEMM path: K = 0, few rows (B in place, B transposed), register tiles with
   // partial rows and columns, several K blocks (the epilogue only after the last).
   auto run = [&](int64_t M, int64_t N, int64_t K, bool tb, bool with_bias, Activation act, int variant) {
-    std::vector<float> a(size_t(std::max<int64_t>(M * K, 1))), b(size_t(std::max<int64_t>(K * N, 1))), bias(static_cast<size_t>(M));
+    std::vector<float> a(size_t(std::max<int64_t>(M * K, 1))), b(size_t(std::max<int64_t>(K * N, 1))),
+        bias(static_cast<size_t>(M));
     Fill(rng, a.data(), a.size(), variant);
     Fill(rng, b.data(), b.size(), variant);
     Fill(rng, bias.data(), bias.size(), 2);  // specials and signed zeros in the bias
@@ -536,8 +577,8 @@ TEST_CASE("kernels: GemmBiasActF32 equals the reference fold, bias and activatio
     ++cases;
     const std::string diff = DiffF32(want.data(), got.data(), want.size());
     if (!diff.empty())
-      FAIL_CHECK(IsaName(d.isa) << " M=" << M << " N=" << N << " K=" << K << " tb=" << tb << " bias=" << with_bias << " act=" << int(act)
-                                << ": " << diff);
+      FAIL_CHECK(IsaName(d.isa) << " M=" << M << " N=" << N << " K=" << K << " tb=" << tb << " bias=" << with_bias
+                                << " act=" << int(act) << ": " << diff);
   };
   for (Activation act : {Activation::kNone, Activation::kRelu, Activation::kHardSwish})
     for (bool with_bias : {false, true})
@@ -579,13 +620,14 @@ TEST_CASE("kernels: GemmPackedF32 with GemmPackBF32's layout equals the referenc
               const Activation act = e == 2 ? Activation::kHardSwish : e == 1 ? Activation::kRelu : Activation::kNone;
               const int64_t w = n_end - n_begin, ldc = w + 1;
               std::vector<float> want(size_t(M * ldc), U2F(kGuard)), got(size_t(M * ldc), U2F(kGuard));
-              ref::GemmBiasActF32(M, w, K, a.data(), K, 1, b.data() + n_begin * b_cs, b_rs, b_cs, want.data(), ldc, bp, act);
+              ref::GemmBiasActF32(M, w, K, a.data(), K, 1, b.data() + n_begin * b_cs, b_rs, b_cs, want.data(), ldc, bp,
+                                  act);
               d.kernels.GemmPackedF32(M, N, K, a.data(), K, 1, packed.data(), n_begin, n_end, got.data(), ldc, bp, act);
               ++cases;
               const std::string diff = DiffF32(want.data(), got.data(), want.size());
               if (!diff.empty())
-                FAIL_CHECK(IsaName(d.isa) << " M=" << M << " N=" << N << " K=" << K << " tb=" << tb << " cols [" << n_begin << ", "
-                                          << n_end << "): " << diff);
+                FAIL_CHECK(IsaName(d.isa) << " M=" << M << " N=" << N << " K=" << K << " tb=" << tb << " cols ["
+                                          << n_begin << ", " << n_end << "): " << diff);
             }
           }
         }
@@ -622,8 +664,8 @@ TEST_CASE("kernels: GemmI16PairsI32 equals the reference's wrapping int32 sums",
           if (want != got) {
             size_t i = 0;
             while (want[i] == got[i]) ++i;
-            FAIL_CHECK(IsaName(d.isa) << " M=" << M << " N=" << N << " K2=" << K2 << " range " << range << ": first difference at "
-                                      << i << ": " << want[i] << " vs " << got[i]);
+            FAIL_CHECK(IsaName(d.isa) << " M=" << M << " N=" << N << " K2=" << K2 << " range " << range
+                                      << ": first difference at " << i << ": " << want[i] << " vs " << got[i]);
           }
         }
   // The wrap itself: four pairs of -32768 * -32768 sum to 2^33, which is 0 modulo 2^32.
@@ -642,10 +684,13 @@ TEST_CASE("kernels: QuantizeF32 equals the reference rounding and saturation", "
   // uint8 and int8 with zero points at and inside the range ends; scales small, large,
   // negative, subnormal and zero (x / 0: infinities and NaN); inputs with specials (NaN,
   // infinities, signed zeros, ties like 2.5 * scale) and random values around the range.
-  struct P { int32_t lo, hi, zp; float scale; };
-  const P params[] = {{0, 255, 0, 0.02f},    {0, 255, 128, 0.5f}, {0, 255, 255, 1.0f},  {-128, 127, 0, 0.25f},
-                      {-128, 127, -128, 3.0f}, {-128, 127, 5, -0.1f}, {0, 255, 7, 1e-40f}, {-128, 127, 1, 0.0f},
-                      {0, 255, 3, 1e30f}};
+  struct P {
+    int32_t lo, hi, zp;
+    float scale;
+  };
+  const P params[] = {{0, 255, 0, 0.02f},    {0, 255, 128, 0.5f},     {0, 255, 255, 1.0f},
+                      {-128, 127, 0, 0.25f}, {-128, 127, -128, 3.0f}, {-128, 127, 5, -0.1f},
+                      {0, 255, 7, 1e-40f},   {-128, 127, 1, 0.0f},    {0, 255, 3, 1e30f}};
   for (const P& p : params)
     for (int64_t n : {1, 3, 15, 16, 17, 63, 64, 65, 67, 1000}) {
       std::vector<float> x(static_cast<size_t>(n));
@@ -659,8 +704,9 @@ TEST_CASE("kernels: QuantizeF32 equals the reference rounding and saturation", "
       if (want != got) {
         size_t i = 0;
         while (want[i] == got[i]) ++i;
-        FAIL_CHECK(IsaName(d.isa) << " lo " << p.lo << " zp " << p.zp << " scale " << p.scale << " n " << n << ": element " << i
-                                  << " x=" << x[i] << ": " << int(want[i]) << " vs " << int(got[i]));
+        FAIL_CHECK(IsaName(d.isa) << " lo " << p.lo << " zp " << p.zp << " scale " << p.scale << " n " << n
+                                  << ": element " << i << " x=" << x[i] << ": " << int(want[i]) << " vs "
+                                  << int(got[i]));
       }
     }
   // The formula itself on a few values: ties to even, NaN to the zero point, saturation.
@@ -687,7 +733,8 @@ TEST_CASE("kernels: Transpose32 moves every bit as the reference", "[kernels]") 
       ref::Transpose32(src.data(), ss, want.data(), ds, rows, cols);
       d.kernels.Transpose32(src.data(), ss, got.data(), ds, rows, cols);
       ++cases;
-      if (want != got) FAIL_CHECK(IsaName(d.isa) << " rows " << rows << " cols " << cols << " ss " << ss << " ds " << ds);
+      if (want != got)
+        FAIL_CHECK(IsaName(d.isa) << " rows " << rows << " cols " << cols << " ss " << ss << " ds " << ds);
     }
   // The contract itself on a 2 x 3 block.
   const uint32_t a[6] = {1, 2, 3, 4, 5, 6};
@@ -722,7 +769,8 @@ TEST_CASE("kernels: DepthwiseConvF32 equals the reference planes for every geome
               Fill(rng, x.data(), x.size(), variant);
               Fill(rng, w.data(), w.size(), variant);  // specials in weights too: no finiteness needed
               const size_t out = size_t(channels * OH * OW);
-              std::vector<float> want(out + 3, U2F(kGuard)), got(out + 3, U2F(kGuard)), bias(static_cast<size_t>(channels));
+              std::vector<float> want(out + 3, U2F(kGuard)), got(out + 3, U2F(kGuard)),
+                  bias(static_cast<size_t>(channels));
               Fill(rng, bias.data(), bias.size(), 2);
               // The epilogue: none, bias, bias + Relu, HardSwish alone, by geometry.
               const int e = int(IW + K + P + channels) % 4;
@@ -733,7 +781,8 @@ TEST_CASE("kernels: DepthwiseConvF32 equals the reference planes for every geome
               ++cases;
               const std::string diff = DiffF32(want.data(), got.data(), want.size());
               if (!diff.empty())
-                FAIL_CHECK(IsaName(d.isa) << " C" << channels << " K" << K << " S" << S << " D" << D << " P" << P << " IW" << IW << ": " << diff);
+                FAIL_CHECK(IsaName(d.isa) << " C" << channels << " K" << K << " S" << S << " D" << D << " P" << P
+                                          << " IW" << IW << ": " << diff);
             }
   // Signed zeros: -0.0 inputs and positive weights fold to -0.0 everywhere (padding taps
   // are skipped, never added as +0.0).
@@ -762,7 +811,8 @@ TEST_CASE("kernels: ConvDirectF32 equals the reference fold for every geometry a
               for (int64_t IW : {1, 9, 24, 71}) {
                 if ((Mg + K + IW) % 2 && D == 2) continue;  // keep the test quick
                 const int64_t IH = 3 + (IW + Cg + K) % 7, KH = K, KW = K == 7 ? 5 : K;
-                const int64_t OH = (IH + 2 * P - D * (KH - 1) - 1) / S + 1, OW = (IW + 2 * P - D * (KW - 1) - 1) / S + 1;
+                const int64_t OH = (IH + 2 * P - D * (KH - 1) - 1) / S + 1,
+                              OW = (IW + 2 * P - D * (KW - 1) - 1) / S + 1;
                 if (OH <= 0 || OW <= 0) continue;
                 const Conv2DGeometry g{IH, IW, OH, OW, KH, KW, S, S, D, D, P, P};
                 const int64_t in_sp = IH * IW + (Cg % 2) * 5;
@@ -778,13 +828,16 @@ TEST_CASE("kernels: ConvDirectF32 equals the reference fold for every geometry a
                 // The whole plane, then a range of rows inside it (rows outside stay guards).
                 for (const auto& rows : {std::pair<int64_t, int64_t>{0, OH}, {OH / 3, OH - OH / 4}}) {
                   std::vector<float> want(out + 3, U2F(kGuard)), got(out + 3, U2F(kGuard));
-                  ref::ConvDirectF32(x.data(), in_sp, w.data(), want.data(), Cg, Mg, g, rows.first, rows.second, bp, act);
-                  d.kernels.ConvDirectF32(x.data(), in_sp, w.data(), got.data(), Cg, Mg, g, rows.first, rows.second, bp, act);
+                  ref::ConvDirectF32(x.data(), in_sp, w.data(), want.data(), Cg, Mg, g, rows.first, rows.second, bp,
+                                     act);
+                  d.kernels.ConvDirectF32(x.data(), in_sp, w.data(), got.data(), Cg, Mg, g, rows.first, rows.second, bp,
+                                          act);
                   ++cases;
                   const std::string diff = DiffF32(want.data(), got.data(), want.size());
                   if (!diff.empty())
-                    FAIL_CHECK(IsaName(d.isa) << " C" << Cg << " M" << Mg << " K" << K << " S" << S << " D" << D << " P" << P
-                                              << " IW" << IW << " rows [" << rows.first << ", " << rows.second << "): " << diff);
+                    FAIL_CHECK(IsaName(d.isa)
+                               << " C" << Cg << " M" << Mg << " K" << K << " S" << S << " D" << D << " P" << P << " IW"
+                               << IW << " rows [" << rows.first << ", " << rows.second << "): " << diff);
                 }
               }
   // The reference fold against a direct sum for one output (the oracle's own order), and
@@ -800,7 +853,8 @@ TEST_CASE("kernels: ConvDirectF32 equals the reference fold for every geometry a
     float acc = -0.0f;
     for (int c = 0; c < 2; ++c)
       for (int kh = 1; kh < 3; ++kh)
-        for (int kw = 1; kw < 3; ++kw) acc = acc + x[size_t(c * 30 + (kh - 1) * 6 + (kw - 1))] * w[size_t(2 * 18 + c * 9 + kh * 3 + kw)];
+        for (int kw = 1; kw < 3; ++kw)
+          acc = acc + x[size_t(c * 30 + (kh - 1) * 6 + (kw - 1))] * w[size_t(2 * 18 + c * 9 + kh * 3 + kw)];
     CHECK(F2U(y[2 * 30]) == F2U(acc));
     std::vector<float> xz(2 * 30, -0.0f), wz(3 * 2 * 9, 0.5f), yz(3 * 30, 1.0f);
     d.kernels.ConvDirectF32(xz.data(), 30, wz.data(), yz.data(), 2, 3, g, 0, 5, nullptr, Activation::kNone);

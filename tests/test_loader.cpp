@@ -70,12 +70,12 @@ Value Floats(Shape s, float v = 1.0f) {
   return Value::FromTensor(t);
 }
 
-#define EXPECT_LOAD_ERROR(bytes, code, text)                          \
-  do {                                                                \
-    std::string msg;                                                  \
-    CHECK(LoadError(bytes, &msg) == code);                            \
-    INFO("message: " << msg);                                         \
-    CHECK(msg.find(text) != std::string::npos);                       \
+#define EXPECT_LOAD_ERROR(bytes, code, text)    \
+  do {                                          \
+    std::string msg;                            \
+    CHECK(LoadError(bytes, &msg) == code);      \
+    INFO("message: " << msg);                   \
+    CHECK(msg.find(text) != std::string::npos); \
   } while (0)
 
 }  // namespace
@@ -87,14 +87,15 @@ TEST_CASE("loader: a valid model loads and runs", "[loader]") {
   auto out = s.Run({{"X", Floats({2, 3})}});
   REQUIRE(out.size() == 1);
   const float* y = out[0].tensor.data<float>();
-  CHECK(y[0] == 0.0f);   // relu(1 - 2.5)
-  CHECK(y[3] == 1.5f);   // relu(1 + 0.5)
+  CHECK(y[0] == 0.0f);  // relu(1 - 2.5)
+  CHECK(y[3] == 1.5f);  // relu(1 + 0.5)
 }
 
 TEST_CASE("loader: bad model bytes are typed errors", "[loader]") {
   const std::string good = Bytes(SmallModel());
   EXPECT_LOAD_ERROR(good.substr(0, good.size() / 2), ErrorCode::kInvalidModel, "truncated or corrupt");
-  EXPECT_LOAD_ERROR(std::string("this is not a protobuf at all\xff\xff"), ErrorCode::kInvalidModel, "not an ONNX model");
+  EXPECT_LOAD_ERROR(std::string("this is not a protobuf at all\xff\xff"), ErrorCode::kInvalidModel,
+                    "not an ONNX model");
   EXPECT_LOAD_ERROR(std::string(), ErrorCode::kInvalidModel, "empty");
 }
 
@@ -182,7 +183,6 @@ TEST_CASE("session: bad inputs are typed errors and the session stays usable", "
   CHECK(s.Run({{"X", Floats({2, 3})}}).size() == 1);
 }
 
-
 TEST_CASE("loader: model-local functions run with their attribute references resolved", "[loader]") {
   onnx::ModelProto m = SmallModel();
   auto* op2 = m.add_opset_import();
@@ -268,7 +268,6 @@ TEST_CASE("loader: external data is read from beside the model, and only from th
   CHECK_THROWS_AS(Session::FromBytes(reinterpret_cast<const uint8_t*>(b3.data()), b3.size()), Error);
 }
 
-
 TEST_CASE("infer: static types and shapes, with constant folding by the reference kernels", "[loader][infer]") {
   onnx::ModelProto m = SmallModel();
   // Z = Reshape(Y, Concat(Shape(W)[1:], [-1])): a shape computed from constants folds.
@@ -303,7 +302,7 @@ TEST_CASE("infer: static types and shapes, with constant folding by the referenc
   REQUIRE(v.count("Y"));
   CHECK(v.at("Y").type.dtype == DType::kFloat);
   CHECK(v.at("Y").type.dims == Shape{2, 3});  // [2,N] + [2,3] broadcasts to [2,3]
-  CHECK(v.at("ws").is_constant);             // Shape of an initializer folds
+  CHECK(v.at("ws").is_constant);              // Shape of an initializer folds
   CHECK(v.at("newshape").is_constant);
   CHECK(v.at("Z").type.dims == Shape{1, 6});  // Reshape to [1,-1] of a static [2,3]
   // With X declared [2,N] and no override, Y is still [2,3] (W fixes N).

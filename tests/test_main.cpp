@@ -43,10 +43,18 @@ void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
 // The nothrow forms too (std::stable_sort's buffer uses them), so every new pairs with
 // this file's delete.
 void* operator new(std::size_t n, const std::nothrow_t&) noexcept {
-  try { return CountedNew(n); } catch (...) { return nullptr; }
+  try {
+    return CountedNew(n);
+  } catch (...) {
+    return nullptr;
+  }
 }
 void* operator new[](std::size_t n, const std::nothrow_t&) noexcept {
-  try { return CountedNew(n); } catch (...) { return nullptr; }
+  try {
+    return CountedNew(n);
+  } catch (...) {
+    return nullptr;
+  }
 }
 void operator delete(void* p, const std::nothrow_t&) noexcept { std::free(p); }
 void operator delete[](void* p, const std::nothrow_t&) noexcept { std::free(p); }
@@ -70,19 +78,47 @@ void SetActiveIsa(Isa isa) { g_isa = isa; }
 
 const std::vector<float>& F32Specials() {
   static const std::vector<float> v = [] {
-    std::vector<float> s = {0.0f, -0.0f, 1.0f, -1.0f, 0.5f, -0.5f, 1.5f, -1.5f, 2.5f, -2.5f, 3.5f,
-                            -3.5f, 0.49999997f, 8388607.5f, 8388608.0f, 8388609.0f, 16777216.0f,
-                            16777217.0f, 2147483520.0f, 2147483648.0f, -2147483648.0f, -2147483904.0f,
-                            4294967296.0f, 1e10f, -1e10f, 255.5f, 256.0f, -128.5f, 65535.5f, 3.4028235e38f,
-                            -3.4028235e38f, 1.17549435e-38f, -1.17549435e-38f};
+    std::vector<float> s = {0.0f,
+                            -0.0f,
+                            1.0f,
+                            -1.0f,
+                            0.5f,
+                            -0.5f,
+                            1.5f,
+                            -1.5f,
+                            2.5f,
+                            -2.5f,
+                            3.5f,
+                            -3.5f,
+                            0.49999997f,
+                            8388607.5f,
+                            8388608.0f,
+                            8388609.0f,
+                            16777216.0f,
+                            16777217.0f,
+                            2147483520.0f,
+                            2147483648.0f,
+                            -2147483648.0f,
+                            -2147483904.0f,
+                            4294967296.0f,
+                            1e10f,
+                            -1e10f,
+                            255.5f,
+                            256.0f,
+                            -128.5f,
+                            65535.5f,
+                            3.4028235e38f,
+                            -3.4028235e38f,
+                            1.17549435e-38f,
+                            -1.17549435e-38f};
     s.push_back(std::numeric_limits<float>::infinity());
     s.push_back(-std::numeric_limits<float>::infinity());
-    s.push_back(U2F(0x7FC00000u));   // quiet NaN
-    s.push_back(U2F(0xFFC00001u));   // negative quiet NaN with payload
-    s.push_back(U2F(0x7F800001u));   // signalling NaN
-    s.push_back(U2F(0x00000001u));   // smallest subnormal
+    s.push_back(U2F(0x7FC00000u));  // quiet NaN
+    s.push_back(U2F(0xFFC00001u));  // negative quiet NaN with payload
+    s.push_back(U2F(0x7F800001u));  // signalling NaN
+    s.push_back(U2F(0x00000001u));  // smallest subnormal
     s.push_back(U2F(0x80000001u));
-    s.push_back(U2F(0x007FFFFFu));   // largest subnormal
+    s.push_back(U2F(0x007FFFFFu));  // largest subnormal
     s.push_back(U2F(0x807FFFFFu));
     s.push_back(U2F(0x00400000u));
     return s;
@@ -108,9 +144,15 @@ std::string DiffBytes(const uint8_t* want, const uint8_t* got, size_t n, size_t 
       std::ostringstream s;
       s << "first difference at element " << i / elem_size << ": want 0x";
       char h[4];
-      for (size_t k = elem_size; k-- > 0;) { std::snprintf(h, sizeof h, "%02x", want[i + k]); s << h; }
+      for (size_t k = elem_size; k-- > 0;) {
+        std::snprintf(h, sizeof h, "%02x", want[i + k]);
+        s << h;
+      }
       s << ", got 0x";
-      for (size_t k = elem_size; k-- > 0;) { std::snprintf(h, sizeof h, "%02x", got[i + k]); s << h; }
+      for (size_t k = elem_size; k-- > 0;) {
+        std::snprintf(h, sizeof h, "%02x", got[i + k]);
+        s << h;
+      }
       return s.str();
     }
   }
@@ -126,8 +168,10 @@ int main(int argc, char** argv) {
   rest.push_back(argv[0]);
   std::string isa_name;
   for (int i = 1; i < argc; ++i) {
-    if (std::string(argv[i]) == "--isa" && i + 1 < argc) isa_name = argv[++i];
-    else rest.push_back(argv[i]);
+    if (std::string(argv[i]) == "--isa" && i + 1 < argc)
+      isa_name = argv[++i];
+    else
+      rest.push_back(argv[i]);
   }
   if (isa_name.empty()) {  // the test binary (not the engine) reads ONEMODEL_ISA
     if (const char* e = std::getenv("ONEMODEL_ISA")) isa_name = e;

@@ -33,8 +33,8 @@ struct Fn {
   const char* name;
   std::function<float(float)> ours;
   std::function<double(double)> ref;
-  float lo, hi;      // sampling range
-  double max_ulp;    // the bound this test holds
+  float lo, hi;    // sampling range
+  double max_ulp;  // the bound this test holds
 };
 
 std::vector<Fn> Functions() {
@@ -68,7 +68,10 @@ std::pair<double, float> Measure(const Fn& f, int samples) {
     if (!(x >= f.lo && x <= f.hi)) return;
     const float want = float(f.ref(double(x)));
     const double u = UlpDiff(f.ours(x), want);
-    if (u > worst) { worst = u; at = x; }
+    if (u > worst) {
+      worst = u;
+      at = x;
+    }
   };
   for (float s : F32Specials()) check(s);
   for (int i = 0; i <= samples; ++i) check(f.lo + (f.hi - f.lo) * (float(i) / float(samples)));

@@ -78,9 +78,15 @@ TEST_CASE("exact paths: a fed weight replaces its initializer, never a tensor de
 namespace {
 // A graph of float nodes over inputs X (shape xs) and, when ys is not empty, Y; scalar
 // or vector initializers; every listed output is a graph output.
-struct GNode { std::string op; std::vector<std::string> in; std::string out; std::vector<Attr> attrs = {}; };
+struct GNode {
+  std::string op;
+  std::vector<std::string> in;
+  std::string out;
+  std::vector<Attr> attrs = {};
+};
 std::string Graph(const Shape& xs, const Shape& ys, const std::vector<Init>& inits, const std::vector<GNode>& nodes,
-                  const std::vector<std::string>& outputs, onnx::TensorProto::DataType type = onnx::TensorProto::FLOAT) {
+                  const std::vector<std::string>& outputs,
+                  onnx::TensorProto::DataType type = onnx::TensorProto::FLOAT) {
   onnx::ModelProto m;
   m.set_ir_version(8);
   auto* os = m.add_opset_import();
@@ -103,8 +109,10 @@ std::string Graph(const Shape& xs, const Shape& ys, const std::vector<Init>& ini
     for (int64_t d : i.shape) t->add_dims(d);
     t->set_data_type(type);
     for (float v : i.data) {
-      if (type == onnx::TensorProto::DOUBLE) t->add_double_data(double(v));
-      else t->add_float_data(v);
+      if (type == onnx::TensorProto::DOUBLE)
+        t->add_double_data(double(v));
+      else
+        t->add_float_data(v);
     }
   }
   for (const GNode& n : nodes) {
@@ -130,54 +138,79 @@ TEST_CASE("exact paths: elementwise chains in one pass equal the unfused oracle"
   SplitMix64 rng(808);
   const Shape xs{3, 5000};  // several 2048-element chunks, a partial last one
   const auto x = Values(rng, 15000, 1, -6.0f, 6.0f), y = Values(rng, 15000, 2, -3.0f, 3.0f);
-  const std::vector<Init> consts = {{"c2", {}, {1.41421356f}}, {"c1", {1}, {1.0f}}, {"ch", {1, 1}, {0.5f}}, {"cz", {}, {-0.0f}},
+  const std::vector<Init> consts = {{"c2", {}, {1.41421356f}},
+                                    {"c1", {1}, {1.0f}},
+                                    {"ch", {1, 1}, {0.5f}},
+                                    {"cz", {}, {-0.0f}},
                                     {"v", {5000}, Values(rng, 5000, 0)}};
   // GELU as exported: x / sqrt2 -> Erf -> + 1 -> x * . -> * 0.5 (x read again, scalars of
   // rank 0 to 2).
   CheckCase(FeedsCase("GELU chain",
-                  Graph(xs, {}, consts,
-                        {{"Div", {"X", "c2"}, "d"}, {"Erf", {"d"}, "e"}, {"Add", {"e", "c1"}, "a"}, {"Mul", {"X", "a"}, "m"},
-                         {"Mul", {"m", "ch"}, "Z"}},
-                        {"Z"}),
-                  {{"X", Input(xs, x)}}));
+                      Graph(xs, {}, consts,
+                            {{"Div", {"X", "c2"}, "d"},
+                             {"Erf", {"d"}, "e"},
+                             {"Add", {"e", "c1"}, "a"},
+                             {"Mul", {"X", "a"}, "m"},
+                             {"Mul", {"m", "ch"}, "Z"}},
+                            {"Z"}),
+                      {{"X", Input(xs, x)}}));
   // The running value on the right of Sub and Div, a second full input, every unary op,
   // HardSigmoid's attributes, a -0.0 scalar.
   CheckCase(FeedsCase("mixed chain",
-                  Graph(xs, xs, consts,
-                        {{"Sub", {"c1", "X"}, "s"}, {"Tanh", {"s"}, "t"}, {"Div", {"Y", "t"}, "q"}, {"Sigmoid", {"q"}, "g"},
-                         {"Exp", {"g"}, "e"}, {"Mul", {"e", "Y"}, "m"}, {"HardSigmoid", {"m"}, "h", {Float("alpha", 0.3f), Float("beta", 0.4f)}},
-                         {"Add", {"h", "cz"}, "a"}, {"HardSwish", {"a"}, "w"}, {"Relu", {"w"}, "Z"}},
-                        {"Z"}),
-                  {{"X", Input(xs, x)}, {"Y", Input(xs, y)}}));
+                      Graph(xs, xs, consts,
+                            {{"Sub", {"c1", "X"}, "s"},
+                             {"Tanh", {"s"}, "t"},
+                             {"Div", {"Y", "t"}, "q"},
+                             {"Sigmoid", {"q"}, "g"},
+                             {"Exp", {"g"}, "e"},
+                             {"Mul", {"e", "Y"}, "m"},
+                             {"HardSigmoid", {"m"}, "h", {Float("alpha", 0.3f), Float("beta", 0.4f)}},
+                             {"Add", {"h", "cz"}, "a"},
+                             {"HardSwish", {"a"}, "w"},
+                             {"Relu", {"w"}, "Z"}},
+                            {"Z"}),
+                      {{"X", Input(xs, x)}, {"Y", Input(xs, y)}}));
   // A region whose values have several readers inside it (hardswish as x * clip(x + 3,
   // 0, 6) / 6 between scales), Clip with both bounds and with the lower one omitted.
-  CheckCase(FeedsCase("hardswish region",
-                  Graph(xs, {}, {{"w", {}, {0.75f}}, {"b", {}, {-0.25f}}, {"three", {}, {3.0f}}, {"zero", {}, {0.0f}},
-                                 {"six", {}, {6.0f}}},
-                        {{"Mul", {"w", "X"}, "m"}, {"Add", {"m", "b"}, "a"}, {"Add", {"a", "three"}, "a3"},
-                         {"Clip", {"a3", "zero", "six"}, "c"}, {"Mul", {"a", "c"}, "p"}, {"Div", {"p", "six"}, "h"},
-                         {"Clip", {"h", "", "three"}, "q"}, {"Mul", {"w", "q"}, "r"}, {"Add", {"r", "b"}, "Z"}},
-                        {"Z"}),
-                  {{"X", Input(xs, x)}}));
+  CheckCase(FeedsCase(
+      "hardswish region",
+      Graph(xs, {},
+            {{"w", {}, {0.75f}}, {"b", {}, {-0.25f}}, {"three", {}, {3.0f}}, {"zero", {}, {0.0f}}, {"six", {}, {6.0f}}},
+            {{"Mul", {"w", "X"}, "m"},
+             {"Add", {"m", "b"}, "a"},
+             {"Add", {"a", "three"}, "a3"},
+             {"Clip", {"a3", "zero", "six"}, "c"},
+             {"Mul", {"a", "c"}, "p"},
+             {"Div", {"p", "six"}, "h"},
+             {"Clip", {"h", "", "three"}, "q"},
+             {"Mul", {"w", "q"}, "r"},
+             {"Add", {"r", "b"}, "Z"}},
+            {"Z"}),
+      {{"X", Input(xs, x)}}));
   // Row operands (the output's trailing dimensions, as a bias; with and without leading
   // ones), on either side, the chunks crossing rows: the fast path in pieces.
-  CheckCase(FeedsCase("chain with a bias row",
-                  Graph(xs, {}, {consts[0], {"v", {5000}, Values(rng, 5000, 1)}, {"w", {1, 5000}, Values(rng, 5000, 0)}},
-                        {{"Add", {"v", "X"}, "a"}, {"Erf", {"a"}, "e"}, {"Sub", {"e", "w"}, "s"}, {"Div", {"w", "s"}, "Z"}}, {"Z"}),
-                  {{"X", Input(xs, x)}}));
+  CheckCase(FeedsCase(
+      "chain with a bias row",
+      Graph(xs, {}, {consts[0], {"v", {5000}, Values(rng, 5000, 1)}, {"w", {1, 5000}, Values(rng, 5000, 0)}},
+            {{"Add", {"v", "X"}, "a"}, {"Erf", {"a"}, "e"}, {"Sub", {"e", "w"}, "s"}, {"Div", {"w", "s"}, "Z"}}, {"Z"}),
+      {{"X", Input(xs, x)}}));
   // A column operand (not trailing dimensions): the body runs node by node.
   CheckCase(FeedsCase("chain with a broadcast column",
-                  Graph(xs, {}, {consts[0], {"col", {3, 1}, Values(rng, 3, 0)}},
-                        {{"Add", {"X", "col"}, "a"}, {"Erf", {"a"}, "e"}, {"Mul", {"e", "c2"}, "Z"}}, {"Z"}),
-                  {{"X", Input(xs, x)}}));
+                      Graph(xs, {}, {consts[0], {"col", {3, 1}, Values(rng, 3, 0)}},
+                            {{"Add", {"X", "col"}, "a"}, {"Erf", {"a"}, "e"}, {"Mul", {"e", "c2"}, "Z"}}, {"Z"}),
+                      {{"X", Input(xs, x)}}));
   // An intermediate that is also a graph output, and one read twice: the chain stops
   // there and every output is still produced.
   CheckCase(FeedsCase("chain cut by an output and a second reader",
-                  Graph(xs, {}, consts,
-                        {{"Mul", {"X", "c2"}, "m"}, {"Exp", {"m"}, "e"}, {"Tanh", {"e"}, "t"}, {"Add", {"t", "e"}, "a"},
-                         {"Sigmoid", {"a"}, "s"}, {"Sub", {"s", "c1"}, "Z"}},
-                        {"Z", "m"}),
-                  {{"X", Input(xs, x)}}));
+                      Graph(xs, {}, consts,
+                            {{"Mul", {"X", "c2"}, "m"},
+                             {"Exp", {"m"}, "e"},
+                             {"Tanh", {"e"}, "t"},
+                             {"Add", {"t", "e"}, "a"},
+                             {"Sigmoid", {"a"}, "s"},
+                             {"Sub", {"s", "c1"}, "Z"}},
+                            {"Z", "m"}),
+                      {{"X", Input(xs, x)}}));
 }
 
 TEST_CASE("exact paths: an elementwise chain on doubles runs its nodes one by one", "[exact_paths]") {
@@ -186,10 +219,11 @@ TEST_CASE("exact paths: an elementwise chain on doubles runs its nodes one by on
   const auto xv = Values(rng, 400, 1, -3.0f, 3.0f);
   Tensor t(DType::kDouble, xs);
   for (size_t i = 0; i < xv.size(); ++i) t.mutable_data<double>()[i] = double(xv[i]);
-  CheckCase(FeedsCase("double chain",
-                  Graph(xs, {}, {{"c", {}, {0.75f}}}, {{"Mul", {"X", "c"}, "m"}, {"Exp", {"m"}, "e"}, {"Add", {"e", "c"}, "Z"}}, {"Z"},
-                        onnx::TensorProto::DOUBLE),
-                  {{"X", Value::FromTensor(t)}}));
+  CheckCase(FeedsCase(
+      "double chain",
+      Graph(xs, {}, {{"c", {}, {0.75f}}}, {{"Mul", {"X", "c"}, "m"}, {"Exp", {"m"}, "e"}, {"Add", {"e", "c"}, "Z"}},
+            {"Z"}, onnx::TensorProto::DOUBLE),
+      {{"X", Value::FromTensor(t)}}));
 }
 
 TEST_CASE("passes: elementwise chains form where every inner value has one reader", "[exact_paths][passes]") {
@@ -204,23 +238,37 @@ TEST_CASE("passes: elementwise chains form where every inner value has one reade
   };
   size_t after = 0;
   // GELU: one chain of five.
-  CHECK(count({{"Div", {"X", "c"}, "d"}, {"Erf", {"d"}, "e"}, {"Add", {"e", "c"}, "a"}, {"Mul", {"X", "a"}, "m"},
+  CHECK(count({{"Div", {"X", "c"}, "d"},
+               {"Erf", {"d"}, "e"},
+               {"Add", {"e", "c"}, "a"},
+               {"Mul", {"X", "a"}, "m"},
                {"Mul", {"m", "c"}, "Z"}},
               {"Z"}, &after) == 1);
   CHECK(after == 1);
   // m is a graph output, so Mul stays; e has two readers, both in the region, so
   // Exp -> Tanh -> Add -> Sigmoid -> Sub is one region.
-  CHECK(count({{"Mul", {"X", "c"}, "m"}, {"Exp", {"m"}, "e"}, {"Tanh", {"e"}, "t"}, {"Add", {"t", "e"}, "a"},
-               {"Sigmoid", {"a"}, "s"}, {"Sub", {"s", "c"}, "Z"}},
+  CHECK(count({{"Mul", {"X", "c"}, "m"},
+               {"Exp", {"m"}, "e"},
+               {"Tanh", {"e"}, "t"},
+               {"Add", {"t", "e"}, "a"},
+               {"Sigmoid", {"a"}, "s"},
+               {"Sub", {"s", "c"}, "Z"}},
               {"Z", "m"}, &after) == 1);
   CHECK(after == 2);
   // A region with a value read twice inside it (x * clip(x + 3, 0, 6) / 6): one node.
-  CHECK(count({{"Add", {"X", "c"}, "a"}, {"Clip", {"a", "c", "c"}, "k"}, {"Mul", {"a", "k"}, "m"}, {"Div", {"m", "c"}, "Z"}},
+  CHECK(count({{"Add", {"X", "c"}, "a"},
+               {"Clip", {"a", "c", "c"}, "k"},
+               {"Mul", {"a", "k"}, "m"},
+               {"Div", {"m", "c"}, "Z"}},
               {"Z"}, &after) == 1);
   CHECK(after == 1);
   // The same with the shared value also read after the region: Add stays outside.
-  CHECK(count({{"Add", {"X", "c"}, "a"}, {"Clip", {"a", "c", "c"}, "k"}, {"Mul", {"a", "k"}, "m"}, {"Div", {"m", "c"}, "d"},
-               {"Neg", {"d"}, "n"}, {"Add", {"n", "a"}, "Z"}},
+  CHECK(count({{"Add", {"X", "c"}, "a"},
+               {"Clip", {"a", "c", "c"}, "k"},
+               {"Mul", {"a", "k"}, "m"},
+               {"Div", {"m", "c"}, "d"},
+               {"Neg", {"d"}, "n"},
+               {"Add", {"n", "a"}, "Z"}},
               {"Z"}, &after) >= 1);
   CHECK(after == 4);
   // Not chainable ops break chains; a lone node is left as it is.
@@ -228,8 +276,8 @@ TEST_CASE("passes: elementwise chains form where every inner value has one reade
   CHECK(after == 3);
 }
 
-
-TEST_CASE("passes: constant folding runs constant nodes once and never folds what a feed can replace", "[exact_paths][passes]") {
+TEST_CASE("passes: constant folding runs constant nodes once and never folds what a feed can replace",
+          "[exact_paths][passes]") {
   SplitMix64 rng(929);
   const auto I8 = onnx::TensorProto::INT8, F = onnx::TensorProto::FLOAT;
   const Shape xs{4, 10};
@@ -270,18 +318,27 @@ std::string PlanGraph(SplitMix64& rng) {
                                     {"Add", {"d", "X"}, {"e"}},     {"Sigmoid", {"e"}, {"Y"}}};
   onnx::ModelProto m;
   m.ParseFromString(TypedGraph({1, 64}, inits, nodes, {"Y"}));
-  m.mutable_graph()->mutable_input(0)->mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim(0)->set_dim_param("N");
+  m.mutable_graph()
+      ->mutable_input(0)
+      ->mutable_type()
+      ->mutable_tensor_type()
+      ->mutable_shape()
+      ->mutable_dim(0)
+      ->set_dim_param("N");
   return m.SerializeAsString();
 }
 Tensor Oracle(const std::string& bytes, const Value& x) {
   SessionOptions o;
   o.isa = "ref";
   o.threads = 1;
-  return Session::FromBytes(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), o, "plan").Run({{"X", x}})[0].tensor;
+  return Session::FromBytes(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), o, "plan")
+      .Run({{"X", x}})[0]
+      .tensor;
 }
 }  // namespace
 
-TEST_CASE("memory plan: steady runs take every intermediate from one shared arena, same bits", "[exact_paths][memory_plan]") {
+TEST_CASE("memory plan: steady runs take every intermediate from one shared arena, same bits",
+          "[exact_paths][memory_plan]") {
   SplitMix64 rng(1201);
   const std::string bytes = PlanGraph(rng);
   const Value x = Input({300, 64}, Values(rng, 300 * 64, 1)), x2 = Input({7, 64}, Values(rng, 7 * 64, 0));
@@ -328,7 +385,8 @@ TEST_CASE("memory plan: steady runs take every intermediate from one shared aren
 }
 
 // Native only: the wasm builds have no threads (std::thread cannot start there).
-TEST_CASE("memory plan: concurrent runs of one session give the oracle's bits", "[exact_paths][memory_plan][native_only]") {
+TEST_CASE("memory plan: concurrent runs of one session give the oracle's bits",
+          "[exact_paths][memory_plan][native_only]") {
   SplitMix64 rng(1202);
   const std::string bytes = PlanGraph(rng);
   const Value x = Input({200, 64}, Values(rng, 200 * 64, 1));
@@ -360,20 +418,34 @@ namespace {
 // W free; S holds Resize's scales (fed, so their values may change from run to run).
 std::string SteadyGraph(SplitMix64& rng) {
   const auto F = onnx::TensorProto::FLOAT, I64 = onnx::TensorProto::INT64;
-  const std::vector<TInit> inits = {
-      {"W1", F, {8, 3, 3, 3}, Floats(rng, 8 * 27, -0.5f, 0.5f)}, {"B1", F, {8}, Floats(rng, 8, -0.1f, 0.1f)},
-      {"Wt", F, {8, 4, 2, 2}, Floats(rng, 8 * 16, -0.5f, 0.5f)}, {"S", F, {4}, {1.0, 1.0, 0.5, 0.5}},
-      {"K", F, {}, {0.75}}, {"K2", F, {}, {-0.25}}, {"Wm", F, {4, 16}, Floats(rng, 64, -0.5f, 0.5f)},
-      {"Ls", F, {16}, Floats(rng, 16, 0.5f, 1.5f)}, {"Lb", F, {16}, Floats(rng, 16, -0.1f, 0.1f)},
-      {"i0", I64, {}, {0}}, {"four", I64, {1}, {4}}, {"minus1", I64, {1}, {-1}}, {"ax0", I64, {1}, {0}}};
+  const std::vector<TInit> inits = {{"W1", F, {8, 3, 3, 3}, Floats(rng, 8 * 27, -0.5f, 0.5f)},
+                                    {"B1", F, {8}, Floats(rng, 8, -0.1f, 0.1f)},
+                                    {"Wt", F, {8, 4, 2, 2}, Floats(rng, 8 * 16, -0.5f, 0.5f)},
+                                    {"S", F, {4}, {1.0, 1.0, 0.5, 0.5}},
+                                    {"K", F, {}, {0.75}},
+                                    {"K2", F, {}, {-0.25}},
+                                    {"Wm", F, {4, 16}, Floats(rng, 64, -0.5f, 0.5f)},
+                                    {"Ls", F, {16}, Floats(rng, 16, 0.5f, 1.5f)},
+                                    {"Lb", F, {16}, Floats(rng, 16, -0.1f, 0.1f)},
+                                    {"i0", I64, {}, {0}},
+                                    {"four", I64, {1}, {4}},
+                                    {"minus1", I64, {1}, {-1}},
+                                    {"ax0", I64, {1}, {0}}};
   const std::vector<TNode> nodes = {
       {"Conv", {"X", "W1", "B1"}, {"c"}, {AInts("pads", {1, 1, 1, 1})}},
       {"Relu", {"c"}, {"cr"}},
-      {"MaxPool", {"cr"}, {"p"}, {AInts("kernel_shape", {3, 3}), AInts("strides", {2, 2}), AInts("pads", {1, 1, 1, 1})}},
+      {"MaxPool",
+       {"cr"},
+       {"p"},
+       {AInts("kernel_shape", {3, 3}), AInts("strides", {2, 2}), AInts("pads", {1, 1, 1, 1})}},
       {"ConvTranspose", {"p", "Wt"}, {"t"}, {AInts("strides", {2, 2})}},
       {"Resize", {"t", "", "S"}, {"r"}, {AS("mode", "linear")}},
-      {"Mul", {"r", "K"}, {"m"}}, {"Add", {"m", "K2"}, {"a"}}, {"Tanh", {"a"}, {"e"}},
-      {"Shape", {"e"}, {"sh"}}, {"Gather", {"sh", "i0"}, {"n"}}, {"Unsqueeze", {"n", "ax0"}, {"n1"}},
+      {"Mul", {"r", "K"}, {"m"}},
+      {"Add", {"m", "K2"}, {"a"}},
+      {"Tanh", {"a"}, {"e"}},
+      {"Shape", {"e"}, {"sh"}},
+      {"Gather", {"sh", "i0"}, {"n"}},
+      {"Unsqueeze", {"n", "ax0"}, {"n1"}},
       {"Concat", {"n1", "four", "minus1"}, {"shape3"}, {AI("axis", 0)}},
       {"Reshape", {"e", "shape3"}, {"f"}},
       {"Transpose", {"f"}, {"ft"}, {AInts("perm", {0, 2, 1})}},
@@ -395,9 +467,13 @@ TEST_CASE("prepared state: changing shapes and shape-deciding values give a fres
   // (Resize's scales) changes: each run equals a fresh session at ISA ref.
   SplitMix64 rng(1301);
   const std::string bytes = SteadyGraph(rng);
-  struct Case { int64_t h, w; std::vector<float> scales; };
-  const std::vector<Case> cases = {{16, 16, {1, 1, 0.5f, 0.5f}}, {12, 20, {1, 1, 0.5f, 0.5f}}, {16, 16, {1, 1, 0.75f, 0.25f}},
-                                   {16, 16, {1, 1, 0.5f, 0.5f}}, {9, 7, {1, 1, 1.0f, 0.5f}},    {16, 16, {1, 1, 0.5f, 0.5f}}};
+  struct Case {
+    int64_t h, w;
+    std::vector<float> scales;
+  };
+  const std::vector<Case> cases = {{16, 16, {1, 1, 0.5f, 0.5f}},   {12, 20, {1, 1, 0.5f, 0.5f}},
+                                   {16, 16, {1, 1, 0.75f, 0.25f}}, {16, 16, {1, 1, 0.5f, 0.5f}},
+                                   {9, 7, {1, 1, 1.0f, 0.5f}},     {16, 16, {1, 1, 0.5f, 0.5f}}};
   std::vector<Value> xs, ss;
   std::vector<Tensor> want;
   for (const Case& c : cases) {

@@ -18,20 +18,55 @@ namespace test {
 namespace {
 
 enum class Kind { kF32, kI32, kU32, kI16, kU16, kI8, kU8, kF64, kU64 };
-template <class T> constexpr Kind KindOf();
-template <> constexpr Kind KindOf<float>() { return Kind::kF32; }
-template <> constexpr Kind KindOf<int32_t>() { return Kind::kI32; }
-template <> constexpr Kind KindOf<uint32_t>() { return Kind::kU32; }
-template <> constexpr Kind KindOf<int16_t>() { return Kind::kI16; }
-template <> constexpr Kind KindOf<uint16_t>() { return Kind::kU16; }
-template <> constexpr Kind KindOf<int8_t>() { return Kind::kI8; }
-template <> constexpr Kind KindOf<uint8_t>() { return Kind::kU8; }
-template <> constexpr Kind KindOf<double>() { return Kind::kF64; }
-template <> constexpr Kind KindOf<uint64_t>() { return Kind::kU64; }
+template <class T>
+constexpr Kind KindOf();
+template <>
+constexpr Kind KindOf<float>() {
+  return Kind::kF32;
+}
+template <>
+constexpr Kind KindOf<int32_t>() {
+  return Kind::kI32;
+}
+template <>
+constexpr Kind KindOf<uint32_t>() {
+  return Kind::kU32;
+}
+template <>
+constexpr Kind KindOf<int16_t>() {
+  return Kind::kI16;
+}
+template <>
+constexpr Kind KindOf<uint16_t>() {
+  return Kind::kU16;
+}
+template <>
+constexpr Kind KindOf<int8_t>() {
+  return Kind::kI8;
+}
+template <>
+constexpr Kind KindOf<uint8_t>() {
+  return Kind::kU8;
+}
+template <>
+constexpr Kind KindOf<double>() {
+  return Kind::kF64;
+}
+template <>
+constexpr Kind KindOf<uint64_t>() {
+  return Kind::kU64;
+}
 size_t SizeOf(Kind k) {
-  switch (k) { case Kind::kF64: case Kind::kU64: return 8;
-               case Kind::kF32: case Kind::kI32: case Kind::kU32: return 4;
-               case Kind::kI16: case Kind::kU16: return 2; default: return 1; }
+  switch (k) {
+    case Kind::kF64:
+    case Kind::kU64: return 8;
+    case Kind::kF32:
+    case Kind::kI32:
+    case Kind::kU32: return 4;
+    case Kind::kI16:
+    case Kind::kU16: return 2;
+    default: return 1;
+  }
 }
 
 struct OpInfo {
@@ -49,7 +84,8 @@ constexpr bool MayMakeNaN(const char* op) {
          StrEq(op, "MaxIeee") || StrEq(op, "Sqrt") || StrEq(op, "RoundEven") || StrEq(op, "Trunc") ||
          StrEq(op, "Floor") || StrEq(op, "Ceil");
 }
-template <class T> constexpr Kind OutKind(const char* op) {
+template <class T>
+constexpr Kind OutKind(const char* op) {
   if (KindOf<T>() == Kind::kF64) return MayMakeNaN(op) ? Kind::kF64 : Kind::kU64;
   return KindOf<T>() == Kind::kF32 && !MayMakeNaN(op) ? Kind::kI32 : KindOf<T>();
 }
@@ -75,7 +111,8 @@ const OpInfo kOps[] = {
 
 const SimdKit* KitFor(Isa isa) {
   switch (isa) {
-    case Isa::kRef: case Isa::kScalar: return &scalar::GetSimdKit();
+    case Isa::kRef:
+    case Isa::kScalar: return &scalar::GetSimdKit();
 #if defined(ONEMODEL_HAVE_SSE41)
     case Isa::kSse41: return &sse41::GetSimdKit();
 #endif
@@ -99,9 +136,38 @@ const SimdKit* KitFor(Isa isa) {
 }
 
 // Boundary values for integer lanes, cast to the lane type (so they wrap into range).
-const int64_t kIntEdges[] = {0, 1, -1, 2, -2, 3, 5, -5, 7, 44, 127, 128, -128, -129, 251, 255, 256, 300,
-                             -300, 32767, 32768, -32768, -32769, 65535, 65536, 100000, -100000,
-                             2147483647LL, -2147483647LL - 1, 4294967295LL, 0x55555555, 0x2AAAAAAA};
+const int64_t kIntEdges[] = {0,
+                             1,
+                             -1,
+                             2,
+                             -2,
+                             3,
+                             5,
+                             -5,
+                             7,
+                             44,
+                             127,
+                             128,
+                             -128,
+                             -129,
+                             251,
+                             255,
+                             256,
+                             300,
+                             -300,
+                             32767,
+                             32768,
+                             -32768,
+                             -32769,
+                             65535,
+                             65536,
+                             100000,
+                             -100000,
+                             2147483647LL,
+                             -2147483647LL - 1,
+                             4294967295LL,
+                             0x55555555,
+                             0x2AAAAAAA};
 
 // Binary64 specials: the f32 corpus widened, then the edges of binary64 rounding
 // (integer and tie thresholds of Trunc/Floor, binary32 ties, overflow and subnormal
@@ -110,13 +176,43 @@ const std::vector<double>& F64Specials() {
   static const std::vector<double> v = [] {
     std::vector<double> r;
     for (float f : F32Specials()) r.push_back(double(f));
-    auto bits = [](uint64_t u) { double d; std::memcpy(&d, &u, 8); return d; };
-    const double more[] = {4503599627370496.0, 4503599627370495.5, -4503599627370495.5, 9007199254740992.0,
-                           9007199254740993.0 + 1.0, 0.49999999999999994, -0.49999999999999994, 0.5, -0.5, 1.5,
-                           -1.5, 2.5, -2.5, 1e300, -1e300, 9.2233720368547758e18, -9.2233720368547758e18,
-                           1.0 + 0x1p-24, 1.0 + 0x1p-24 + 0x1p-50, 1.0 + 3 * 0x1p-24, 3.4028235677973366e38,
-                           3.4028235677973362e38, -3.4028235677973366e38, 0x1p-150, 0x1p-150 + 0x1p-200, 0x1p-149 * 1.5,
-                           -0x1p-150, 1.1754942807573643e-38, 1e-300, -1e-300, 0.7853981633974483, 1e-45};
+    auto bits = [](uint64_t u) {
+      double d;
+      std::memcpy(&d, &u, 8);
+      return d;
+    };
+    const double more[] = {4503599627370496.0,
+                           4503599627370495.5,
+                           -4503599627370495.5,
+                           9007199254740992.0,
+                           9007199254740993.0 + 1.0,
+                           0.49999999999999994,
+                           -0.49999999999999994,
+                           0.5,
+                           -0.5,
+                           1.5,
+                           -1.5,
+                           2.5,
+                           -2.5,
+                           1e300,
+                           -1e300,
+                           9.2233720368547758e18,
+                           -9.2233720368547758e18,
+                           1.0 + 0x1p-24,
+                           1.0 + 0x1p-24 + 0x1p-50,
+                           1.0 + 3 * 0x1p-24,
+                           3.4028235677973366e38,
+                           3.4028235677973362e38,
+                           -3.4028235677973366e38,
+                           0x1p-150,
+                           0x1p-150 + 0x1p-200,
+                           0x1p-149 * 1.5,
+                           -0x1p-150,
+                           1.1754942807573643e-38,
+                           1e-300,
+                           -1e-300,
+                           0.7853981633974483,
+                           1e-45};
     r.insert(r.end(), std::begin(more), std::end(more));
     for (uint64_t u : {0x0000000000000001ull, 0x800FFFFFFFFFFFFFull, 0x0010000000000000ull, 0x7FEFFFFFFFFFFFFFull,
                        0x7FF0000000000000ull, 0xFFF0000000000000ull, 0x7FF8000000000000ull, 0xFFF8000000000001ull,
@@ -131,10 +227,12 @@ std::string DiffF64(const double* want, const double* got, size_t n) {
     uint64_t a, b;
     std::memcpy(&a, want + i, 8);
     std::memcpy(&b, got + i, 8);
-    const bool na = (a & 0x7FFFFFFFFFFFFFFFull) > 0x7FF0000000000000ull, nb = (b & 0x7FFFFFFFFFFFFFFFull) > 0x7FF0000000000000ull;
+    const bool na = (a & 0x7FFFFFFFFFFFFFFFull) > 0x7FF0000000000000ull,
+               nb = (b & 0x7FFFFFFFFFFFFFFFull) > 0x7FF0000000000000ull;
     if (a == b || (na && nb)) continue;
     char buf[96];
-    std::snprintf(buf, sizeof buf, "lane %zu: want %016llx got %016llx", i, (unsigned long long)a, (unsigned long long)b);
+    std::snprintf(buf, sizeof buf, "lane %zu: want %016llx got %016llx", i, (unsigned long long)a,
+                  (unsigned long long)b);
     return buf;
   }
   return "";
@@ -150,16 +248,23 @@ void Fill(uint8_t* buf, Kind kind, int round, int which) {
     if (kind == Kind::kF64) {
       const auto& sp = F64Specials();
       double v;
-      if (round < 64) v = sp[(i + size_t(offset)) % sp.size()];
-      else if (round % 2) { const uint64_t u = rng.Next(); std::memcpy(&v, &u, 8); }
-      else v = double(rng.Uniform(-4.0f, 4.0f)) * double(uint64_t(1) << (rng.NextU32() % 60)) + (i % 3 ? 0.5 : 0.0);
+      if (round < 64)
+        v = sp[(i + size_t(offset)) % sp.size()];
+      else if (round % 2) {
+        const uint64_t u = rng.Next();
+        std::memcpy(&v, &u, 8);
+      } else
+        v = double(rng.Uniform(-4.0f, 4.0f)) * double(uint64_t(1) << (rng.NextU32() % 60)) + (i % 3 ? 0.5 : 0.0);
       std::memcpy(buf + i * 8, &v, 8);
     } else if (kind == Kind::kF32) {
       const auto& sp = F32Specials();
       float v;
-      if (round < 64) v = sp[(i + size_t(offset)) % sp.size()];
-      else if (round % 2) v = U2F(rng.NextU32());                       // any bit pattern
-      else v = rng.Uniform(-4.0f, 4.0f) * float(1u << (rng.NextU32() % 24));  // ordinary values
+      if (round < 64)
+        v = sp[(i + size_t(offset)) % sp.size()];
+      else if (round % 2)
+        v = U2F(rng.NextU32());  // any bit pattern
+      else
+        v = rng.Uniform(-4.0f, 4.0f) * float(1u << (rng.NextU32() % 24));  // ordinary values
       std::memcpy(buf + i * 4, &v, 4);
     } else {
       const size_t ne = sizeof(kIntEdges) / sizeof(kIntEdges[0]);
@@ -191,11 +296,12 @@ TEST_CASE("simd: every op on the target equals the scalar backend bitwise", "[si
       std::memset(got, 0x5A, sizeof got);
       want_kit.fns[op](a, b, c, want);
       kit->fns[op](a, b, c, got);
-      std::string diff = info.out == Kind::kF32
-                             ? DiffF32(reinterpret_cast<float*>(want), reinterpret_cast<float*>(got), info.out_bytes / 4)
-                         : info.out == Kind::kF64
-                             ? DiffF64(reinterpret_cast<double*>(want), reinterpret_cast<double*>(got), info.out_bytes / 8)
-                             : DiffBytes(want, got, info.out_bytes, SizeOf(info.out));
+      std::string diff =
+          info.out == Kind::kF32
+              ? DiffF32(reinterpret_cast<float*>(want), reinterpret_cast<float*>(got), info.out_bytes / 4)
+          : info.out == Kind::kF64
+              ? DiffF64(reinterpret_cast<double*>(want), reinterpret_cast<double*>(got), info.out_bytes / 8)
+              : DiffBytes(want, got, info.out_bytes, SizeOf(info.out));
       if (!diff.empty()) {
         FAIL_CHECK(IsaName(isa) << " " << info.name << " round " << round << ": " << diff);
         break;
@@ -210,8 +316,8 @@ TEST_CASE("simd: ReduceSumTree follows the pairwise lane tree", "[simd]") {
   SplitMix64 rng(5);
   for (int round = 0; round < 200; ++round) {
     float lanes[16];
-    for (float& v : lanes) v = round < 100 ? F32Specials()[rng.NextU32() % F32Specials().size()]
-                                           : rng.Uniform(-1e6f, 1e6f);
+    for (float& v : lanes)
+      v = round < 100 ? F32Specials()[rng.NextU32() % F32Specials().size()] : rng.Uniform(-1e6f, 1e6f);
     size_t n = 0;
     const float got = kit->reduce_sum_tree(lanes, &n);
     float t[16];
@@ -282,12 +388,18 @@ std::vector<uint8_t> RunOp(const char* name, const std::vector<uint8_t>& a, cons
   FAIL("no op " << name);
   return O;
 }
-template <class T> std::vector<uint8_t> Bytes(std::initializer_list<T> v) {
+template <class T>
+std::vector<uint8_t> Bytes(std::initializer_list<T> v) {
   std::vector<uint8_t> out(v.size() * sizeof(T));
   std::memcpy(out.data(), v.begin(), out.size());
   return out;
 }
-template <class T> T At(const std::vector<uint8_t>& o, size_t i) { T t; std::memcpy(&t, o.data() + i * sizeof(T), sizeof t); return t; }
+template <class T>
+T At(const std::vector<uint8_t>& o, size_t i) {
+  T t;
+  std::memcpy(&t, o.data() + i * sizeof(T), sizeof t);
+  return t;
+}
 }  // namespace
 
 TEST_CASE("simd: narrowing i16 -> u8 saturates or truncates as named", "[simd]") {
@@ -381,9 +493,9 @@ TEST_CASE("simd: binary64 lanes round, widen and narrow as named", "[simd]") {
   }
   // Ties to even, overflow to infinity, subnormal results, exact widening.
   const auto n = RunOp("NarrowRoundF64ToF32", Bytes<double>({1.0 + 0x1p-24, 1.0 + 3 * 0x1p-24, 3.5e38, 0x1p-149 * 1.5,
-                                                               0x1p-150, -1e-50, 0.1, 16777217.0}));
-  const float want_n[] = {1.0f, 1.0f + 0x1p-22f, std::numeric_limits<float>::infinity(), 0x1p-148f, 0.0f, -0.0f, 0.1f,
-                          16777216.0f};
+                                                             0x1p-150, -1e-50, 0.1, 16777217.0}));
+  const float want_n[] = {1.0f, 1.0f + 0x1p-22f, std::numeric_limits<float>::infinity(), 0x1p-148f, 0.0f, -0.0f,
+                          0.1f, 16777216.0f};
   for (size_t i = 0; i < 8; ++i) {
     INFO("lane " << i);
     CHECK(F2U(At<float>(n, i)) == F2U(want_n[i]));
@@ -399,7 +511,10 @@ TEST_CASE("simd: binary64 lanes round, widen and narrow as named", "[simd]") {
 
 TEST_CASE("simd: integer dot products wrap and group lanes as documented", "[simd]") {
   std::vector<int8_t> a(64), b(64);
-  for (int i = 0; i < 64; ++i) { a[size_t(i)] = int8_t(i % 2 ? -128 : 127 - i); b[size_t(i)] = int8_t(i % 3 ? -128 : i); }
+  for (int i = 0; i < 64; ++i) {
+    a[size_t(i)] = int8_t(i % 2 ? -128 : 127 - i);
+    b[size_t(i)] = int8_t(i % 3 ? -128 : i);
+  }
   std::vector<uint8_t> A(64), B(64);
   std::memcpy(A.data(), a.data(), 64);
   std::memcpy(B.data(), b.data(), 64);
@@ -410,7 +525,8 @@ TEST_CASE("simd: integer dot products wrap and group lanes as documented", "[sim
     for (int k = 0; k < 4; ++k) want += uint32_t(int32_t(a[size_t(4 * j + k)]) * b[size_t(4 * j + k)]);
     CHECK(At<int32_t>(o, size_t(j)) == int32_t(want));
   }
-  const auto m = RunOp("MulAddPairsI16", Bytes<int16_t>({-32768, -32768, 3, 4}), Bytes<int16_t>({-32768, -32768, 5, -6}));
+  const auto m =
+      RunOp("MulAddPairsI16", Bytes<int16_t>({-32768, -32768, 3, 4}), Bytes<int16_t>({-32768, -32768, 5, -6}));
   CHECK(At<int32_t>(m, 0) == std::numeric_limits<int32_t>::min());  // 2^31 wraps
   CHECK(At<int32_t>(m, 1) == 3 * 5 - 4 * 6);
 }

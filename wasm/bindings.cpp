@@ -29,11 +29,15 @@ class LiveErr : public std::stringbuf {
     if (s.size() > shown_) {
       const std::string part = s.substr(shown_);
       shown_ = s.size();
-      EM_ASM({
-        const t = UTF8ToString($0);
-        if (typeof process !== 'undefined' && process.stderr) process.stderr.write(t);
-        else console.log(t);
-      }, part.c_str());
+      EM_ASM(
+          {
+            const t = UTF8ToString($0);
+            if (typeof process != = 'undefined' && process.stderr)
+              process.stderr.write(t);
+            else
+              console.log(t);
+          },
+          part.c_str());
     }
     return 0;
   }
@@ -89,8 +93,10 @@ val InfoValue(const onemodel::ValueInfo& v) {
   o.set("hasShape", v.has_shape);
   val shape = val::array();
   for (size_t k = 0; k < v.shape.size(); ++k) {
-    if (v.shape[k] >= 0) shape.call<void>("push", double(v.shape[k]));
-    else shape.call<void>("push", k < v.symbolic.size() ? v.symbolic[k] : std::string());
+    if (v.shape[k] >= 0)
+      shape.call<void>("push", double(v.shape[k]));
+    else
+      shape.call<void>("push", k < v.symbolic.size() ? v.symbolic[k] : std::string());
   }
   o.set("shape", shape);
   return o;
@@ -115,10 +121,12 @@ std::vector<onemodel::NamedValue> Values(const val& inputs) {
       std::vector<std::string> strings;
       const val js = in["strings"];
       for (int i = 0; i < js["length"].as<int>(); ++i) strings.push_back(js[i].as<std::string>());
-      feeds.push_back({in["name"].as<std::string>(), onemodel::Tensor::FromStrings(std::move(strings), std::move(dims))});
+      feeds.push_back(
+          {in["name"].as<std::string>(), onemodel::Tensor::FromStrings(std::move(strings), std::move(dims))});
     } else {
       void* p = reinterpret_cast<void*>(in["ptr"].as<uintptr_t>());
-      feeds.push_back({in["name"].as<std::string>(), onemodel::Tensor::View(type, std::move(dims), p, in["bytes"].as<size_t>())});
+      feeds.push_back(
+          {in["name"].as<std::string>(), onemodel::Tensor::View(type, std::move(dims), p, in["bytes"].as<size_t>())});
     }
   }
   return feeds;
@@ -196,7 +204,8 @@ class JsSession {
         const size_t bytes = size_t(d[at++]);
         std::vector<int64_t> dims(rank);
         for (size_t r = 0; r < rank; ++r) dims[r] = int64_t(d[at++]);
-        if (index >= infos.size()) throw onemodel::Error(onemodel::ErrorCode::kInvalidArgument, "input index out of range");
+        if (index >= infos.size())
+          throw onemodel::Error(onemodel::ErrorCode::kInvalidArgument, "input index out of range");
         if (type == onemodel::ElementType::kString) {
           std::vector<std::string> v;
           const val js = strings[k];
@@ -211,15 +220,17 @@ class JsSession {
       const int n_out = int(d[at++]);
       for (int k = 0; k < n_out; ++k) {
         const size_t index = size_t(d[at++]);
-        if (index >= outs.size()) throw onemodel::Error(onemodel::ErrorCode::kInvalidArgument, "output index out of range");
+        if (index >= outs.size())
+          throw onemodel::Error(onemodel::ErrorCode::kInvalidArgument, "output index out of range");
         names.push_back(outs[index].name);
       }
       last_ = S().Run(feeds, names);
       out_desc_.assign(1, 0.0);
       for (const auto& nv : last_) {
         if (!nv.value.is_tensor()) {
-          throw onemodel::Error(onemodel::ErrorCode::kTypeMismatch,
-                                "output '" + nv.name + "' is a sequence or optional, which the JS API does not return yet");
+          throw onemodel::Error(
+              onemodel::ErrorCode::kTypeMismatch,
+              "output '" + nv.name + "' is a sequence or optional, which the JS API does not return yet");
         }
         size_t index = 0;
         while (outs[index].name != nv.name) ++index;
@@ -246,12 +257,16 @@ class JsSession {
   // A string output's elements (k: its position in the last run's outputs).
   val OutputStrings(size_t k) const {
     val a = val::array();
-    if (k < last_.size() && last_[k].value.is_tensor() && last_[k].value.tensor().type() == onemodel::ElementType::kString) {
+    if (k < last_.size() && last_[k].value.is_tensor() &&
+        last_[k].value.tensor().type() == onemodel::ElementType::kString) {
       for (const std::string& s : last_[k].value.tensor().strings()) a.call<void>("push", s);
     }
     return a;
   }
-  void ReleaseOutputs() { last_.clear(); out_desc_.clear(); }
+  void ReleaseOutputs() {
+    last_.clear();
+    out_desc_.clear();
+  }
   val LastError() const { return error_; }
   // The profile of the last run ("" when profiling is off).
   std::string LastProfile() const {

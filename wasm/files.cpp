@@ -16,7 +16,7 @@ namespace onemodel::impl {
 // Uint8Array; js/browser.mjs fills it). With neither, these report "no file system".
 EM_JS(int, om_js_has_fs, (), {
   if (Module['onemodelFiles']) return 1;
-  return (typeof process !== 'undefined' && process.versions && process.versions.node) ? 1 : 0;
+  return (typeof process != = 'undefined' && process.versions && process.versions.node) ? 1 : 0;
 });
 // Reads [offset, offset+length) (length < 0: to the end) into a malloc'ed buffer;
 // stores the pointer and size; returns 0, or -1 on error.
@@ -85,7 +85,8 @@ EM_JS(int, om_js_stat, (const char* path), {
     if (table) {
       if (table.has(p)) return 2;
       const dir = p.endsWith('/') ? p : p + '/';
-      for (const k of table.keys()) if (k.startsWith(dir)) return 1;
+      for (const k of table.keys())
+        if (k.startsWith(dir)) return 1;
       return 0;
     }
     const st = require('fs').statSync(p);
@@ -103,9 +104,10 @@ EM_JS(char*, om_js_list, (const char* path), {
     if (table) {
       const dir = p.endsWith('/') ? p : p + '/';
       const set = new Set();
-      for (const k of table.keys()) if (k.startsWith(dir)) set.add(k.slice(dir.length).split('/')[0]);
+      for (const k of table.keys())
+        if (k.startsWith(dir)) set.add(k.slice(dir.length).split('/')[0]);
       if (!set.size) return 0;
-      names = [...set].join('\n');
+      names = [... set].join('\n');
     } else {
       names = require('fs').readdirSync(p).join('\n');
     }
@@ -176,6 +178,5 @@ std::vector<std::string> ListDirectory(const std::string& path) {
   std::sort(out.begin(), out.end());
   return out;
 }
-
 
 }  // namespace onemodel::impl

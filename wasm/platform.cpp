@@ -9,7 +9,8 @@ namespace onemodel::impl {
 
 bool CpuSupports(Isa isa) {
   switch (isa) {
-    case Isa::kRef: case Isa::kScalar: return true;
+    case Isa::kRef:
+    case Isa::kScalar: return true;
 #if defined(ONEMODEL_HAVE_WASM128)
     case Isa::kWasm128: return true;
 #endif

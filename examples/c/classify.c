@@ -25,17 +25,23 @@ int main(int argc, char** argv) {
     return 2;
   }
   if (om_session_create(argv[1], NULL, &session) != OM_OK) return fail("loading the model");
-  if (om_npy_load(argv[2], &input) != OM_OK) { rc = fail("reading the input"); goto done; }
+  if (om_npy_load(argv[2], &input) != OM_OK) {
+    rc = fail("reading the input");
+    goto done;
+  }
   input_name = om_session_input_name(session, 0);
   output_name = argc > 3 ? argv[3] : om_session_output_name(session, 0);
   if (om_session_run(session, &input_name, (const OmTensor* const*)&input, 1, &output_name, 1, &scores) != OM_OK) {
     rc = fail("running the model");
     goto done;
   }
-  if (om_tensor_type(scores) != OM_FLOAT) { fprintf(stderr, "classify_c: the output is not FLOAT\n"); goto done; }
+  if (om_tensor_type(scores) != OM_FLOAT) {
+    fprintf(stderr, "classify_c: the output is not FLOAT\n");
+    goto done;
+  }
   p = (const float*)om_tensor_data(scores);
   n = om_tensor_size(scores);
-  for (k = 0; k < 5 && k < n; ++k) {  /* the k-th best: highest score, lowest index on ties */
+  for (k = 0; k < 5 && k < n; ++k) { /* the k-th best: highest score, lowest index on ties */
     int64_t best = -1;
     for (i = 0; i < n; ++i) {
       int taken = 0, j;
@@ -45,7 +51,10 @@ int main(int argc, char** argv) {
     top[k] = best;
     printf("top%d class %lld score %.6f\n", k + 1, (long long)best, p[best]);
   }
-  if (om_golden_hash((const OmTensor* const*)&scores, 1, hash) != OM_OK) { rc = fail("hashing"); goto done; }
+  if (om_golden_hash((const OmTensor* const*)&scores, 1, hash) != OM_OK) {
+    rc = fail("hashing");
+    goto done;
+  }
   printf("%s %s\n", output_name, hash);
   rc = 0;
 done:

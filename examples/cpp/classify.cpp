@@ -31,7 +31,8 @@ int main(int argc, char** argv) {
     const size_t k = std::min<size_t>(5, order.size());
     std::partial_sort(order.begin(), order.begin() + long(k), order.end(),
                       [&](int64_t a, int64_t b) { return p[a] > p[b] || (p[a] == p[b] && a < b); });
-    for (size_t i = 0; i < k; ++i) std::printf("top%zu class %lld score %.6f\n", i + 1, (long long)order[i], p[order[i]]);
+    for (size_t i = 0; i < k; ++i)
+      std::printf("top%zu class %lld score %.6f\n", i + 1, (long long)order[i], p[order[i]]);
     std::printf("%s %s\n", output.c_str(), onemodel::GoldenHash(results).c_str());
     return 0;
   } catch (const onemodel::Error& e) {

@@ -20,15 +20,15 @@
 #include <vector>
 
 #if defined(_WIN32) && defined(ONEMODEL_SHARED_LIBRARY)
-#  if defined(ONEMODEL_BUILDING)
-#    define ONEMODEL_API __declspec(dllexport)
-#  else
-#    define ONEMODEL_API __declspec(dllimport)
-#  endif
-#elif defined(__GNUC__)
-#  define ONEMODEL_API __attribute__((visibility("default")))
+#if defined(ONEMODEL_BUILDING)
+#define ONEMODEL_API __declspec(dllexport)
 #else
-#  define ONEMODEL_API
+#define ONEMODEL_API __declspec(dllimport)
+#endif
+#elif defined(__GNUC__)
+#define ONEMODEL_API __attribute__((visibility("default")))
+#else
+#define ONEMODEL_API
 #endif
 
 namespace onemodel {
@@ -74,11 +74,32 @@ class ONEMODEL_API Error : public std::runtime_error {
 // floats one byte each, and the 4- and 2-bit types one element per byte (low bits).
 enum class ElementType : int32_t {
   kUndefined = 0,
-  kFloat = 1, kUInt8 = 2, kInt8 = 3, kUInt16 = 4, kInt16 = 5, kInt32 = 6, kInt64 = 7,
-  kString = 8, kBool = 9, kFloat16 = 10, kDouble = 11, kUInt32 = 12, kUInt64 = 13,
-  kComplex64 = 14, kComplex128 = 15, kBFloat16 = 16,
-  kFloat8E4M3FN = 17, kFloat8E4M3FNUZ = 18, kFloat8E5M2 = 19, kFloat8E5M2FNUZ = 20,
-  kUInt4 = 21, kInt4 = 22, kFloat4E2M1 = 23, kFloat8E8M0 = 24, kUInt2 = 25, kInt2 = 26,
+  kFloat = 1,
+  kUInt8 = 2,
+  kInt8 = 3,
+  kUInt16 = 4,
+  kInt16 = 5,
+  kInt32 = 6,
+  kInt64 = 7,
+  kString = 8,
+  kBool = 9,
+  kFloat16 = 10,
+  kDouble = 11,
+  kUInt32 = 12,
+  kUInt64 = 13,
+  kComplex64 = 14,
+  kComplex128 = 15,
+  kBFloat16 = 16,
+  kFloat8E4M3FN = 17,
+  kFloat8E4M3FNUZ = 18,
+  kFloat8E5M2 = 19,
+  kFloat8E5M2FNUZ = 20,
+  kUInt4 = 21,
+  kInt4 = 22,
+  kFloat4E2M1 = 23,
+  kFloat8E8M0 = 24,
+  kUInt2 = 25,
+  kInt2 = 26,
 };
 
 // Returns ONNX's name of the type ("FLOAT", "INT64", "FLOAT16", ...).
@@ -87,22 +108,58 @@ ONEMODEL_API std::string ElementTypeName(ElementType type);
 ONEMODEL_API size_t ElementSize(ElementType type);
 
 // The element type of a C++ type: float, double, int8_t .. uint64_t, bool.
-template <typename T> struct ElementTypeOf;
-template <> struct ElementTypeOf<float> { static constexpr ElementType value = ElementType::kFloat; };
-template <> struct ElementTypeOf<double> { static constexpr ElementType value = ElementType::kDouble; };
-template <> struct ElementTypeOf<int8_t> { static constexpr ElementType value = ElementType::kInt8; };
-template <> struct ElementTypeOf<uint8_t> { static constexpr ElementType value = ElementType::kUInt8; };
-template <> struct ElementTypeOf<int16_t> { static constexpr ElementType value = ElementType::kInt16; };
-template <> struct ElementTypeOf<uint16_t> { static constexpr ElementType value = ElementType::kUInt16; };
-template <> struct ElementTypeOf<int32_t> { static constexpr ElementType value = ElementType::kInt32; };
-template <> struct ElementTypeOf<uint32_t> { static constexpr ElementType value = ElementType::kUInt32; };
-template <> struct ElementTypeOf<int64_t> { static constexpr ElementType value = ElementType::kInt64; };
-template <> struct ElementTypeOf<uint64_t> { static constexpr ElementType value = ElementType::kUInt64; };
-template <> struct ElementTypeOf<bool> { static constexpr ElementType value = ElementType::kBool; };
+template <typename T>
+struct ElementTypeOf;
+template <>
+struct ElementTypeOf<float> {
+  static constexpr ElementType value = ElementType::kFloat;
+};
+template <>
+struct ElementTypeOf<double> {
+  static constexpr ElementType value = ElementType::kDouble;
+};
+template <>
+struct ElementTypeOf<int8_t> {
+  static constexpr ElementType value = ElementType::kInt8;
+};
+template <>
+struct ElementTypeOf<uint8_t> {
+  static constexpr ElementType value = ElementType::kUInt8;
+};
+template <>
+struct ElementTypeOf<int16_t> {
+  static constexpr ElementType value = ElementType::kInt16;
+};
+template <>
+struct ElementTypeOf<uint16_t> {
+  static constexpr ElementType value = ElementType::kUInt16;
+};
+template <>
+struct ElementTypeOf<int32_t> {
+  static constexpr ElementType value = ElementType::kInt32;
+};
+template <>
+struct ElementTypeOf<uint32_t> {
+  static constexpr ElementType value = ElementType::kUInt32;
+};
+template <>
+struct ElementTypeOf<int64_t> {
+  static constexpr ElementType value = ElementType::kInt64;
+};
+template <>
+struct ElementTypeOf<uint64_t> {
+  static constexpr ElementType value = ElementType::kUInt64;
+};
+template <>
+struct ElementTypeOf<bool> {
+  static constexpr ElementType value = ElementType::kBool;
+};
 
 // ----------------------------------------------------------------------- tensors
 
-namespace detail { struct Access; }
+namespace detail {
+struct Access;
+}
 
 // A tensor: an element type, a shape and its elements in row-major order. Owning
 // tensors have value semantics: copies share the elements until one of them is written
@@ -141,8 +198,16 @@ class ONEMODEL_API Tensor {
   void* mutable_data();
   // Typed access; a kTypeMismatch error when T is not the element type (uint16_t
   // serves float16 and bfloat16, uint8_t bool, the 8-bit floats and sub-byte types).
-  template <typename T> const T* data() const { CheckAccess(sizeof(T), ElementTypeOf<T>::value); return static_cast<const T*>(data_); }
-  template <typename T> T* mutable_data() { CheckAccess(sizeof(T), ElementTypeOf<T>::value); return static_cast<T*>(mutable_data()); }
+  template <typename T>
+  const T* data() const {
+    CheckAccess(sizeof(T), ElementTypeOf<T>::value);
+    return static_cast<const T*>(data_);
+  }
+  template <typename T>
+  T* mutable_data() {
+    CheckAccess(sizeof(T), ElementTypeOf<T>::value);
+    return static_cast<T*>(mutable_data());
+  }
   // A string tensor's elements (kTypeMismatch for other types).
   const std::vector<std::string>& strings() const;
   // Element i (row-major) as a binary64: integers exactly (64-bit ones past 2^53
@@ -224,8 +289,8 @@ struct SessionOptions {
   // The instruction-set cap: "ref" (the reference kernels), "scalar", "sse41", "avx2",
   // "avx512", "neon", "neondot", "wasm128"; "": the best this build and CPU have.
   std::string isa;
-  bool prepack = true;       // keep constant GEMM weights packed (their memory once more)
-  bool memory_plan = true;   // steady-state runs take intermediates from one arena
+  bool prepack = true;      // keep constant GEMM weights packed (their memory once more)
+  bool memory_plan = true;  // steady-state runs take intermediates from one arena
   // Exact-mode graph passes to leave out: "constant-folding", "conv-activation",
   // "elementwise-chain" (unknown names are kInvalidArgument).
   std::vector<std::string> disabled_passes;
@@ -308,7 +373,7 @@ class ONEMODEL_API Session {
 struct OperatorUse {
   std::string domain;  // "" for ai.onnx
   std::string op_type;
-  int64_t count = 0;   // nodes, subgraphs included
+  int64_t count = 0;  // nodes, subgraphs included
   bool supported = false;
 };
 
@@ -317,9 +382,9 @@ struct ModelInfo {
   int64_t ir_version = 0;
   std::string producer;
   std::vector<std::pair<std::string, int64_t>> opsets;  // domain ("" for ai.onnx), version
-  std::vector<ValueInfo> inputs;    // inputs that are not initializers
-  std::vector<ValueInfo> outputs;   // as declared
-  std::vector<ValueInfo> inferred_outputs;  // as static inference gives them
+  std::vector<ValueInfo> inputs;                        // inputs that are not initializers
+  std::vector<ValueInfo> outputs;                       // as declared
+  std::vector<ValueInfo> inferred_outputs;              // as static inference gives them
   size_t initializer_count = 0, initializer_bytes = 0;
   std::vector<OperatorUse> operators;  // by domain and type
 };
@@ -363,7 +428,8 @@ ONEMODEL_API std::vector<uint8_t> WriteNpy(const Tensor& t);
 ONEMODEL_API void SaveNpy(const std::string& path, const Tensor& t);
 // A serialised ONNX TensorProto (sequence: SequenceProto; optional: OptionalProto), as
 // ONNX's test data stores values.
-ONEMODEL_API Value ReadOnnxValue(const void* data, size_t size, ValueInfo::Kind kind, const std::string& name = "<bytes>");
+ONEMODEL_API Value ReadOnnxValue(const void* data, size_t size, ValueInfo::Kind kind,
+                                 const std::string& name = "<bytes>");
 
 // -------------------------------------------------------------------- the build
 
@@ -371,7 +437,7 @@ ONEMODEL_API const char* Version();  // "0.1.0"
 // "x86-64 gcc 12.2.0", "wasm32 clang ...": the build's architecture and compiler.
 ONEMODEL_API std::string BuildDescription();
 struct TargetInfo {
-  std::string name;  // as SessionOptions::isa takes it
+  std::string name;        // as SessionOptions::isa takes it
   bool supported = false;  // this CPU (or wasm engine) runs it
 };
 // The targets compiled into this build, "ref" and "scalar" first, in upgrade order.

@@ -11,15 +11,15 @@
 #include <stdint.h>
 
 #if defined(_WIN32) && defined(ONEMODEL_SHARED_LIBRARY)
-#  if defined(ONEMODEL_BUILDING)
-#    define OM_API __declspec(dllexport)
-#  else
-#    define OM_API __declspec(dllimport)
-#  endif
-#elif defined(__GNUC__)
-#  define OM_API __attribute__((visibility("default")))
+#if defined(ONEMODEL_BUILDING)
+#define OM_API __declspec(dllexport)
 #else
-#  define OM_API
+#define OM_API __declspec(dllimport)
+#endif
+#elif defined(__GNUC__)
+#define OM_API __attribute__((visibility("default")))
+#else
+#define OM_API
 #endif
 
 #ifdef __cplusplus
@@ -46,11 +46,31 @@ typedef enum OmStatus {
 /* ONNX's TensorProto.DataType numbering (onemodel::ElementType). */
 typedef enum OmElementType {
   OM_UNDEFINED = 0,
-  OM_FLOAT = 1, OM_UINT8 = 2, OM_INT8 = 3, OM_UINT16 = 4, OM_INT16 = 5, OM_INT32 = 6,
-  OM_INT64 = 7, OM_STRING = 8, OM_BOOL = 9, OM_FLOAT16 = 10, OM_DOUBLE = 11,
-  OM_UINT32 = 12, OM_UINT64 = 13, OM_COMPLEX64 = 14, OM_COMPLEX128 = 15, OM_BFLOAT16 = 16,
-  OM_FLOAT8E4M3FN = 17, OM_FLOAT8E4M3FNUZ = 18, OM_FLOAT8E5M2 = 19, OM_FLOAT8E5M2FNUZ = 20,
-  OM_UINT4 = 21, OM_INT4 = 22, OM_FLOAT4E2M1 = 23, OM_FLOAT8E8M0 = 24, OM_UINT2 = 25,
+  OM_FLOAT = 1,
+  OM_UINT8 = 2,
+  OM_INT8 = 3,
+  OM_UINT16 = 4,
+  OM_INT16 = 5,
+  OM_INT32 = 6,
+  OM_INT64 = 7,
+  OM_STRING = 8,
+  OM_BOOL = 9,
+  OM_FLOAT16 = 10,
+  OM_DOUBLE = 11,
+  OM_UINT32 = 12,
+  OM_UINT64 = 13,
+  OM_COMPLEX64 = 14,
+  OM_COMPLEX128 = 15,
+  OM_BFLOAT16 = 16,
+  OM_FLOAT8E4M3FN = 17,
+  OM_FLOAT8E4M3FNUZ = 18,
+  OM_FLOAT8E5M2 = 19,
+  OM_FLOAT8E5M2FNUZ = 20,
+  OM_UINT4 = 21,
+  OM_INT4 = 22,
+  OM_FLOAT4E2M1 = 23,
+  OM_FLOAT8E8M0 = 24,
+  OM_UINT2 = 25,
   OM_INT2 = 26
 } OmElementType;
 
@@ -69,10 +89,10 @@ OM_API const char* om_best_target(void);
 
 /* ------------------------------------------------------------------ session options */
 OM_API OmStatus om_session_options_create(OmSessionOptions** out);
-OM_API void om_session_options_free(OmSessionOptions* options); /* NULL is a no-op */
+OM_API void om_session_options_free(OmSessionOptions* options);                     /* NULL is a no-op */
 OM_API OmStatus om_session_options_set_mode(OmSessionOptions* o, const char* mode); /* "exact" | "fast" */
-OM_API OmStatus om_session_options_set_threads(OmSessionOptions* o, int threads);  /* 0: every core */
-OM_API OmStatus om_session_options_set_isa(OmSessionOptions* o, const char* isa);  /* "" or NULL: best */
+OM_API OmStatus om_session_options_set_threads(OmSessionOptions* o, int threads);   /* 0: every core */
+OM_API OmStatus om_session_options_set_isa(OmSessionOptions* o, const char* isa);   /* "" or NULL: best */
 OM_API OmStatus om_session_options_set_prepack(OmSessionOptions* o, int on);
 OM_API OmStatus om_session_options_set_memory_plan(OmSessionOptions* o, int on);
 OM_API OmStatus om_session_options_disable_pass(OmSessionOptions* o, const char* pass);
@@ -95,10 +115,10 @@ OM_API const char* om_session_output_name(const OmSession* s, size_t i);
  * a dimension that is not fixed (om_session_*_dim_name names a symbolic one). A value
  * that is not a tensor, or has no declared shape, gives OM_UNDEFINED / rank 0 with
  * *has_shape 0. Any out pointer may be NULL. */
-OM_API OmStatus om_session_input_info(const OmSession* s, size_t i, OmElementType* type, int* has_shape,
-                                      size_t* rank, const int64_t** dims);
-OM_API OmStatus om_session_output_info(const OmSession* s, size_t i, OmElementType* type, int* has_shape,
-                                       size_t* rank, const int64_t** dims);
+OM_API OmStatus om_session_input_info(const OmSession* s, size_t i, OmElementType* type, int* has_shape, size_t* rank,
+                                      const int64_t** dims);
+OM_API OmStatus om_session_output_info(const OmSession* s, size_t i, OmElementType* type, int* has_shape, size_t* rank,
+                                       const int64_t** dims);
 /* The symbolic name of dimension d ("" when it has none; NULL when out of range). */
 OM_API const char* om_session_input_dim_name(const OmSession* s, size_t i, size_t d);
 /* The target the session's kernels were chosen for. */
@@ -110,8 +130,7 @@ OM_API const char* om_session_target(const OmSession* s);
  * frees with om_tensor_free; on failure none is returned (all are set to NULL). Outputs
  * that are not tensors (sequences, optionals) are OM_TYPE_MISMATCH in this ABI. */
 OM_API OmStatus om_session_run(const OmSession* s, const char* const* input_names, const OmTensor* const* inputs,
-                               size_t n_inputs, const char* const* output_names, size_t n_outputs,
-                               OmTensor** outputs);
+                               size_t n_inputs, const char* const* output_names, size_t n_outputs, OmTensor** outputs);
 
 /* ------------------------------------------------------------------------- tensors */
 /* Zero-filled (strings: empty). dims may be NULL when rank is 0 (a scalar). */
@@ -120,8 +139,8 @@ OM_API OmStatus om_tensor_create(OmElementType type, const int64_t* dims, size_t
 OM_API OmStatus om_tensor_create_copy(OmElementType type, const int64_t* dims, size_t rank, const void* data,
                                       size_t bytes, OmTensor** out);
 /* A view of the caller's memory, which must outlive every run reading it (no copy). */
-OM_API OmStatus om_tensor_create_view(OmElementType type, const int64_t* dims, size_t rank, void* data,
-                                      size_t bytes, OmTensor** out);
+OM_API OmStatus om_tensor_create_view(OmElementType type, const int64_t* dims, size_t rank, void* data, size_t bytes,
+                                      OmTensor** out);
 /* A string tensor of `count` NUL-terminated strings (count: the shape's element count). */
 OM_API OmStatus om_tensor_create_strings(const char* const* values, size_t count, const int64_t* dims, size_t rank,
                                          OmTensor** out);
@@ -130,9 +149,9 @@ OM_API void om_tensor_free(OmTensor* t); /* NULL is a no-op */
 OM_API OmElementType om_tensor_type(const OmTensor* t);
 OM_API size_t om_tensor_rank(const OmTensor* t);
 OM_API const int64_t* om_tensor_dims(const OmTensor* t);
-OM_API int64_t om_tensor_size(const OmTensor* t);      /* element count */
-OM_API size_t om_tensor_byte_size(const OmTensor* t);  /* 0 for strings */
-OM_API const void* om_tensor_data(const OmTensor* t);  /* NULL for strings */
+OM_API int64_t om_tensor_size(const OmTensor* t);     /* element count */
+OM_API size_t om_tensor_byte_size(const OmTensor* t); /* 0 for strings */
+OM_API const void* om_tensor_data(const OmTensor* t); /* NULL for strings */
 /* Writable elements (a copy is made first if the elements are shared); NULL for strings. */
 OM_API void* om_tensor_mutable_data(OmTensor* t);
 /* String i of a string tensor and its length in bytes; NULL when t is not a string

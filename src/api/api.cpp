@@ -118,9 +118,7 @@ impl::Value ToImplValue(const Value& v, const std::string& what) {
       r.kind = impl::Value::Kind::kSequence;
       for (const Tensor& t : v.sequence()) r.sequence.push_back(Access::ToImpl(t));
       return r;
-    case Value::Kind::kNone:
-      r.kind = impl::Value::Kind::kOptionalEmpty;
-      return r;
+    case Value::Kind::kNone: r.kind = impl::Value::Kind::kOptionalEmpty; return r;
   }
   return r;
 }
@@ -203,14 +201,16 @@ Tensor::Tensor(ElementType type, std::vector<int64_t> shape) {
 
 Tensor Tensor::FromBytes(ElementType type, std::vector<int64_t> shape, const void* data, size_t bytes) {
   try {
-    if (type == ElementType::kString) throw Error(ErrorCode::kInvalidArgument, "Tensor::FromBytes: use FromStrings for strings");
+    if (type == ElementType::kString)
+      throw Error(ErrorCode::kInvalidArgument, "Tensor::FromBytes: use FromStrings for strings");
     if (type == ElementType::kUndefined || !impl::IsKnownDType(int32_t(type))) {
       throw Error(ErrorCode::kInvalidArgument, "unknown element type " + std::to_string(int32_t(type)));
     }
     impl::Tensor t = impl::Tensor::Uninitialized(detail::ToImpl(type), impl::Shape(shape), "tensor");
     if (bytes != t.nbytes()) {
-      throw Error(ErrorCode::kInvalidArgument, "Tensor::FromBytes: " + ElementTypeName(type) + impl::ShapeToString(t.shape()) +
-                                                   " takes " + std::to_string(t.nbytes()) + " bytes, given " + std::to_string(bytes));
+      throw Error(ErrorCode::kInvalidArgument,
+                  "Tensor::FromBytes: " + ElementTypeName(type) + impl::ShapeToString(t.shape()) + " takes " +
+                      std::to_string(t.nbytes()) + " bytes, given " + std::to_string(bytes));
     }
     if (bytes && !data) throw Error(ErrorCode::kInvalidArgument, "Tensor::FromBytes: data is null");
     if (bytes) std::memcpy(t.mutable_data<uint8_t>(), data, bytes);
@@ -224,8 +224,9 @@ Tensor Tensor::FromStrings(std::vector<std::string> values, std::vector<int64_t>
   try {
     impl::Tensor t(impl::DType::kString, impl::Shape(shape), "string tensor");
     if (int64_t(values.size()) != t.numel()) {
-      throw Error(ErrorCode::kInvalidArgument, "Tensor::FromStrings: shape " + impl::ShapeToString(t.shape()) + " has " +
-                                                   std::to_string(t.numel()) + " elements, given " + std::to_string(values.size()));
+      throw Error(ErrorCode::kInvalidArgument, "Tensor::FromStrings: shape " + impl::ShapeToString(t.shape()) +
+                                                   " has " + std::to_string(t.numel()) + " elements, given " +
+                                                   std::to_string(values.size()));
     }
     Tensor r;
     r.type_ = ElementType::kString;
@@ -240,15 +241,17 @@ Tensor Tensor::FromStrings(std::vector<std::string> values, std::vector<int64_t>
 
 Tensor Tensor::View(ElementType type, std::vector<int64_t> shape, void* data, size_t bytes) {
   try {
-    if (type == ElementType::kString) throw Error(ErrorCode::kInvalidArgument, "Tensor::View: strings cannot be viewed");
+    if (type == ElementType::kString)
+      throw Error(ErrorCode::kInvalidArgument, "Tensor::View: strings cannot be viewed");
     if (type == ElementType::kUndefined || !impl::IsKnownDType(int32_t(type))) {
       throw Error(ErrorCode::kInvalidArgument, "unknown element type " + std::to_string(int32_t(type)));
     }
     const int64_t n = impl::CheckedNumElements(impl::Shape(shape), ElementSize(type), "Tensor::View");
     const size_t want = size_t(n) * ElementSize(type);
     if (bytes != want) {
-      throw Error(ErrorCode::kInvalidArgument, "Tensor::View: " + ElementTypeName(type) + impl::ShapeToString(impl::Shape(shape)) +
-                                                   " takes " + std::to_string(want) + " bytes, given " + std::to_string(bytes));
+      throw Error(ErrorCode::kInvalidArgument, "Tensor::View: " + ElementTypeName(type) +
+                                                   impl::ShapeToString(impl::Shape(shape)) + " takes " +
+                                                   std::to_string(want) + " bytes, given " + std::to_string(bytes));
     }
     if (bytes && !data) throw Error(ErrorCode::kInvalidArgument, "Tensor::View: data is null");
     Tensor r;
@@ -296,11 +299,13 @@ void Tensor::CheckAccess(size_t elem_size, ElementType want) const {
 }
 
 double Tensor::ElementAsDouble(int64_t i) const {
-  if (type_ == ElementType::kString || type_ == ElementType::kComplex64 || type_ == ElementType::kComplex128 || empty()) {
+  if (type_ == ElementType::kString || type_ == ElementType::kComplex64 || type_ == ElementType::kComplex128 ||
+      empty()) {
     throw Error(ErrorCode::kTypeMismatch, "ElementAsDouble: the tensor is " + ElementTypeName(type_));
   }
   if (i < 0 || i >= size_) {
-    throw Error(ErrorCode::kOutOfRange, "ElementAsDouble: index " + std::to_string(i) + " outside [0, " + std::to_string(size_) + ")");
+    throw Error(ErrorCode::kOutOfRange,
+                "ElementAsDouble: index " + std::to_string(i) + " outside [0, " + std::to_string(size_) + ")");
   }
   try {
     return impl::ElementAsDouble(Access::ToImpl(*this), i);
@@ -367,7 +372,9 @@ std::string RunProfile::ToString() const {
     std::snprintf(line, sizeof line,
                   "[onemodel] memory plan: %s; arena %.1f MiB for %zu buffers (%.1f MiB unshared); this run %zu from "
                   "the arena, %zu elsewhere\n",
-                  m.disabled ? "off for these shapes" : m.last_replayed ? "followed" : "made from this run",
+                  m.disabled        ? "off for these shapes"
+                  : m.last_replayed ? "followed"
+                                    : "made from this run",
                   double(m.arena_bytes) / 1048576.0, m.planned_buffers, double(m.planned_bytes) / 1048576.0,
                   m.last_from_arena, m.last_elsewhere);
     s += line;
@@ -473,7 +480,8 @@ RunProfile Session::last_profile() const {
   return r;
 }
 
-std::vector<NamedValue> Session::Run(const std::vector<NamedValue>& inputs, const std::vector<std::string>& output_names) const {
+std::vector<NamedValue> Session::Run(const std::vector<NamedValue>& inputs,
+                                     const std::vector<std::string>& output_names) const {
   const Impl& im = impl();
   try {
     std::map<std::string, impl::Value> feeds;
@@ -491,8 +499,8 @@ std::vector<NamedValue> Session::Run(const std::vector<NamedValue>& inputs, cons
         if (k == im.outputs.size()) {
           std::string have;
           for (const auto& o : im.outputs) have += (have.empty() ? "'" : ", '") + o.name + "'";
-          throw Error(ErrorCode::kInvalidArgument, im.session.model().origin + ": the model has no output named '" + name +
-                                                       "' (outputs: " + have + ")");
+          throw Error(ErrorCode::kInvalidArgument, im.session.model().origin + ": the model has no output named '" +
+                                                       name + "' (outputs: " + have + ")");
         }
         pick.push_back(k);
       }
@@ -690,11 +698,12 @@ Tensor MakeGoldenInput(const ValueInfo& in, const std::map<std::string, int64_t>
         case DType::kBFloat16: t.mutable_data<uint16_t>()[i] = impl::F32ToBF16(rng.Uniform(-1.0f, 1.0f)); break;
         case DType::kInt64: t.mutable_data<int64_t>()[i] = int64_t(rng.NextU32() % 64); break;
         case DType::kInt32: t.mutable_data<int32_t>()[i] = int32_t(rng.NextU32() % 64); break;
-        case DType::kUInt8: case DType::kInt8: t.mutable_data<uint8_t>()[i] = uint8_t(rng.NextU32() % 64); break;
+        case DType::kUInt8:
+        case DType::kInt8: t.mutable_data<uint8_t>()[i] = uint8_t(rng.NextU32() % 64); break;
         case DType::kBool: t.mutable_data<uint8_t>()[i] = uint8_t(i % 2); break;
         default:
-          throw Error(ErrorCode::kTypeMismatch, "cannot generate input '" + in.name + "' of type " + impl::DTypeName(dt) +
-                                                    ": give it with --input");
+          throw Error(ErrorCode::kTypeMismatch, "cannot generate input '" + in.name + "' of type " +
+                                                    impl::DTypeName(dt) + ": give it with --input");
       }
     }
     return Access::FromImpl(std::move(t));

@@ -48,8 +48,8 @@ OmStatus Guard(F&& f) {
   }
 }
 
-#define OM_REQUIRE(cond, name)                                                          \
-  do {                                                                                  \
+#define OM_REQUIRE(cond, name)                                                           \
+  do {                                                                                   \
     if (!(cond)) return Fail(OM_INVALID_ARGUMENT, "invalid_argument: " name " is NULL"); \
   } while (0)
 
@@ -108,16 +108,20 @@ void om_session_options_free(OmSessionOptions* options) { delete options; }
 OmStatus om_session_options_set_mode(OmSessionOptions* o, const char* mode) {
   OM_REQUIRE(o, "options");
   OM_REQUIRE(mode, "mode");
-  if (std::strcmp(mode, "exact") == 0) o->o.mode = onemodel::Mode::kExact;
-  else if (std::strcmp(mode, "fast") == 0) o->o.mode = onemodel::Mode::kFast;
-  else return Fail(OM_INVALID_ARGUMENT, std::string("invalid_argument: mode takes exact or fast, not '") + mode + "'");
+  if (std::strcmp(mode, "exact") == 0)
+    o->o.mode = onemodel::Mode::kExact;
+  else if (std::strcmp(mode, "fast") == 0)
+    o->o.mode = onemodel::Mode::kFast;
+  else
+    return Fail(OM_INVALID_ARGUMENT, std::string("invalid_argument: mode takes exact or fast, not '") + mode + "'");
   return OM_OK;
 }
 
 OmStatus om_session_options_set_threads(OmSessionOptions* o, int threads) {
   OM_REQUIRE(o, "options");
   if (threads < 0 || threads > 1024) {
-    return Fail(OM_INVALID_ARGUMENT, "invalid_argument: threads must be 0 (every core) or 1 .. 1024, got " + std::to_string(threads));
+    return Fail(OM_INVALID_ARGUMENT,
+                "invalid_argument: threads must be 0 (every core) or 1 .. 1024, got " + std::to_string(threads));
   }
   o->o.threads = threads;
   return OM_OK;
@@ -153,7 +157,9 @@ OmStatus om_session_options_set_profiling(OmSessionOptions* o, int level) {
   if (level < 0 || level > 2) {
     return Fail(OM_INVALID_ARGUMENT, "invalid_argument: profiling takes 0, 1 or 2, got " + std::to_string(level));
   }
-  o->o.profiling = level == 0 ? onemodel::Profiling::kOff : level == 1 ? onemodel::Profiling::kByOpType : onemodel::Profiling::kByNode;
+  o->o.profiling = level == 0   ? onemodel::Profiling::kOff
+                   : level == 1 ? onemodel::Profiling::kByOpType
+                                : onemodel::Profiling::kByNode;
   return OM_OK;
 }
 
@@ -218,15 +224,16 @@ const char* om_session_input_dim_name(const OmSession* s, size_t i, size_t d) {
 
 const char* om_session_target(const OmSession* s) { return s ? s->target.c_str() : nullptr; }
 
-OmStatus om_session_run(const OmSession* s, const char* const* input_names, const OmTensor* const* inputs, size_t n_inputs,
-                        const char* const* output_names, size_t n_outputs, OmTensor** outputs) {
+OmStatus om_session_run(const OmSession* s, const char* const* input_names, const OmTensor* const* inputs,
+                        size_t n_inputs, const char* const* output_names, size_t n_outputs, OmTensor** outputs) {
   OM_REQUIRE(s, "session");
   OM_REQUIRE(outputs || n_outputs == 0, "outputs");
   for (size_t k = 0; k < n_outputs; ++k) outputs[k] = nullptr;
   OM_REQUIRE((input_names && inputs) || n_inputs == 0, "inputs");
   if (!output_names && n_outputs != s->s.outputs().size()) {
     return Fail(OM_INVALID_ARGUMENT, "invalid_argument: without output names, n_outputs must be the model's " +
-                                         std::to_string(s->s.outputs().size()) + " outputs, got " + std::to_string(n_outputs));
+                                         std::to_string(s->s.outputs().size()) + " outputs, got " +
+                                         std::to_string(n_outputs));
   }
   std::vector<OmTensor*> made;
   const OmStatus st = Guard([&] {
@@ -234,13 +241,15 @@ OmStatus om_session_run(const OmSession* s, const char* const* input_names, cons
     feeds.reserve(n_inputs);
     for (size_t k = 0; k < n_inputs; ++k) {
       if (!input_names[k] || !inputs[k]) {
-        throw onemodel::Error(onemodel::ErrorCode::kInvalidArgument, "input " + std::to_string(k) + ": its name or tensor is NULL");
+        throw onemodel::Error(onemodel::ErrorCode::kInvalidArgument,
+                              "input " + std::to_string(k) + ": its name or tensor is NULL");
       }
       feeds.push_back({input_names[k], inputs[k]->t});
     }
     std::vector<std::string> names;
     for (size_t k = 0; output_names && k < n_outputs; ++k) {
-      if (!output_names[k]) throw onemodel::Error(onemodel::ErrorCode::kInvalidArgument, "output name " + std::to_string(k) + " is NULL");
+      if (!output_names[k])
+        throw onemodel::Error(onemodel::ErrorCode::kInvalidArgument, "output name " + std::to_string(k) + " is NULL");
       names.push_back(output_names[k]);
     }
     std::vector<onemodel::NamedValue> res = s->s.Run(feeds, names);
@@ -271,7 +280,8 @@ OmStatus om_tensor_create_copy(OmElementType type, const int64_t* dims, size_t r
   OM_REQUIRE(out, "out");
   *out = nullptr;
   return Guard([&] {
-    *out = new OmTensor{onemodel::Tensor::FromBytes(onemodel::ElementType(int32_t(type)), Dims(dims, rank), data, bytes)};
+    *out =
+        new OmTensor{onemodel::Tensor::FromBytes(onemodel::ElementType(int32_t(type)), Dims(dims, rank), data, bytes)};
   });
 }
 
@@ -292,7 +302,8 @@ OmStatus om_tensor_create_strings(const char* const* values, size_t count, const
   return Guard([&] {
     std::vector<std::string> v;
     for (size_t k = 0; k < count; ++k) {
-      if (!values[k]) throw onemodel::Error(onemodel::ErrorCode::kInvalidArgument, "string " + std::to_string(k) + " is NULL");
+      if (!values[k])
+        throw onemodel::Error(onemodel::ErrorCode::kInvalidArgument, "string " + std::to_string(k) + " is NULL");
       v.emplace_back(values[k]);
     }
     *out = new OmTensor{onemodel::Tensor::FromStrings(std::move(v), Dims(dims, rank))};
@@ -329,7 +340,8 @@ OmStatus om_golden_hash(const OmTensor* const* tensors, size_t n, char out[65]) 
   return Guard([&] {
     onemodel::GoldenHasher h;
     for (size_t k = 0; k < n; ++k) {
-      if (!tensors[k]) throw onemodel::Error(onemodel::ErrorCode::kInvalidArgument, "tensor " + std::to_string(k) + " is NULL");
+      if (!tensors[k])
+        throw onemodel::Error(onemodel::ErrorCode::kInvalidArgument, "tensor " + std::to_string(k) + " is NULL");
       h.Add(tensors[k]->t);
     }
     const std::string d = h.HexDigest();

@@ -74,8 +74,11 @@ const std::map<std::string, std::string>& CommandHelp() {
        "usage: onemodel bench MODEL [--runs N] [--input NAME=FILE.npy ...] [--dim NAME=N ...]\n"
        "  One untimed warm-up run, then N (default 10) timed runs; checks the last run's outputs\n"
        "  equal the first's; last line median_ms=<x> min_ms=<y>.\n"},
-      {"info", "usage: onemodel info MODEL\n  Lists the model's inputs, outputs (declared and inferred), opsets and operators.\n"},
-      {"targets", "usage: onemodel targets\n  Prints the CPU's features, the compiled targets, the selected one and L.\n"},
+      {"info",
+       "usage: onemodel info MODEL\n  Lists the model's inputs, outputs (declared and inferred), opsets and "
+       "operators.\n"},
+      {"targets",
+       "usage: onemodel targets\n  Prints the CPU's features, the compiled targets, the selected one and L.\n"},
       {"bench-lanes",
        "usage: onemodel bench-lanes [--n N] [--reps R] [--all]\n"
        "  Times the canonical L-lane float sum for L = 16, 32, 64, 128 and checks it against the\n"
@@ -155,7 +158,8 @@ int CmdTargets(const Options& o, std::ostream& out, std::ostream& err) {
   const std::string kernels = DescribeKernels(o.isa);  // errors before any output
   if (Env("ONEMODEL_VERBOSE") == "1") err << kernels << std::flush;
   const std::string first = kernels.substr(0, kernels.find('\n'));
-  const std::string selected = first.substr(std::strlen("[onemodel] target: "), first.find(" (") - std::strlen("[onemodel] target: "));
+  const std::string selected =
+      first.substr(std::strlen("[onemodel] target: "), first.find(" (") - std::strlen("[onemodel] target: "));
   out << "cpu: " << CpuDescription() << "\n";
   out << "compiled:";
   for (const TargetInfo& t : CompiledTargets()) out << " " << t.name << (t.supported ? "" : "(unsupported)");
@@ -172,18 +176,24 @@ int CmdBenchLanes(const Options& o, std::ostream& out, std::ostream& err) {
   bool all = false;
   for (size_t i = 0; i < o.rest.size(); ++i) {
     const std::string& a = o.rest[i];
-    if (a == "--all") all = true;
-    else if (a == "--n" && i + 1 < o.rest.size()) n = size_t(ParseInt("--n", o.rest[++i], 1, int64_t(1) << 28));
-    else if (a == "--reps" && i + 1 < o.rest.size()) reps = int(ParseInt("--reps", o.rest[++i], 1, 1000));
-    else throw Error(ErrorCode::kInvalidArgument, "bench-lanes: unexpected argument '" + a + "'");
+    if (a == "--all")
+      all = true;
+    else if (a == "--n" && i + 1 < o.rest.size())
+      n = size_t(ParseInt("--n", o.rest[++i], 1, int64_t(1) << 28));
+    else if (a == "--reps" && i + 1 < o.rest.size())
+      reps = int(ParseInt("--reps", o.rest[++i], 1, 1000));
+    else
+      throw Error(ErrorCode::kInvalidArgument, "bench-lanes: unexpected argument '" + a + "'");
   }
   std::vector<std::string> isas;
   const std::string cap = o.isa.empty() ? BestTarget() : o.isa;
   if (all) {
     const std::vector<TargetInfo> ts = CompiledTargets();
     size_t cap_at = ts.size();
-    for (size_t k = 0; k < ts.size(); ++k) if (ts[k].name == cap) cap_at = k;
-    if (cap_at == ts.size()) throw Error(ErrorCode::kUnsupportedIsa, "bench-lanes: '" + cap + "' is not compiled into this build");
+    for (size_t k = 0; k < ts.size(); ++k)
+      if (ts[k].name == cap) cap_at = k;
+    if (cap_at == ts.size())
+      throw Error(ErrorCode::kUnsupportedIsa, "bench-lanes: '" + cap + "' is not compiled into this build");
     for (size_t k = 0; k <= cap_at; ++k) {
       if (ts[k].name != "ref" && ts[k].supported) isas.push_back(ts[k].name);
     }
@@ -215,16 +225,23 @@ std::string ShapeText(const std::vector<int64_t>& s) {
 
 bool IsFloatType(ElementType t) {
   switch (t) {
-    case ElementType::kFloat: case ElementType::kDouble: case ElementType::kFloat16: case ElementType::kBFloat16:
-    case ElementType::kFloat8E4M3FN: case ElementType::kFloat8E4M3FNUZ: case ElementType::kFloat8E5M2:
-    case ElementType::kFloat8E5M2FNUZ: case ElementType::kFloat4E2M1: case ElementType::kFloat8E8M0:
-      return true;
+    case ElementType::kFloat:
+    case ElementType::kDouble:
+    case ElementType::kFloat16:
+    case ElementType::kBFloat16:
+    case ElementType::kFloat8E4M3FN:
+    case ElementType::kFloat8E4M3FNUZ:
+    case ElementType::kFloat8E5M2:
+    case ElementType::kFloat8E5M2FNUZ:
+    case ElementType::kFloat4E2M1:
+    case ElementType::kFloat8E8M0: return true;
     default: return false;
   }
 }
 
 std::string CompareTensors(const Tensor& want, const Tensor& got) {
-  if (want.type() != got.type()) return "type " + ElementTypeName(got.type()) + ", expected " + ElementTypeName(want.type());
+  if (want.type() != got.type())
+    return "type " + ElementTypeName(got.type()) + ", expected " + ElementTypeName(want.type());
   if (want.shape() != got.shape()) return "shape " + ShapeText(got.shape()) + ", expected " + ShapeText(want.shape());
   const int64_t n = want.size();
   if (want.type() == ElementType::kString) {
@@ -299,7 +316,10 @@ CaseResult RunCase(const std::string& dir, const Options& o, std::string* hash, 
     *hash = GoldenHash(outs);
     for (size_t i = 0; i < outs.size(); ++i) {
       const std::string p = JoinPath(data, "output_" + std::to_string(i) + ".pb");
-      if (!FileExists(p)) { *why = "expected output " + std::to_string(i) + " is missing"; return CaseResult::kFailed; }
+      if (!FileExists(p)) {
+        *why = "expected output " + std::to_string(i) + " is missing";
+        return CaseResult::kFailed;
+      }
       const Value want = read_value(p, s.outputs()[i]);
       const Value& got = outs[i].value;
       std::string d;
@@ -314,7 +334,10 @@ CaseResult RunCase(const std::string& dir, const Options& o, std::string* hash, 
           if (!d.empty()) d = "sequence element " + std::to_string(k) + ": " + d;
         }
       }
-      if (!d.empty()) { *why = "output " + std::to_string(i) + ": " + d; return CaseResult::kFailed; }
+      if (!d.empty()) {
+        *why = "output " + std::to_string(i) + ": " + d;
+        return CaseResult::kFailed;
+      }
     }
     return CaseResult::kPassed;
   } catch (const Error& e) {
@@ -343,12 +366,17 @@ CaseCounts RunCaseFolders(const Options& o, const std::string& dir, const std::s
     std::string line_name = name;
     if (line_name.rfind("test_", 0) == 0) line_name = line_name.substr(5);
     out << "case/" << line_name << " " << hash << "\n";
-    if (r == CaseResult::kPassed) ++c.passed;
-    else if (r == CaseResult::kFailed) ++c.failed;
-    else ++c.skipped;
+    if (r == CaseResult::kPassed)
+      ++c.passed;
+    else if (r == CaseResult::kFailed)
+      ++c.failed;
+    else
+      ++c.skipped;
     if (verbose) {
-      if (r == CaseResult::kPassed) err << "PASS " << name << "\n";
-      else err << (r == CaseResult::kFailed ? "FAIL " : "SKIP ") << name << ": " << why << "\n";
+      if (r == CaseResult::kPassed)
+        err << "PASS " << name << "\n";
+      else
+        err << (r == CaseResult::kFailed ? "FAIL " : "SKIP ") << name << ": " << why << "\n";
     }
   }
   out.flush();
@@ -360,10 +388,14 @@ int CmdCases(const Options& o, std::ostream& out, std::ostream& err) {
   bool verbose = false;
   for (size_t i = 0; i < o.rest.size(); ++i) {
     const std::string& a = o.rest[i];
-    if (a == "--filter" && i + 1 < o.rest.size()) filter = o.rest[++i];
-    else if (a == "--verbose") verbose = true;
-    else if (!a.empty() && a[0] != '-' && dir.empty()) dir = a;
-    else throw Error(ErrorCode::kInvalidArgument, "cases: unexpected argument '" + a + "'");
+    if (a == "--filter" && i + 1 < o.rest.size())
+      filter = o.rest[++i];
+    else if (a == "--verbose")
+      verbose = true;
+    else if (!a.empty() && a[0] != '-' && dir.empty())
+      dir = a;
+    else
+      throw Error(ErrorCode::kInvalidArgument, "cases: unexpected argument '" + a + "'");
   }
   if (dir.empty()) throw Error(ErrorCode::kInvalidArgument, "cases: give the folder of case folders");
   const CaseCounts c = RunCaseFolders(o, dir, filter, verbose, out, err);
@@ -381,14 +413,16 @@ std::string ModelStem(const std::string& path) {
 std::string SafeFileName(const std::string& name) {
   std::string r = name;
   for (char& c : r) {
-    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-';
+    const bool ok =
+        (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-';
     if (!ok) c = '_';
   }
   return r.empty() || r[0] == '.' ? "_" + r : r;
 }
 
 // The session's inputs: from .npy files where given (NAME -> path), else generated.
-std::vector<NamedValue> MakeFeeds(const Session& s, const std::string& model, const std::map<std::string, std::string>& files,
+std::vector<NamedValue> MakeFeeds(const Session& s, const std::string& model,
+                                  const std::map<std::string, std::string>& files,
                                   const std::map<std::string, int64_t>& dims) {
   std::map<std::string, Tensor> given;
   for (const auto& [name, path] : files) {
@@ -447,17 +481,26 @@ ModelArgs ParseModelArgs(const Options& o, const std::string& cmd) {
     auto kv = [&]() {
       const std::string v = value();
       const size_t eq = v.find('=');
-      if (eq == std::string::npos || eq == 0) throw Error(ErrorCode::kInvalidArgument, a + " needs NAME=VALUE, not '" + v + "'");
+      if (eq == std::string::npos || eq == 0)
+        throw Error(ErrorCode::kInvalidArgument, a + " needs NAME=VALUE, not '" + v + "'");
       return std::make_pair(v.substr(0, eq), v.substr(eq + 1));
     };
-    if (a == "--input") { auto [k, v] = kv(); m.files[k] = v; }
-    else if (a == "--dim") { auto [k, v] = kv(); m.dims[k] = ParseInt("--dim " + k, v, 0, int64_t(1) << 31); }
-    else if (a == "--save" && (cmd == "hash" || cmd == "run")) {
+    if (a == "--input") {
+      auto [k, v] = kv();
+      m.files[k] = v;
+    } else if (a == "--dim") {
+      auto [k, v] = kv();
+      m.dims[k] = ParseInt("--dim " + k, v, 0, int64_t(1) << 31);
+    } else if (a == "--save" && (cmd == "hash" || cmd == "run")) {
       m.save_dir = value();
-      if (!IsDirectory(m.save_dir)) throw Error(ErrorCode::kInvalidArgument, "--save: '" + m.save_dir + "' is not a directory");
-    } else if (a == "--runs" && cmd == "bench") m.runs = int(ParseInt("--runs", value(), 1, 100000));
-    else if (!a.empty() && a[0] != '-' && m.model.empty()) m.model = a;
-    else throw Error(ErrorCode::kInvalidArgument, cmd + ": unexpected argument '" + a + "'");
+      if (!IsDirectory(m.save_dir))
+        throw Error(ErrorCode::kInvalidArgument, "--save: '" + m.save_dir + "' is not a directory");
+    } else if (a == "--runs" && cmd == "bench")
+      m.runs = int(ParseInt("--runs", value(), 1, 100000));
+    else if (!a.empty() && a[0] != '-' && m.model.empty())
+      m.model = a;
+    else
+      throw Error(ErrorCode::kInvalidArgument, cmd + ": unexpected argument '" + a + "'");
   }
   if (m.model.empty()) throw Error(ErrorCode::kInvalidArgument, cmd + ": give the model file");
   return m;
@@ -490,7 +533,10 @@ void Describe(const NamedValue& v, std::ostream& out) {
       int64_t nans = 0;
       for (int64_t i = 0; i < t.size(); ++i) {
         const double x = t.ElementAsDouble(i);
-        if (x != x) { ++nans; continue; }
+        if (x != x) {
+          ++nans;
+          continue;
+        }
         lo = std::min(lo, x);
         hi = std::max(hi, x);
         sum += x;
@@ -516,7 +562,8 @@ int CmdRun(const Options& o, std::ostream& out, std::ostream& err) {
     out << "input " << in.name << ": " << ElementTypeName(t.type()) << " " << ShapeText(t.shape())
         << (m.files.count(in.name) ? " from " + m.files.at(in.name) : std::string(" generated")) << "\n";
   }
-  out << "mode " << (o.mode == Mode::kExact ? "exact" : "fast") << ", target " << s.target() << ", " << s.threads() << " threads\n";
+  out << "mode " << (o.mode == Mode::kExact ? "exact" : "fast") << ", target " << s.target() << ", " << s.threads()
+      << " threads\n";
   for (const NamedValue& v : RunSession(s, feeds, err)) {
     Describe(v, out);
     SaveOutput(m.save_dir, v);
@@ -549,7 +596,8 @@ int CmdBench(const Options& o, std::ostream& out, std::ostream& err) {
     const Tensor& b = outs[k].value.tensor();
     if (a.type() == ElementType::kString) continue;
     if (a.shape() != b.shape() || a.type() != b.type() || std::memcmp(a.data(), b.data(), a.byte_size()) != 0) {
-      throw Error(ErrorCode::kInternal, "bench: output " + std::to_string(k) + " of the last run differs from the first run's");
+      throw Error(ErrorCode::kInternal,
+                  "bench: output " + std::to_string(k) + " of the last run differs from the first run's");
     }
   }
   const MemoryPlanStats plan = s.memory_plan_stats();
@@ -558,10 +606,13 @@ int CmdBench(const Options& o, std::ostream& out, std::ostream& err) {
   const size_t n = sorted.size();
   const double median = n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
   out << "model: " << m.model << "\n";
-  out << "mode: " << (o.mode == Mode::kExact ? "exact" : "fast") << " isa: " << s.target() << " threads: " << s.threads()
-      << " runs: " << m.runs << "\n";
+  out << "mode: " << (o.mode == Mode::kExact ? "exact" : "fast") << " isa: " << s.target()
+      << " threads: " << s.threads() << " runs: " << m.runs << "\n";
   if (plan.runs) {
-    out << std::fixed << std::setprecision(1) << "memory plan: " << (plan.last_replayed ? "followed" : plan.disabled ? "off" : "not followed")
+    out << std::fixed << std::setprecision(1) << "memory plan: "
+        << (plan.last_replayed ? "followed"
+            : plan.disabled    ? "off"
+                               : "not followed")
         << ", arena " << double(plan.arena_bytes) / 1048576.0 << " MiB (peak of live buffers "
         << double(plan.peak_live_bytes) / 1048576.0 << " MiB) for " << plan.planned_buffers << " buffers ("
         << double(plan.planned_bytes) / 1048576.0 << " MiB unshared), last run " << plan.last_from_arena
@@ -587,7 +638,8 @@ std::map<std::string, std::string> ReadInputList(const std::string& dir, const s
     start = nl + 1;
     if (line.empty() || line[0] == '#') continue;
     const size_t eq = line.find('=');
-    if (eq == std::string::npos || eq == 0) throw Error(ErrorCode::kInvalidArgument, list + ": a line is not NAME=PATH: '" + line + "'");
+    if (eq == std::string::npos || eq == 0)
+      throw Error(ErrorCode::kInvalidArgument, list + ": a line is not NAME=PATH: '" + line + "'");
     const std::string path = line.substr(eq + 1);
     files[line.substr(0, eq)] = !path.empty() && path[0] == '/' ? path : JoinPath(dir, path);
   }
@@ -605,12 +657,17 @@ int CmdGolden(const Options& o, std::ostream& out, std::ostream& err) {
       if (i + 1 >= o.rest.size()) throw Error(ErrorCode::kInvalidArgument, a + " needs a value");
       return o.rest[++i];
     };
-    if (a == "--models") model_dirs.push_back(value());
-    else if (a == "--cases") case_dirs.push_back(value());
-    else if (a == "--only") only = "," + value() + ",";
-    else throw Error(ErrorCode::kInvalidArgument, "golden: unexpected argument '" + a + "'");
+    if (a == "--models")
+      model_dirs.push_back(value());
+    else if (a == "--cases")
+      case_dirs.push_back(value());
+    else if (a == "--only")
+      only = "," + value() + ",";
+    else
+      throw Error(ErrorCode::kInvalidArgument, "golden: unexpected argument '" + a + "'");
   }
-  if (model_dirs.empty() && case_dirs.empty()) throw Error(ErrorCode::kInvalidArgument, "golden: give --models DIR and/or --cases DIR");
+  if (model_dirs.empty() && case_dirs.empty())
+    throw Error(ErrorCode::kInvalidArgument, "golden: give --models DIR and/or --cases DIR");
   for (const std::string& dir : model_dirs) {
     if (!IsDirectory(dir)) throw Error(ErrorCode::kIo, "golden: '" + dir + "' is not a directory");
     for (const std::string& name : ListDirectory(dir)) {
@@ -650,7 +707,8 @@ int CmdInfo(const Options& o, std::ostream& out) {
   }
   out << "initializers: " << m.initializer_count << " (" << m.initializer_bytes << " bytes)\n";
   for (const OperatorUse& u : m.operators) {
-    out << "op " << (u.domain.empty() ? "" : u.domain + ".") << u.op_type << " x" << u.count << (u.supported ? "" : " (not supported)") << "\n";
+    out << "op " << (u.domain.empty() ? "" : u.domain + ".") << u.op_type << " x" << u.count
+        << (u.supported ? "" : " (not supported)") << "\n";
   }
   return 0;
 }
@@ -672,27 +730,47 @@ int RunCli(const std::vector<std::string>& args, std::ostream& out, std::ostream
         if (i + 1 >= args.size()) throw Error(ErrorCode::kInvalidArgument, a + " needs a value");
         return args[++i];
       };
-      if (a == "--isa") o.isa = value();
-      else if (a == "--threads") o.threads = int(ParseInt("--threads", value(), 1, 1024));
-      else if (a == "--mode") o.mode = ParseMode(value());
-      else if (a == "-h" || a == "--help") help = true;
-      else if (cmd.empty() && a.size() > 1 && a[0] == '-') { err << "onemodel: unknown option '" << a << "'\n" << kUsage; return 2; }
-      else if (cmd.empty()) cmd = a;
-      else o.rest.push_back(a);
+      if (a == "--isa")
+        o.isa = value();
+      else if (a == "--threads")
+        o.threads = int(ParseInt("--threads", value(), 1, 1024));
+      else if (a == "--mode")
+        o.mode = ParseMode(value());
+      else if (a == "-h" || a == "--help")
+        help = true;
+      else if (cmd.empty() && a.size() > 1 && a[0] == '-') {
+        err << "onemodel: unknown option '" << a << "'\n" << kUsage;
+        return 2;
+      } else if (cmd.empty())
+        cmd = a;
+      else
+        o.rest.push_back(a);
     }
     if (cmd == "help") {
-      if (o.rest.empty()) { out << kUsage; return 0; }
+      if (o.rest.empty()) {
+        out << kUsage;
+        return 0;
+      }
       cmd = o.rest[0];
       help = true;
     }
     if (help) {
-      if (cmd.empty()) { out << kUsage; return 0; }
+      if (cmd.empty()) {
+        out << kUsage;
+        return 0;
+      }
       auto it = CommandHelp().find(cmd);
-      if (it == CommandHelp().end()) { err << "onemodel: unknown command '" << cmd << "'\n" << kUsage; return 2; }
+      if (it == CommandHelp().end()) {
+        err << "onemodel: unknown command '" << cmd << "'\n" << kUsage;
+        return 2;
+      }
       out << it->second;
       return 0;
     }
-    if (cmd.empty()) { err << kUsage; return 2; }
+    if (cmd.empty()) {
+      err << kUsage;
+      return 2;
+    }
     if (!o.isa.empty() && o.isa != "ref") (void)DescribeKernels(o.isa);  // an unknown or unsupported ISA fails first
     if (cmd == "version") {
       out << "onemodel " << Version() << " (" << BuildDescription() << ")\n";

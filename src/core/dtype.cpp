@@ -40,15 +40,32 @@ std::string DTypeName(DType t) {
 
 int DTypeBits(DType t) {
   switch (t) {
-    case DType::kString: case DType::kUndefined: return 0;
-    case DType::kUInt2: case DType::kInt2: return 2;
-    case DType::kUInt4: case DType::kInt4: case DType::kFloat4E2M1: return 4;
-    case DType::kUInt8: case DType::kInt8: case DType::kBool: case DType::kFloat8E4M3FN:
-    case DType::kFloat8E4M3FNUZ: case DType::kFloat8E5M2: case DType::kFloat8E5M2FNUZ:
+    case DType::kString:
+    case DType::kUndefined: return 0;
+    case DType::kUInt2:
+    case DType::kInt2: return 2;
+    case DType::kUInt4:
+    case DType::kInt4:
+    case DType::kFloat4E2M1: return 4;
+    case DType::kUInt8:
+    case DType::kInt8:
+    case DType::kBool:
+    case DType::kFloat8E4M3FN:
+    case DType::kFloat8E4M3FNUZ:
+    case DType::kFloat8E5M2:
+    case DType::kFloat8E5M2FNUZ:
     case DType::kFloat8E8M0: return 8;
-    case DType::kUInt16: case DType::kInt16: case DType::kFloat16: case DType::kBFloat16: return 16;
-    case DType::kFloat: case DType::kInt32: case DType::kUInt32: return 32;
-    case DType::kInt64: case DType::kUInt64: case DType::kDouble: case DType::kComplex64: return 64;
+    case DType::kUInt16:
+    case DType::kInt16:
+    case DType::kFloat16:
+    case DType::kBFloat16: return 16;
+    case DType::kFloat:
+    case DType::kInt32:
+    case DType::kUInt32: return 32;
+    case DType::kInt64:
+    case DType::kUInt64:
+    case DType::kDouble:
+    case DType::kComplex64: return 64;
     case DType::kComplex128: return 128;
   }
   return 0;
@@ -61,10 +78,18 @@ size_t DTypeStorageSize(DType t) {
 
 bool IsFloatDType(DType t) {
   switch (t) {
-    case DType::kFloat: case DType::kDouble: case DType::kFloat16: case DType::kBFloat16:
-    case DType::kFloat8E4M3FN: case DType::kFloat8E4M3FNUZ: case DType::kFloat8E5M2:
-    case DType::kFloat8E5M2FNUZ: case DType::kFloat4E2M1: case DType::kFloat8E8M0:
-    case DType::kComplex64: case DType::kComplex128: return true;
+    case DType::kFloat:
+    case DType::kDouble:
+    case DType::kFloat16:
+    case DType::kBFloat16:
+    case DType::kFloat8E4M3FN:
+    case DType::kFloat8E4M3FNUZ:
+    case DType::kFloat8E5M2:
+    case DType::kFloat8E5M2FNUZ:
+    case DType::kFloat4E2M1:
+    case DType::kFloat8E8M0:
+    case DType::kComplex64:
+    case DType::kComplex128: return true;
     default: return false;
   }
 }

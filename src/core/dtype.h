@@ -9,11 +9,32 @@ namespace onemodel::impl {
 
 enum class DType : int32_t {
   kUndefined = 0,
-  kFloat = 1, kUInt8 = 2, kInt8 = 3, kUInt16 = 4, kInt16 = 5, kInt32 = 6, kInt64 = 7,
-  kString = 8, kBool = 9, kFloat16 = 10, kDouble = 11, kUInt32 = 12, kUInt64 = 13,
-  kComplex64 = 14, kComplex128 = 15, kBFloat16 = 16,
-  kFloat8E4M3FN = 17, kFloat8E4M3FNUZ = 18, kFloat8E5M2 = 19, kFloat8E5M2FNUZ = 20,
-  kUInt4 = 21, kInt4 = 22, kFloat4E2M1 = 23, kFloat8E8M0 = 24, kUInt2 = 25, kInt2 = 26,
+  kFloat = 1,
+  kUInt8 = 2,
+  kInt8 = 3,
+  kUInt16 = 4,
+  kInt16 = 5,
+  kInt32 = 6,
+  kInt64 = 7,
+  kString = 8,
+  kBool = 9,
+  kFloat16 = 10,
+  kDouble = 11,
+  kUInt32 = 12,
+  kUInt64 = 13,
+  kComplex64 = 14,
+  kComplex128 = 15,
+  kBFloat16 = 16,
+  kFloat8E4M3FN = 17,
+  kFloat8E4M3FNUZ = 18,
+  kFloat8E5M2 = 19,
+  kFloat8E5M2FNUZ = 20,
+  kUInt4 = 21,
+  kInt4 = 22,
+  kFloat4E2M1 = 23,
+  kFloat8E8M0 = 24,
+  kUInt2 = 25,
+  kInt2 = 26,
 };
 constexpr int32_t kMaxDType = 26;
 
@@ -26,7 +47,7 @@ std::string DTypeName(DType t);
 int DTypeBits(DType t);
 // Bytes per element in OneModel's in-memory layout (sub-byte types: 1; strings: 0).
 size_t DTypeStorageSize(DType t);
-bool IsFloatDType(DType t);     // any binary float format, including the narrow ones
-bool IsSubByteDType(DType t);   // 4- and 2-bit types
+bool IsFloatDType(DType t);    // any binary float format, including the narrow ones
+bool IsSubByteDType(DType t);  // 4- and 2-bit types
 
 }  // namespace onemodel::impl

@@ -21,7 +21,11 @@ uint64_t Exact(uint64_t cur) { return (cur & ~uint64_t(kControlMask)) | kExactMx
 bool IsExact(uint64_t cur) { return (cur & kControlMask) == kExactMxcsr; }
 #elif defined(ONEMODEL_FPENV_ARM64)
 // FPCR: RMode (bits 22-23) = 0 (nearest), FZ (bit 24) = 0, AHP/DN (25/26) untouched.
-uint64_t Read() { uint64_t v; __asm__ __volatile__("mrs %0, fpcr" : "=r"(v)); return v; }
+uint64_t Read() {
+  uint64_t v;
+  __asm__ __volatile__("mrs %0, fpcr" : "=r"(v));
+  return v;
+}
 void Write(uint64_t v) { __asm__ __volatile__("msr fpcr, %0" : : "r"(v)); }
 constexpr uint64_t kMask = (3ull << 22) | (1ull << 24) | (1ull << 19);  // RMode, FZ, FZ16
 uint64_t Exact(uint64_t cur) { return cur & ~kMask; }

@@ -9,7 +9,8 @@
 
 namespace onemodel::impl {
 
-template <class Sig> class FunctionRef;
+template <class Sig>
+class FunctionRef;
 
 template <class R, class... A>
 class FunctionRef<R(A...)> {
@@ -17,8 +18,9 @@ class FunctionRef<R(A...)> {
   template <class F, class = std::enable_if_t<!std::is_same_v<std::decay_t<F>, FunctionRef> &&
                                               std::is_invocable_r_v<R, F&, A...>>>
   FunctionRef(F&& f)  // NOLINT: implicit by design, as std::function
-      : obj_(const_cast<void*>(static_cast<const void*>(std::addressof(f)))),
-        call_([](void* o, A... a) -> R { return (*static_cast<std::remove_reference_t<F>*>(o))(std::forward<A>(a)...); }) {}
+      : obj_(const_cast<void*>(static_cast<const void*>(std::addressof(f)))), call_([](void* o, A... a) -> R {
+          return (*static_cast<std::remove_reference_t<F>*>(o))(std::forward<A>(a)...);
+        }) {}
   R operator()(A... a) const { return call_(obj_, std::forward<A>(a)...); }
 
  private:

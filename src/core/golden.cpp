@@ -16,10 +16,21 @@ class Writer {
  public:
   explicit Writer(Sha256& h) : h_(h) {}
   ~Writer() { Flush(); }
-  void Byte(uint8_t b) { if (n_ == kChunk) Flush(); buf_[n_++] = b; }
-  void LE(uint64_t v, int bytes) { for (int k = 0; k < bytes; ++k) Byte(uint8_t(v >> (8 * k))); }
-  void Bytes(const void* p, size_t len) { Flush(); h_.Update(p, len); }
-  void Flush() { if (n_) h_.Update(buf_, n_); n_ = 0; }
+  void Byte(uint8_t b) {
+    if (n_ == kChunk) Flush();
+    buf_[n_++] = b;
+  }
+  void LE(uint64_t v, int bytes) {
+    for (int k = 0; k < bytes; ++k) Byte(uint8_t(v >> (8 * k)));
+  }
+  void Bytes(const void* p, size_t len) {
+    Flush();
+    h_.Update(p, len);
+  }
+  void Flush() {
+    if (n_) h_.Update(buf_, n_);
+    n_ = 0;
+  }
 
  private:
   Sha256& h_;
@@ -27,7 +38,12 @@ class Writer {
   size_t n_ = 0;
 };
 
-template <typename U> U Load(const void* p, int64_t i) { U u; std::memcpy(&u, static_cast<const uint8_t*>(p) + i * sizeof(U), sizeof(U)); return u; }
+template <typename U>
+U Load(const void* p, int64_t i) {
+  U u;
+  std::memcpy(&u, static_cast<const uint8_t*>(p) + i * sizeof(U), sizeof(U));
+  return u;
+}
 
 uint32_t CanonF32(uint32_t u) { return (u & 0x7FFFFFFFu) > 0x7F800000u ? 0x7FC00000u : u; }
 uint64_t CanonF64(uint64_t u) {
@@ -57,13 +73,16 @@ void GoldenSerialize(const Tensor& t, Sha256& hash) {
     case DType::kComplex128:
       for (int64_t i = 0; i < 2 * n; ++i) w.LE(CanonF64(Load<uint64_t>(p, i)), 8);
       break;
-    case DType::kFloat16: case DType::kBFloat16:
+    case DType::kFloat16:
+    case DType::kBFloat16:
       for (int64_t i = 0; i < n; ++i) {
         const uint16_t c = Load<uint16_t>(p, i);
         w.LE(MiniIsNaN(c, *mini) ? MiniCanonicalNaN(*mini) : c, 2);
       }
       break;
-    case DType::kFloat8E4M3FN: case DType::kFloat8E4M3FNUZ: case DType::kFloat8E5M2:
+    case DType::kFloat8E4M3FN:
+    case DType::kFloat8E4M3FNUZ:
+    case DType::kFloat8E5M2:
     case DType::kFloat8E5M2FNUZ:
       for (int64_t i = 0; i < n; ++i) {
         const uint8_t c = Load<uint8_t>(p, i);
@@ -79,7 +98,11 @@ void GoldenSerialize(const Tensor& t, Sha256& hash) {
         w.Bytes(s.data(), s.size());
       }
       break;
-    case DType::kUInt4: case DType::kInt4: case DType::kFloat4E2M1: case DType::kUInt2: case DType::kInt2: {
+    case DType::kUInt4:
+    case DType::kInt4:
+    case DType::kFloat4E2M1:
+    case DType::kUInt2:
+    case DType::kInt2: {
       // ONNX's packed wire layout: element i in the low bits first, zero padding.
       const int bits = DTypeBits(t.dtype()), per = 8 / bits;
       const uint8_t mask = uint8_t((1u << bits) - 1);
@@ -90,20 +113,22 @@ void GoldenSerialize(const Tensor& t, Sha256& hash) {
       }
       break;
     }
-    case DType::kUInt8: case DType::kInt8: case DType::kFloat8E8M0:
-      w.Bytes(p, size_t(n));
-      break;
-    case DType::kUInt16: case DType::kInt16:
+    case DType::kUInt8:
+    case DType::kInt8:
+    case DType::kFloat8E8M0: w.Bytes(p, size_t(n)); break;
+    case DType::kUInt16:
+    case DType::kInt16:
       for (int64_t i = 0; i < n; ++i) w.LE(Load<uint16_t>(p, i), 2);
       break;
-    case DType::kInt32: case DType::kUInt32:
+    case DType::kInt32:
+    case DType::kUInt32:
       for (int64_t i = 0; i < n; ++i) w.LE(Load<uint32_t>(p, i), 4);
       break;
-    case DType::kInt64: case DType::kUInt64:
+    case DType::kInt64:
+    case DType::kUInt64:
       for (int64_t i = 0; i < n; ++i) w.LE(Load<uint64_t>(p, i), 8);
       break;
-    case DType::kUndefined:
-      throw Error(ErrorCode::kInternal, "golden hash of an undefined tensor");
+    case DType::kUndefined: throw Error(ErrorCode::kInternal, "golden hash of an undefined tensor");
   }
 }
 

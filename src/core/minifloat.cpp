@@ -59,7 +59,10 @@ float MiniToF32(uint32_t code, const MiniFormat& f) {
     // Subnormal: m * 2^(1 - bias - mbits); normalise into binary32 (always normal there).
     int exp = 1 - f.bias - f.mbits;
     uint32_t mm = m;
-    while (!(mm & 0x800000u)) { mm <<= 1; --exp; }
+    while (!(mm & 0x800000u)) {
+      mm <<= 1;
+      --exp;
+    }
     // value = mm * 2^exp with mm in [2^23, 2^24): binary32 exponent is exp + 23.
     return FromBits(sign | (uint32_t(exp + 23 + 127) << 23) | (mm & 0x7FFFFFu));
   }
@@ -87,10 +90,19 @@ uint32_t F32ToMini(float x, const MiniFormat& f, bool saturate) {
   }
   uint32_t sig;
   int e;
-  if (fe == 0) { sig = fm; e = -126; } else { sig = fm | 0x800000u; e = int(fe) - 127; }
+  if (fe == 0) {
+    sig = fm;
+    e = -126;
+  } else {
+    sig = fm | 0x800000u;
+    e = int(fe) - 127;
+  }
   const int emin = 1 - f.bias;
   int shift;
-  if (e >= emin) shift = 23 - f.mbits; else shift = 23 - f.mbits + (emin - e);
+  if (e >= emin)
+    shift = 23 - f.mbits;
+  else
+    shift = 23 - f.mbits + (emin - e);
   uint64_t q;
   if (shift >= 26) {
     q = 0;
@@ -140,7 +152,11 @@ uint8_t F32ToE8M0(float x, bool saturate, E8M0Round mode) {
     up = g && (r || s || e > 0);
   }
   if (up) {
-    if (e == 0xFE) { if (!saturate) return 0xFF; } else { ++e; }
+    if (e == 0xFE) {
+      if (!saturate) return 0xFF;
+    } else {
+      ++e;
+    }
   }
   return uint8_t(e);
 }

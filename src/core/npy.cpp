@@ -8,11 +8,14 @@
 namespace onemodel::impl {
 namespace {
 
-struct Descr { const char* code; DType dt; };
+struct Descr {
+  const char* code;
+  DType dt;
+};
 const Descr kDescrs[] = {
-    {"<f4", DType::kFloat}, {"<f8", DType::kDouble}, {"<f2", DType::kFloat16}, {"|i1", DType::kInt8},
-    {"|u1", DType::kUInt8}, {"<i2", DType::kInt16}, {"<u2", DType::kUInt16}, {"<i4", DType::kInt32},
-    {"<u4", DType::kUInt32}, {"<i8", DType::kInt64}, {"<u8", DType::kUInt64}, {"|b1", DType::kBool},
+    {"<f4", DType::kFloat},  {"<f8", DType::kDouble}, {"<f2", DType::kFloat16}, {"|i1", DType::kInt8},
+    {"|u1", DType::kUInt8},  {"<i2", DType::kInt16},  {"<u2", DType::kUInt16},  {"<i4", DType::kInt32},
+    {"<u4", DType::kUInt32}, {"<i8", DType::kInt64},  {"<u8", DType::kUInt64},  {"|b1", DType::kBool},
 };
 
 std::string Field(const std::string& header, const std::string& key) {
@@ -34,11 +37,14 @@ std::string Field(const std::string& header, const std::string& key) {
 }  // namespace
 
 Tensor ParseNpy(const uint8_t* data, size_t size, const std::string& what) {
-  if (size < 10 || std::memcmp(data, "\x93NUMPY", 6) != 0) throw Error(ErrorCode::kInvalidArgument, what + ": not a .npy file");
+  if (size < 10 || std::memcmp(data, "\x93NUMPY", 6) != 0)
+    throw Error(ErrorCode::kInvalidArgument, what + ": not a .npy file");
   const int major = data[6];
   size_t hlen, off;
-  if (major == 1) { hlen = size_t(data[8]) | (size_t(data[9]) << 8); off = 10; }
-  else if (major == 2 || major == 3) {
+  if (major == 1) {
+    hlen = size_t(data[8]) | (size_t(data[9]) << 8);
+    off = 10;
+  } else if (major == 2 || major == 3) {
     if (size < 12) throw Error(ErrorCode::kInvalidArgument, what + ": truncated .npy header");
     hlen = size_t(data[8]) | (size_t(data[9]) << 8) | (size_t(data[10]) << 16) | (size_t(data[11]) << 24);
     off = 12;
@@ -47,11 +53,15 @@ Tensor ParseNpy(const uint8_t* data, size_t size, const std::string& what) {
   }
   if (off + hlen > size) throw Error(ErrorCode::kInvalidArgument, what + ": truncated .npy header");
   const std::string header(reinterpret_cast<const char*>(data + off), hlen);
-  const std::string descr = Field(header, "descr"), fortran = Field(header, "fortran_order"), shape_s = Field(header, "shape");
+  const std::string descr = Field(header, "descr"), fortran = Field(header, "fortran_order"),
+                    shape_s = Field(header, "shape");
   DType dt = DType::kUndefined;
-  for (const Descr& d : kDescrs) if (descr == d.code) dt = d.dt;
-  if (dt == DType::kUndefined) throw Error(ErrorCode::kTypeMismatch, what + ": .npy element type '" + descr + "' is not supported");
-  if (fortran.find("True") != std::string::npos) throw Error(ErrorCode::kInvalidArgument, what + ": Fortran-order .npy arrays are not supported");
+  for (const Descr& d : kDescrs)
+    if (descr == d.code) dt = d.dt;
+  if (dt == DType::kUndefined)
+    throw Error(ErrorCode::kTypeMismatch, what + ": .npy element type '" + descr + "' is not supported");
+  if (fortran.find("True") != std::string::npos)
+    throw Error(ErrorCode::kInvalidArgument, what + ": Fortran-order .npy arrays are not supported");
   Shape shape;
   for (size_t p = 1; p < shape_s.size();) {
     while (p < shape_s.size() && (shape_s[p] == ' ' || shape_s[p] == ',')) ++p;
@@ -66,7 +76,8 @@ Tensor ParseNpy(const uint8_t* data, size_t size, const std::string& what) {
   const size_t need = t.nbytes();
   if (size - off - hlen < need) {
     throw Error(ErrorCode::kInvalidArgument, what + ": .npy data is " + std::to_string(size - off - hlen) +
-                                                 " bytes, shape " + ShapeToString(shape) + " needs " + std::to_string(need));
+                                                 " bytes, shape " + ShapeToString(shape) + " needs " +
+                                                 std::to_string(need));
   }
   if (need) std::memcpy(t.mutable_data<uint8_t>(), data + off + hlen, need);
   return t;
@@ -74,15 +85,18 @@ Tensor ParseNpy(const uint8_t* data, size_t size, const std::string& what) {
 
 std::vector<uint8_t> SerializeNpy(const Tensor& t) {
   const char* code = nullptr;
-  for (const Descr& d : kDescrs) if (d.dt == t.dtype()) code = d.code;
+  for (const Descr& d : kDescrs)
+    if (d.dt == t.dtype()) code = d.code;
   if (!code) throw Error(ErrorCode::kTypeMismatch, "cannot write " + DTypeName(t.dtype()) + " as .npy");
   std::string shape = "(";
-  for (size_t i = 0; i < t.shape().size(); ++i) shape += std::to_string(t.shape()[i]) + (t.shape().size() == 1 || i + 1 < t.shape().size() ? "," : "");
+  for (size_t i = 0; i < t.shape().size(); ++i)
+    shape += std::to_string(t.shape()[i]) + (t.shape().size() == 1 || i + 1 < t.shape().size() ? "," : "");
   shape += ")";
   std::string header = std::string("{'descr': '") + code + "', 'fortran_order': False, 'shape': " + shape + ", }";
   while ((10 + header.size() + 1) % 64) header += ' ';
   header += '\n';
-  std::vector<uint8_t> out = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, uint8_t(header.size() & 0xFF), uint8_t(header.size() >> 8)};
+  std::vector<uint8_t> out = {
+      0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, uint8_t(header.size() & 0xFF), uint8_t(header.size() >> 8)};
   out.insert(out.end(), header.begin(), header.end());
   const uint8_t* p = static_cast<const uint8_t*>(t.raw());
   out.insert(out.end(), p, p + t.nbytes());

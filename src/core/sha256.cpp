@@ -25,8 +25,8 @@ inline uint32_t SmallSigma1(uint32_t x) { return Rotr(x, 17) ^ Rotr(x, 19) ^ (x 
 void Transform(Sha256Ctx* ctx, const uint8_t* block) {
   uint32_t w[64];
   for (int t = 0; t < 16; ++t) {
-    w[t] = (uint32_t(block[4 * t]) << 24) | (uint32_t(block[4 * t + 1]) << 16) |
-           (uint32_t(block[4 * t + 2]) << 8) | uint32_t(block[4 * t + 3]);
+    w[t] = (uint32_t(block[4 * t]) << 24) | (uint32_t(block[4 * t + 1]) << 16) | (uint32_t(block[4 * t + 2]) << 8) |
+           uint32_t(block[4 * t + 3]);
   }
   for (int t = 16; t < 64; ++t) w[t] = SmallSigma1(w[t - 2]) + w[t - 7] + SmallSigma0(w[t - 15]) + w[t - 16];
   uint32_t a = ctx->state[0], b = ctx->state[1], c = ctx->state[2], d = ctx->state[3];
@@ -34,10 +34,23 @@ void Transform(Sha256Ctx* ctx, const uint8_t* block) {
   for (int t = 0; t < 64; ++t) {
     const uint32_t t1 = h + BigSigma1(e) + Ch(e, f, g) + kK[t] + w[t];
     const uint32_t t2 = BigSigma0(a) + Maj(a, b, c);
-    h = g; g = f; f = e; e = d + t1; d = c; c = b; b = a; a = t1 + t2;
+    h = g;
+    g = f;
+    f = e;
+    e = d + t1;
+    d = c;
+    c = b;
+    b = a;
+    a = t1 + t2;
   }
-  ctx->state[0] += a; ctx->state[1] += b; ctx->state[2] += c; ctx->state[3] += d;
-  ctx->state[4] += e; ctx->state[5] += f; ctx->state[6] += g; ctx->state[7] += h;
+  ctx->state[0] += a;
+  ctx->state[1] += b;
+  ctx->state[2] += c;
+  ctx->state[3] += d;
+  ctx->state[4] += e;
+  ctx->state[5] += f;
+  ctx->state[6] += g;
+  ctx->state[7] += h;
 }
 
 }  // namespace

@@ -11,10 +11,10 @@ namespace onemodel::impl {
 constexpr size_t kSha256BlockSize = 32;  // digest bytes (Conte's SHA256_BLOCK_SIZE)
 
 struct Sha256Ctx {
-  uint8_t data[64];     // the pending message block
-  uint32_t datalen;     // bytes pending in data
-  uint64_t bitlen;      // message bits already compressed
-  uint32_t state[8];    // H0..H7
+  uint8_t data[64];   // the pending message block
+  uint32_t datalen;   // bytes pending in data
+  uint64_t bitlen;    // message bits already compressed
+  uint32_t state[8];  // H0..H7
 };
 
 void Sha256Init(Sha256Ctx* ctx);

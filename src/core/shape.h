@@ -34,7 +34,9 @@ class Shape {
   explicit Shape(size_t n, int64_t v = 0) { assign(n, v); }
   Shape(std::initializer_list<int64_t> l) { assign(l.begin(), l.end()); }
   template <class It, class = typename std::iterator_traits<It>::iterator_category>
-  Shape(It first, It last) { assign(first, last); }
+  Shape(It first, It last) {
+    assign(first, last);
+  }
   Shape(const std::vector<int64_t>& v) { assign(v.begin(), v.end()); }  // NOLINT: implicit by design
   Shape(const Shape& o) { assign(o.begin(), o.end()); }
   Shape(Shape&& o) noexcept { MoveFrom(o); }
@@ -114,7 +116,8 @@ class Shape {
     if (size_ == cap_) reserve(2 * cap_);
     ptr_[size_++] = v;
   }
-  template <class... A> int64_t& emplace_back(A... a) {
+  template <class... A>
+  int64_t& emplace_back(A... a) {
     push_back(int64_t(a...));
     return back();
   }

@@ -55,7 +55,7 @@ class BufferCache {
     return std::shared_ptr<uint8_t>(p, [this, cap](uint8_t* q) { Put(q, cap); });
   }
 
- void Trim() {
+  void Trim() {
     std::multimap<size_t, uint8_t*> drop;
     {
       std::lock_guard<std::mutex> lock(mu_);
@@ -129,10 +129,11 @@ int64_t CheckedNumElements(const Shape& shape, size_t elem_size, std::string_vie
   int64_t n = 1;
   const uint64_t limit = MaxTensorBytes() / (elem_size ? elem_size : 1);
   for (int64_t d : shape) {
-    if (d < 0) throw Error(ErrorCode::kOutOfRange, std::string(what) + ": negative dimension in shape " + ShapeToString(shape));
+    if (d < 0)
+      throw Error(ErrorCode::kOutOfRange, std::string(what) + ": negative dimension in shape " + ShapeToString(shape));
     if (d != 0 && uint64_t(n) > limit / uint64_t(d)) {
-      throw Error(ErrorCode::kOutOfRange, std::string(what) + ": shape " + ShapeToString(shape) + " is too large (over " +
-                                              std::to_string(MaxTensorBytes()) + " bytes)");
+      throw Error(ErrorCode::kOutOfRange, std::string(what) + ": shape " + ShapeToString(shape) +
+                                              " is too large (over " + std::to_string(MaxTensorBytes()) + " bytes)");
     }
     n *= d;
   }
@@ -149,8 +150,7 @@ std::string ShapeToString(const Shape& shape) {
   return s;
 }
 
-Tensor::Tensor(DType dtype, Shape shape, const std::string& what)
-    : dtype_(dtype), shape_(std::move(shape)) {
+Tensor::Tensor(DType dtype, Shape shape, const std::string& what) : dtype_(dtype), shape_(std::move(shape)) {
   if (!IsKnownDType(int32_t(dtype))) {
     throw Error(ErrorCode::kTypeMismatch, what + ": unknown element type " + std::to_string(int(dtype)));
   }
@@ -168,7 +168,8 @@ Tensor::Tensor(DType dtype, Shape shape, const std::string& what)
 Tensor Tensor::Uninitialized(DType dtype, Shape shape, const std::string& what) {
   if (dtype == DType::kString) return Tensor(dtype, std::move(shape), what);
   Tensor t;
-  if (!IsKnownDType(int32_t(dtype))) throw Error(ErrorCode::kTypeMismatch, what + ": unknown element type " + std::to_string(int(dtype)));
+  if (!IsKnownDType(int32_t(dtype)))
+    throw Error(ErrorCode::kTypeMismatch, what + ": unknown element type " + std::to_string(int(dtype)));
   t.dtype_ = dtype;
   t.shape_ = std::move(shape);
   t.numel_ = CheckedNumElements(t.shape_, DTypeStorageSize(dtype), what);
@@ -196,8 +197,13 @@ double ElementAsDouble(const Tensor& t, int64_t i) {
   switch (t.dtype()) {
     case DType::kFloat: return t.data<float>()[i];
     case DType::kDouble: return t.data<double>()[i];
-    case DType::kInt8: case DType::kInt4: case DType::kInt2: return t.data<int8_t>()[i];
-    case DType::kUInt8: case DType::kUInt4: case DType::kUInt2: case DType::kBool: return t.data<uint8_t>()[i];
+    case DType::kInt8:
+    case DType::kInt4:
+    case DType::kInt2: return t.data<int8_t>()[i];
+    case DType::kUInt8:
+    case DType::kUInt4:
+    case DType::kUInt2:
+    case DType::kBool: return t.data<uint8_t>()[i];
     case DType::kInt16: return t.data<int16_t>()[i];
     case DType::kUInt16: return t.data<uint16_t>()[i];
     case DType::kInt32: return t.data<int32_t>()[i];

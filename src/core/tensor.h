@@ -69,9 +69,16 @@ class Tensor {
   size_t nbytes() const { return size_t(numel_) * DTypeStorageSize(dtype_); }
   bool empty() const { return dtype_ == DType::kUndefined; }
 
-  template <typename T> const T* data() const { return static_cast<const T*>(data_); }
+  template <typename T>
+  const T* data() const {
+    return static_cast<const T*>(data_);
+  }
   // Mutable access; a borrowed tensor is copied first (copy on write).
-  template <typename T> T* mutable_data() { MakeOwned(); return static_cast<T*>(const_cast<void*>(data_)); }
+  template <typename T>
+  T* mutable_data() {
+    MakeOwned();
+    return static_cast<T*>(const_cast<void*>(data_));
+  }
   const void* raw() const { return data_; }
   // True when this tensor owns its buffer and no other Tensor shares it (so writing it
   // changes nothing else: not a model's weights, not another value).

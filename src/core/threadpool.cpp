@@ -29,7 +29,10 @@ struct ChunkScope {
   bool saved = tl_in_chunk;
   TensorAllocator* saved_alloc = SetThreadTensorAllocator(nullptr);
   ChunkScope() { tl_in_chunk = true; }
-  ~ChunkScope() { tl_in_chunk = saved; SetThreadTensorAllocator(saved_alloc); }
+  ~ChunkScope() {
+    tl_in_chunk = saved;
+    SetThreadTensorAllocator(saved_alloc);
+  }
 };
 }  // namespace
 

@@ -13,7 +13,12 @@ struct Value {
   Tensor tensor;
   std::vector<Tensor> sequence;
 
-  static Value FromTensor(Tensor t) { Value v; v.kind = Kind::kTensor; v.tensor = std::move(t); return v; }
+  static Value FromTensor(Tensor t) {
+    Value v;
+    v.kind = Kind::kTensor;
+    v.tensor = std::move(t);
+    return v;
+  }
   bool is_tensor() const { return kind == Kind::kTensor; }
 };
 

@@ -37,8 +37,21 @@ struct ValueInfo {
 };
 
 struct Attribute {
-  enum class Type { kUndefined, kFloat, kInt, kString, kTensor, kGraph, kFloats, kInts, kStrings, kTensors,
-                    kGraphs, kSparseTensor, kTypeProto };
+  enum class Type {
+    kUndefined,
+    kFloat,
+    kInt,
+    kString,
+    kTensor,
+    kGraph,
+    kFloats,
+    kInts,
+    kStrings,
+    kTensors,
+    kGraphs,
+    kSparseTensor,
+    kTypeProto
+  };
   std::string name;
   Type type = Type::kUndefined;
   float f = 0;
@@ -56,8 +69,8 @@ struct Attribute {
 
 struct Node {
   std::string name, op_type, domain;
-  std::vector<std::string> inputs;   // "" marks an omitted optional input
-  std::vector<std::string> outputs;  // "" marks an omitted optional output
+  std::vector<std::string> inputs;                           // "" marks an omitted optional input
+  std::vector<std::string> outputs;                          // "" marks an omitted optional output
   std::map<std::string, Attribute, std::less<>> attributes;  // transparent: found by string_view
 
   const Attribute* attr(std::string_view n) const {

@@ -15,8 +15,8 @@
 namespace onemodel::impl {
 #if defined(ONEMODEL_TARGET_AVX512)
 namespace avx2 {
-void ConvDirectF32(const float* x, int64_t in_sp, const float* w, float* y, int64_t Cg, int64_t Mg, const Conv2DGeometry& g,
-                   int64_t oh_begin, int64_t oh_end, const float* bias, Activation act);
+void ConvDirectF32(const float* x, int64_t in_sp, const float* w, float* y, int64_t Cg, int64_t Mg,
+                   const Conv2DGeometry& g, int64_t oh_begin, int64_t oh_end, const float* bias, Activation act);
 }
 #endif
 namespace ONEMODEL_NS {
@@ -57,7 +57,10 @@ inline void DirectTile(const float* const* pp, const int64_t* wo, int64_t nt, co
       if (bias) o = Add(o, bv);
       o = ActivationV(act, o);
       float* dst = y0 + int64_t(r) * ysp + ow + int64_t(v * kVN);
-      if (!kMasked || v + 1 < NV) Store(o, dst); else StoreN(o, dst, last);
+      if (!kMasked || v + 1 < NV)
+        Store(o, dst);
+      else
+        StoreN(o, dst, last);
     }
   }
 }
@@ -73,8 +76,8 @@ inline void DirectTile(const float* const* pp, const int64_t* wo, int64_t nt, co
 // own fold. No zero is ever added for a padding tap, so no signed-zero fix-up is needed,
 // and no im2col matrix is built. The weights are laid out once per call as
 // [channel tile][k][kDR] (data movement).
-void ConvDirectF32(const float* x, int64_t in_sp, const float* w, float* y, int64_t Cg, int64_t Mg, const Conv2DGeometry& g,
-                   int64_t oh_begin, int64_t oh_end, const float* bias, Activation act) {
+void ConvDirectF32(const float* x, int64_t in_sp, const float* w, float* y, int64_t Cg, int64_t Mg,
+                   const Conv2DGeometry& g, int64_t oh_begin, int64_t oh_end, const float* bias, Activation act) {
 #if defined(ONEMODEL_TARGET_AVX512)
   // As for the GEMM (gemm.cpp): on this project's AMD EPYC (AVX-512 double-pumped) the
   // AVX2 kernel's 256-bit tiles measured faster (a 3-channel 3x3 stride-2 layer at
@@ -125,7 +128,7 @@ void ConvDirectF32(const float* x, int64_t in_sp, const float* w, float* y, int6
   thread_local std::vector<const float*> ptr;
   thread_local std::vector<int64_t> wo;
   thread_local std::vector<const float*> ptr_row;  // the tap's input row, for borders
-  thread_local std::vector<int64_t> ptr_col;        // its column offset t: column o reads o * SW + t
+  thread_local std::vector<int64_t> ptr_col;       // its column offset t: column o reads o * SW + t
   if (ptr.size() < size_t(Kg)) {
     ptr.resize(size_t(Kg));
     wo.resize(size_t(Kg));
@@ -165,8 +168,12 @@ void ConvDirectF32(const float* x, int64_t in_sp, const float* w, float* y, int6
       // Rows with every tap inside the input read the weights in order (no index list).
       const bool contig = nt == Kg;
       auto tile = [&](auto nv, auto masked, int64_t at, int64_t n) {
-        if (contig) DirectTile<decltype(nv)::value, decltype(masked)::value, true>(ptr.data(), wo.data(), nt, wt, at, n, y0, out_sp, mr, b0, act);
-        else DirectTile<decltype(nv)::value, decltype(masked)::value, false>(ptr.data(), wo.data(), nt, wt, at, n, y0, out_sp, mr, b0, act);
+        if (contig)
+          DirectTile<decltype(nv)::value, decltype(masked)::value, true>(ptr.data(), wo.data(), nt, wt, at, n, y0,
+                                                                         out_sp, mr, b0, act);
+        else
+          DirectTile<decltype(nv)::value, decltype(masked)::value, false>(ptr.data(), wo.data(), nt, wt, at, n, y0,
+                                                                          out_sp, mr, b0, act);
       };
       using Two = std::integral_constant<size_t, 2>;
       using One = std::integral_constant<size_t, 1>;
@@ -176,9 +183,12 @@ void ConvDirectF32(const float* x, int64_t in_sp, const float* w, float* y, int6
       // The last columns: a whole tile ending at hi when the row has one (it recomputes
       // some columns of the previous tile, with the same fold: the same bits), else
       // masked vectors.
-      if (ow < hi && hi - lo >= 2 * kL) tile(Two{}, Full{}, hi - 2 * kL, 2 * kL);
-      else if (hi - ow > kL) tile(Two{}, Part{}, ow, hi - ow);
-      else if (hi > ow) tile(One{}, Part{}, ow, hi - ow);
+      if (ow < hi && hi - lo >= 2 * kL)
+        tile(Two{}, Full{}, hi - 2 * kL, 2 * kL);
+      else if (hi - ow > kL)
+        tile(Two{}, Part{}, ow, hi - ow);
+      else if (hi > ow)
+        tile(One{}, Part{}, ow, hi - ow);
       // Border columns: the taps inside the input, in the same order, for the tile's
       // channels as kDR interleaved scalar chains (each still its own fold).
       auto border = [&](int64_t o) {
@@ -216,8 +226,8 @@ void ConvDirectF32(const float* x, int64_t in_sp, const float* w, float* y, int6
 // strips whose interleaved input rows take about 48 KiB (cache-resident). Lanes past the
 // last channel compute unused values. The epilogue (bias, activation) applies to each
 // finished accumulator before it is stored.
-void DepthwiseConvF32(const float* x, const float* w, float* y, int64_t channels, const Conv2DGeometry& g, const float* bias,
-                      Activation act) {
+void DepthwiseConvF32(const float* x, const float* w, float* y, int64_t channels, const Conv2DGeometry& g,
+                      const float* bias, Activation act) {
   const int64_t IH = g.IH, IW = g.IW, OH = g.OH, OW = g.OW, KH = g.KH, KW = g.KW, SH = g.SH, SW = g.SW, DH = g.DH,
                 DW = g.DW, PH = g.PH, PW = g.PW;
   const int64_t in_sp = IH * IW, out_sp = OH * OW, taps = KH * KW;
@@ -243,7 +253,10 @@ void DepthwiseConvF32(const float* x, const float* w, float* y, int64_t channels
     while (hi > lo && base + (hi - 1) * DW >= IW) --hi;
     kw_range[size_t(2 * ow)] = lo;
     kw_range[size_t(2 * ow + 1)] = hi;
-    if (lo == 0 && hi == KW) { c_lo = std::min(c_lo, ow); c_hi = std::max(c_hi, ow + 1); }
+    if (lo == 0 && hi == KW) {
+      c_lo = std::min(c_lo, ow);
+      c_hi = std::max(c_hi, ow + 1);
+    }
   }
   const VF32 neg0 = Set<VF32>(-0.0f);
   for (int64_t c0 = 0; c0 < channels; c0 += kL) {
@@ -251,77 +264,78 @@ void DepthwiseConvF32(const float* x, const float* w, float* y, int64_t channels
     for (int64_t t = 0; t < taps; ++t)
       for (int64_t j = 0; j < nc; ++j) wt[t * kL + j] = w[(c0 + j) * taps + t];
     alignas(64) float bl[kL] = {};
-    if (bias) for (int64_t j = 0; j < nc; ++j) bl[j] = bias[c0 + j];
+    if (bias)
+      for (int64_t j = 0; j < nc; ++j) bl[j] = bias[c0 + j];
     const VF32 bv = Load<VF32>(bl);
     const bool epi = bias || act != Activation::kNone;
     auto fin = [&](VF32 a) { return epi ? ActivationV(act, bias ? Add(a, bv) : a) : a; };
     for (int64_t oh0 = 0; oh0 < OH; oh0 += strip) {
-    const int64_t oh1 = std::min(OH, oh0 + strip);
-    // Input rows [r0, r1) of this strip, interleaved into xt (row r at xt row r - r0).
-    const int64_t r0 = std::max<int64_t>(0, oh0 * SH - PH), r1 = std::min(IH, (oh1 - 1) * SH - PH + span);
-    for (int64_t p = r0 * IW; p < r1 * IW; p += kL)
-      TransposeTile<kL>(x + c0 * in_sp + p, in_sp, xt + (p - r0 * IW) * kL, kL, nc, std::min(kL, r1 * IW - p));
-    for (int64_t oh = oh0; oh < oh1; ++oh) {
-      const int64_t ih0 = oh * SH - PH;
-      int64_t kh_lo = 0, kh_hi = KH;
-      while (kh_lo < KH && ih0 + kh_lo * DH < 0) ++kh_lo;
-      while (kh_hi > kh_lo && ih0 + (kh_hi - 1) * DH >= IH) --kh_hi;
-      float* yrow = yt + (oh - oh0) * OW * kL;
-      const int64_t rb = ih0 - r0;  // xt row of kernel row 0
-      for (int64_t ow = 0; ow < OW;) {
-        if (ow >= c_lo && ow + 4 <= c_hi) {
-          VF32 a0 = neg0, a1 = neg0, a2 = neg0, a3 = neg0;
-          const int64_t step = SW * kL;
-          for (int64_t kh = kh_lo; kh < kh_hi; ++kh) {
-            const float* xr = xt + ((rb + kh * DH) * IW + ow * SW - PW) * kL;
-            const float* wr = wt + kh * KW * kL;
-            for (int64_t kw = 0; kw < KW; ++kw) {
-              const VF32 wv = Load<VF32>(wr + kw * kL);
-              const float* xp = xr + kw * DW * kL;
-              a0 = Add(a0, Mul(Load<VF32>(xp), wv));
-              a1 = Add(a1, Mul(Load<VF32>(xp + step), wv));
-              a2 = Add(a2, Mul(Load<VF32>(xp + 2 * step), wv));
-              a3 = Add(a3, Mul(Load<VF32>(xp + 3 * step), wv));
+      const int64_t oh1 = std::min(OH, oh0 + strip);
+      // Input rows [r0, r1) of this strip, interleaved into xt (row r at xt row r - r0).
+      const int64_t r0 = std::max<int64_t>(0, oh0 * SH - PH), r1 = std::min(IH, (oh1 - 1) * SH - PH + span);
+      for (int64_t p = r0 * IW; p < r1 * IW; p += kL)
+        TransposeTile<kL>(x + c0 * in_sp + p, in_sp, xt + (p - r0 * IW) * kL, kL, nc, std::min(kL, r1 * IW - p));
+      for (int64_t oh = oh0; oh < oh1; ++oh) {
+        const int64_t ih0 = oh * SH - PH;
+        int64_t kh_lo = 0, kh_hi = KH;
+        while (kh_lo < KH && ih0 + kh_lo * DH < 0) ++kh_lo;
+        while (kh_hi > kh_lo && ih0 + (kh_hi - 1) * DH >= IH) --kh_hi;
+        float* yrow = yt + (oh - oh0) * OW * kL;
+        const int64_t rb = ih0 - r0;  // xt row of kernel row 0
+        for (int64_t ow = 0; ow < OW;) {
+          if (ow >= c_lo && ow + 4 <= c_hi) {
+            VF32 a0 = neg0, a1 = neg0, a2 = neg0, a3 = neg0;
+            const int64_t step = SW * kL;
+            for (int64_t kh = kh_lo; kh < kh_hi; ++kh) {
+              const float* xr = xt + ((rb + kh * DH) * IW + ow * SW - PW) * kL;
+              const float* wr = wt + kh * KW * kL;
+              for (int64_t kw = 0; kw < KW; ++kw) {
+                const VF32 wv = Load<VF32>(wr + kw * kL);
+                const float* xp = xr + kw * DW * kL;
+                a0 = Add(a0, Mul(Load<VF32>(xp), wv));
+                a1 = Add(a1, Mul(Load<VF32>(xp + step), wv));
+                a2 = Add(a2, Mul(Load<VF32>(xp + 2 * step), wv));
+                a3 = Add(a3, Mul(Load<VF32>(xp + 3 * step), wv));
+              }
             }
-          }
-          Store(fin(a0), yrow + ow * kL);
-          Store(fin(a1), yrow + (ow + 1) * kL);
-          Store(fin(a2), yrow + (ow + 2) * kL);
-          Store(fin(a3), yrow + (ow + 3) * kL);
-          ow += 4;
-        } else if (ow + 4 <= OW) {
-          // Four positions with their own valid kernel columns (the borders): each
-          // accumulator takes only its taps, in kernel order.
-          const int64_t* r = kw_range.data() + 2 * ow;
-          VF32 a[4] = {neg0, neg0, neg0, neg0};
-          for (int64_t kh = kh_lo; kh < kh_hi; ++kh) {
-            const int64_t base = (rb + kh * DH) * IW + ow * SW - PW;
-            const float* wr = wt + kh * KW * kL;
-            for (int64_t kw = 0; kw < KW; ++kw) {
-              const VF32 wv = Load<VF32>(wr + kw * kL);
-              for (int64_t i = 0; i < 4; ++i)
-                if (kw >= r[2 * i] && kw < r[2 * i + 1])
-                  a[i] = Add(a[i], Mul(Load<VF32>(xt + (base + i * SW + kw * DW) * kL), wv));
+            Store(fin(a0), yrow + ow * kL);
+            Store(fin(a1), yrow + (ow + 1) * kL);
+            Store(fin(a2), yrow + (ow + 2) * kL);
+            Store(fin(a3), yrow + (ow + 3) * kL);
+            ow += 4;
+          } else if (ow + 4 <= OW) {
+            // Four positions with their own valid kernel columns (the borders): each
+            // accumulator takes only its taps, in kernel order.
+            const int64_t* r = kw_range.data() + 2 * ow;
+            VF32 a[4] = {neg0, neg0, neg0, neg0};
+            for (int64_t kh = kh_lo; kh < kh_hi; ++kh) {
+              const int64_t base = (rb + kh * DH) * IW + ow * SW - PW;
+              const float* wr = wt + kh * KW * kL;
+              for (int64_t kw = 0; kw < KW; ++kw) {
+                const VF32 wv = Load<VF32>(wr + kw * kL);
+                for (int64_t i = 0; i < 4; ++i)
+                  if (kw >= r[2 * i] && kw < r[2 * i + 1])
+                    a[i] = Add(a[i], Mul(Load<VF32>(xt + (base + i * SW + kw * DW) * kL), wv));
+              }
             }
+            for (int64_t i = 0; i < 4; ++i) Store(fin(a[i]), yrow + (ow + i) * kL);
+            ow += 4;
+          } else {
+            const int64_t kw_lo = kw_range[size_t(2 * ow)], kw_hi = kw_range[size_t(2 * ow + 1)];
+            VF32 a = neg0;
+            for (int64_t kh = kh_lo; kh < kh_hi; ++kh) {
+              const int64_t base = (rb + kh * DH) * IW + ow * SW - PW;  // + kw * DW >= 0 for kw >= kw_lo
+              const float* wr = wt + kh * KW * kL;
+              for (int64_t kw = kw_lo; kw < kw_hi; ++kw)
+                a = Add(a, Mul(Load<VF32>(xt + (base + kw * DW) * kL), Load<VF32>(wr + kw * kL)));
+            }
+            Store(fin(a), yrow + ow * kL);
+            ++ow;
           }
-          for (int64_t i = 0; i < 4; ++i) Store(fin(a[i]), yrow + (ow + i) * kL);
-          ow += 4;
-        } else {
-          const int64_t kw_lo = kw_range[size_t(2 * ow)], kw_hi = kw_range[size_t(2 * ow + 1)];
-          VF32 a = neg0;
-          for (int64_t kh = kh_lo; kh < kh_hi; ++kh) {
-            const int64_t base = (rb + kh * DH) * IW + ow * SW - PW;  // + kw * DW >= 0 for kw >= kw_lo
-            const float* wr = wt + kh * KW * kL;
-            for (int64_t kw = kw_lo; kw < kw_hi; ++kw)
-              a = Add(a, Mul(Load<VF32>(xt + (base + kw * DW) * kL), Load<VF32>(wr + kw * kL)));
-          }
-          Store(fin(a), yrow + ow * kL);
-          ++ow;
         }
       }
-    }
-    for (int64_t p = oh0 * OW; p < oh1 * OW; p += kL)
-      TransposeTile<kL>(yt + (p - oh0 * OW) * kL, kL, y + c0 * out_sp + p, out_sp, std::min(kL, oh1 * OW - p), nc);
+      for (int64_t p = oh0 * OW; p < oh1 * OW; p += kL)
+        TransposeTile<kL>(yt + (p - oh0 * OW) * kL, kL, y + c0 * out_sp + p, out_sp, std::min(kL, oh1 * OW - p), nc);
     }
   }
 }

@@ -26,7 +26,9 @@ void Runs(F f, const float* a, int64_t sa, const float* b, int64_t sb, float* ou
   // Lanes past n are filled with 1.0 (never stored).
   if (sa && sb) {
     for (; i + int64_t(kN) <= n; i += int64_t(kN)) Store(f(Load<VF32>(a + i), Load<VF32>(b + i)), out + i);
-    if (i < n) StoreN(f(LoadN<VF32>(a + i, size_t(n - i), 1.0f), LoadN<VF32>(b + i, size_t(n - i), 1.0f)), out + i, size_t(n - i));
+    if (i < n)
+      StoreN(f(LoadN<VF32>(a + i, size_t(n - i), 1.0f), LoadN<VF32>(b + i, size_t(n - i), 1.0f)), out + i,
+             size_t(n - i));
   } else if (sa) {
     const VF32 bv = Set<VF32>(*b);
     for (; i + int64_t(kN) <= n; i += int64_t(kN)) Store(f(Load<VF32>(a + i), bv), out + i);
@@ -53,8 +55,10 @@ void BinaryF32(int32_t op, const float* a, int64_t sa, const float* b, int64_t s
     case kBinMaxF32: Runs([](VF32 x, VF32 y) { return MaxIeee(x, y); }, a, sa, b, sb, out, n); break;
     case kBinMinF32: Runs([](VF32 x, VF32 y) { return MinIeee(x, y); }, a, sa, b, sb, out, n); break;
     case kBinPowF32:
-      if (sb == 0 && *b == 2.0f) Runs([](VF32 x, VF32) { return PowSquareV(x); }, a, sa, b, sb, out, n);
-      else Runs([](VF32 x, VF32 y) { return PowV(x, y); }, a, sa, b, sb, out, n);
+      if (sb == 0 && *b == 2.0f)
+        Runs([](VF32 x, VF32) { return PowSquareV(x); }, a, sa, b, sb, out, n);
+      else
+        Runs([](VF32 x, VF32 y) { return PowV(x, y); }, a, sa, b, sb, out, n);
       break;
     default: break;
   }
@@ -69,11 +73,18 @@ void UnaryF32(int32_t op, float p0, float p1, const float* x, float* out, int64_
   };
   switch (op) {
     case kUnReluF32: run([&](VF32 v) { return ReluV(v); }); break;
-    case kUnClipF32: run([&](VF32 v) { const VF32 r = IfThenElse(Lt(v, a), a, v); return IfThenElse(Gt(r, b), b, r); }); break;
+    case kUnClipF32:
+      run([&](VF32 v) {
+        const VF32 r = IfThenElse(Lt(v, a), a, v);
+        return IfThenElse(Gt(r, b), b, r);
+      });
+      break;
     case kUnHardSigmoidF32: run([&](VF32 v) { return Clamp01V(Add(Mul(a, v), b)); }); break;
     case kUnHardSwishF32: run([&](VF32 v) { return HardSwishV(v); }); break;
     // The reference's expressions (ref/elementwise_kernels.h), their selections per lane.
-    case kUnEluF32: run([&](VF32 v) { return IfThenElse(Lt(v, Zero<VF32>()), Mul(a, Sub(ExpV(v), Set<VF32>(1.0f))), v); }); break;
+    case kUnEluF32:
+      run([&](VF32 v) { return IfThenElse(Lt(v, Zero<VF32>()), Mul(a, Sub(ExpV(v), Set<VF32>(1.0f))), v); });
+      break;
     case kUnSeluF32:
       run([&](VF32 v) { return IfThenElse(Le(v, Zero<VF32>()), Mul(b, Sub(Mul(a, ExpV(v)), a)), Mul(b, v)); });
       break;
@@ -140,8 +151,10 @@ void MathF64(int32_t op, const double* x, double* out, int64_t n) {
     for (; i + int64_t(kN64) <= n; i += int64_t(kN64)) Store(f(Load<VF64>(x + i)), out + i);
     if (i < n) StoreN(f(LoadN<VF64>(x + i, size_t(n - i), 0.0)), out + i, size_t(n - i));
   };
-  if (op == kMathLogF64) run([](VF64 v) { return LogDV(v); });
-  else run([](VF64 v) { return ExpDV(v); });
+  if (op == kMathLogF64)
+    run([](VF64 v) { return LogDV(v); });
+  else
+    run([](VF64 v) { return ExpDV(v); });
 }
 
 void SoftmaxRowF32(const float* x, float* out, int64_t n) {
@@ -156,9 +169,12 @@ void SoftmaxRowF32(const float* x, float* out, int64_t n) {
   float m = lanes[0];
   for (size_t j = 1; j < kN; ++j) {
     const float v = lanes[j];
-    if (v != v || m != m) m = __builtin_nanf("");
-    else if (v == m) m = (F2U(m) >> 31) ? v : m;
-    else if (v > m) m = v;
+    if (v != v || m != m)
+      m = __builtin_nanf("");
+    else if (v == m)
+      m = (F2U(m) >> 31) ? v : m;
+    else if (v > m)
+      m = v;
   }
   const VF32 mm = Set<VF32>(m);
   for (i = 0; i + int64_t(kN) <= n; i += int64_t(kN)) Store(ExpV(Sub(Load<VF32>(x + i), mm)), out + i);
@@ -186,8 +202,10 @@ void QuantizeF32(const float* x, int64_t n, float scale, int32_t zp, int32_t lo,
   for (; i + 4 * int64_t(kN) <= n; i += 4 * int64_t(kN)) {
     const VI16 h0 = NarrowSatI32ToI16(one(x + i), one(x + i + kN));
     const VI16 h1 = NarrowSatI32ToI16(one(x + i + 2 * kN), one(x + i + 3 * kN));
-    if (lo < 0) Store(BitCast<VU8>(NarrowSatI16ToI8(h0, h1)), y + i);
-    else Store(NarrowSatI16ToU8(h0, h1), y + i);
+    if (lo < 0)
+      Store(BitCast<VU8>(NarrowSatI16ToI8(h0, h1)), y + i);
+    else
+      Store(NarrowSatI16ToU8(h0, h1), y + i);
   }
   if (i < n) ref::QuantizeF32(x + i, n - i, scale, zp, lo, hi, y + i);
 }

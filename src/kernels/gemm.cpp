@@ -19,20 +19,23 @@
 namespace onemodel::impl {
 #if defined(ONEMODEL_TARGET_AVX512)
 namespace avx2 {
-void GemmF32(int64_t M, int64_t N, int64_t K, const float* A, int64_t a_rs, int64_t a_cs, const float* B,
-             int64_t b_rs, int64_t b_cs, float* C, int64_t ldc);
+void GemmF32(int64_t M, int64_t N, int64_t K, const float* A, int64_t a_rs, int64_t a_cs, const float* B, int64_t b_rs,
+             int64_t b_cs, float* C, int64_t ldc);
 void GemmBiasActF32(int64_t M, int64_t N, int64_t K, const float* A, int64_t a_rs, int64_t a_cs, const float* B,
                     int64_t b_rs, int64_t b_cs, float* C, int64_t ldc, const float* row_bias, Activation act);
 void GemmPackBF32(int64_t K, int64_t N, const float* B, int64_t b_rs, int64_t b_cs, float* packed);
 void GemmPackedF32(int64_t M, int64_t N, int64_t K, const float* A, int64_t a_rs, int64_t a_cs, const float* packed,
                    int64_t n_begin, int64_t n_end, float* C, int64_t ldc, const float* row_bias, Activation act);
-}
+}  // namespace avx2
 #endif
 namespace ONEMODEL_NS {
 namespace {
 
 constexpr size_t kN = Lanes<VF32>();
-template <size_t... I, class F> inline void Unroll(std::index_sequence<I...>, F&& f) { (f(std::integral_constant<size_t, I>{}), ...); }
+template <size_t... I, class F>
+inline void Unroll(std::index_sequence<I...>, F&& f) {
+  (f(std::integral_constant<size_t, I>{}), ...);
+}
 #if !defined(ONEMODEL_TARGET_AVX512)
 // Register tile: kMR rows of C by kNV vectors. Targets with 32 vector registers take
 // 8 rows; AVX2 (16) takes 6: 12 accumulators, two B vectors, a broadcast and a product
@@ -52,7 +55,6 @@ constexpr int64_t kNC = 512;
 constexpr int64_t kMC = 128 / int64_t(kMR) * int64_t(kMR);  // rows per A block (a multiple of kMR)
 static_assert(kNC % kNR == 0, "kNC must be a whole number of panels");
 
-
 // One kMR x kNR tile of C over a K block. Ap: kc x kMR (rows past mr are zeros), Bp:
 // kc x kNR (columns past nr are zeros). first: the block starts the fold (-0.0),
 // otherwise it continues the accumulators stored in C. Only rows < mr, columns < nr
@@ -63,17 +65,21 @@ static_assert(kNC % kNR == 0, "kNC must be a whole number of panels");
 // last: this K block ends the fold; then the epilogue (GemmBiasActF32) applies before the
 // store: + bias[r] (bias: this tile's first row's, or null), then activation `act`.
 template <size_t NV>
-inline void Tile(int64_t kc, const float* Ap, int64_t ars, int64_t aks, const float* Bp, float* C, int64_t ldc, size_t mr,
-                 size_t nr, bool first, bool last = false, const float* bias = nullptr, Activation act = Activation::kNone) {
+inline void Tile(int64_t kc, const float* Ap, int64_t ars, int64_t aks, const float* Bp, float* C, int64_t ldc,
+                 size_t mr, size_t nr, bool first, bool last = false, const float* bias = nullptr,
+                 Activation act = Activation::kNone) {
   // Plain arrays with fully unrolled constant-trip loops: the compilers keep every
   // accumulator in a register (lambdas over the array made GCC store them each step).
   VF32 acc[kMR * NV];
 #pragma GCC unroll 32
   for (size_t i = 0; i < kMR * NV; ++i) {
     const size_t r = i / NV, col = (i % NV) * kN;
-    if (first || r >= mr || col >= nr) acc[i] = Set<VF32>(-0.0f);
-    else if (nr - col >= kN) acc[i] = Load<VF32>(C + int64_t(r) * ldc + int64_t(col));
-    else acc[i] = LoadN<VF32>(C + int64_t(r) * ldc + int64_t(col), nr - col, -0.0f);
+    if (first || r >= mr || col >= nr)
+      acc[i] = Set<VF32>(-0.0f);
+    else if (nr - col >= kN)
+      acc[i] = Load<VF32>(C + int64_t(r) * ldc + int64_t(col));
+    else
+      acc[i] = LoadN<VF32>(C + int64_t(r) * ldc + int64_t(col), nr - col, -0.0f);
   }
   for (int64_t k = 0; k < kc; ++k) {
     const float* b = Bp + k * int64_t(kNR);
@@ -104,7 +110,10 @@ inline void Tile(int64_t kc, const float* Ap, int64_t ars, int64_t aks, const fl
       const size_t col = v * kN;
       if (col >= nr) break;
       float* c = C + int64_t(r) * ldc + int64_t(col);
-      if (nr - col >= kN) Store(acc[r * NV + v], c); else StoreN(acc[r * NV + v], c, nr - col);
+      if (nr - col >= kN)
+        Store(acc[r * NV + v], c);
+      else
+        StoreN(acc[r * NV + v], c, nr - col);
     }
   }
 }
@@ -136,8 +145,10 @@ void PackB(const float* B, int64_t b_rs, int64_t b_cs, int64_t k0, int64_t kc, i
     for (int64_t k = 0; k < kc; ++k) {
       float* dst = panel + k * int64_t(kNR);
       const float* src = B + (k0 + k) * b_rs + (n0 + j) * b_cs;
-      if (b_cs == 1) std::memcpy(dst, src, size_t(w) * sizeof(float));
-      else for (int64_t n = 0; n < w; ++n) dst[n] = src[n * b_cs];
+      if (b_cs == 1)
+        std::memcpy(dst, src, size_t(w) * sizeof(float));
+      else
+        for (int64_t n = 0; n < w; ++n) dst[n] = src[n * b_cs];
       for (int64_t n = w; n < int64_t(kNR); ++n) dst[n] = 0.0f;
     }
   }
@@ -202,7 +213,10 @@ void TiledGemm(int64_t M, int64_t K, const float* A, int64_t a_rs, int64_t a_cs,
       }
       for (int64_t mb = 0; mb < M; mb += kMC) {
         const int64_t mcnt = std::min(kMC, M - mb);
-        struct TileA { const float* p; int64_t rs, ks, m0, mr; };
+        struct TileA {
+          const float* p;
+          int64_t rs, ks, m0, mr;
+        };
         TileA tiles[kMC / int64_t(kMR)];
         int64_t nt = 0;
         for (int64_t m0 = mb; m0 < mb + mcnt; m0 += int64_t(kMR), ++nt) {
@@ -226,8 +240,10 @@ void TiledGemm(int64_t M, int64_t K, const float* A, int64_t a_rs, int64_t a_cs,
             float* c = C + t.m0 * ldc + (lo - n_begin) + j;
             const bool last = k0 + kc == K;
             const float* bias = row_bias ? row_bias + t.m0 : nullptr;
-            if (nr <= int64_t(kN)) Tile<1>(kc, t.p, t.rs, t.ks, bp, c, ldc, size_t(t.mr), size_t(nr), k0 == 0, last, bias, act);
-            else Tile<kNV>(kc, t.p, t.rs, t.ks, bp, c, ldc, size_t(t.mr), size_t(nr), k0 == 0, last, bias, act);
+            if (nr <= int64_t(kN))
+              Tile<1>(kc, t.p, t.rs, t.ks, bp, c, ldc, size_t(t.mr), size_t(nr), k0 == 0, last, bias, act);
+            else
+              Tile<kNV>(kc, t.p, t.rs, t.ks, bp, c, ldc, size_t(t.mr), size_t(nr), k0 == 0, last, bias, act);
           }
         }
       }
@@ -236,14 +252,16 @@ void TiledGemm(int64_t M, int64_t K, const float* A, int64_t a_rs, int64_t a_cs,
 }
 #endif
 
-void GemmImpl(int64_t M, int64_t N, int64_t K, const float* A, int64_t a_rs, int64_t a_cs, const float* B,
-              int64_t b_rs, int64_t b_cs, float* C, int64_t ldc, const float* row_bias, Activation act) {
+void GemmImpl(int64_t M, int64_t N, int64_t K, const float* A, int64_t a_rs, int64_t a_cs, const float* B, int64_t b_rs,
+              int64_t b_cs, float* C, int64_t ldc, const float* row_bias, Activation act) {
 #if defined(ONEMODEL_TARGET_AVX512)
   // Measured (GEMM 1024^3, 1 thread, on this project's AMD EPYC, which runs AVX-512
   // double-pumped): 8x32 tiles of 512-bit vectors took 32 ms, the AVX2 kernel's 4x16
   // tiles 24.5 ms; the bits are the same, so the AVX-512 table carries the AVX2 kernel.
-  if (row_bias || act != Activation::kNone) avx2::GemmBiasActF32(M, N, K, A, a_rs, a_cs, B, b_rs, b_cs, C, ldc, row_bias, act);
-  else avx2::GemmF32(M, N, K, A, a_rs, a_cs, B, b_rs, b_cs, C, ldc);
+  if (row_bias || act != Activation::kNone)
+    avx2::GemmBiasActF32(M, N, K, A, a_rs, a_cs, B, b_rs, b_cs, C, ldc, row_bias, act);
+  else
+    avx2::GemmF32(M, N, K, A, a_rs, a_cs, B, b_rs, b_cs, C, ldc);
 #else
 
   if (M <= 0 || N <= 0) return;
@@ -271,7 +289,8 @@ void GemmImpl(int64_t M, int64_t N, int64_t K, const float* A, int64_t a_rs, int
         const float* b3 = b2 + b_rs;
         for (int64_t m = 0; m < M; ++m) {
           const float* a = A + m * a_rs + k * a_cs;
-          const VF32 a0 = Set<VF32>(a[0]), a1 = Set<VF32>(a[a_cs]), a2 = Set<VF32>(a[2 * a_cs]), a3 = Set<VF32>(a[3 * a_cs]);
+          const VF32 a0 = Set<VF32>(a[0]), a1 = Set<VF32>(a[a_cs]), a2 = Set<VF32>(a[2 * a_cs]),
+                     a3 = Set<VF32>(a[3 * a_cs]);
           float* c = C + m * ldc + n0;
           for (int64_t n = 0; n < wv; n += int64_t(kN)) {
             VF32 s = Load<VF32>(c + n);
@@ -296,8 +315,10 @@ void GemmImpl(int64_t M, int64_t N, int64_t K, const float* A, int64_t a_rs, int
         for (int64_t m = 0; m < M; ++m) {
           const VF32 a0 = Set<VF32>(A[m * a_rs + k * a_cs]);
           float* c = C + m * ldc + n0;
-          for (int64_t n = 0; n < wv; n += int64_t(kN)) Store(Add(Load<VF32>(c + n), Mul(a0, Load<VF32>(b0 + n))), c + n);
-          if (tail) StoreN(Add(LoadN<VF32>(c + wv, tail, -0.0f), Mul(a0, LoadN<VF32>(b0 + wv, tail, 0.0f))), c + wv, tail);
+          for (int64_t n = 0; n < wv; n += int64_t(kN))
+            Store(Add(Load<VF32>(c + n), Mul(a0, Load<VF32>(b0 + n))), c + n);
+          if (tail)
+            StoreN(Add(LoadN<VF32>(c + wv, tail, -0.0f), Mul(a0, LoadN<VF32>(b0 + wv, tail, 0.0f))), c + wv, tail);
         }
       }
       RowEpilogue(M, w, C + n0, ldc, row_bias, act);
@@ -352,8 +373,8 @@ void GemmImpl(int64_t M, int64_t N, int64_t K, const float* A, int64_t a_rs, int
 }
 }  // namespace
 
-void GemmF32(int64_t M, int64_t N, int64_t K, const float* A, int64_t a_rs, int64_t a_cs, const float* B,
-             int64_t b_rs, int64_t b_cs, float* C, int64_t ldc) {
+void GemmF32(int64_t M, int64_t N, int64_t K, const float* A, int64_t a_rs, int64_t a_cs, const float* B, int64_t b_rs,
+             int64_t b_cs, float* C, int64_t ldc) {
   GemmImpl(M, N, K, A, a_rs, a_cs, B, b_rs, b_cs, C, ldc, nullptr, Activation::kNone);
 }
 
@@ -371,7 +392,8 @@ void GemmPackBF32(int64_t K, int64_t N, const float* B, int64_t b_rs, int64_t b_
   for (int64_t n0 = 0; n0 < N; n0 += kNC) {
     const int64_t nc = std::min(kNC, N - n0);
     const int64_t ncp = (nc + int64_t(kNR) - 1) / int64_t(kNR) * int64_t(kNR);
-    for (int64_t k0 = 0; k0 < K; k0 += kKC) PackB(B, b_rs, b_cs, k0, std::min(kKC, K - k0), n0, nc, packed + n0 * K + k0 * ncp);
+    for (int64_t k0 = 0; k0 < K; k0 += kKC)
+      PackB(B, b_rs, b_cs, k0, std::min(kKC, K - k0), n0, nc, packed + n0 * K + k0 * ncp);
   }
 #endif
 }
@@ -509,8 +531,10 @@ inline void PlaneRun(const float* const* pp, const VF32* wp, int64_t nt, int64_t
     });
   }
   Unroll(std::make_index_sequence<NV>{}, [&](auto v) {
-    if (v + 1 < NV || last == kN) Store(acc[v], yrow + ow + int64_t(v * kN));
-    else StoreN(acc[v], yrow + ow + int64_t(v * kN), last);
+    if (v + 1 < NV || last == kN)
+      Store(acc[v], yrow + ow + int64_t(v * kN));
+    else
+      StoreN(acc[v], yrow + ow + int64_t(v * kN), last);
   });
 }
 
@@ -519,8 +543,8 @@ void ConvPlaneF32(const float* x, const float* w, float* y, const Conv2DGeometry
                 DW = g.DW, PH = g.PH, PW = g.PW;
   if ((PH > 0 || PW > 0) && OH > 0 && OW > 0 && OW <= int64_t(4 * kN)) {
     // Padded narrow planes (wide ones lose little to their borders): copy the plane
-    // into a zero-bordered one and run it unpadded, so every row goes by vectors. As in the GEMM convolution (ref/conv_pool.cpp, ConvGemm2D), a
-    // +0.0 padding term with a finite weight is +-0 and leaves a nonzero accumulator
+    // into a zero-bordered one and run it unpadded, so every row goes by vectors. As in the GEMM convolution
+    // (ref/conv_pool.cpp, ConvGemm2D), a +0.0 padding term with a finite weight is +-0 and leaves a nonzero accumulator
     // unchanged, so results differ from the reference at most in the sign of a zero at
     // positions with a padding tap: those are recomputed below. Non-finite weights
     // (0 * inf) take the unpadded path.
@@ -532,7 +556,8 @@ void ConvPlaneF32(const float* x, const float* w, float* y, const Conv2DGeometry
       thread_local std::vector<float> padded;
       if (padded.size() < size_t(PIH * PIW)) padded.resize(size_t(PIH * PIW));
       std::fill(padded.begin(), padded.begin() + PIH * PIW, 0.0f);
-      for (int64_t ih = 0; ih < IH; ++ih) std::memcpy(padded.data() + (ih + PH) * PIW + PW, x + ih * IW, size_t(IW) * sizeof(float));
+      for (int64_t ih = 0; ih < IH; ++ih)
+        std::memcpy(padded.data() + (ih + PH) * PIW + PW, x + ih * IW, size_t(IW) * sizeof(float));
       const Conv2DGeometry g2{PIH, PIW, OH, OW, KH, KW, SH, SW, DH, DW, 0, 0};
       ConvPlaneF32(padded.data(), w, y, g2);
       // Columns [clo, chi) have no padding tap in any row.
@@ -584,7 +609,10 @@ void ConvPlaneF32(const float* x, const float* w, float* y, const Conv2DGeometry
   const int64_t taps = KH * KW;
   thread_local std::vector<const float*> ptr;
   thread_local std::vector<VF32> wts;
-  if (ptr.size() < size_t(taps)) { ptr.resize(size_t(taps)); wts.resize(size_t(taps)); }
+  if (ptr.size() < size_t(taps)) {
+    ptr.resize(size_t(taps));
+    wts.resize(size_t(taps));
+  }
   for (int64_t oh = 0; oh < OH; ++oh) {
     for (int64_t ow = 0; ow < lo; ++ow) scalar(oh, ow);
     if (SW == 1 || SW == 2) {
@@ -618,7 +646,7 @@ void ConvPlaneF32(const float* x, const float* w, float* y, const Conv2DGeometry
         case 2: PlaneRun<2>(pp, wp, nt, ow, hi - ow, yrow); break;
         case 3: PlaneRun<3>(pp, wp, nt, ow, hi - ow, yrow); break;
         case 4: PlaneRun<4>(pp, wp, nt, ow, hi - ow, yrow); break;  // the fourth masked
-        default: break;  // none left
+        default: break;                                             // none left
       }
     } else {
       for (int64_t ow = lo; ow < hi; ++ow) scalar(oh, ow);

@@ -27,10 +27,10 @@ struct LaneBench {
   float (*sum_l128)(const float*, size_t);
 };
 
-#define ONEMODEL_DECLARE_TARGET(ns)                                        \
-  namespace ns {                                                          \
-  void FillKernelTable(KernelTable* table);                               \
-  const LaneBench& GetLaneBench();                                        \
+#define ONEMODEL_DECLARE_TARGET(ns)         \
+  namespace ns {                            \
+  void FillKernelTable(KernelTable* table); \
+  const LaneBench& GetLaneBench();          \
   }
 ONEMODEL_DECLARE_TARGET(scalar)
 ONEMODEL_DECLARE_TARGET(sse41)

@@ -33,7 +33,8 @@ inline VF32 ExpV(VF32 x) {
   const VI32 ni = CvtRoundEvenSatF32ToI32(n);
   const VI32 big = Gt(ni, Set<VI32>(127)), small = Lt(ni, Set<VI32>(-126));
   const VI32 e1 = IfThenElse(big, Set<VI32>(127), IfThenElse(small, Add(ni, Set<VI32>(64)), ni));
-  const VI32 e2 = IfThenElse(big, Min(Sub(ni, Set<VI32>(127)), Set<VI32>(127)), IfThenElse(small, Set<VI32>(-64), Zero<VI32>()));
+  const VI32 e2 =
+      IfThenElse(big, Min(Sub(ni, Set<VI32>(127)), Set<VI32>(127)), IfThenElse(small, Set<VI32>(-64), Zero<VI32>()));
   const VI32 ok = And(Gt(ni, Set<VI32>(-200)), Lt(ni, Set<VI32>(200)));  // keeps the shifts in range
   VF32 y = Mul(Mul(p, Pow2V(IfThenElse(ok, e1, Zero<VI32>()))), Pow2V(IfThenElse(ok, e2, Zero<VI32>())));
   y = IfThenElse(Gt(x, Set<VF32>(88.72283935546875f)), Set<VF32>(__builtin_inff()), y);
@@ -121,14 +122,17 @@ inline VF32 SigmoidV(VF32 x) {
 }
 
 // exp(a) / 2 for large a (math::HalfExpLarge).
-inline VF32 HalfExpLargeV(VF32 a) { return Mul(ExpV(Sub(a, Set<VF32>(0.693359375f))), Set<VF32>(1.00021219253540039f)); }
+inline VF32 HalfExpLargeV(VF32 a) {
+  return Mul(ExpV(Sub(a, Set<VF32>(0.693359375f))), Set<VF32>(1.00021219253540039f));
+}
 
 // math::Atan: the argument moved below tan(pi/8) (by -1/a or (a-1)/(a+1)), the
 // polynomial, the offset added, the sign copied.
 inline VF32 AtanV(VF32 x) {
   const VF32 one = Set<VF32>(1.0f), a0 = Abs(x);
   const VF32 big = Gt(a0, Set<VF32>(2.414213562373095f)), mid = Gt(a0, Set<VF32>(0.4142135623730950f));
-  const VF32 y0 = IfThenElse(big, Set<VF32>(1.5707963267948966f), IfThenElse(mid, Set<VF32>(0.7853981633974483f), Zero<VF32>()));
+  const VF32 y0 =
+      IfThenElse(big, Set<VF32>(1.5707963267948966f), IfThenElse(mid, Set<VF32>(0.7853981633974483f), Zero<VF32>()));
   const VF32 a = IfThenElse(big, Div(Set<VF32>(-1.0f), a0), IfThenElse(mid, Div(Sub(a0, one), Add(a0, one)), a0));
   const VF32 z = Mul(a, a);
   VF32 p = Set<VF32>(8.05374449538e-2f);
@@ -293,9 +297,21 @@ inline VF64 ExpDV(VF64 x) {
   const VF64 t = Mul(x, Set<VF64>(1.4426950408889634));
   const VF64 half = Set<VF64>(0.5);
   const VF64 n = IfThenElse(Lt(t, Set<VF64>(0.0)), Neg(Trunc(Add(Neg(t), half))), Trunc(Add(t, half)));
-  const VF64 r = Sub(Sub(x, Mul(n, Set<VF64>(6.93147180369123816490e-01))), Mul(n, Set<VF64>(1.90821492927058770002e-10)));
-  constexpr double c[] = {1.0 / 479001600.0, 1.0 / 39916800.0, 1.0 / 3628800.0, 1.0 / 362880.0, 1.0 / 40320.0,
-                          1.0 / 5040.0, 1.0 / 720.0, 1.0 / 120.0, 1.0 / 24.0, 1.0 / 6.0, 0.5, 1.0, 1.0};
+  const VF64 r =
+      Sub(Sub(x, Mul(n, Set<VF64>(6.93147180369123816490e-01))), Mul(n, Set<VF64>(1.90821492927058770002e-10)));
+  constexpr double c[] = {1.0 / 479001600.0,
+                          1.0 / 39916800.0,
+                          1.0 / 3628800.0,
+                          1.0 / 362880.0,
+                          1.0 / 40320.0,
+                          1.0 / 5040.0,
+                          1.0 / 720.0,
+                          1.0 / 120.0,
+                          1.0 / 24.0,
+                          1.0 / 6.0,
+                          0.5,
+                          1.0,
+                          1.0};
   VF64 p = Set<VF64>(1.0 / 6227020800.0);
   for (double k : c) p = Add(Mul(p, r), Set<VF64>(k));
   // ScaleBD(p, n): n > 1023: p * 2^1023 * 2^min(n - 1023, 1023); n < -1022: p * 2^(n + 512)
@@ -357,14 +373,17 @@ inline VF64 PowDV(VF64 x, VF64 y) {
   const VF64 odd = And(isint, Eq(Sub(ti, Mul(Set<VF64>(2.0), Floor(Mul(ti, Set<VF64>(0.5))))), one));
   const VF64 xneg = Lt(x, zero), yneg = Lt(y, zero);
   VF64 res = IfThenElse(And(xneg, odd), Neg(r), r);
-  res = IfThenElse(AndNot(isint, xneg), nan, res);                                  // x < 0, y not an integer
+  res = IfThenElse(AndNot(isint, xneg), nan, res);  // x < 0, y not an integer
   const VF64 signed_inf = IfThenElse(odd, Neg(inf), inf), signed_zero = IfThenElse(odd, Set<VF64>(-0.0), zero);
   res = IfThenElse(Eq(x, Neg(inf)), IfThenElse(yneg, signed_zero, signed_inf), res);
   res = IfThenElse(Eq(x, inf), IfThenElse(yneg, zero, inf), res);
-  const VF64 xsign = Lt(Or(one, And(x, Set<VF64>(-0.0))), zero);                    // sign bit of x (for +-0)
+  const VF64 xsign = Lt(Or(one, And(x, Set<VF64>(-0.0))), zero);  // sign bit of x (for +-0)
   const VF64 odd_neg = And(odd, xsign);
-  res = IfThenElse(Eq(x, zero), IfThenElse(yneg, IfThenElse(odd_neg, Neg(inf), inf), IfThenElse(odd_neg, Set<VF64>(-0.0), zero)), res);
-  res = IfThenElse(Eq(ay, inf), IfThenElse(Eq(ax, one), one, IfThenElse(Xor(Gt(ax, one), Gt(y, zero)), zero, inf)), res);
+  res =
+      IfThenElse(Eq(x, zero),
+                 IfThenElse(yneg, IfThenElse(odd_neg, Neg(inf), inf), IfThenElse(odd_neg, Set<VF64>(-0.0), zero)), res);
+  res =
+      IfThenElse(Eq(ay, inf), IfThenElse(Eq(ax, one), one, IfThenElse(Xor(Gt(ax, one), Gt(y, zero)), zero, inf)), res);
   res = IfThenElse(Or(Ne(x, x), Ne(y, y)), nan, res);
   res = IfThenElse(Eq(x, one), one, res);
   return IfThenElse(Eq(y, zero), one, res);
@@ -426,7 +445,8 @@ inline void ReducePiO4V(VF32 x, VF32* r, VF32* oct) {
 }
 inline VF32 SinPolyV(VF32 x) {
   const VF32 z = Mul(x, x);
-  const VF32 p = Sub(Mul(Add(Mul(Set<VF32>(-1.9515295891e-4f), z), Set<VF32>(8.3321608736e-3f)), z), Set<VF32>(1.6666654611e-1f));
+  const VF32 p =
+      Sub(Mul(Add(Mul(Set<VF32>(-1.9515295891e-4f), z), Set<VF32>(8.3321608736e-3f)), z), Set<VF32>(1.6666654611e-1f));
   return Add(Mul(Mul(p, z), x), x);
 }
 inline VF32 CosPolyV(VF32 x) {

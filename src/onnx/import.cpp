@@ -15,8 +15,10 @@ namespace onemodel::impl {
 
 std::string Node::Describe() const {
   std::string s = domain.empty() ? op_type : domain + "." + op_type;
-  if (!name.empty()) s += " node '" + name + "'";
-  else if (!outputs.empty()) s += " node (output '" + outputs[0] + "')";
+  if (!name.empty())
+    s += " node '" + name + "'";
+  else if (!outputs.empty())
+    s += " node (output '" + outputs[0] + "')";
   return s;
 }
 
@@ -68,20 +70,42 @@ Attribute ImportAttribute(const onnx::AttributeProto& ap, const ImportContext& c
   a.ref_attr_name = ap.ref_attr_name();
   const std::string what = where + " attribute '" + ap.name() + "'";
   switch (ap.type()) {
-    case onnx::AttributeProto::FLOAT: a.type = Attribute::Type::kFloat; a.f = ap.f(); break;
-    case onnx::AttributeProto::INT: a.type = Attribute::Type::kInt; a.i = ap.i(); break;
-    case onnx::AttributeProto::STRING: a.type = Attribute::Type::kString; a.s = ap.s(); break;
+    case onnx::AttributeProto::FLOAT:
+      a.type = Attribute::Type::kFloat;
+      a.f = ap.f();
+      break;
+    case onnx::AttributeProto::INT:
+      a.type = Attribute::Type::kInt;
+      a.i = ap.i();
+      break;
+    case onnx::AttributeProto::STRING:
+      a.type = Attribute::Type::kString;
+      a.s = ap.s();
+      break;
     case onnx::AttributeProto::TENSOR:
       a.type = Attribute::Type::kTensor;
       a.t = TensorFromProto(ap.t(), ctx.model_dir, ctx.owner, what);
       break;
-    case onnx::AttributeProto::GRAPH: a.type = Attribute::Type::kGraph; a.g = ImportGraph(ap.g(), ctx, false); break;
-    case onnx::AttributeProto::FLOATS: a.type = Attribute::Type::kFloats; a.floats.assign(ap.floats().begin(), ap.floats().end()); break;
-    case onnx::AttributeProto::INTS: a.type = Attribute::Type::kInts; a.ints.assign(ap.ints().begin(), ap.ints().end()); break;
-    case onnx::AttributeProto::STRINGS: a.type = Attribute::Type::kStrings; a.strings.assign(ap.strings().begin(), ap.strings().end()); break;
+    case onnx::AttributeProto::GRAPH:
+      a.type = Attribute::Type::kGraph;
+      a.g = ImportGraph(ap.g(), ctx, false);
+      break;
+    case onnx::AttributeProto::FLOATS:
+      a.type = Attribute::Type::kFloats;
+      a.floats.assign(ap.floats().begin(), ap.floats().end());
+      break;
+    case onnx::AttributeProto::INTS:
+      a.type = Attribute::Type::kInts;
+      a.ints.assign(ap.ints().begin(), ap.ints().end());
+      break;
+    case onnx::AttributeProto::STRINGS:
+      a.type = Attribute::Type::kStrings;
+      a.strings.assign(ap.strings().begin(), ap.strings().end());
+      break;
     case onnx::AttributeProto::TENSORS:
       a.type = Attribute::Type::kTensors;
-      for (int i = 0; i < ap.tensors_size(); ++i) a.tensors.push_back(TensorFromProto(ap.tensors(i), ctx.model_dir, ctx.owner, what));
+      for (int i = 0; i < ap.tensors_size(); ++i)
+        a.tensors.push_back(TensorFromProto(ap.tensors(i), ctx.model_dir, ctx.owner, what));
       break;
     case onnx::AttributeProto::GRAPHS:
       a.type = Attribute::Type::kGraphs;
@@ -106,7 +130,8 @@ Node ImportNode(const onnx::NodeProto& np, const ImportContext& ctx) {
   if (n.op_type.empty()) throw Error(ErrorCode::kInvalidModel, ctx.origin + ": a node has no op_type");
   for (const auto& ap : np.attribute()) {
     if (n.attributes.count(ap.name())) {
-      throw Error(ErrorCode::kInvalidModel, ctx.origin + ": " + n.Describe() + " repeats attribute '" + ap.name() + "'");
+      throw Error(ErrorCode::kInvalidModel,
+                  ctx.origin + ": " + n.Describe() + " repeats attribute '" + ap.name() + "'");
     }
     n.attributes[ap.name()] = ImportAttribute(ap, ctx, ctx.origin + ": " + n.Describe());
   }
@@ -116,7 +141,8 @@ Node ImportNode(const onnx::NodeProto& np, const ImportContext& ctx) {
 // Names a node reads, including what its subgraphs read from outside themselves.
 std::vector<std::string> NodeReads(const Node& n) {
   std::vector<std::string> r;
-  for (const auto& i : n.inputs) if (!i.empty()) r.push_back(i);
+  for (const auto& i : n.inputs)
+    if (!i.empty()) r.push_back(i);
   for (const auto& [k, a] : n.attributes) {
     if (a.g) r.insert(r.end(), a.g->outer_refs.begin(), a.g->outer_refs.end());
     for (const auto& g : a.graphs) r.insert(r.end(), g->outer_refs.begin(), g->outer_refs.end());
@@ -133,8 +159,8 @@ void SortGraph(Graph& g, const std::set<std::string>& defined_outside, bool top,
     for (const auto& o : g.nodes[i].outputs) {
       if (o.empty()) continue;
       if (producer.count(o) || defined_outside.count(o)) {
-        throw Error(ErrorCode::kInvalidModel, origin + ": value '" + o + "' is produced twice (second by " +
-                                                  g.nodes[i].Describe() + ")");
+        throw Error(ErrorCode::kInvalidModel,
+                    origin + ": value '" + o + "' is produced twice (second by " + g.nodes[i].Describe() + ")");
       }
       producer[o] = i;
     }
@@ -165,12 +191,14 @@ void SortGraph(Graph& g, const std::set<std::string>& defined_outside, bool top,
   std::vector<Node> sorted;
   sorted.reserve(g.nodes.size());
   std::set<size_t> ready;
-  for (size_t i = 0; i < g.nodes.size(); ++i) if (pending[i] == 0) ready.insert(i);
+  for (size_t i = 0; i < g.nodes.size(); ++i)
+    if (pending[i] == 0) ready.insert(i);
   while (!ready.empty()) {
     const size_t i = *ready.begin();
     ready.erase(ready.begin());
     sorted.push_back(g.nodes[i]);
-    for (size_t u : users[i]) if (--pending[u] == 0) ready.insert(u);
+    for (size_t u : users[i])
+      if (--pending[u] == 0) ready.insert(u);
   }
   if (sorted.size() != g.nodes.size()) {
     for (size_t i = 0; i < g.nodes.size(); ++i) {
@@ -206,7 +234,8 @@ std::shared_ptr<Graph> ImportGraph(const onnx::GraphProto& gp, const ImportConte
   SortGraph(*g, defined, top, ctx.origin);
   if (top) {
     std::set<std::string> produced = defined;
-    for (const auto& n : g->nodes) for (const auto& o : n.outputs) produced.insert(o);
+    for (const auto& n : g->nodes)
+      for (const auto& o : n.outputs) produced.insert(o);
     for (const auto& o : g->outputs) {
       if (!produced.count(o.name)) {
         throw Error(ErrorCode::kInvalidModel, ctx.origin + ": graph output '" + o.name + "' is never produced");
@@ -215,9 +244,11 @@ std::shared_ptr<Graph> ImportGraph(const onnx::GraphProto& gp, const ImportConte
   } else {
     // A subgraph's outputs may also be outer values.
     std::set<std::string> produced = defined;
-    for (const auto& n : g->nodes) for (const auto& o : n.outputs) produced.insert(o);
+    for (const auto& n : g->nodes)
+      for (const auto& o : n.outputs) produced.insert(o);
     std::set<std::string> outer(g->outer_refs.begin(), g->outer_refs.end());
-    for (const auto& o : g->outputs) if (!produced.count(o.name)) outer.insert(o.name);
+    for (const auto& o : g->outputs)
+      if (!produced.count(o.name)) outer.insert(o.name);
     g->outer_refs.assign(outer.begin(), outer.end());
   }
   return g;
@@ -229,8 +260,9 @@ Model ImportModel(const uint8_t* data, size_t size, const std::string& origin, c
   auto mp = std::make_shared<onnx::ModelProto>();
   if (size == 0) throw Error(ErrorCode::kInvalidModel, origin + ": the model is empty (0 bytes)");
   if (size > size_t(INT32_MAX)) {
-    throw Error(ErrorCode::kInvalidModel, origin + ": a protobuf message cannot exceed 2 GiB; store the weights as "
-                                                   "external data");
+    throw Error(ErrorCode::kInvalidModel, origin +
+                                              ": a protobuf message cannot exceed 2 GiB; store the weights as "
+                                              "external data");
   }
   if (!mp->ParseFromArray(data, int(size))) {
     throw Error(ErrorCode::kInvalidModel, origin + ": not an ONNX model (the protobuf is truncated or corrupt)");

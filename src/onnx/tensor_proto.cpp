@@ -33,8 +33,8 @@ bool IsSigned(DType t) { return t == DType::kInt4 || t == DType::kInt2; }
 
 }  // namespace
 
-Tensor TensorFromProto(const onnx::TensorProto& tp, const std::string& model_dir,
-                       std::shared_ptr<const void> owner, const std::string& what) {
+Tensor TensorFromProto(const onnx::TensorProto& tp, const std::string& model_dir, std::shared_ptr<const void> owner,
+                       const std::string& what) {
   if (!IsKnownDType(tp.data_type())) {
     throw Error(ErrorCode::kTypeMismatch, what + ": unknown element type " + std::to_string(tp.data_type()));
   }
@@ -51,8 +51,8 @@ Tensor TensorFromProto(const onnx::TensorProto& tp, const std::string& model_dir
   if (dt == DType::kString) {
     Tensor t(dt, shape, what);
     if (tp.string_data_size() != n) {
-      throw Error(ErrorCode::kInvalidModel, what + ": " + std::to_string(tp.string_data_size()) +
-                                                " strings for shape " + ShapeToString(shape));
+      throw Error(ErrorCode::kInvalidModel,
+                  what + ": " + std::to_string(tp.string_data_size()) + " strings for shape " + ShapeToString(shape));
     }
     for (int64_t i = 0; i < n; ++i) t.mutable_strings()[size_t(i)] = tp.string_data(int(i));
     return t;
@@ -65,14 +65,17 @@ Tensor TensorFromProto(const onnx::TensorProto& tp, const std::string& model_dir
     std::string location;
     int64_t offset = 0, length = -1;
     for (const auto& kv : tp.external_data()) {
-      if (kv.key() == "location") location = kv.value();
-      else if (kv.key() == "offset") offset = std::strtoll(kv.value().c_str(), nullptr, 10);
-      else if (kv.key() == "length") length = std::strtoll(kv.value().c_str(), nullptr, 10);
+      if (kv.key() == "location")
+        location = kv.value();
+      else if (kv.key() == "offset")
+        offset = std::strtoll(kv.value().c_str(), nullptr, 10);
+      else if (kv.key() == "length")
+        length = std::strtoll(kv.value().c_str(), nullptr, 10);
     }
     if (location.empty()) throw Error(ErrorCode::kInvalidModel, what + ": external data without a location");
     if (location.find("..") != std::string::npos || location[0] == '/') {
-      throw Error(ErrorCode::kInvalidModel, what + ": external data location '" + location +
-                                                "' must be a path inside the model's folder");
+      throw Error(ErrorCode::kInvalidModel,
+                  what + ": external data location '" + location + "' must be a path inside the model's folder");
     }
     if (model_dir.empty()) {
       throw Error(ErrorCode::kInvalidModel, what + ": uses external data, which needs the model loaded from a path");
@@ -107,19 +110,20 @@ Tensor TensorFromProto(const onnx::TensorProto& tp, const std::string& model_dir
   Tensor t(dt, shape, what);
   auto need_count = [&](int64_t have, int64_t want, const char* field) {
     if (have < want) {
-      throw Error(ErrorCode::kInvalidModel, what + ": " + field + " holds " + std::to_string(have) +
-                                                " values, shape " + ShapeToString(shape) + " needs " +
-                                                std::to_string(want));
+      throw Error(ErrorCode::kInvalidModel, what + ": " + field + " holds " + std::to_string(have) + " values, shape " +
+                                                ShapeToString(shape) + " needs " + std::to_string(want));
     }
   };
   switch (dt) {
-    case DType::kFloat: case DType::kComplex64: {
+    case DType::kFloat:
+    case DType::kComplex64: {
       const int64_t m = dt == DType::kComplex64 ? 2 * n : n;
       need_count(tp.float_data_size(), m, "float_data");
       if (m) std::memcpy(t.mutable_data<float>(), tp.float_data().data(), size_t(m) * 4);
       break;
     }
-    case DType::kDouble: case DType::kComplex128: {
+    case DType::kDouble:
+    case DType::kComplex128: {
       const int64_t m = dt == DType::kComplex128 ? 2 * n : n;
       need_count(tp.double_data_size(), m, "double_data");
       if (m) std::memcpy(t.mutable_data<double>(), tp.double_data().data(), size_t(m) * 8);
@@ -129,11 +133,14 @@ Tensor TensorFromProto(const onnx::TensorProto& tp, const std::string& model_dir
       need_count(tp.int64_data_size(), n, "int64_data");
       if (n) std::memcpy(t.mutable_data<int64_t>(), tp.int64_data().data(), size_t(n) * 8);
       break;
-    case DType::kUInt64: case DType::kUInt32: {
+    case DType::kUInt64:
+    case DType::kUInt32: {
       need_count(tp.uint64_data_size(), n, "uint64_data");
       for (int64_t i = 0; i < n; ++i) {
-        if (dt == DType::kUInt64) t.mutable_data<uint64_t>()[i] = tp.uint64_data(int(i));
-        else t.mutable_data<uint32_t>()[i] = uint32_t(tp.uint64_data(int(i)));
+        if (dt == DType::kUInt64)
+          t.mutable_data<uint64_t>()[i] = tp.uint64_data(int(i));
+        else
+          t.mutable_data<uint32_t>()[i] = uint32_t(tp.uint64_data(int(i)));
       }
       break;
     }

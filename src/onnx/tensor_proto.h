@@ -16,8 +16,8 @@ namespace onemodel::impl {
 // Converts tp. Raw data of byte-sized types is borrowed (no copy) and kept alive by
 // `owner`; external data is read relative to model_dir (empty: external data is an
 // error). `what` names the tensor in messages ("initializer 'w' of model.onnx").
-Tensor TensorFromProto(const onnx::TensorProto& tp, const std::string& model_dir,
-                       std::shared_ptr<const void> owner, const std::string& what);
+Tensor TensorFromProto(const onnx::TensorProto& tp, const std::string& model_dir, std::shared_ptr<const void> owner,
+                       const std::string& what);
 
 // Parses a serialised SequenceProto or OptionalProto (test data of sequence/optional
 // values) into a runtime value; `optional` picks which.

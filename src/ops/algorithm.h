@@ -25,12 +25,14 @@ Algo ChooseAlgorithm(const OpContext& ctx, const Algo (&all)[N], Name name, Algo
   if (forced.empty()) return ctx.VectorKernels() ? automatic : all[0];
   for (Algo a : all) {
     if (forced != name(a)) continue;
-    if (!fits(a)) throw ctx.Fail(ErrorCode::kInvalidArgument, "algorithm '" + std::string(forced) + "' does not fit this node");
+    if (!fits(a))
+      throw ctx.Fail(ErrorCode::kInvalidArgument, "algorithm '" + std::string(forced) + "' does not fit this node");
     return a;
   }
   std::string known;
   for (Algo a : all) known += std::string(known.empty() ? "" : ", ") + name(a);
-  throw ctx.Fail(ErrorCode::kInvalidArgument, "unknown algorithm '" + std::string(forced) + "' (this operator has: " + known + ")");
+  throw ctx.Fail(ErrorCode::kInvalidArgument,
+                 "unknown algorithm '" + std::string(forced) + "' (this operator has: " + known + ")");
 }
 
 // For a site that can run one alternative to the reference (all[0]) when `fits`: whether

@@ -22,7 +22,6 @@ namespace onemodel::impl {
 namespace ops {
 namespace {
 
-
 // A [B, H, S, D] view of Q/K/V given as 4-D or as 3-D [B, S, H*D].
 struct Heads {
   int64_t B = 0, H = 0, S = 0, D = 0;
@@ -33,19 +32,26 @@ Heads ToHeads(const OpContext& ctx, const Tensor& t, int64_t heads) {
   Heads r;
   const auto x = ToF32(ctx, t);
   if (t.rank() == 4) {
-    r.B = t.shape()[0]; r.H = t.shape()[1]; r.S = t.shape()[2]; r.D = t.shape()[3];
+    r.B = t.shape()[0];
+    r.H = t.shape()[1];
+    r.S = t.shape()[2];
+    r.D = t.shape()[3];
     r.v = x;
     return r;
   }
   if (t.rank() != 3 || heads <= 0 || t.shape()[2] % heads) {
     throw ctx.Fail(ErrorCode::kShapeMismatch, "3-D inputs need q_num_heads / kv_num_heads dividing the hidden size");
   }
-  r.B = t.shape()[0]; r.S = t.shape()[1]; r.H = heads; r.D = t.shape()[2] / heads;
+  r.B = t.shape()[0];
+  r.S = t.shape()[1];
+  r.H = heads;
+  r.D = t.shape()[2] / heads;
   r.v.resize(x.size());
   for (int64_t b = 0; b < r.B; ++b)
     for (int64_t s = 0; s < r.S; ++s)
       for (int64_t h = 0; h < r.H; ++h)
-        for (int64_t d = 0; d < r.D; ++d) r.v[size_t(((b * r.H + h) * r.S + s) * r.D + d)] = x[size_t((b * r.S + s) * r.H * r.D + h * r.D + d)];
+        for (int64_t d = 0; d < r.D; ++d)
+          r.v[size_t(((b * r.H + h) * r.S + s) * r.D + d)] = x[size_t((b * r.S + s) * r.H * r.D + h * r.D + d)];
   return r;
 }
 Heads ConcatSeq(const Heads& past, const Heads& cur) {
@@ -56,7 +62,8 @@ Heads ConcatSeq(const Heads& past, const Heads& cur) {
     for (int64_t h = 0; h < r.H; ++h)
       for (int64_t s = 0; s < r.S; ++s)
         for (int64_t d = 0; d < r.D; ++d)
-          r.v[size_t(((b * r.H + h) * r.S + s) * r.D + d)] = s < past.S ? past.at(b, h, s, d) : cur.at(b, h, s - past.S, d);
+          r.v[size_t(((b * r.H + h) * r.S + s) * r.D + d)] =
+              s < past.S ? past.at(b, h, s, d) : cur.at(b, h, s - past.S, d);
   return r;
 }
 
@@ -98,7 +105,8 @@ void Attention(OpContext& ctx) {
     mshape = mask->shape();
     if (mask->dtype() == DType::kBool) {
       maskf.resize(static_cast<size_t>(mask->numel()));
-      for (int64_t i = 0; i < mask->numel(); ++i) maskf[size_t(i)] = mask->data<uint8_t>()[i] ? 0.0f : -std::numeric_limits<float>::infinity();
+      for (int64_t i = 0; i < mask->numel(); ++i)
+        maskf[size_t(i)] = mask->data<uint8_t>()[i] ? 0.0f : -std::numeric_limits<float>::infinity();
     } else {
       maskf = ToF32(ctx, *mask);
     }
@@ -137,8 +145,10 @@ void Attention(OpContext& ctx) {
   Tensor* pk_out = ctx.wants_output(1) ? &ctx.out(1, tq.dtype(), {B, Hk, Skv, K.D}) : nullptr;
   Tensor* pv_out = ctx.wants_output(2) ? &ctx.out(2, tq.dtype(), {B, V.H, Skv, Dv}) : nullptr;
   Tensor* qk_out = ctx.wants_output(3) ? &ctx.out(3, tq.dtype(), {B, Hq, Sq, Skv}) : nullptr;
-  if (pk_out) for (size_t i = 0; i < K.v.size(); ++i) StoreF32(*pk_out, int64_t(i), K.v[i]);
-  if (pv_out) for (size_t i = 0; i < V.v.size(); ++i) StoreF32(*pv_out, int64_t(i), V.v[i]);
+  if (pk_out)
+    for (size_t i = 0; i < K.v.size(); ++i) StoreF32(*pk_out, int64_t(i), K.v[i]);
+  if (pv_out)
+    for (size_t i = 0; i < V.v.size(); ++i) StoreF32(*pv_out, int64_t(i), V.v[i]);
 
   if (UseAlgorithm(ctx, kAllAttentionAlgos, AttentionAlgoName, AttentionAlgo::kGemm, true)) {
     // Per batch and head: the scores as one GEMM of Q and K each scaled by sqrt(scale)
@@ -187,12 +197,15 @@ void Attention(OpContext& ctx) {
             }
           }
         });
-        ParallelGemmF32(ctx, Sq, Dv, Skv, sc.data(), Skv, 1, V.v.data() + (b * Hk + hk) * Skv * Dv, Dv, 1, o.data(), Dv);
+        ParallelGemmF32(ctx, Sq, Dv, Skv, sc.data(), Skv, 1, V.v.data() + (b * Hk + hk) * Skv * Dv, Dv, 1, o.data(),
+                        Dv);
         for (int64_t i = 0; i < Sq; ++i)
           for (int64_t d = 0; d < Dv; ++d) {
             const int64_t off = tq.rank() == 3 ? (b * Sq + i) * Hq * Dv + h * Dv + d : ((b * Hq + h) * Sq + i) * Dv + d;
-            if (yf) yf[off] = o[size_t(i * Dv + d)];
-            else StoreF32(y, off, o[size_t(i * Dv + d)]);
+            if (yf)
+              yf[off] = o[size_t(i * Dv + d)];
+            else
+              StoreF32(y, off, o[size_t(i * Dv + d)]);
           }
       }
     return;
@@ -235,7 +248,6 @@ void Attention(OpContext& ctx) {
       }
     }
 }
-
 
 // ai.onnx.preview FlexAttention, following ONNX's reference: scores = (Q * sqrt(scale))
 // (K * sqrt(scale))^T as a GEMM, the optional score_mod graph on the whole score tensor,
@@ -297,7 +309,8 @@ void FlexAttentionImpl(OpContext& ctx) {
         for (int64_t j = 0; j < S; ++j) {
           C acc = C(-0.0);
           for (int64_t d = 0; d < E; ++d)
-            acc = acc + (q[size_t(((b * Hq + h) * L + i) * E + d)] * sq) * (k[size_t(((b * Hk + hk) * S + j) * E + d)] * sq);
+            acc = acc +
+                  (q[size_t(((b * Hq + h) * L + i) * E + d)] * sq) * (k[size_t(((b * Hk + hk) * S + j) * E + d)] * sq);
           sc[((b * Hq + h) * L + i) * S + j] = acc;
         }
     }
@@ -333,7 +346,8 @@ void FlexAttentionImpl(OpContext& ctx) {
       for (int64_t i = 0; i < L; ++i)
         for (int64_t d = 0; d < Ev; ++d) {
           C acc = C(-0.0);
-          for (int64_t j = 0; j < S; ++j) acc = acc + pp[((b * Hq + h) * L + i) * S + j] * v[size_t(((b * Hk + hk) * S + j) * Ev + d)];
+          for (int64_t j = 0; j < S; ++j)
+            acc = acc + pp[((b * Hq + h) * L + i) * S + j] * v[size_t(((b * Hk + hk) * S + j) * Ev + d)];
           StoreCompute<C>(y, ((b * Hq + h) * L + i) * Ev + d, acc);
         }
     }
@@ -345,9 +359,11 @@ void FlexAttention(OpContext& ctx) {
   const Tensor& tq = ctx.in(0);
   const Tensor& tk = ctx.in(1);
   const Tensor& tv = ctx.in(2);
-  if (tq.rank() != 4 || tk.rank() != 4 || tv.rank() != 4) throw ctx.Fail(ErrorCode::kShapeMismatch, "Q, K and V must be rank 4");
+  if (tq.rank() != 4 || tk.rank() != 4 || tv.rank() != 4)
+    throw ctx.Fail(ErrorCode::kShapeMismatch, "Q, K and V must be rank 4");
   if (tq.dtype() == DType::kDouble) {
-    if (tk.dtype() != DType::kDouble || tv.dtype() != DType::kDouble) throw ctx.Fail(ErrorCode::kTypeMismatch, "Q, K and V must share one type");
+    if (tk.dtype() != DType::kDouble || tv.dtype() != DType::kDouble)
+      throw ctx.Fail(ErrorCode::kTypeMismatch, "Q, K and V must share one type");
     FlexAttentionImpl<double>(ctx);
   } else {
     FlexAttentionImpl<float>(ctx);

@@ -21,31 +21,47 @@ struct Scalar {
   bool is_float = false;
   bool f32_exact = false;  // the value is exactly a binary32
   double d = 0;
-  bool neg = false;        // integers: sign and magnitude
+  bool neg = false;  // integers: sign and magnitude
   uint64_t mag = 0;
 };
-
 
 Scalar Read(const Tensor& t, int64_t i) {
   Scalar s;
   const void* p = t.raw();
-  auto I = [&](int64_t v) { s.neg = v < 0; s.mag = v < 0 ? uint64_t(0) - uint64_t(v) : uint64_t(v); };
+  auto I = [&](int64_t v) {
+    s.neg = v < 0;
+    s.mag = v < 0 ? uint64_t(0) - uint64_t(v) : uint64_t(v);
+  };
   switch (t.dtype()) {
-    case DType::kFloat: s.is_float = s.f32_exact = true; s.d = static_cast<const float*>(p)[i]; break;
-    case DType::kDouble: s.is_float = true; s.d = static_cast<const double*>(p)[i]; break;
-    case DType::kFloat8E8M0: s.is_float = s.f32_exact = true; s.d = E8M0ToF32(static_cast<const uint8_t*>(p)[i]); break;
-    case DType::kInt8: case DType::kInt4: case DType::kInt2: I(static_cast<const int8_t*>(p)[i]); break;
+    case DType::kFloat:
+      s.is_float = s.f32_exact = true;
+      s.d = static_cast<const float*>(p)[i];
+      break;
+    case DType::kDouble:
+      s.is_float = true;
+      s.d = static_cast<const double*>(p)[i];
+      break;
+    case DType::kFloat8E8M0:
+      s.is_float = s.f32_exact = true;
+      s.d = E8M0ToF32(static_cast<const uint8_t*>(p)[i]);
+      break;
+    case DType::kInt8:
+    case DType::kInt4:
+    case DType::kInt2: I(static_cast<const int8_t*>(p)[i]); break;
     case DType::kInt16: I(static_cast<const int16_t*>(p)[i]); break;
     case DType::kInt32: I(static_cast<const int32_t*>(p)[i]); break;
     case DType::kInt64: I(static_cast<const int64_t*>(p)[i]); break;
-    case DType::kUInt8: case DType::kUInt4: case DType::kUInt2: s.mag = static_cast<const uint8_t*>(p)[i]; break;
+    case DType::kUInt8:
+    case DType::kUInt4:
+    case DType::kUInt2: s.mag = static_cast<const uint8_t*>(p)[i]; break;
     case DType::kBool: s.mag = static_cast<const uint8_t*>(p)[i] ? 1 : 0; break;
     case DType::kUInt16: s.mag = static_cast<const uint16_t*>(p)[i]; break;
     case DType::kUInt32: s.mag = static_cast<const uint32_t*>(p)[i]; break;
     case DType::kUInt64: s.mag = static_cast<const uint64_t*>(p)[i]; break;
     default: {
       const MiniFormat* f = MiniFormatOf(t.dtype());
-      const uint32_t code = DTypeStorageSize(t.dtype()) == 2 ? static_cast<const uint16_t*>(p)[i] : static_cast<const uint8_t*>(p)[i];
+      const uint32_t code =
+          DTypeStorageSize(t.dtype()) == 2 ? static_cast<const uint16_t*>(p)[i] : static_cast<const uint8_t*>(p)[i];
       s.is_float = s.f32_exact = true;
       s.d = MiniToF32(code, *f);
     }
@@ -77,7 +93,7 @@ float IntToFloatOdd(bool neg, uint64_t mag) {
   } else {
     const int shift = bits - 24;
     uint64_t top = mag >> shift;
-    if (mag & ((uint64_t(1) << shift) - 1)) top |= 1;  // sticky: round to odd
+    if (mag & ((uint64_t(1) << shift) - 1)) top |= 1;   // sticky: round to odd
     f = float(top) * U2F(uint32_t(127 + shift) << 23);  // exact scaling by 2^shift
   }
   return neg ? -f : f;
@@ -88,7 +104,8 @@ float ToFloatOnce(const Scalar& s) {
   return IntToFloatOdd(s.neg, s.mag);
 }
 
-template <class T> T FloatToIntSat(double d) {
+template <class T>
+T FloatToIntSat(double d) {
   if (d != d) return 0;
   constexpr double lo = double(std::numeric_limits<T>::min());
   constexpr double hi_excl = double(std::numeric_limits<T>::max()) + 1.0;  // exact: a power of two
@@ -97,7 +114,8 @@ template <class T> T FloatToIntSat(double d) {
   return T(d);  // truncates toward zero
 }
 
-template <class T> T IntWrap(const Scalar& s) {
+template <class T>
+T IntWrap(const Scalar& s) {
   const uint64_t v = s.neg ? uint64_t(0) - s.mag : s.mag;
   return T(v);
 }
@@ -111,21 +129,22 @@ void Write(const Scalar& s, Tensor& out, int64_t i, bool saturate, E8M0Round mod
     case DType::kDouble:
       static_cast<double*>(p)[i] = s.is_float ? s.d : (s.neg ? -double(s.mag) : double(s.mag));
       break;
-    case DType::kBool:
-      static_cast<uint8_t*>(p)[i] = s.is_float ? (s.d != 0) : (s.mag != 0);
-      break;
+    case DType::kBool: static_cast<uint8_t*>(p)[i] = s.is_float ? (s.d != 0) : (s.mag != 0); break;
 #define OM_INT_CASE(DT, T) \
-    case DT: static_cast<T*>(p)[i] = s.is_float ? FloatToIntSat<T>(s.d) : IntWrap<T>(s); break;
-    OM_INT_CASE(DType::kInt8, int8_t)
-    OM_INT_CASE(DType::kInt16, int16_t)
-    OM_INT_CASE(DType::kInt32, int32_t)
-    OM_INT_CASE(DType::kInt64, int64_t)
-    OM_INT_CASE(DType::kUInt8, uint8_t)
-    OM_INT_CASE(DType::kUInt16, uint16_t)
-    OM_INT_CASE(DType::kUInt32, uint32_t)
-    OM_INT_CASE(DType::kUInt64, uint64_t)
+  case DT: static_cast<T*>(p)[i] = s.is_float ? FloatToIntSat<T>(s.d) : IntWrap<T>(s); break;
+      OM_INT_CASE(DType::kInt8, int8_t)
+      OM_INT_CASE(DType::kInt16, int16_t)
+      OM_INT_CASE(DType::kInt32, int32_t)
+      OM_INT_CASE(DType::kInt64, int64_t)
+      OM_INT_CASE(DType::kUInt8, uint8_t)
+      OM_INT_CASE(DType::kUInt16, uint16_t)
+      OM_INT_CASE(DType::kUInt32, uint32_t)
+      OM_INT_CASE(DType::kUInt64, uint64_t)
 #undef OM_INT_CASE
-    case DType::kInt4: case DType::kUInt4: case DType::kInt2: case DType::kUInt2: {
+    case DType::kInt4:
+    case DType::kUInt4:
+    case DType::kInt2:
+    case DType::kUInt2: {
       // Like ONNX's reference: to int64 (floats truncate), then keep the low bits;
       // signed types sign-extend into their byte.
       const int bits = DTypeBits(out.dtype());
@@ -135,27 +154,32 @@ void Write(const Scalar& s, Tensor& out, int64_t i, bool saturate, E8M0Round mod
       static_cast<uint8_t*>(p)[i] = b;
       break;
     }
-    case DType::kFloat8E8M0:
-      static_cast<uint8_t*>(p)[i] = F32ToE8M0(ToFloatOnce(s), saturate, mode);
-      break;
+    case DType::kFloat8E8M0: static_cast<uint8_t*>(p)[i] = F32ToE8M0(ToFloatOnce(s), saturate, mode); break;
     default: {
       const MiniFormat* f = MiniFormatOf(out.dtype());
       const bool sat = (out.dtype() == DType::kFloat16 || out.dtype() == DType::kBFloat16) ? false : saturate;
       const uint32_t code = F32ToMini(ToFloatOnce(s), *f, sat);
-      if (DTypeStorageSize(out.dtype()) == 2) static_cast<uint16_t*>(p)[i] = uint16_t(code);
-      else static_cast<uint8_t*>(p)[i] = uint8_t(code);
+      if (DTypeStorageSize(out.dtype()) == 2)
+        static_cast<uint16_t*>(p)[i] = uint16_t(code);
+      else
+        static_cast<uint8_t*>(p)[i] = uint8_t(code);
     }
   }
 }
 
 void CastTo(OpContext& ctx, DType to) {
   const Tensor& x = ctx.in(0);
-  if (!IsKnownDType(int32_t(to))) throw ctx.Fail(ErrorCode::kInvalidModel, "unknown target type " + std::to_string(int(to)));
+  if (!IsKnownDType(int32_t(to)))
+    throw ctx.Fail(ErrorCode::kInvalidModel, "unknown target type " + std::to_string(int(to)));
   if (x.dtype() == DType::kString || to == DType::kString) {
-    if (x.dtype() == to) { ctx.set_out(0, x); return; }
+    if (x.dtype() == to) {
+      ctx.set_out(0, x);
+      return;
+    }
     throw ctx.Fail(ErrorCode::kUnsupportedOp, "Cast from or to STRING is not implemented yet");
   }
-  if (x.dtype() == DType::kComplex64 || x.dtype() == DType::kComplex128 || to == DType::kComplex64 || to == DType::kComplex128) {
+  if (x.dtype() == DType::kComplex64 || x.dtype() == DType::kComplex128 || to == DType::kComplex64 ||
+      to == DType::kComplex128) {
     throw ctx.Fail(ErrorCode::kUnsupportedOp, "Cast of complex numbers is not supported");
   }
   const bool saturate = ctx.attr_i("saturate", 1) != 0;

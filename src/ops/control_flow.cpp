@@ -34,7 +34,9 @@ void CopyElems(const Tensor& src, int64_t si, Tensor& dst, int64_t di, int64_t n
     return;
   }
   const size_t es = DTypeStorageSize(src.dtype());
-  if (n) std::memcpy(dst.mutable_data<uint8_t>() + size_t(di) * es, static_cast<const uint8_t*>(src.raw()) + size_t(si) * es, size_t(n) * es);
+  if (n)
+    std::memcpy(dst.mutable_data<uint8_t>() + size_t(di) * es, static_cast<const uint8_t*>(src.raw()) + size_t(si) * es,
+                size_t(n) * es);
 }
 // The slice of t at index `at` along `axis`, with that axis removed.
 Tensor SliceAt(const Tensor& t, int64_t axis, int64_t at) {
@@ -49,10 +51,12 @@ Tensor SliceAt(const Tensor& t, int64_t axis, int64_t at) {
   return out;
 }
 // Stacks equally shaped tensors along a new `axis`.
-Tensor Stack(const OpContext& ctx, const std::vector<Tensor>& parts, int64_t axis, DType dtype, const Shape& empty_elem) {
+Tensor Stack(const OpContext& ctx, const std::vector<Tensor>& parts, int64_t axis, DType dtype,
+             const Shape& empty_elem) {
   Shape elem = parts.empty() ? empty_elem : parts[0].shape();
   for (const Tensor& p : parts) {
-    if (p.shape() != elem || p.dtype() != parts[0].dtype()) throw ctx.Fail(ErrorCode::kShapeMismatch, "scan outputs differ in shape or type between iterations");
+    if (p.shape() != elem || p.dtype() != parts[0].dtype())
+      throw ctx.Fail(ErrorCode::kShapeMismatch, "scan outputs differ in shape or type between iterations");
   }
   Shape s = elem;
   s.insert(s.begin() + axis, int64_t(parts.size()));
@@ -75,7 +79,8 @@ void If(OpContext& ctx) {
   const bool c = ScalarTrue(ctx, ctx.in(0));
   const Graph& g = GraphAttr(ctx, c ? "then_branch" : "else_branch");
   std::vector<Value> outs = RunSubgraph(ctx.executor, g, {}, *ctx.scope);
-  if (outs.size() != ctx.outputs.size()) throw ctx.Fail(ErrorCode::kInvalidModel, "the branch has the wrong number of outputs");
+  if (outs.size() != ctx.outputs.size())
+    throw ctx.Fail(ErrorCode::kInvalidModel, "the branch has the wrong number of outputs");
   for (size_t i = 0; i < outs.size(); ++i) ctx.outputs[i] = std::move(outs[i]);
 }
 
@@ -98,7 +103,8 @@ void Loop(OpContext& ctx) {
     std::vector<Value> in{IntScalar(it), BoolScalar(cond)};
     in.insert(in.end(), carried.begin(), carried.end());
     std::vector<Value> out = RunSubgraph(ctx.executor, body, in, *ctx.scope);
-    if (out.size() != 1 + n_carried + n_scan) throw ctx.Fail(ErrorCode::kInvalidModel, "the body has the wrong number of outputs");
+    if (out.size() != 1 + n_carried + n_scan)
+      throw ctx.Fail(ErrorCode::kInvalidModel, "the body has the wrong number of outputs");
     cond = ScalarTrue(ctx, out[0].tensor);
     for (size_t i = 0; i < n_carried; ++i) carried[i] = out[1 + i];
     for (size_t k = 0; k < n_scan; ++k) scans[k].push_back(out[1 + n_carried + k].tensor);
@@ -139,14 +145,20 @@ void Scan8(OpContext& ctx) {
       for (int64_t k = 0; k < k_out; ++k) outs[size_t(k)].push_back(out[size_t(n_state + k)].tensor);
     }
     for (int64_t i = 0; i < n_state; ++i) final_states[size_t(i)].push_back(state[size_t(i)].tensor);
-    for (int64_t k = 0; k < k_out; ++k) scans[size_t(k)].push_back(Stack(ctx, outs[size_t(k)], 0, GraphOutType(body, size_t(n_state + k)), {}));
+    for (int64_t k = 0; k < k_out; ++k)
+      scans[size_t(k)].push_back(Stack(ctx, outs[size_t(k)], 0, GraphOutType(body, size_t(n_state + k)), {}));
   }
-  for (int64_t i = 0; i < n_state; ++i) ctx.set_out(size_t(i), Stack(ctx, final_states[size_t(i)], 0, DType::kFloat, {}));
-  for (int64_t k = 0; k < k_out; ++k) ctx.set_out(size_t(n_state + k), Stack(ctx, scans[size_t(k)], 0, DType::kFloat, {}));
+  for (int64_t i = 0; i < n_state; ++i)
+    ctx.set_out(size_t(i), Stack(ctx, final_states[size_t(i)], 0, DType::kFloat, {}));
+  for (int64_t k = 0; k < k_out; ++k)
+    ctx.set_out(size_t(n_state + k), Stack(ctx, scans[size_t(k)], 0, DType::kFloat, {}));
 }
 
 void Scan(OpContext& ctx) {
-  if (ctx.opset < 9) { Scan8(ctx); return; }
+  if (ctx.opset < 9) {
+    Scan8(ctx);
+    return;
+  }
   const Graph& body = GraphAttr(ctx, "body");
   const int64_t m = ctx.attr_i("num_scan_inputs", 0);
   const int64_t n_state = int64_t(ctx.num_inputs()) - m;
@@ -191,7 +203,8 @@ void Scan(OpContext& ctx) {
 // Sequences.
 namespace {
 const std::vector<Tensor>& SeqIn(const OpContext& ctx, size_t i) {
-  if (!ctx.has_input(i) || ctx.inputs[i]->kind != Value::Kind::kSequence) throw ctx.Fail(ErrorCode::kTypeMismatch, "input " + std::to_string(i) + " must be a sequence");
+  if (!ctx.has_input(i) || ctx.inputs[i]->kind != Value::Kind::kSequence)
+    throw ctx.Fail(ErrorCode::kTypeMismatch, "input " + std::to_string(i) + " must be a sequence");
   return ctx.inputs[i]->sequence;
 }
 void SetSeq(OpContext& ctx, size_t i, std::vector<Tensor> s) {
@@ -203,7 +216,8 @@ void SetSeq(OpContext& ctx, size_t i, std::vector<Tensor> s) {
 int64_t Position(const OpContext& ctx, size_t i, int64_t size, bool insert) {
   int64_t p = ReadInts(ctx, ctx.in(i))[0];
   if (p < 0) p += size;
-  if (p < 0 || p > size || (!insert && p == size)) throw ctx.Fail(ErrorCode::kInvalidArgument, "position is out of range");
+  if (p < 0 || p > size || (!insert && p == size))
+    throw ctx.Fail(ErrorCode::kInvalidArgument, "position is out of range");
   return p;
 }
 }  // namespace
@@ -319,7 +333,10 @@ void SequenceMap(OpContext& ctx) {
 
 // Optionals: an empty optional is kOptionalEmpty; a present one is its value.
 void Optional(OpContext& ctx) {
-  if (ctx.has_input(0)) { ctx.outputs[0] = *ctx.inputs[0]; return; }
+  if (ctx.has_input(0)) {
+    ctx.outputs[0] = *ctx.inputs[0];
+    return;
+  }
   Value v;
   v.kind = Value::Kind::kOptionalEmpty;
   ctx.outputs[0] = v;

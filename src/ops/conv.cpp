@@ -85,7 +85,8 @@ void ChooseAlgo(const OpContext& ctx, ConvPlan* p) {
   } else {
     automatic = fallback = PlaneAlgo(*p);
   }
-  p->algo = ChooseAlgorithm(ctx, kAllConvAlgos, ConvAlgoName, automatic, [&](ConvAlgo a) { return ConvAlgoFits(*p, a); });
+  p->algo =
+      ChooseAlgorithm(ctx, kAllConvAlgos, ConvAlgoName, automatic, [&](ConvAlgo a) { return ConvAlgoFits(*p, a); });
   // A forced GEMM algorithm falls back to the reference when the weights are not finite.
   p->fallback = ctx.ForcedAlgorithm().empty() && ctx.VectorKernels() ? fallback : ConvAlgo::kReference;
 }
@@ -94,8 +95,10 @@ std::shared_ptr<ConvPlan> MakeConvPlan(const OpContext& ctx, const Tensor& x, co
   auto p = std::make_shared<ConvPlan>();
   p->Set(ctx, x, w);
   const int64_t group = p->group = ctx.attr_i("group", 1);
-  if (w.rank() < 3) throw ctx.Fail(ErrorCode::kShapeMismatch, "weight must have rank >= 3, got " + ShapeToString(w.shape()));
-  std::vector<int64_t> kernel = ctx.attr_ints("kernel_shape", std::vector<int64_t>(w.shape().begin() + 2, w.shape().end()));
+  if (w.rank() < 3)
+    throw ctx.Fail(ErrorCode::kShapeMismatch, "weight must have rank >= 3, got " + ShapeToString(w.shape()));
+  std::vector<int64_t> kernel =
+      ctx.attr_ints("kernel_shape", std::vector<int64_t>(w.shape().begin() + 2, w.shape().end()));
   p->g = MakeGeometry(ctx, x.shape(), kernel, false);
   const ConvGeometry& g = p->g;
   const int64_t N = p->N = x.shape()[0], C = p->C = x.shape()[1], M = p->M = w.shape()[0];
@@ -162,8 +165,8 @@ void RunDirect(const ConvRun& r) {
     for (int64_t i = b; i < e; ++i) {
       const int64_t ng = i / row_blocks, n = ng / p.group, grp = ng % p.group, r0 = i % row_blocks * rb;
       r.ctx.kernels->ConvDirectF32(r.x + (n * p.C + grp * p.Cg) * p.in_sp, p.in_sp, r.w + grp * p.Mg * p.Cg * p.k_sp,
-                                   r.y + (n * p.M + grp * p.Mg) * p.out_sp, p.Cg, p.Mg, pl, r0, std::min(pl.OH, r0 + rb),
-                                   r.bias ? r.bias + grp * p.Mg : nullptr, r.kact);
+                                   r.y + (n * p.M + grp * p.Mg) * p.out_sp, p.Cg, p.Mg, pl, r0,
+                                   std::min(pl.OH, r0 + rb), r.bias ? r.bias + grp * p.Mg : nullptr, r.kact);
     }
   });
 }
@@ -173,7 +176,8 @@ bool RunIm2col(const ConvRun& r, const Tensor& w) {
   const ConvPlan& p = r.p;
   const Tensor* wt = nullptr;
   if (p.out_sp == 1 && w.dtype() == DType::kFloat)
-    wt = r.ctx.ConstDerived(1, "W^T", [&](const Tensor& t) { return TransposedF32(t.data<float>(), p.M, p.Cg * p.k_sp); });
+    wt = r.ctx.ConstDerived(1, "W^T",
+                            [&](const Tensor& t) { return TransposedF32(t.data<float>(), p.M, p.Cg * p.k_sp); });
   return ConvGemm2D(r.ctx, p.pl, r.x, r.w, wt ? wt->data<float>() : nullptr, p.N, p.C, p.M, p.group, p.in_sp, r.y,
                     p.act == Activation::kRelu, r.bias, r.kact);
 }
@@ -189,8 +193,9 @@ void RunDepthwise(const ConvRun& r) {
   ParallelFor(r.ctx, p.N * blocks, 1, [&](int64_t b, int64_t e) {
     for (int64_t nb = b; nb < e; ++nb) {
       const int64_t n = nb / blocks, c0 = nb % blocks * bs, nc = std::min<int64_t>(bs, p.M - c0);
-      r.ctx.kernels->DepthwiseConvF32(r.x + (n * p.C + c0) * p.in_sp, r.w + c0 * p.k_sp, r.y + (n * p.M + c0) * p.out_sp,
-                                      nc, p.pl, r.bias ? r.bias + c0 : nullptr, r.kact);
+      r.ctx.kernels->DepthwiseConvF32(r.x + (n * p.C + c0) * p.in_sp, r.w + c0 * p.k_sp,
+                                      r.y + (n * p.M + c0) * p.out_sp, nc, p.pl, r.bias ? r.bias + c0 : nullptr,
+                                      r.kact);
     }
   });
 }
@@ -240,18 +245,21 @@ void RunPlaneMulAdd(const ConvRun& r) {
 // The bias after the full sum, then (float output) the activation, in one pass.
 void BiasActivation(const ConvRun& r, bool act_here) {
   const ConvPlan& p = r.p;
-  ParallelFor(r.ctx, p.N * p.M, std::max<int64_t>(1, 16384 / std::max<int64_t>(p.out_sp, 1)), [&](int64_t b, int64_t e) {
-    for (int64_t nm = b; nm < e; ++nm) {
-      float* o = r.y + nm * p.out_sp;
-      if (r.bias != nullptr) {
-        const float bv = r.bias[size_t(nm % p.M)];
-        for (int64_t i = 0; i < p.out_sp; ++i) o[i] = o[i] + bv;
-      }
-      if (!act_here) continue;
-      if (r.ctx.VectorKernels()) r.ctx.kernels->UnaryF32(int32_t(p.act), 0.0f, 0.0f, o, o, p.out_sp);
-      else ref::UnaryF32(int32_t(p.act), 0.0f, 0.0f, o, o, p.out_sp);
-    }
-  });
+  ParallelFor(r.ctx, p.N * p.M, std::max<int64_t>(1, 16384 / std::max<int64_t>(p.out_sp, 1)),
+              [&](int64_t b, int64_t e) {
+                for (int64_t nm = b; nm < e; ++nm) {
+                  float* o = r.y + nm * p.out_sp;
+                  if (r.bias != nullptr) {
+                    const float bv = r.bias[size_t(nm % p.M)];
+                    for (int64_t i = 0; i < p.out_sp; ++i) o[i] = o[i] + bv;
+                  }
+                  if (!act_here) continue;
+                  if (r.ctx.VectorKernels())
+                    r.ctx.kernels->UnaryF32(int32_t(p.act), 0.0f, 0.0f, o, o, p.out_sp);
+                  else
+                    ref::UnaryF32(int32_t(p.act), 0.0f, 0.0f, o, o, p.out_sp);
+                }
+              });
 }
 
 }  // namespace
@@ -275,15 +283,22 @@ void Conv(OpContext& ctx) {
   switch (algo) {
     case ConvAlgo::kReference: ref::ConvF32(p.g, p.N, p.C, p.M, p.group, xv.data(), wv.data(), bias, yf); break;
     case ConvAlgo::kTapGemm: RunTapGemm(r); break;
-    case ConvAlgo::kDirect: RunDirect(r); epilogue_done = true; break;
+    case ConvAlgo::kDirect:
+      RunDirect(r);
+      epilogue_done = true;
+      break;
     case ConvAlgo::kIm2colGemm: epilogue_done = RunIm2col(r, w); break;
-    case ConvAlgo::kDepthwise: RunDepthwise(r); epilogue_done = true; break;
+    case ConvAlgo::kDepthwise:
+      RunDepthwise(r);
+      epilogue_done = true;
+      break;
     case ConvAlgo::kPlane: RunPlane(r); break;
     case ConvAlgo::kPlaneMulAdd: RunPlaneMulAdd(r); break;
   }
   const bool act_here = p.act != Activation::kNone && float_out;
   const bool bias_here = bias != nullptr && algo != ConvAlgo::kReference;  // the reference adds its bias
-  if (!epilogue_done && (bias_here || act_here)) BiasActivation(ConvRun{r.ctx, p, r.x, r.w, bias_here ? bias : nullptr, yf, r.kact}, act_here);
+  if (!epilogue_done && (bias_here || act_here))
+    BiasActivation(ConvRun{r.ctx, p, r.x, r.w, bias_here ? bias : nullptr, yf, r.kact}, act_here);
   if (float_out) return;
   // Another type first rounds the sum to its element type, as the Conv node's output
   // would be, then takes the activation in f32, then rounds again.
@@ -310,14 +325,17 @@ void DeformConv(OpContext& ctx) {
   const auto st = ctx.attr_ints("strides", {1, 1}), dil = ctx.attr_ints("dilations", {1, 1});
   const auto pads = ctx.attr_ints("pads", {0, 0, 0, 0});
   const int64_t KH = kernel[0], KW = kernel[1], OH = off.shape()[2], OW = off.shape()[3];
-  if (IC != w.shape()[1] * group || OC % group || IC % og) throw ctx.Fail(ErrorCode::kShapeMismatch, "channels, group and offset_group disagree");
+  if (IC != w.shape()[1] * group || OC % group || IC % og)
+    throw ctx.Fail(ErrorCode::kShapeMismatch, "channels, group and offset_group disagree");
   const int64_t icg = w.shape()[1], ocg = OC / group, icog = IC / og;
   const auto xv = ToF32(ctx, x), wv = ToF32(ctx, w), ov = ToF32(ctx, off);
   std::vector<float> bias, mask;
   if (ctx.has_input(3)) bias = ToF32(ctx, ctx.in(3));
   if (ctx.has_input(4)) mask = ToF32(ctx, ctx.in(4));
   Tensor& y = ctx.out(0, x.dtype(), {N, OC, OH, OW});
-  auto pix = [&](const float* img, int64_t r, int64_t c) { return (r < 0 || r >= IH || c < 0 || c >= IW) ? 0.0f : img[r * IW + c]; };
+  auto pix = [&](const float* img, int64_t r, int64_t c) {
+    return (r < 0 || r >= IH || c < 0 || c >= IW) ? 0.0f : img[r * IW + c];
+  };
   for (int64_t b = 0; b < N; ++b)
     for (int64_t oc = 0; oc < OC; ++oc)
       for (int64_t i = 0; i < OH; ++i)

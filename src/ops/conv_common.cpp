@@ -14,7 +14,8 @@ ConvGeometry MakeGeometry(const OpContext& ctx, const Shape& x, const std::vecto
   if (g.dims < 1) throw ctx.Fail(ErrorCode::kShapeMismatch, "input must have rank >= 3");
   g.in.assign(x.begin() + 2, x.end());
   g.kernel = kernel;
-  if (int64_t(g.kernel.size()) != g.dims) throw ctx.Fail(ErrorCode::kShapeMismatch, "kernel rank does not match the input");
+  if (int64_t(g.kernel.size()) != g.dims)
+    throw ctx.Fail(ErrorCode::kShapeMismatch, "kernel rank does not match the input");
   g.stride = ctx.attr_ints("strides", std::vector<int64_t>(size_t(g.dims), 1));
   g.dil = ctx.attr_ints("dilations", std::vector<int64_t>(size_t(g.dims), 1));
   std::vector<int64_t> pads = ctx.attr_ints("pads", std::vector<int64_t>(size_t(2 * g.dims), 0));
@@ -27,7 +28,8 @@ ConvGeometry MakeGeometry(const OpContext& ctx, const Shape& x, const std::vecto
   g.out.resize(size_t(g.dims));
   for (int64_t d = 0; d < g.dims; ++d) {
     const size_t i = size_t(d);
-    if (g.stride[i] <= 0 || g.dil[i] <= 0) throw ctx.Fail(ErrorCode::kInvalidModel, "strides and dilations must be positive");
+    if (g.stride[i] <= 0 || g.dil[i] <= 0)
+      throw ctx.Fail(ErrorCode::kInvalidModel, "strides and dilations must be positive");
     const int64_t ek = g.dil[i] * (g.kernel[i] - 1) + 1;
     if (ap == "SAME_UPPER" || ap == "SAME_LOWER") {
       g.out[i] = (g.in[i] + g.stride[i] - 1) / g.stride[i];
@@ -36,8 +38,12 @@ ConvGeometry MakeGeometry(const OpContext& ctx, const Shape& x, const std::vecto
       g.pad_e[i] = total - g.pad_b[i];
       continue;
     }
-    if (ap == "VALID") { g.pad_b[i] = g.pad_e[i] = 0; }
-    else { g.pad_b[i] = pads[i]; g.pad_e[i] = pads[i + size_t(g.dims)]; }
+    if (ap == "VALID") {
+      g.pad_b[i] = g.pad_e[i] = 0;
+    } else {
+      g.pad_b[i] = pads[i];
+      g.pad_e[i] = pads[i + size_t(g.dims)];
+    }
     const int64_t span = g.in[i] + g.pad_b[i] + g.pad_e[i] - ek;
     if (span < 0) throw ctx.Fail(ErrorCode::kShapeMismatch, "the kernel is larger than the padded input");
     g.out[i] = (ceil_mode ? (span + g.stride[i] - 1) / g.stride[i] : span / g.stride[i]) + 1;
@@ -45,7 +51,6 @@ ConvGeometry MakeGeometry(const OpContext& ctx, const Shape& x, const std::vecto
   }
   return g;
 }
-
 
 bool FiniteWeights(const OpContext& ctx, const F32View& w) {
   auto scan = [&] {

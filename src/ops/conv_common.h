@@ -29,8 +29,8 @@ ConvGeometry MakeGeometry(const OpContext& ctx, const Shape& x, const std::vecto
 // the plane goes through step(acc + o, x + i, n) (PlaneTapRuns), then finish(acc). The
 // results land in y, directly when it is float, else through a buffer and StoreF32.
 template <class Step, class Finish>
-void PoolPlanes(const OpContext& ctx, const ConvPlane& pl, int64_t NC, int64_t in_sp, int64_t out_sp, const float* x, Tensor& y,
-                float init, Step step, Finish finish) {
+void PoolPlanes(const OpContext& ctx, const ConvPlane& pl, int64_t NC, int64_t in_sp, int64_t out_sp, const float* x,
+                Tensor& y, float init, Step step, Finish finish) {
   std::vector<float> ybuf;
   float* yf = y.dtype() == DType::kFloat ? y.mutable_data<float>() : (ybuf.resize(size_t(NC * out_sp)), ybuf.data());
   ParallelFor(ctx, NC, 1, [&](int64_t b, int64_t e) {
@@ -42,9 +42,9 @@ void PoolPlanes(const OpContext& ctx, const ConvPlane& pl, int64_t NC, int64_t i
       finish(acc);
     }
   });
-  if (!ybuf.empty()) for (int64_t i = 0; i < NC * out_sp; ++i) StoreF32(y, i, ybuf[size_t(i)]);
+  if (!ybuf.empty())
+    for (int64_t i = 0; i < NC * out_sp; ++i) StoreF32(y, i, ybuf[size_t(i)]);
 }
-
 
 // The inputs a convolution's prepared state was made for: the input and weight shapes
 // and whether there is a bias.

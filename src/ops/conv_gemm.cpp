@@ -8,9 +8,11 @@ namespace onemodel::impl {
 namespace ops {
 
 bool ConvGemm2D(const OpContext& ctx, const ConvPlane& pl, const float* x, const float* w, const float* wt, int64_t N,
-                int64_t C, int64_t M, int64_t group, int64_t in_sp, float* y, bool relu, const float* bias, Activation act) {
+                int64_t C, int64_t M, int64_t group, int64_t in_sp, float* y, bool relu, const float* bias,
+                Activation act) {
   const int64_t Cg = C / group, Mg = M / group, ksp = pl.KH * pl.KW, Kg = Cg * ksp, P = pl.OH * pl.OW;
-  const bool direct = ksp == 1 && pl.SH == 1 && pl.SW == 1 && pl.PH == 0 && pl.PW == 0 && pl.IH == pl.OH && pl.IW == pl.OW;
+  const bool direct =
+      ksp == 1 && pl.SH == 1 && pl.SW == 1 && pl.PH == 0 && pl.PW == 0 && pl.IH == pl.OH && pl.IW == pl.OW;
   int64_t max_lo = 0, min_hi = pl.OW;
   for (int64_t kw = 0; kw < pl.KW; ++kw) {
     max_lo = std::max(max_lo, pl.col_lo[size_t(kw)]);
@@ -22,8 +24,9 @@ bool ConvGemm2D(const OpContext& ctx, const ConvPlane& pl, const float* x, const
     return ih0 < 0 || ih1 >= pl.IH || ow < max_lo || ow >= min_hi;
   };
   // Whether any output has a padding tap (the first and last rows and columns decide).
-  const bool any_pad = pl.OH > 0 && pl.OW > 0 && (-pl.PH < 0 || (pl.OH - 1) * pl.SH - pl.PH + (pl.KH - 1) * pl.DH >= pl.IH ||
-                                                  max_lo > 0 || min_hi < pl.OW);
+  const bool any_pad =
+      pl.OH > 0 && pl.OW > 0 &&
+      (-pl.PH < 0 || (pl.OH - 1) * pl.SH - pl.PH + (pl.KH - 1) * pl.DH >= pl.IH || max_lo > 0 || min_hi < pl.OW);
   const bool fuse = (bias || act != Activation::kNone) && (relu || !any_pad) && !(wt && P == 1);
   const float* epi_bias = fuse ? bias : nullptr;
   const Activation epi_act = fuse ? act : Activation::kNone;
@@ -57,8 +60,10 @@ bool ConvGemm2D(const OpContext& ctx, const ConvPlane& pl, const float* x, const
           const int64_t a = std::min(std::max(lo, ow), ow + run), b = std::max(a, std::min(hi, ow + run));
           float* d = dst + i - ow;  // d[o] is column o's slot
           std::fill(d + ow, d + a, 0.0f);
-          if (pl.SW == 1) std::memcpy(d + a, xrow + a, size_t(b - a) * sizeof(float));
-          else for (int64_t o = a; o < b; ++o) d[o] = xrow[o * pl.SW];
+          if (pl.SW == 1)
+            std::memcpy(d + a, xrow + a, size_t(b - a) * sizeof(float));
+          else
+            for (int64_t o = a; o < b; ++o) d[o] = xrow[o * pl.SW];
           std::fill(d + b, d + ow + run, 0.0f);
         }
         i += run;
@@ -105,7 +110,8 @@ bool ConvGemm2D(const OpContext& ctx, const ConvPlane& pl, const float* x, const
             // One position: C^T (1 x Mg) = col^T W^T, W^T's rows read in place.
             ParallelGemmF32(ctx, 1, Mg, Kg, B, 0, b_rs, wt + grp * Mg, M, 1, yg + p0, 1);
           } else {
-            ParallelGemmF32(ctx, Mg, np, Kg, wg, Kg, 1, B, b_rs, 1, yg + p0, P, epi_bias ? epi_bias + grp * Mg : nullptr, epi_act);
+            ParallelGemmF32(ctx, Mg, np, Kg, wg, Kg, 1, B, b_rs, 1, yg + p0, P,
+                            epi_bias ? epi_bias + grp * Mg : nullptr, epi_act);
           }
         }
       }
@@ -113,34 +119,33 @@ bool ConvGemm2D(const OpContext& ctx, const ConvPlane& pl, const float* x, const
       // over the threads).
       if (relu || !any_pad) continue;
       ParallelFor(ctx, Mg, 8, [&](int64_t m_begin, int64_t m_end) {
-      for (int64_t p = 0; p < P; ++p) {
-        if (!has_pad(p)) continue;
-        const int64_t oh = p / pl.OW, ow = p % pl.OW;
-        for (int64_t m = m_begin; m < m_end; ++m) {
-          float& out = yg[m * P + p];
-          if (out != 0.0f) continue;
-          float acc = -0.0f;
-          for (int64_t c = 0; c < Cg; ++c)
-            for (int64_t kh = 0; kh < pl.KH; ++kh) {
-              const int64_t ih = oh * pl.SH - pl.PH + kh * pl.DH;
-              if (ih < 0 || ih >= pl.IH) continue;
-              for (int64_t kw = 0; kw < pl.KW; ++kw) {
-                const int64_t iw = ow * pl.SW - pl.PW + kw * pl.DW;
-                if (iw < 0 || iw >= pl.IW) continue;
-                acc = acc + xg[c * in_sp + ih * pl.IW + iw] * wg[m * Kg + c * ksp + kh * pl.KW + kw];
+        for (int64_t p = 0; p < P; ++p) {
+          if (!has_pad(p)) continue;
+          const int64_t oh = p / pl.OW, ow = p % pl.OW;
+          for (int64_t m = m_begin; m < m_end; ++m) {
+            float& out = yg[m * P + p];
+            if (out != 0.0f) continue;
+            float acc = -0.0f;
+            for (int64_t c = 0; c < Cg; ++c)
+              for (int64_t kh = 0; kh < pl.KH; ++kh) {
+                const int64_t ih = oh * pl.SH - pl.PH + kh * pl.DH;
+                if (ih < 0 || ih >= pl.IH) continue;
+                for (int64_t kw = 0; kw < pl.KW; ++kw) {
+                  const int64_t iw = ow * pl.SW - pl.PW + kw * pl.DW;
+                  if (iw < 0 || iw >= pl.IW) continue;
+                  acc = acc + xg[c * in_sp + ih * pl.IW + iw] * wg[m * Kg + c * ksp + kh * pl.KW + kw];
+                }
               }
-            }
-          out = acc;
+            out = acc;
+          }
         }
-      }
       });
     }
   return fuse;
 }
 
-
-void TapGemm(const OpContext& ctx, const Taps& tg, const float* x, int64_t Cg, int64_t in_sp, const float* w, int64_t Mg,
-             float* y) {
+void TapGemm(const OpContext& ctx, const Taps& tg, const float* x, int64_t Cg, int64_t in_sp, const float* w,
+             int64_t Mg, float* y) {
   const size_t D = tg.in.size();
   int64_t T = 1, P = 1;
   for (const auto& v : tg.b) T *= int64_t(v.size());
@@ -201,8 +206,10 @@ void TapGemm(const OpContext& ctx, const Taps& tg, const float* x, int64_t Cg, i
           const int64_t s = std::min(std::max(lo, ol), ol + run), e = std::max(s, std::min(hi, ol + run));
           float* dd = dst + i - ol;  // dd[o] is last-dimension output o's slot
           std::fill(dd + ol, dd + s, 0.0f);
-          if (al == 1) std::memcpy(dd + s, xrow + s, size_t(e - s) * sizeof(float));
-          else for (int64_t o = s; o < e; ++o) dd[o] = xrow[o * al];
+          if (al == 1)
+            std::memcpy(dd + s, xrow + s, size_t(e - s) * sizeof(float));
+          else
+            for (int64_t o = s; o < e; ++o) dd[o] = xrow[o * al];
           std::fill(dd + e, dd + ol + run, 0.0f);
         }
         i += run;
@@ -282,7 +289,6 @@ void TapGemm(const OpContext& ctx, const Taps& tg, const float* x, int64_t Cg, i
     }
   });
 }
-
 
 }  // namespace ops
 }  // namespace onemodel::impl

@@ -30,7 +30,8 @@ namespace ops {
 // each finished tile (GemmBiasActF32) and this returns true; otherwise it returns false
 // and the caller applies it after the fix-up.
 bool ConvGemm2D(const OpContext& ctx, const ConvPlane& pl, const float* x, const float* w, const float* wt, int64_t N,
-                int64_t C, int64_t M, int64_t group, int64_t in_sp, float* y, bool relu, const float* bias, Activation act);
+                int64_t C, int64_t M, int64_t group, int64_t in_sp, float* y, bool relu, const float* bias,
+                Activation act);
 
 // Convolution as "taps" in any number of dimensions (3-D convolution, ConvTranspose by
 // stride phases): output position o (a multi-index over out) reads, for tap t (a
@@ -49,8 +50,8 @@ struct Taps {
 // result at a position with a padding tap; those zeros are recomputed by the reference
 // fold. No bias or activation (the caller's, after the full sum). Column blocks keep col
 // near 1 MB; col rows and the GEMM go to the threads.
-void TapGemm(const OpContext& ctx, const Taps& tg, const float* x, int64_t Cg, int64_t in_sp, const float* w, int64_t Mg,
-             float* y);
+void TapGemm(const OpContext& ctx, const Taps& tg, const float* x, int64_t Cg, int64_t in_sp, const float* w,
+             int64_t Mg, float* y);
 
 }  // namespace ops
 }  // namespace onemodel::impl

@@ -44,9 +44,9 @@ struct ConvTPrep : ConvInputs {
 // 4+ terms (finite weights are checked at run time), else the reference. Vector sessions
 // only; the oracle's plans are the reference.
 void ChooseAlgo(const OpContext& ctx, ConvTPrep* p) {
-  const ConvTransposeAlgo automatic = p->patch                        ? ConvTransposeAlgo::kPatchGemm
+  const ConvTransposeAlgo automatic = p->patch                             ? ConvTransposeAlgo::kPatchGemm
                                       : p->Mg >= 4 && p->Cg * p->k_sp >= 4 ? ConvTransposeAlgo::kPhaseTaps
-                                                                        : ConvTransposeAlgo::kReference;
+                                                                           : ConvTransposeAlgo::kReference;
   p->algo = ChooseAlgorithm(ctx, kAllConvTransposeAlgos, ConvTransposeAlgoName, automatic,
                             [&](ConvTransposeAlgo a) { return a != ConvTransposeAlgo::kPatchGemm || p->patch; });
 }
@@ -58,11 +58,13 @@ std::shared_ptr<ConvTPrep> MakeConvTPrep(const OpContext& ctx, const Tensor& x, 
   const int64_t group = P.group = ctx.attr_i("group", 1);
   const int64_t D = P.D = x.rank() - 2;
   if (D < 1) throw ctx.Fail(ErrorCode::kShapeMismatch, "input must have rank >= 3");
-  if (w.rank() != x.rank()) throw ctx.Fail(ErrorCode::kShapeMismatch, "weight " + ShapeToString(w.shape()) + " and input " +
-                                                                          ShapeToString(x.shape()) + " differ in rank");
+  if (w.rank() != x.rank())
+    throw ctx.Fail(ErrorCode::kShapeMismatch,
+                   "weight " + ShapeToString(w.shape()) + " and input " + ShapeToString(x.shape()) + " differ in rank");
   const int64_t C = P.C = x.shape()[1];
   P.N = x.shape()[0];
-  if (group <= 0 || C % group || w.shape()[0] != C) throw ctx.Fail(ErrorCode::kShapeMismatch, "weight and input channels disagree");
+  if (group <= 0 || C % group || w.shape()[0] != C)
+    throw ctx.Fail(ErrorCode::kShapeMismatch, "weight and input channels disagree");
   P.Mg = w.shape()[1];
   P.M = P.Mg * group;
   P.Cg = C / group;
@@ -76,9 +78,10 @@ std::shared_ptr<ConvTPrep> MakeConvTPrep(const OpContext& ctx, const Tensor& x, 
   dil = ctx.attr_ints("dilations", std::vector<int64_t>(size_t(D), 1));
   const auto opad = ctx.attr_ints("output_padding", std::vector<int64_t>(size_t(D), 0));
   const auto pads = ctx.attr_ints("pads", std::vector<int64_t>(size_t(2 * D), 0));
-  if (int64_t(kernel.size()) != D || int64_t(stride.size()) != D || int64_t(dil.size()) != D || int64_t(opad.size()) != D ||
-      int64_t(pads.size()) != 2 * D)
-    throw ctx.Fail(ErrorCode::kInvalidModel, "kernel_shape, strides, dilations, output_padding or pads have the wrong length");
+  if (int64_t(kernel.size()) != D || int64_t(stride.size()) != D || int64_t(dil.size()) != D ||
+      int64_t(opad.size()) != D || int64_t(pads.size()) != 2 * D)
+    throw ctx.Fail(ErrorCode::kInvalidModel,
+                   "kernel_shape, strides, dilations, output_padding or pads have the wrong length");
   for (int64_t d = 0; d < D; ++d)
     if (stride[size_t(d)] <= 0 || dil[size_t(d)] <= 0)
       throw ctx.Fail(ErrorCode::kInvalidModel, "strides and dilations must be positive");
@@ -102,13 +105,24 @@ std::shared_ptr<ConvTPrep> MakeConvTPrep(const OpContext& ctx, const Tensor& x, 
       pe[i] = pads[i + size_t(D)];
       out[i] = out_shape_attr[out_shape_attr.size() - size_t(D) + i];
     } else if (ap == "SAME_UPPER" || ap == "SAME_LOWER") {
-      const int64_t want = !out_shape_attr.empty() ? out_shape_attr[out_shape_attr.size() - size_t(D) + i] : in[i] * stride[i];
+      const int64_t want =
+          !out_shape_attr.empty() ? out_shape_attr[out_shape_attr.size() - size_t(D) + i] : in[i] * stride[i];
       const int64_t total = full - want;
-      if (ap == "SAME_UPPER") { pb[i] = total / 2; pe[i] = total - total / 2; }
-      else { pb[i] = total - total / 2; pe[i] = total / 2; }
+      if (ap == "SAME_UPPER") {
+        pb[i] = total / 2;
+        pe[i] = total - total / 2;
+      } else {
+        pb[i] = total - total / 2;
+        pe[i] = total / 2;
+      }
       out[i] = want;
     } else {
-      if (ap == "VALID") { pb[i] = pe[i] = 0; } else { pb[i] = pads[i]; pe[i] = pads[i + size_t(D)]; }
+      if (ap == "VALID") {
+        pb[i] = pe[i] = 0;
+      } else {
+        pb[i] = pads[i];
+        pe[i] = pads[i + size_t(D)];
+      }
       out[i] = full - pb[i] - pe[i];
     }
   }
@@ -187,8 +201,10 @@ std::shared_ptr<ConvTPrep> MakeConvTPrep(const OpContext& ctx, const Tensor& x, 
 // every output takes exactly one kernel position, from every input channel, so for
 // each kernel position the outputs are a 1x1 convolution: a GEMM whose K is the input
 // channels in order, the reference's fold.
-void RunPatchGemm(OpContext& ctx, const ConvTPrep& P, const F32View& xv, const F32View& wv, const float* bias, Tensor& y) {
-  const int64_t group = P.group, D = P.D, N = P.N, C = P.C, M = P.M, Mg = P.Mg, Cg = P.Cg, in_sp = P.in_sp, out_sp = P.out_sp, k_sp = P.k_sp;
+void RunPatchGemm(OpContext& ctx, const ConvTPrep& P, const F32View& xv, const F32View& wv, const float* bias,
+                  Tensor& y) {
+  const int64_t group = P.group, D = P.D, N = P.N, C = P.C, M = P.M, Mg = P.Mg, Cg = P.Cg, in_sp = P.in_sp,
+                out_sp = P.out_sp, k_sp = P.k_sp;
   const std::vector<int64_t>& kernel = P.kernel;
   const std::vector<int64_t>& in = P.in;
   const std::vector<int64_t>& stride = P.stride;
@@ -196,8 +212,8 @@ void RunPatchGemm(OpContext& ctx, const ConvTPrep& P, const F32View& xv, const F
   const std::vector<int64_t>& in_st = P.in_st;
   const std::vector<int64_t>& kst = P.kst;
   const std::vector<int64_t>& ost = P.ost;
-// The products before they are scattered: the calling thread's buffer, reused (by
-// reference, so that the workers below read this thread's, not their own).
+  // The products before they are scattered: the calling thread's buffer, reused (by
+  // reference, so that the workers below read this thread's, not their own).
   thread_local std::vector<float> tmp_tl;
   std::vector<float>& tmp = tmp_tl;
   if (tmp.size() < size_t(Mg * in_sp)) tmp.resize(size_t(Mg * in_sp));
@@ -221,8 +237,10 @@ void RunPatchGemm(OpContext& ctx, const ConvTPrep& P, const F32View& xv, const F
               for (int64_t ih = 0; ih < in[0]; ++ih) {
                 float* drow = dst + (ih * stride[0] + kh) * OW + kw;
                 const float* srow = src + ih * in[1];
-                if (!bias) for (int64_t iw = 0; iw < in[1]; ++iw) drow[iw * stride[1]] = srow[iw];
-                else for (int64_t iw = 0; iw < in[1]; ++iw) drow[iw * stride[1]] = srow[iw] + bv;
+                if (!bias)
+                  for (int64_t iw = 0; iw < in[1]; ++iw) drow[iw * stride[1]] = srow[iw];
+                else
+                  for (int64_t iw = 0; iw < in[1]; ++iw) drow[iw * stride[1]] = srow[iw] + bv;
               }
             }
           });
@@ -253,13 +271,15 @@ void RunPatchGemm(OpContext& ctx, const ConvTPrep& P, const F32View& xv, const F
 // phase that is a stride-1 convolution over j with those taps, in the reference's
 // row-major kernel order (TapGemm; its zero fix-up covers taps past the input's
 // edges); the bias after the full sum.
-void RunPhaseTaps(OpContext& ctx, const ConvTPrep& P, const F32View& xv, const F32View& wv, const float* bias, Tensor& y) {
-  const int64_t group = P.group, D = P.D, N = P.N, C = P.C, M = P.M, Mg = P.Mg, Cg = P.Cg, in_sp = P.in_sp, out_sp = P.out_sp, k_sp = P.k_sp;
+void RunPhaseTaps(OpContext& ctx, const ConvTPrep& P, const F32View& xv, const F32View& wv, const float* bias,
+                  Tensor& y) {
+  const int64_t group = P.group, D = P.D, N = P.N, C = P.C, M = P.M, Mg = P.Mg, Cg = P.Cg, in_sp = P.in_sp,
+                out_sp = P.out_sp, k_sp = P.k_sp;
   const std::vector<int64_t>& stride = P.stride;
   const std::vector<int64_t>& pb = P.pb;
   const std::vector<int64_t>& ost = P.ost;
-// The products before they are scattered: the calling thread's buffer, reused (by
-// reference, so that the workers below read this thread's, not their own).
+  // The products before they are scattered: the calling thread's buffer, reused (by
+  // reference, so that the workers below read this thread's, not their own).
   thread_local std::vector<float> tmp_tl;
   std::vector<float>& tmp = tmp_tl;
   const size_t Du = size_t(D);
@@ -284,7 +304,8 @@ void RunPhaseTaps(OpContext& ctx, const ConvTPrep& P, const F32View& xv, const F
     char key[32];
     std::snprintf(key, sizeof key, "phase %zu", ph);
     const Tensor* wp_const = ctx.ConstDerived(1, key, [&](const Tensor&) {
-      Tensor t = Tensor::Uninitialized(DType::kFloat, Shape{std::max<int64_t>(group * Mg * Cg * T, 1)}, "phase weights");
+      Tensor t =
+          Tensor::Uninitialized(DType::kFloat, Shape{std::max<int64_t>(group * Mg * Cg * T, 1)}, "phase weights");
       permute(t.mutable_data<float>());
       return t;
     });
@@ -320,7 +341,8 @@ void RunPhaseTaps(OpContext& ctx, const ConvTPrep& P, const F32View& xv, const F
                 const float bv = bias[size_t(m)];
                 for (int64_t j = 0; j < nl; ++j) yd[base + o + j * sl] = sr[j] + bv;
               } else {
-                for (int64_t j = 0; j < nl; ++j) StoreF32(y, base + o + j * sl, !bias ? sr[j] : sr[j] + bias[size_t(m)]);
+                for (int64_t j = 0; j < nl; ++j)
+                  StoreF32(y, base + o + j * sl, !bias ? sr[j] : sr[j] + bias[size_t(m)]);
               }
             }
           }
@@ -332,8 +354,10 @@ void RunPhaseTaps(OpContext& ctx, const ConvTPrep& P, const F32View& xv, const F
 
 // The reference: per output, the fold over input channels (outer) and kernel positions
 // (row-major) of the taps that land on it, then the bias.
-void RunReference(OpContext& /*ctx*/, const ConvTPrep& P, const F32View& xv, const F32View& wv, const float* bias, Tensor& y) {
-  const int64_t D = P.D, N = P.N, C = P.C, M = P.M, Mg = P.Mg, Cg = P.Cg, in_sp = P.in_sp, out_sp = P.out_sp, k_sp = P.k_sp;
+void RunReference(OpContext& /*ctx*/, const ConvTPrep& P, const F32View& xv, const F32View& wv, const float* bias,
+                  Tensor& y) {
+  const int64_t D = P.D, N = P.N, C = P.C, M = P.M, Mg = P.Mg, Cg = P.Cg, in_sp = P.in_sp, out_sp = P.out_sp,
+                k_sp = P.k_sp;
   const std::vector<int64_t>& kernel = P.kernel;
   const std::vector<int64_t>& in = P.in;
   const std::vector<int64_t>& stride = P.stride;

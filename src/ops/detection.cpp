@@ -14,11 +14,23 @@ bool Suppress(const float* a, const float* b, bool center, float iou_threshold) 
   float ax0, ax1, ay0, ay1, bx0, bx1, by0, by1;
   if (center) {
     const float aw = a[2] / 2, ah = a[3] / 2, bw = b[2] / 2, bh = b[3] / 2;
-    ax0 = a[0] - aw; ax1 = a[0] + aw; ay0 = a[1] - ah; ay1 = a[1] + ah;
-    bx0 = b[0] - bw; bx1 = b[0] + bw; by0 = b[1] - bh; by1 = b[1] + bh;
+    ax0 = a[0] - aw;
+    ax1 = a[0] + aw;
+    ay0 = a[1] - ah;
+    ay1 = a[1] + ah;
+    bx0 = b[0] - bw;
+    bx1 = b[0] + bw;
+    by0 = b[1] - bh;
+    by1 = b[1] + bh;
   } else {
-    ay0 = std::min(a[0], a[2]); ay1 = std::max(a[0], a[2]); ax0 = std::min(a[1], a[3]); ax1 = std::max(a[1], a[3]);
-    by0 = std::min(b[0], b[2]); by1 = std::max(b[0], b[2]); bx0 = std::min(b[1], b[3]); bx1 = std::max(b[1], b[3]);
+    ay0 = std::min(a[0], a[2]);
+    ay1 = std::max(a[0], a[2]);
+    ax0 = std::min(a[1], a[3]);
+    ax1 = std::max(a[1], a[3]);
+    by0 = std::min(b[0], b[2]);
+    by1 = std::max(b[0], b[2]);
+    bx0 = std::min(b[1], b[3]);
+    bx1 = std::max(b[1], b[3]);
   }
   const float ix0 = std::max(ax0, bx0), ix1 = std::min(ax1, bx1);
   if (ix1 <= ix0) return false;
@@ -37,7 +49,8 @@ bool Suppress(const float* a, const float* b, bool center, float iou_threshold) 
 void NonMaxSuppression(OpContext& ctx) {
   const Tensor& tb = ctx.in(0);
   const Tensor& ts = ctx.in(1);
-  if (tb.rank() != 3 || tb.shape()[2] != 4 || ts.rank() != 3) throw ctx.Fail(ErrorCode::kShapeMismatch, "boxes must be [B, S, 4], scores [B, C, S]");
+  if (tb.rank() != 3 || tb.shape()[2] != 4 || ts.rank() != 3)
+    throw ctx.Fail(ErrorCode::kShapeMismatch, "boxes must be [B, S, 4], scores [B, C, S]");
   const auto boxes = ToF32(ctx, tb), scores = ToF32(ctx, ts);
   const int64_t B = tb.shape()[0], S = tb.shape()[1], C = ts.shape()[1];
   const int64_t max_out = ctx.has_input(2) && ctx.in(2).numel() ? std::max<int64_t>(0, ReadInts(ctx, ctx.in(2))[0]) : 0;
@@ -50,22 +63,30 @@ void NonMaxSuppression(OpContext& ctx) {
     for (int64_t c = 0; c < C; ++c) {
       const float* sc = scores.data() + (b * C + c) * S;
       std::vector<int64_t> cand;
-      for (int64_t i = 0; i < S; ++i) if (!has_score || sc[i] > score_th) cand.push_back(i);
+      for (int64_t i = 0; i < S; ++i)
+        if (!has_score || sc[i] > score_th) cand.push_back(i);
       std::stable_sort(cand.begin(), cand.end(), [&](int64_t x, int64_t y) { return sc[x] > sc[y]; });
       std::vector<int64_t> kept;
       for (int64_t i : cand) {
         if (int64_t(kept.size()) >= max_out) break;
         bool ok = true;
         for (int64_t k : kept) {
-          if (Suppress(boxes.data() + (b * S + i) * 4, boxes.data() + (b * S + k) * 4, center, iou)) { ok = false; break; }
+          if (Suppress(boxes.data() + (b * S + i) * 4, boxes.data() + (b * S + k) * 4, center, iou)) {
+            ok = false;
+            break;
+          }
         }
-        if (ok) { kept.push_back(i); sel.push_back(b); sel.push_back(c); sel.push_back(i); }
+        if (ok) {
+          kept.push_back(i);
+          sel.push_back(b);
+          sel.push_back(c);
+          sel.push_back(i);
+        }
       }
     }
   Tensor& y = ctx.out(0, DType::kInt64, {int64_t(sel.size() / 3), 3});
   std::copy(sel.begin(), sel.end(), y.mutable_data<int64_t>());
 }
-
 
 // RoiAlign, following ONNX's reference in binary64: per bin, a grid of bilinear samples
 // averaged (avg) or maximised (max, over the weighted corner values as the reference
@@ -74,11 +95,13 @@ void RoiAlign(OpContext& ctx) {
   const Tensor& x = ctx.in(0);
   const Tensor& rois = ctx.in(1);
   const auto bidx = ReadInts(ctx, ctx.in(2));
-  const bool half = ctx.attr_s("coordinate_transformation_mode", ctx.opset >= 16 ? "half_pixel" : "output_half_pixel") == "half_pixel";
+  const bool half = ctx.attr_s("coordinate_transformation_mode",
+                               ctx.opset >= 16 ? "half_pixel" : "output_half_pixel") == "half_pixel";
   const bool avg = ctx.attr_s("mode", "avg") == "avg";
   const int64_t PH = ctx.attr_i("output_height", 1), PW = ctx.attr_i("output_width", 1);
   const double sampling = ctx.attr_f("sampling_ratio", 0.0f), scale = ctx.attr_f("spatial_scale", 1.0f);
-  if (x.rank() != 4 || rois.rank() != 2 || rois.shape()[1] != 4) throw ctx.Fail(ErrorCode::kShapeMismatch, "X must be 4-D and rois [R, 4]");
+  if (x.rank() != 4 || rois.rank() != 2 || rois.shape()[1] != 4)
+    throw ctx.Fail(ErrorCode::kShapeMismatch, "X must be 4-D and rois [R, 4]");
   const int64_t C = x.shape()[1], H = x.shape()[2], W = x.shape()[3], R = rois.shape()[0];
   const auto xv = ToF32(ctx, x);
   const auto rv = ToF32(ctx, rois);
@@ -88,9 +111,15 @@ void RoiAlign(OpContext& ctx) {
     const double sw = double(rv[size_t(n * 4)]) * scale - off, sh = double(rv[size_t(n * 4 + 1)]) * scale - off;
     const double ew = double(rv[size_t(n * 4 + 2)]) * scale - off, eh = double(rv[size_t(n * 4 + 3)]) * scale - off;
     double rw = ew - sw, rh = eh - sh;
-    if (!half) { rw = rw < 1.0 ? 1.0 : rw; rh = rh < 1.0 ? 1.0 : rh; }
+    if (!half) {
+      rw = rw < 1.0 ? 1.0 : rw;
+      rh = rh < 1.0 ? 1.0 : rh;
+    }
     const double bh = rh / double(PH), bw = rw / double(PW);
-    auto ceil_pos = [](double v) { const int64_t t = int64_t(v); return double(t) < v ? t + 1 : t; };
+    auto ceil_pos = [](double v) {
+      const int64_t t = int64_t(v);
+      return double(t) < v ? t + 1 : t;
+    };
     const int64_t gh = sampling > 0 ? int64_t(sampling) : ceil_pos(rh / double(PH));
     const int64_t gw = sampling > 0 ? int64_t(sampling) : ceil_pos(rw / double(PW));
     const double count = double(std::max<int64_t>(gh * gw, 1));
@@ -111,11 +140,27 @@ void RoiAlign(OpContext& ctx) {
                 yy = yy < 0 ? 0 : yy;
                 xx = xx < 0 ? 0 : xx;
                 int64_t yl = int64_t(yy), xl = int64_t(xx), yh2, xh2;
-                if (yl >= H - 1) { yh2 = yl = H - 1; yy = double(yl); } else { yh2 = yl + 1; }
-                if (xl >= W - 1) { xh2 = xl = W - 1; xx = double(xl); } else { xh2 = xl + 1; }
+                if (yl >= H - 1) {
+                  yh2 = yl = H - 1;
+                  yy = double(yl);
+                } else {
+                  yh2 = yl + 1;
+                }
+                if (xl >= W - 1) {
+                  xh2 = xl = W - 1;
+                  xx = double(xl);
+                } else {
+                  xh2 = xl + 1;
+                }
                 const double ly = yy - double(yl), lx = xx - double(xl), hy = 1.0 - ly, hx = 1.0 - lx;
-                w1 = hy * hx; w2 = hy * lx; w3 = ly * hx; w4 = ly * lx;
-                p1 = yl * W + xl; p2 = yl * W + xh2; p3 = yh2 * W + xl; p4 = yh2 * W + xh2;
+                w1 = hy * hx;
+                w2 = hy * lx;
+                w3 = ly * hx;
+                w4 = ly * lx;
+                p1 = yl * W + xl;
+                p2 = yl * W + xh2;
+                p3 = yh2 * W + xl;
+                p4 = yh2 * W + xh2;
               }
               if (avg) {
                 out += w1 * img[p1] + w2 * img[p2] + w3 * img[p3] + w4 * img[p4];

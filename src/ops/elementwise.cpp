@@ -21,15 +21,25 @@ using ref::MaxIeee;
 using ref::MinIeee;
 
 // Wrapping integer arithmetic through the unsigned type.
-template <class T> T WrapAdd(T a, T b) { using U = std::make_unsigned_t<T>; return T(U(U(a) + U(b))); }
-template <class T> T WrapSub(T a, T b) { using U = std::make_unsigned_t<T>; return T(U(U(a) - U(b))); }
-template <class T> T WrapMul(T a, T b) {
+template <class T>
+T WrapAdd(T a, T b) {
+  using U = std::make_unsigned_t<T>;
+  return T(U(U(a) + U(b)));
+}
+template <class T>
+T WrapSub(T a, T b) {
+  using U = std::make_unsigned_t<T>;
+  return T(U(U(a) - U(b)));
+}
+template <class T>
+T WrapMul(T a, T b) {
   using U = std::make_unsigned_t<T>;
   using W = std::conditional_t<(sizeof(T) < sizeof(unsigned)), unsigned, U>;
   return T(U(W(U(a)) * W(U(b))));
 }
 // Integer division truncates toward zero; x/0 is 0 and MIN/-1 wraps to MIN (decisions).
-template <class T> T IntDiv(T a, T b) {
+template <class T>
+T IntDiv(T a, T b) {
   if (b == 0) return 0;
   if constexpr (std::is_signed_v<T>) {
     if (b == T(-1)) return T(std::make_unsigned_t<T>(0) - std::make_unsigned_t<T>(a));
@@ -39,7 +49,8 @@ template <class T> T IntDiv(T a, T b) {
 
 enum class Arith { kAdd, kSub, kMul, kDiv, kMax, kMin };
 
-template <class C> C ApplyArith(Arith op, C a, C b) {
+template <class C>
+C ApplyArith(Arith op, C a, C b) {
   if constexpr (std::is_floating_point_v<C>) {
     switch (op) {
       case Arith::kAdd: return a + b;
@@ -70,8 +81,8 @@ template <class C> C ApplyArith(Arith op, C a, C b) {
 
 void CheckSameType(const OpContext& ctx, const Tensor& a, const Tensor& b) {
   if (a.dtype() != b.dtype()) {
-    throw ctx.Fail(ErrorCode::kTypeMismatch, "inputs have different element types (" + DTypeName(a.dtype()) +
-                                                 " and " + DTypeName(b.dtype()) + ")");
+    throw ctx.Fail(ErrorCode::kTypeMismatch, "inputs have different element types (" + DTypeName(a.dtype()) + " and " +
+                                                 DTypeName(b.dtype()) + ")");
   }
 }
 
@@ -102,18 +113,32 @@ Runs MakeRuns(const Shape& sa, const Shape& sb, const Shape& out) {
     const int64_t db = d + sb.size() >= R ? sb[d + sb.size() - R] : 1;
     if (out[d] == 1) continue;
     const int64_t p = (da != 1 ? 1 : 0) | (db != 1 ? 2 : 0);
-    if (!pat.empty() && pat.back() == p) od.back() *= out[d];
-    else { od.push_back(out[d]); pat.push_back(p); }
+    if (!pat.empty() && pat.back() == p)
+      od.back() *= out[d];
+    else {
+      od.push_back(out[d]);
+      pat.push_back(p);
+    }
   }
   Runs r;
-  if (od.empty()) { r.run = 1; r.sa = r.sb = 0; return r; }
+  if (od.empty()) {
+    r.run = 1;
+    r.sa = r.sb = 0;
+    return r;
+  }
   // Strides: a's elements are laid out over the dims where it is present.
   ast.assign(od.size(), 0);
   bst.assign(od.size(), 0);
   int64_t sta = 1, stb = 1;
   for (size_t d = od.size(); d-- > 0;) {
-    if (pat[d] & 1) { ast[d] = sta; sta *= od[d]; }
-    if (pat[d] & 2) { bst[d] = stb; stb *= od[d]; }
+    if (pat[d] & 1) {
+      ast[d] = sta;
+      sta *= od[d];
+    }
+    if (pat[d] & 2) {
+      bst[d] = stb;
+      stb *= od[d];
+    }
   }
   r.run = od.back();
   r.sa = ast.back() ? 1 : 0;
@@ -156,7 +181,8 @@ Tensor Binary(const OpContext& ctx, Arith op, const Tensor& a, const Tensor& b) 
   const auto ia = BroadcastIndex(a.shape(), shape), ib = BroadcastIndex(b.shape(), shape);
   const bool ok = DispatchNumeric(a.dtype(), [&]<class T>() {
     if constexpr (std::is_same_v<T, bool>) {
-      if (op != Arith::kMax && op != Arith::kMin) throw ctx.Fail(ErrorCode::kTypeMismatch, "bool inputs are not supported");
+      if (op != Arith::kMax && op != Arith::kMin)
+        throw ctx.Fail(ErrorCode::kTypeMismatch, "bool inputs are not supported");
     }
     const T* pa = a.data<T>();
     const T* pb = b.data<T>();
@@ -220,7 +246,8 @@ enum class Logic { kAnd, kOr, kXor };
 void Logical(OpContext& ctx, Logic op) {
   const Tensor& a = ctx.in(0);
   const Tensor& b = ctx.in(1);
-  if (a.dtype() != DType::kBool || b.dtype() != DType::kBool) throw ctx.Fail(ErrorCode::kTypeMismatch, "inputs must be bool");
+  if (a.dtype() != DType::kBool || b.dtype() != DType::kBool)
+    throw ctx.Fail(ErrorCode::kTypeMismatch, "inputs must be bool");
   const Shape shape = BroadcastShapes(ctx, {a.shape(), b.shape()});
   Tensor& out = ctx.out(0, DType::kBool, shape);
   const auto ia = BroadcastIndex(a.shape(), shape), ib = BroadcastIndex(b.shape(), shape);
@@ -266,15 +293,23 @@ void Unary(OpContext& ctx, F f, bool ints_ok = true) {
   if (!ok) throw ctx.Fail(ErrorCode::kTypeMismatch, "element type " + DTypeName(x.dtype()) + " is not supported");
 }
 
-template <class C> C AbsOf(C v) {
-  if constexpr (std::is_same_v<C, float>) return U2F(F2U(v) & 0x7FFFFFFFu);
-  else if constexpr (std::is_same_v<C, double>) return std::signbit(v) ? -v : v;
-  else if constexpr (std::is_signed_v<C>) return v < 0 ? C(std::make_unsigned_t<C>(0) - std::make_unsigned_t<C>(v)) : v;
-  else return v;
+template <class C>
+C AbsOf(C v) {
+  if constexpr (std::is_same_v<C, float>)
+    return U2F(F2U(v) & 0x7FFFFFFFu);
+  else if constexpr (std::is_same_v<C, double>)
+    return std::signbit(v) ? -v : v;
+  else if constexpr (std::is_signed_v<C>)
+    return v < 0 ? C(std::make_unsigned_t<C>(0) - std::make_unsigned_t<C>(v)) : v;
+  else
+    return v;
 }
-template <class C> C NegOf(C v) {
-  if constexpr (std::is_floating_point_v<C>) return -v;
-  else return C(std::make_unsigned_t<C>(0) - std::make_unsigned_t<C>(v));
+template <class C>
+C NegOf(C v) {
+  if constexpr (std::is_floating_point_v<C>)
+    return -v;
+  else
+    return C(std::make_unsigned_t<C>(0) - std::make_unsigned_t<C>(v));
 }
 // Round half to even without libm (exact: one add of 2^23 / 2^52).
 float RoundEvenF(float x) {
@@ -298,19 +333,37 @@ float TruncF(float x) {
   return U2F(u & ~((1u << (23 - e)) - 1u));
 }
 double TruncD(double x) {
-  uint64_t u; std::memcpy(&u, &x, 8);
+  uint64_t u;
+  std::memcpy(&u, &x, 8);
   const int e = int((u >> 52) & 0x7FF) - 1023;
   if (e >= 52) return x;
-  if (e < 0) u &= 0x8000000000000000ull; else u &= ~((uint64_t(1) << (52 - e)) - 1);
-  double r; std::memcpy(&r, &u, 8); return r;
+  if (e < 0)
+    u &= 0x8000000000000000ull;
+  else
+    u &= ~((uint64_t(1) << (52 - e)) - 1);
+  double r;
+  std::memcpy(&r, &u, 8);
+  return r;
 }
-template <class C> C FloorOf(C x) {
-  if constexpr (std::is_same_v<C, float>) { const float t = TruncF(x); return x < t ? t - 1.0f : t; }
-  else { const double t = TruncD(x); return x < t ? t - 1.0 : t; }
+template <class C>
+C FloorOf(C x) {
+  if constexpr (std::is_same_v<C, float>) {
+    const float t = TruncF(x);
+    return x < t ? t - 1.0f : t;
+  } else {
+    const double t = TruncD(x);
+    return x < t ? t - 1.0 : t;
+  }
 }
-template <class C> C CeilOf(C x) {
-  if constexpr (std::is_same_v<C, float>) { const float t = TruncF(x); return x > t ? t + 1.0f : t; }
-  else { const double t = TruncD(x); return x > t ? t + 1.0 : t; }
+template <class C>
+C CeilOf(C x) {
+  if constexpr (std::is_same_v<C, float>) {
+    const float t = TruncF(x);
+    return x > t ? t + 1.0f : t;
+  } else {
+    const double t = TruncD(x);
+    return x > t ? t + 1.0 : t;
+  }
 }
 
 }  // namespace
@@ -342,9 +395,15 @@ void Not(OpContext& ctx) {
   for (int64_t i = 0; i < x.numel(); ++i) out.mutable_data<uint8_t>()[i] = !x.data<uint8_t>()[i];
 }
 
-void BitwiseAnd(OpContext& ctx) { IntegerBinary(ctx, [](auto a, auto b) { return decltype(a)(a & b); }); }
-void BitwiseOr(OpContext& ctx) { IntegerBinary(ctx, [](auto a, auto b) { return decltype(a)(a | b); }); }
-void BitwiseXor(OpContext& ctx) { IntegerBinary(ctx, [](auto a, auto b) { return decltype(a)(a ^ b); }); }
+void BitwiseAnd(OpContext& ctx) {
+  IntegerBinary(ctx, [](auto a, auto b) { return decltype(a)(a & b); });
+}
+void BitwiseOr(OpContext& ctx) {
+  IntegerBinary(ctx, [](auto a, auto b) { return decltype(a)(a | b); });
+}
+void BitwiseXor(OpContext& ctx) {
+  IntegerBinary(ctx, [](auto a, auto b) { return decltype(a)(a ^ b); });
+}
 void BitwiseNot(OpContext& ctx) {
   const Tensor& x = ctx.in(0);
   Tensor& out = ctx.out(0, x.dtype(), x.shape());
@@ -360,7 +419,8 @@ void BitwiseNot(OpContext& ctx) {
 // Shifts by counts >= the width give 0 (decision; C++ leaves them undefined).
 void BitShift(OpContext& ctx) {
   const bool left = ctx.attr_s("direction", "") == "LEFT";
-  if (!left && ctx.attr_s("direction", "") != "RIGHT") throw ctx.Fail(ErrorCode::kInvalidModel, "direction must be LEFT or RIGHT");
+  if (!left && ctx.attr_s("direction", "") != "RIGHT")
+    throw ctx.Fail(ErrorCode::kInvalidModel, "direction must be LEFT or RIGHT");
   IntegerBinary(ctx, [left](auto a, auto b) {
     using T = decltype(a);
     using U = std::make_unsigned_t<T>;
@@ -394,36 +454,64 @@ void Mod(OpContext& ctx) {
   });
 }
 
-void Abs(OpContext& ctx) { Unary(ctx, [](auto v) { return AbsOf(v); }); }
-void Neg(OpContext& ctx) { Unary(ctx, [](auto v) { return NegOf(v); }); }
+void Abs(OpContext& ctx) {
+  Unary(ctx, [](auto v) { return AbsOf(v); });
+}
+void Neg(OpContext& ctx) {
+  Unary(ctx, [](auto v) { return NegOf(v); });
+}
 void Relu(OpContext& ctx) {
   if (UnaryFastF32(ctx, kUnReluF32)) return;
   Unary(ctx, [](auto v) -> decltype(v) {
     using C = decltype(v);
-    if constexpr (std::is_floating_point_v<C>) { if (v != v) return v; }
+    if constexpr (std::is_floating_point_v<C>) {
+      if (v != v) return v;
+    }
     return v > C(0) ? v : C(0);
   });
 }
 void Sqrt(OpContext& ctx) {
-  Unary(ctx, [](auto v) -> decltype(v) {
-    if constexpr (std::is_same_v<decltype(v), float>) return __builtin_sqrtf(v);
-    else return __builtin_sqrt(double(v));
-  }, false);
+  Unary(
+      ctx,
+      [](auto v) -> decltype(v) {
+        if constexpr (std::is_same_v<decltype(v), float>)
+          return __builtin_sqrtf(v);
+        else
+          return __builtin_sqrt(double(v));
+      },
+      false);
 }
-void Reciprocal(OpContext& ctx) { Unary(ctx, [](auto v) { return decltype(v)(1) / v; }, false); }
-void Floor(OpContext& ctx) { Unary(ctx, [](auto v) { return FloorOf(v); }, false); }
-void Ceil(OpContext& ctx) { Unary(ctx, [](auto v) { return CeilOf(v); }, false); }
+void Reciprocal(OpContext& ctx) {
+  Unary(
+      ctx, [](auto v) { return decltype(v)(1) / v; }, false);
+}
+void Floor(OpContext& ctx) {
+  Unary(
+      ctx, [](auto v) { return FloorOf(v); }, false);
+}
+void Ceil(OpContext& ctx) {
+  Unary(
+      ctx, [](auto v) { return CeilOf(v); }, false);
+}
 void Round(OpContext& ctx) {
-  Unary(ctx, [](auto v) -> decltype(v) {
-    if constexpr (std::is_same_v<decltype(v), float>) return RoundEvenF(v); else return RoundEvenD(v);
-  }, false);
+  Unary(
+      ctx,
+      [](auto v) -> decltype(v) {
+        if constexpr (std::is_same_v<decltype(v), float>)
+          return RoundEvenF(v);
+        else
+          return RoundEvenD(v);
+      },
+      false);
 }
 // Sign of +-0 is the zero itself, of NaN is NaN (decisions).
 void Sign(OpContext& ctx) {
   Unary(ctx, [](auto v) -> decltype(v) {
     using C = decltype(v);
     if (v > C(0)) return C(1);
-    if constexpr (std::is_signed_v<C> || std::is_floating_point_v<C>) { if (v < C(0)) return C(-1); }
+    if constexpr (std::is_signed_v<C> || std::is_floating_point_v<C>) {
+      if (v < C(0)) return C(-1);
+    }
     return v;
   });
 }
@@ -432,7 +520,10 @@ void IsNaN(OpContext& ctx) {
   Tensor& out = ctx.out(0, DType::kBool, x.shape());
   DispatchNumeric(x.dtype(), [&]<class T>() {
     if constexpr (kIsFloat<T>) {
-      for (int64_t i = 0; i < x.numel(); ++i) { const auto v = Widen(x.data<T>()[i]); out.mutable_data<uint8_t>()[i] = v != v; }
+      for (int64_t i = 0; i < x.numel(); ++i) {
+        const auto v = Widen(x.data<T>()[i]);
+        out.mutable_data<uint8_t>()[i] = v != v;
+      }
     } else {
       throw ctx.Fail(ErrorCode::kTypeMismatch, "input must be floating point");
     }
@@ -457,31 +548,49 @@ void IsInf(OpContext& ctx) {
 void LeakyRelu(OpContext& ctx) {
   const float alpha = ctx.attr_f("alpha", 0.01f);
   if (UnaryFastF32(ctx, kUnLeakyReluF32, alpha)) return;
-  Unary(ctx, [alpha](auto v) -> decltype(v) { using C = decltype(v); return v < C(0) ? C(alpha) * v : v; }, false);
+  Unary(
+      ctx,
+      [alpha](auto v) -> decltype(v) {
+        using C = decltype(v);
+        return v < C(0) ? C(alpha) * v : v;
+      },
+      false);
 }
 void ThresholdedRelu(OpContext& ctx) {
   const float alpha = ctx.attr_f("alpha", 1.0f);
   if (UnaryFastF32(ctx, kUnThresholdedReluF32, alpha)) return;
-  Unary(ctx, [alpha](auto v) -> decltype(v) { using C = decltype(v); return v > C(alpha) ? v : C(0); }, false);
+  Unary(
+      ctx,
+      [alpha](auto v) -> decltype(v) {
+        using C = decltype(v);
+        return v > C(alpha) ? v : C(0);
+      },
+      false);
 }
 void HardSigmoid(OpContext& ctx) {
   const float alpha = ctx.attr_f("alpha", 0.2f), beta = ctx.attr_f("beta", 0.5f);
   if (UnaryFastF32(ctx, kUnHardSigmoidF32, alpha, beta)) return;
-  Unary(ctx, [=](auto v) -> decltype(v) {
-    using C = decltype(v);
-    const C y = C(alpha) * v + C(beta);  // two roundings: no contraction
-    if (y != y) return y;
-    return y < C(0) ? C(0) : y > C(1) ? C(1) : y;
-  }, false);
+  Unary(
+      ctx,
+      [=](auto v) -> decltype(v) {
+        using C = decltype(v);
+        const C y = C(alpha) * v + C(beta);  // two roundings: no contraction
+        if (y != y) return y;
+        return y < C(0) ? C(0) : y > C(1) ? C(1) : y;
+      },
+      false);
 }
 void HardSwish(OpContext& ctx) {
   if (UnaryFastF32(ctx, kUnHardSwishF32)) return;
-  Unary(ctx, [](auto v) -> decltype(v) {
-    using C = decltype(v);
-    const C y = C(1.0f / 6.0f) * v + C(0.5f);
-    if (y != y) return y;
-    return v * (y < C(0) ? C(0) : y > C(1) ? C(1) : y);
-  }, false);
+  Unary(
+      ctx,
+      [](auto v) -> decltype(v) {
+        using C = decltype(v);
+        const C y = C(1.0f / 6.0f) * v + C(0.5f);
+        if (y != y) return y;
+        return v * (y < C(0) ? C(0) : y > C(1) ? C(1) : y);
+      },
+      false);
 }
 void PRelu(OpContext& ctx) {
   const Tensor& x = ctx.in(0);
@@ -525,7 +634,10 @@ void Clip(OpContext& ctx) {
     } else {
       using C = typename Compute<T>::type;
       C lo = std::numeric_limits<C>::lowest(), hi = std::numeric_limits<C>::max();
-      if constexpr (std::is_floating_point_v<C>) { lo = -std::numeric_limits<C>::infinity(); hi = -lo; }
+      if constexpr (std::is_floating_point_v<C>) {
+        lo = -std::numeric_limits<C>::infinity();
+        hi = -lo;
+      }
       if (ctx.opset < 11) {
         lo = C(ctx.attr_f("min", float(lo)));
         hi = C(ctx.attr_f("max", float(hi)));
@@ -552,7 +664,8 @@ void Where(OpContext& ctx) {
   CheckSameType(ctx, a, b);
   const Shape shape = BroadcastShapes(ctx, {c.shape(), a.shape(), b.shape()});
   const size_t es = a.dtype() == DType::kString ? 0 : DTypeStorageSize(a.dtype());
-  if (UseAlgorithm(ctx, kAllWhereAlgos, WhereAlgoName, WhereAlgo::kRows, es == 1 || es == 2 || es == 4 || es == 8 || es == 16)) {
+  if (UseAlgorithm(ctx, kAllWhereAlgos, WhereAlgoName, WhereAlgo::kRows,
+                   es == 1 || es == 2 || es == 4 || es == 8 || es == 16)) {
     // Rows of the output's last axis, each input read with its strides in the output's
     // index space (0 along broadcast axes); elements copied as their storage bytes.
     Tensor& out = ctx.out_uninit(0, a.dtype(), shape);  // every element is written
@@ -590,12 +703,19 @@ void Where(OpContext& ctx) {
         }
       });
     };
-    struct B16 { uint8_t b[16]; };  // complex128
-    if (es == 1) run.template operator()<uint8_t>();
-    else if (es == 2) run.template operator()<uint16_t>();
-    else if (es == 4) run.template operator()<uint32_t>();
-    else if (es == 8) run.template operator()<uint64_t>();
-    else run.template operator()<B16>();
+    struct B16 {
+      uint8_t b[16];
+    };  // complex128
+    if (es == 1)
+      run.template operator()<uint8_t>();
+    else if (es == 2)
+      run.template operator()<uint16_t>();
+    else if (es == 4)
+      run.template operator()<uint32_t>();
+    else if (es == 8)
+      run.template operator()<uint64_t>();
+    else
+      run.template operator()<B16>();
     return;
   }
   Tensor& out = ctx.out(0, a.dtype(), shape);

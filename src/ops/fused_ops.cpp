@@ -20,7 +20,8 @@ bool IsDefaultDomain(const Node& n) { return n.domain.empty() || n.domain == "ai
 bool IsChainableElementwise(const Node& n) {
   if (!IsDefaultDomain(n) || n.outputs.size() != 1 || n.outputs[0].empty()) return false;
   static const std::unordered_set<std::string> kBinary = {"Add", "Sub", "Mul", "Div"};
-  static const std::unordered_set<std::string> kUnary = {"Relu", "HardSigmoid", "HardSwish", "Exp", "Tanh", "Sigmoid", "Erf"};
+  static const std::unordered_set<std::string> kUnary = {"Relu", "HardSigmoid", "HardSwish", "Exp",
+                                                         "Tanh", "Sigmoid",     "Erf"};
   if (kBinary.count(n.op_type)) return n.inputs.size() == 2 && !n.inputs[0].empty() && !n.inputs[1].empty();
   if (kUnary.count(n.op_type)) return n.inputs.size() == 1 && !n.inputs[0].empty();
   // Clip: bounds as attributes (opset < 11) or as inputs (opset >= 11), never both.
@@ -45,8 +46,8 @@ struct Step {
   enum Kind { kBinary, kUnary, kMath } kind = kBinary;
   int32_t code = 0;
   float p0 = 0.0f, p1 = 0.0f;
-  Operand a, b;           // b only for binary steps
-  int lo = -1, hi = -1;   // Clip: the fused node's inputs holding its bounds (-1: none)
+  Operand a, b;          // b only for binary steps
+  int lo = -1, hi = -1;  // Clip: the fused node's inputs holding its bounds (-1: none)
 };
 
 // The steps of the body (topologically sorted nodes, one output each), or false when a
@@ -56,7 +57,11 @@ bool CompileChain(const Graph& body, std::vector<Step>* steps) {
   for (size_t i = 0; i < body.inputs.size(); ++i) external[body.inputs[i].name] = int(i);
   auto operand = [&](const std::string& v, Operand* o) {
     auto it = inner.find(v);
-    if (it != inner.end()) { o->inner = true; o->idx = it->second; return true; }
+    if (it != inner.end()) {
+      o->inner = true;
+      o->idx = it->second;
+      return true;
+    }
     auto ex = external.find(v);
     if (ex == external.end()) return false;
     o->inner = false;
@@ -74,7 +79,10 @@ bool CompileChain(const Graph& body, std::vector<Step>* steps) {
       if (!operand(n.inputs[1], &s.b)) return false;
     } else if (t == "Relu" || t == "HardSwish" || t == "HardSigmoid" || t == "Clip") {
       s.kind = Step::kUnary;
-      s.code = t == "Relu" ? kUnReluF32 : t == "HardSwish" ? kUnHardSwishF32 : t == "HardSigmoid" ? kUnHardSigmoidF32 : kUnClipF32;
+      s.code = t == "Relu"          ? kUnReluF32
+               : t == "HardSwish"   ? kUnHardSwishF32
+               : t == "HardSigmoid" ? kUnHardSigmoidF32
+                                    : kUnClipF32;
       if (t == "HardSigmoid") {
         const Attribute* al = n.attr("alpha");
         const Attribute* be = n.attr("beta");
@@ -141,7 +149,10 @@ std::shared_ptr<ChainPrep> MakeChainPrep(const OpContext& ctx, const Graph& body
   const Tensor* big = nullptr;
   if (fast) {
     for (size_t i = 0; i < ctx.num_inputs(); ++i) {
-      if (!p->is_float[i]) { fast = false; break; }
+      if (!p->is_float[i]) {
+        fast = false;
+        break;
+      }
       const Tensor& t = ctx.in(i);
       if (!big || t.numel() > big->numel() || (t.numel() == big->numel() && t.rank() > big->rank())) {
         big = &t;
@@ -157,8 +168,14 @@ std::shared_ptr<ChainPrep> MakeChainPrep(const OpContext& ctx, const Graph& body
     for (size_t i = 0; i < ctx.num_inputs() && fast; ++i) {
       const Tensor& t = ctx.in(i);
       if (t.shape() == big->shape()) continue;
-      if (t.rank() > big->rank()) { fast = false; break; }
-      if (t.numel() == 1) { p->period[i] = kScalar; continue; }
+      if (t.rank() > big->rank()) {
+        fast = false;
+        break;
+      }
+      if (t.numel() == 1) {
+        p->period[i] = kScalar;
+        continue;
+      }
       // Leading ones dropped, the rest must be big's last dimensions.
       size_t lead = 0;
       while (lead < t.shape().size() && t.shape()[lead] == 1) ++lead;
@@ -237,7 +254,10 @@ void ElementwiseChain(OpContext& ctx) {
         if (o.inner) return buf.data() + size_t(o.idx) * size_t(kChunk) + j;
         const Tensor& in = ctx.in(size_t(o.idx));
         const int64_t per = period[size_t(o.idx)];
-        if (per == kScalar && n != 1) { *stride = 0; return in.data<float>(); }
+        if (per == kScalar && n != 1) {
+          *stride = 0;
+          return in.data<float>();
+        }
         if (per > 0) {
           const int64_t off = (i0 + j) % per;
           *room = std::min(*room, per - off);
@@ -266,8 +286,10 @@ void ElementwiseChain(OpContext& ctx) {
           for (int64_t j = 0; j < len; ++j) t[j] = a[0];
           a = t;
         }
-        if (st.kind == Step::kUnary) k.UnaryF32(st.code, bound(st.lo, st.p0), bound(st.hi, st.p1), a, dst, len);
-        else k.MathF32(st.code, a, dst, len);
+        if (st.kind == Step::kUnary)
+          k.UnaryF32(st.code, bound(st.lo, st.p0), bound(st.hi, st.p1), a, dst, len);
+        else
+          k.MathF32(st.code, a, dst, len);
       }
     }
   });

@@ -50,7 +50,8 @@ void GridSample(OpContext& ctx) {
   const std::string pad = ctx.attr_s("padding_mode", "zeros");
   const bool align = ctx.attr_i("align_corners", 0) != 0;
   const int64_t D = tx.rank() - 2;
-  if (D < 1 || tg.rank() != D + 2 || tg.shape().back() != D) throw ctx.Fail(ErrorCode::kShapeMismatch, "grid must be [N, out..., spatial rank]");
+  if (D < 1 || tg.rank() != D + 2 || tg.shape().back() != D)
+    throw ctx.Fail(ErrorCode::kShapeMismatch, "grid must be [N, out..., spatial rank]");
   const int64_t N = tx.shape()[0], C = tx.shape()[1];
   const auto xv = ToF32(ctx, tx), gv = ToF32(ctx, tg);
   std::vector<int64_t> dims(tx.shape().begin() + 2, tx.shape().end());
@@ -76,9 +77,12 @@ void GridSample(OpContext& ctx) {
         if (a == D) return data[base];
         int64_t i = idx[size_t(a)];
         const int64_t d = dims[size_t(a)];
-        if (pad == "zeros") { if (i < 0 || i >= d) return 0.0f; }
-        else if (pad == "border") i = i < 0 ? 0 : i >= d ? d - 1 : i;
-        else i = int64_t(Reflect(float(i), lo[size_t(a)], hi[size_t(a)]));
+        if (pad == "zeros") {
+          if (i < 0 || i >= d) return 0.0f;
+        } else if (pad == "border")
+          i = i < 0 ? 0 : i >= d ? d - 1 : i;
+        else
+          i = int64_t(Reflect(float(i), lo[size_t(a)], hi[size_t(a)]));
         return pixel(a + 1, base + i * st[size_t(a)], idx);
       };
       for (int64_t o = 0; o < out_sp; ++o) {
@@ -90,8 +94,10 @@ void GridSample(OpContext& ctx) {
           x[size_t(i)] = align ? (v + 1) / 2.0f * (len - 1) : ((v + 1) * len - 1) / 2.0f;
           if (mode == "nearest") x[size_t(i)] = math::RoundEven(x[size_t(i)]);
           if (x[size_t(i)] < lo[size_t(i)] || x[size_t(i)] > hi[size_t(i)]) {
-            if (pad == "border") x[size_t(i)] = x[size_t(i)] < 0 ? 0.0f : x[size_t(i)] > len - 1 ? len - 1 : x[size_t(i)];
-            else if (pad == "reflection") x[size_t(i)] = Reflect(x[size_t(i)], lo[size_t(i)], hi[size_t(i)]);
+            if (pad == "border")
+              x[size_t(i)] = x[size_t(i)] < 0 ? 0.0f : x[size_t(i)] > len - 1 ? len - 1 : x[size_t(i)];
+            else if (pad == "reflection")
+              x[size_t(i)] = Reflect(x[size_t(i)], lo[size_t(i)], hi[size_t(i)]);
           }
         }
         float r;
@@ -109,8 +115,13 @@ void GridSample(OpContext& ctx) {
             const float fl = math::Floor(x[size_t(a)]);
             const int64_t x0 = int64_t(fl);
             float cf[4];
-            if (cubic) Cubic(x[size_t(a)] - fl, cf);
-            else { const float t = x[size_t(a)] - fl; cf[0] = 1 - t; cf[1] = t; }
+            if (cubic)
+              Cubic(x[size_t(a)] - fl, cf);
+            else {
+              const float t = x[size_t(a)] - fl;
+              cf[0] = 1 - t;
+              cf[1] = t;
+            }
             float acc = -0.0f;
             for (int64_t k = 0; k < taps; ++k) {
               idx[size_t(a)] = x0 + k - (cubic ? 1 : 0);
@@ -124,7 +135,6 @@ void GridSample(OpContext& ctx) {
       }
     }
 }
-
 
 // AffineGrid: grid = theta . [base coordinates, 1], the base coordinates evenly spaced
 // in [-1, 1] (pixel corners with align_corners, else pixel centres), in f32; each grid

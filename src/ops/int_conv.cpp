@@ -91,7 +91,8 @@ void IntConvGemm(OpContext& ctx, const ConvPlane& pl, const Tensor& x, const Ten
           ++oh;
         }
       }
-      kernel(Mg, np, K2, wa->data<int16_t>() + grp * Mg * lda, lda, cb, 2 * np, acc_out + (n * M + grp * Mg) * P + p0, P);
+      kernel(Mg, np, K2, wa->data<int16_t>() + grp * Mg * lda, lda, cb, 2 * np, acc_out + (n * M + grp * Mg) * P + p0,
+             P);
     }
   });
 }
@@ -103,7 +104,8 @@ void IntConv(OpContext& ctx, const Tensor& x, const Tensor& w, const Tensor* xzp
   std::vector<int64_t> kernel = ctx.attr_ints("kernel_shape", Shape(w.shape().begin() + 2, w.shape().end()));
   const ConvGeometry g = MakeGeometry(ctx, x.shape(), kernel, false);
   const int64_t N = x.shape()[0], C = x.shape()[1], M = w.shape()[0];
-  if (group <= 0 || C % group || M % group || w.shape()[1] != C / group) throw ctx.Fail(ErrorCode::kShapeMismatch, "input, weight and group do not agree");
+  if (group <= 0 || C % group || M % group || w.shape()[1] != C / group)
+    throw ctx.Fail(ErrorCode::kShapeMismatch, "input, weight and group do not agree");
   const int64_t Cg = C / group, Mg = M / group;
   auto get = [](const Tensor& t, int64_t i) -> int64_t {
     return t.dtype() == DType::kInt8 ? int64_t(t.data<int8_t>()[i]) : int64_t(t.data<uint8_t>()[i]);
@@ -144,7 +146,8 @@ void IntConv(OpContext& ctx, const Tensor& x, const Tensor& w, const Tensor* xzp
           const uint32_t* wp = wc.data() + (m * Cg + c) * k_sp;
           ref::AccumulatePlane<uint32_t>(pl, xp, wp, plane.data());
         }
-        for (int64_t o = 0; o < pl.OH * pl.OW; ++o) acc_out[size_t((n * M + m) * out_sp + o)] = int32_t(plane[size_t(o)]);
+        for (int64_t o = 0; o < pl.OH * pl.OW; ++o)
+          acc_out[size_t((n * M + m) * out_sp + o)] = int32_t(plane[size_t(o)]);
       }
     return;
   }
@@ -169,8 +172,8 @@ void IntConv(OpContext& ctx, const Tensor& x, const Tensor& w, const Tensor* xzp
 void ConvInteger(OpContext& ctx) {
   Shape s;
   thread_local std::vector<int32_t> acc;  // reused: no allocation per run
-  IntConv(ctx, ctx.in(0), ctx.in(1), ctx.has_input(2) ? &ctx.in(2) : nullptr, ctx.has_input(3) ? &ctx.in(3) : nullptr, &s, 1, 3,
-          &acc);
+  IntConv(ctx, ctx.in(0), ctx.in(1), ctx.has_input(2) ? &ctx.in(2) : nullptr, ctx.has_input(3) ? &ctx.in(3) : nullptr,
+          &s, 1, 3, &acc);
   Tensor& y = ctx.out(0, DType::kInt32, s);
   std::copy(acc.begin(), acc.end(), y.mutable_data<int32_t>());
 }
@@ -200,8 +203,10 @@ void QLinearConv(OpContext& ctx) {
     if (ctx.has_input(8)) a = int64_t(int32_t(uint32_t(a) + uint32_t(ctx.in(8).data<int32_t>()[m])));
     double v = math::RoundEvenD(double(a) * double(mult)) + double(yz);
     v = v < lo ? lo : v > hi ? hi : v;
-    if (yzp.dtype() == DType::kInt8) y.mutable_data<int8_t>()[i] = int8_t(v);
-    else y.mutable_data<uint8_t>()[i] = uint8_t(v);
+    if (yzp.dtype() == DType::kInt8)
+      y.mutable_data<int8_t>()[i] = int8_t(v);
+    else
+      y.mutable_data<uint8_t>()[i] = uint8_t(v);
   }
 }
 

@@ -13,10 +13,15 @@ namespace onemodel::impl {
 namespace ops {
 namespace {
 
-template <class C> C Zero() {
-  if constexpr (std::is_floating_point_v<C>) return C(-0.0); else return C(0);
+template <class C>
+C Zero() {
+  if constexpr (std::is_floating_point_v<C>)
+    return C(-0.0);
+  else
+    return C(0);
 }
-template <class C> C MulAdd(C acc, C a, C b) {
+template <class C>
+C MulAdd(C acc, C a, C b) {
   if constexpr (std::is_floating_point_v<C>) {
     const C p = a * b;  // rounded, then added: never an FMA
     return acc + p;
@@ -39,8 +44,8 @@ void MatMul(OpContext& ctx) {
   if (b1) sb.push_back(1);
   const int64_t M = sa[sa.size() - 2], K = sa.back(), N = sb.back();
   if (sb[sb.size() - 2] != K) {
-    throw ctx.Fail(ErrorCode::kShapeMismatch, "A " + ShapeToString(a.shape()) + " and B " + ShapeToString(b.shape()) +
-                                                  " do not agree on K");
+    throw ctx.Fail(ErrorCode::kShapeMismatch,
+                   "A " + ShapeToString(a.shape()) + " and B " + ShapeToString(b.shape()) + " do not agree on K");
   }
   const Shape ba(sa.begin(), sa.end() - 2), bb(sb.begin(), sb.end() - 2);
   const Shape batch = BroadcastShapes(ctx, {ba, bb});
@@ -79,7 +84,8 @@ void MatMul(OpContext& ctx) {
           return;
         }
         for (size_t bi = 0; bi < ia.size(); ++bi) {
-          ParallelGemmF32(ctx, M, N, K, pa + ia[bi] * M * K, K, 1, pb + ib[bi] * K * N, N, 1, po + int64_t(bi) * M * N, N);
+          ParallelGemmF32(ctx, M, N, K, pa + ia[bi] * M * K, K, 1, pb + ib[bi] * K * N, N, 1, po + int64_t(bi) * M * N,
+                          N);
         }
         return;
       }
@@ -123,7 +129,8 @@ void Gemm(OpContext& ctx) {
     const Shape& cs = ctx.in(2).shape();
     const int64_t cm = cs.size() == 2 ? cs[0] : 1, cn = cs.empty() ? 1 : cs.back();
     if (cs.size() > 2 || (cm != 1 && cm != M) || (cn != 1 && cn != N))
-      throw ctx.Fail(ErrorCode::kShapeMismatch, "C " + ShapeToString(cs) + " must broadcast to [M, N] = " + ShapeToString(Shape{M, N}));
+      throw ctx.Fail(ErrorCode::kShapeMismatch,
+                     "C " + ShapeToString(cs) + " must broadcast to [M, N] = " + ShapeToString(Shape{M, N}));
     c_sn = cn == 1 ? 0 : 1;
     c_sm = cm == 1 ? 0 : cn;
   }
@@ -143,12 +150,16 @@ void Gemm(OpContext& ctx) {
         // A constant B is packed once per session for many rows, and, transposed, stored
         // as [K, N] once for few rows (row-major rows serve the matrix-vector kernels).
         const Tensor* packed = M >= 16 ? PackedConstB(ctx, 1, K, N, tb ? 1 : N, tb ? K : 1) : nullptr;
-        const Tensor* bt = !packed && tb && ctx.kernels
-                               ? ctx.ConstDerived(1, "B^T", [&](const Tensor& t) { return TransposedF32(t.data<float>(), N, K); })
-                               : nullptr;
-        if (packed) ParallelGemmPackedF32(ctx, M, N, K, pa, ta ? 1 : K, ta ? M : 1, packed->data<float>(), po, N);
-        else if (bt) ParallelGemmF32(ctx, M, N, K, pa, ta ? 1 : K, ta ? M : 1, bt->data<float>(), N, 1, po, N);
-        else ParallelGemmF32(ctx, M, N, K, pa, ta ? 1 : K, ta ? M : 1, pb, tb ? 1 : N, tb ? K : 1, po, N);
+        const Tensor* bt =
+            !packed && tb && ctx.kernels
+                ? ctx.ConstDerived(1, "B^T", [&](const Tensor& t) { return TransposedF32(t.data<float>(), N, K); })
+                : nullptr;
+        if (packed)
+          ParallelGemmPackedF32(ctx, M, N, K, pa, ta ? 1 : K, ta ? M : 1, packed->data<float>(), po, N);
+        else if (bt)
+          ParallelGemmF32(ctx, M, N, K, pa, ta ? 1 : K, ta ? M : 1, bt->data<float>(), N, 1, po, N);
+        else
+          ParallelGemmF32(ctx, M, N, K, pa, ta ? 1 : K, ta ? M : 1, pb, tb ? 1 : N, tb ? K : 1, po, N);
         for (int64_t m = 0; m < M; ++m)
           for (int64_t n = 0; n < N; ++n) {
             float r = alpha * po[m * N + n];
@@ -166,12 +177,17 @@ void Gemm(OpContext& ctx) {
             acc = MulAdd<C>(acc, x, y);
           }
           C r = acc;
-          if constexpr (std::is_floating_point_v<C>) r = C(alpha) * acc;
-          else r = C(typename std::make_unsigned_t<C>(C(alpha)) * typename std::make_unsigned_t<C>(acc));
+          if constexpr (std::is_floating_point_v<C>)
+            r = C(alpha) * acc;
+          else
+            r = C(typename std::make_unsigned_t<C>(C(alpha)) * typename std::make_unsigned_t<C>(acc));
           if (has_c) {
             const C cv = Widen(pc[m * c_sm + n * c_sn]);
-            if constexpr (std::is_floating_point_v<C>) r = r + C(beta) * cv;
-            else r = C(typename std::make_unsigned_t<C>(r) + typename std::make_unsigned_t<C>(C(beta)) * typename std::make_unsigned_t<C>(cv));
+            if constexpr (std::is_floating_point_v<C>)
+              r = r + C(beta) * cv;
+            else
+              r = C(typename std::make_unsigned_t<C>(r) +
+                    typename std::make_unsigned_t<C>(C(beta)) * typename std::make_unsigned_t<C>(cv));
           }
           po[m * N + n] = Narrow<T>(r);
         }

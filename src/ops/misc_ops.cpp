@@ -13,7 +13,6 @@ namespace onemodel::impl {
 namespace ops {
 namespace {
 
-
 // x mod y with the sign of x, exactly (the remainder is always representable): binary
 // long division on the significands. No libm.
 double FmodExact(double x, double y) {
@@ -27,19 +26,44 @@ double FmodExact(double x, double y) {
   if (ux < uy) return x;  // |x| < |y| (or y infinite)
   int ex = int(ux >> 52), ey = int(uy >> 52);
   uint64_t mx = ux & 0xFFFFFFFFFFFFFull, my = uy & 0xFFFFFFFFFFFFFull;
-  if (ex == 0) { while (!(mx & (1ull << 52))) { mx <<= 1; --ex; } ++ex; } else { mx |= 1ull << 52; }
-  if (ey == 0) { while (!(my & (1ull << 52))) { my <<= 1; --ey; } ++ey; } else { my |= 1ull << 52; }
+  if (ex == 0) {
+    while (!(mx & (1ull << 52))) {
+      mx <<= 1;
+      --ex;
+    }
+    ++ex;
+  } else {
+    mx |= 1ull << 52;
+  }
+  if (ey == 0) {
+    while (!(my & (1ull << 52))) {
+      my <<= 1;
+      --ey;
+    }
+    ++ey;
+  } else {
+    my |= 1ull << 52;
+  }
   for (; ex > ey; --ex) {
     if (mx >= my) mx -= my;
     mx <<= 1;
   }
   if (mx >= my) mx -= my;
   double r;
-  if (mx == 0) { uint64_t z = sx; std::memcpy(&r, &z, 8); return r; }
-  while (!(mx & (1ull << 52))) { mx <<= 1; --ex; }
+  if (mx == 0) {
+    uint64_t z = sx;
+    std::memcpy(&r, &z, 8);
+    return r;
+  }
+  while (!(mx & (1ull << 52))) {
+    mx <<= 1;
+    --ex;
+  }
   uint64_t bits;
-  if (ex > 0) bits = (uint64_t(ex) << 52) | (mx & 0xFFFFFFFFFFFFFull);
-  else bits = mx >> (1 - ex);  // subnormal: exact, the low bits are zero
+  if (ex > 0)
+    bits = (uint64_t(ex) << 52) | (mx & 0xFFFFFFFFFFFFFull);
+  else
+    bits = mx >> (1 - ex);  // subnormal: exact, the low bits are zero
   bits |= sx;
   std::memcpy(&r, &bits, 8);
   return r;
@@ -55,10 +79,14 @@ void Window(OpContext& ctx, int kind) {
   for (int64_t i = 0; i < n; ++i) {
     const float a = N == 0.0f ? 0.0f : (6.28318530717958647692f * float(i)) / N;
     float v;
-    if (kind == 0) v = 0.5f - 0.5f * math::Cos(a);                                        // Hann
-    else if (kind == 1) v = (25.0f / 46.0f) - (21.0f / 46.0f) * math::Cos(a);              // Hamming
-    else v = (0.42f - 0.5f * math::Cos(a)) + 0.08f * math::Cos(a + a);                     // Blackman
-    const bool ok = DispatchNumeric(dt, [&]<class T>() { y.mutable_data<T>()[i] = Narrow<T>(typename Compute<T>::type(v)); });
+    if (kind == 0)
+      v = 0.5f - 0.5f * math::Cos(a);  // Hann
+    else if (kind == 1)
+      v = (25.0f / 46.0f) - (21.0f / 46.0f) * math::Cos(a);  // Hamming
+    else
+      v = (0.42f - 0.5f * math::Cos(a)) + 0.08f * math::Cos(a + a);  // Blackman
+    const bool ok =
+        DispatchNumeric(dt, [&]<class T>() { y.mutable_data<T>()[i] = Narrow<T>(typename Compute<T>::type(v)); });
     if (!ok) throw ctx.Fail(ErrorCode::kTypeMismatch, "unsupported output type");
   }
 }
@@ -72,11 +100,13 @@ void BitCast(OpContext& ctx) {
     throw ctx.Fail(ErrorCode::kTypeMismatch, "BitCast needs non-string types");
   }
   if (DTypeBits(to) != DTypeBits(x.dtype())) {
-    throw ctx.Fail(ErrorCode::kTypeMismatch, "BitCast needs types of the same width (" + DTypeName(x.dtype()) + " -> " + DTypeName(to) + ")");
+    throw ctx.Fail(ErrorCode::kTypeMismatch,
+                   "BitCast needs types of the same width (" + DTypeName(x.dtype()) + " -> " + DTypeName(to) + ")");
   }
   Tensor& y = ctx.out(0, to, x.shape());
   if (x.nbytes()) std::memcpy(y.mutable_data<uint8_t>(), x.raw(), x.nbytes());
-  if (to == DType::kBool) for (int64_t i = 0; i < y.numel(); ++i) y.mutable_data<uint8_t>()[i] = y.mutable_data<uint8_t>()[i] != 0;
+  if (to == DType::kBool)
+    for (int64_t i = 0; i < y.numel(); ++i) y.mutable_data<uint8_t>()[i] = y.mutable_data<uint8_t>()[i] != 0;
 }
 
 void HannWindow(OpContext& ctx) { Window(ctx, 0); }
@@ -103,7 +133,8 @@ void CenterCropPad(OpContext& ctx) {
   const Tensor& x = ctx.in(0);
   const auto want = ReadInts(ctx, ctx.in(1));
   std::vector<int64_t> axes = ctx.attr_ints("axes");
-  if (axes.empty()) for (int64_t k = 0; k < x.rank(); ++k) axes.push_back(k);
+  if (axes.empty())
+    for (int64_t k = 0; k < x.rank(); ++k) axes.push_back(k);
   if (axes.size() != want.size()) throw ctx.Fail(ErrorCode::kShapeMismatch, "shape must have one value per axis");
   Shape s = x.shape();
   std::vector<int64_t> off(static_cast<size_t>(x.rank()), 0);  // out index + off = in index
@@ -122,7 +153,10 @@ void CenterCropPad(OpContext& ctx) {
     bool inside = true;
     for (int64_t k = 0; k < x.rank(); ++k) {
       const int64_t p = pos[size_t(k)] + off[size_t(k)];
-      if (p < 0 || p >= x.shape()[size_t(k)]) { inside = false; break; }
+      if (p < 0 || p >= x.shape()[size_t(k)]) {
+        inside = false;
+        break;
+      }
       src += p * st[size_t(k)];
     }
     if (inside) CopyElement(x, src, y, o);
@@ -152,23 +186,39 @@ void Unique(OpContext& ctx) {
     for (int64_t b = 0; b < outer; ++b)
       for (int64_t j = 0; j < inner; ++j) {
         const int64_t idx = has_axis ? (b * n + i) * inner + j : i;
-        if (str) skey[size_t(i)].push_back(x.strings()[size_t(idx)]);
-        else DispatchNumeric(x.dtype(), [&]<class T>() { key[size_t(i)].push_back(double(Widen(x.data<T>()[idx]))); });
+        if (str)
+          skey[size_t(i)].push_back(x.strings()[size_t(idx)]);
+        else
+          DispatchNumeric(x.dtype(), [&]<class T>() { key[size_t(i)].push_back(double(Widen(x.data<T>()[idx]))); });
       }
-  auto less = [&](int64_t a, int64_t b) { return str ? skey[size_t(a)] < skey[size_t(b)] : key[size_t(a)] < key[size_t(b)]; };
-  auto same = [&](int64_t a, int64_t b) { return str ? skey[size_t(a)] == skey[size_t(b)] : key[size_t(a)] == key[size_t(b)]; };
+  auto less = [&](int64_t a, int64_t b) {
+    return str ? skey[size_t(a)] < skey[size_t(b)] : key[size_t(a)] < key[size_t(b)];
+  };
+  auto same = [&](int64_t a, int64_t b) {
+    return str ? skey[size_t(a)] == skey[size_t(b)] : key[size_t(a)] == key[size_t(b)];
+  };
   std::vector<int64_t> first;  // first occurrence of each distinct slice
   std::vector<int64_t> inverse(static_cast<size_t>(n)), counts;
   for (int64_t i = 0; i < n; ++i) {
     int64_t u = -1;
-    for (size_t k = 0; k < first.size(); ++k) if (same(first[k], i)) { u = int64_t(k); break; }
-    if (u < 0) { u = int64_t(first.size()); first.push_back(i); counts.push_back(0); }
+    for (size_t k = 0; k < first.size(); ++k)
+      if (same(first[k], i)) {
+        u = int64_t(k);
+        break;
+      }
+    if (u < 0) {
+      u = int64_t(first.size());
+      first.push_back(i);
+      counts.push_back(0);
+    }
     inverse[size_t(i)] = u;
     counts[size_t(u)]++;
   }
   std::vector<int64_t> order(first.size());
   for (size_t k = 0; k < order.size(); ++k) order[k] = int64_t(k);
-  if (sorted) std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) { return less(first[size_t(a)], first[size_t(b)]); });
+  if (sorted)
+    std::stable_sort(order.begin(), order.end(),
+                     [&](int64_t a, int64_t b) { return less(first[size_t(a)], first[size_t(b)]); });
   std::vector<int64_t> rank(order.size());
   for (size_t k = 0; k < order.size(); ++k) rank[size_t(order[k])] = int64_t(k);
   const int64_t u = int64_t(order.size());
@@ -179,8 +229,10 @@ void Unique(OpContext& ctx) {
     const int64_t src_slice = first[size_t(order[size_t(k)])];
     for (int64_t b = 0; b < outer; ++b)
       for (int64_t j = 0; j < inner; ++j) {
-        if (has_axis) CopyElement(x, (b * n + src_slice) * inner + j, y, (b * u + k) * inner + j);
-        else CopyElement(x, src_slice, y, k);
+        if (has_axis)
+          CopyElement(x, (b * n + src_slice) * inner + j, y, (b * u + k) * inner + j);
+        else
+          CopyElement(x, src_slice, y, k);
       }
   }
   if (ctx.wants_output(1)) {
@@ -231,14 +283,19 @@ void Einsum(OpContext& ctx) {
   std::string letters;
   for (size_t t = 0; t < terms.size(); ++t) {
     const Tensor& x = ctx.in(t);
-    if (int64_t(terms[t].size()) != x.rank()) throw ctx.Fail(ErrorCode::kShapeMismatch, "term '" + terms[t] + "' does not match input rank");
+    if (int64_t(terms[t].size()) != x.rank())
+      throw ctx.Fail(ErrorCode::kShapeMismatch, "term '" + terms[t] + "' does not match input rank");
     for (size_t k = 0; k < terms[t].size(); ++k) {
       const char c = terms[t][k];
       const int64_t d = x.shape()[k];
-      if (!dim.count(c)) { dim[c] = d; letters += c; }
-      else if (dim[c] != d) {
-        if (dim[c] == 1) dim[c] = d;
-        else if (d != 1) throw ctx.Fail(ErrorCode::kShapeMismatch, std::string("dimension of '") + c + "' differs");
+      if (!dim.count(c)) {
+        dim[c] = d;
+        letters += c;
+      } else if (dim[c] != d) {
+        if (dim[c] == 1)
+          dim[c] = d;
+        else if (d != 1)
+          throw ctx.Fail(ErrorCode::kShapeMismatch, std::string("dimension of '") + c + "' differs");
       }
     }
   }
@@ -260,7 +317,8 @@ void Einsum(OpContext& ctx) {
     out += once;
   }
   std::string contracted;
-  for (char c : letters) if (out.find(c) == std::string::npos) contracted += c;
+  for (char c : letters)
+    if (out.find(c) == std::string::npos) contracted += c;
   Shape os;
   for (char c : out) os.push_back(dim[c]);
   const Tensor& x0 = ctx.in(0);
@@ -269,7 +327,9 @@ void Einsum(OpContext& ctx) {
   for (size_t t = 0; t < ctx.num_inputs(); ++t) {
     const Tensor& x = ctx.in(t);
     vals[t].resize(static_cast<size_t>(x.numel()));
-    DispatchNumeric(x.dtype(), [&]<class T>() { for (int64_t i = 0; i < x.numel(); ++i) vals[t][size_t(i)] = double(Widen(x.data<T>()[i])); });
+    DispatchNumeric(x.dtype(), [&]<class T>() {
+      for (int64_t i = 0; i < x.numel(); ++i) vals[t][size_t(i)] = double(Widen(x.data<T>()[i]));
+    });
   }
   std::map<char, int64_t> at;
   auto offset = [&](size_t t) {
@@ -283,13 +343,19 @@ void Einsum(OpContext& ctx) {
   const bool is_float = IsFloatDType(x0.dtype());
   for (int64_t o = 0; o < y.numel(); ++o) {
     int64_t rem = o;
-    for (size_t k = out.size(); k-- > 0;) { at[out[k]] = rem % dim[out[k]]; rem /= dim[out[k]]; }
+    for (size_t k = out.size(); k-- > 0;) {
+      at[out[k]] = rem % dim[out[k]];
+      rem /= dim[out[k]];
+    }
     float facc = -0.0f;
     double dacc = -0.0;
     int64_t iacc = 0;
     for (int64_t ci = 0; ci < csize; ++ci) {
       int64_t r2 = ci;
-      for (size_t k = contracted.size(); k-- > 0;) { at[contracted[k]] = r2 % dim[contracted[k]]; r2 /= dim[contracted[k]]; }
+      for (size_t k = contracted.size(); k-- > 0;) {
+        at[contracted[k]] = r2 % dim[contracted[k]];
+        r2 /= dim[contracted[k]];
+      }
       if (x0.dtype() == DType::kDouble) {
         double p = vals[0][size_t(offset(0))];
         for (size_t t = 1; t < terms.size(); ++t) p = p * vals[t][size_t(offset(t))];
@@ -300,15 +366,19 @@ void Einsum(OpContext& ctx) {
         facc = facc + p;
       } else {
         int64_t p = int64_t(vals[0][size_t(offset(0))]);
-        for (size_t t = 1; t < terms.size(); ++t) p = int64_t(uint64_t(p) * uint64_t(int64_t(vals[t][size_t(offset(t))])));
+        for (size_t t = 1; t < terms.size(); ++t)
+          p = int64_t(uint64_t(p) * uint64_t(int64_t(vals[t][size_t(offset(t))])));
         iacc = int64_t(uint64_t(iacc) + uint64_t(p));
       }
     }
     DispatchNumeric(x0.dtype(), [&]<class T>() {
       using C = typename Compute<T>::type;
-      if constexpr (std::is_same_v<C, double>) y.mutable_data<T>()[o] = dacc;
-      else if constexpr (std::is_floating_point_v<C>) y.mutable_data<T>()[o] = Narrow<T>(C(facc));
-      else y.mutable_data<T>()[o] = T(iacc);
+      if constexpr (std::is_same_v<C, double>)
+        y.mutable_data<T>()[o] = dacc;
+      else if constexpr (std::is_floating_point_v<C>)
+        y.mutable_data<T>()[o] = Narrow<T>(C(facc));
+      else
+        y.mutable_data<T>()[o] = T(iacc);
     });
   }
 }
@@ -325,13 +395,22 @@ void Det(OpContext& ctx) {
   Tensor& y = ctx.out(0, x.dtype(), s);
   std::vector<double> a(static_cast<size_t>(m * m));
   for (int64_t b = 0; b < y.numel(); ++b) {
-    DispatchNumeric(x.dtype(), [&]<class T>() { for (int64_t i = 0; i < m * m; ++i) a[size_t(i)] = double(Widen(x.data<T>()[b * m * m + i])); });
+    DispatchNumeric(x.dtype(), [&]<class T>() {
+      for (int64_t i = 0; i < m * m; ++i) a[size_t(i)] = double(Widen(x.data<T>()[b * m * m + i]));
+    });
     double det = 1.0;
     for (int64_t c = 0; c < m; ++c) {
       int64_t p = c;
-      for (int64_t r = c + 1; r < m; ++r) if (std::fabs(a[size_t(r * m + c)]) > std::fabs(a[size_t(p * m + c)])) p = r;
-      if (a[size_t(p * m + c)] == 0.0) { det = 0.0; break; }
-      if (p != c) { for (int64_t k = 0; k < m; ++k) std::swap(a[size_t(p * m + k)], a[size_t(c * m + k)]); det = -det; }
+      for (int64_t r = c + 1; r < m; ++r)
+        if (std::fabs(a[size_t(r * m + c)]) > std::fabs(a[size_t(p * m + c)])) p = r;
+      if (a[size_t(p * m + c)] == 0.0) {
+        det = 0.0;
+        break;
+      }
+      if (p != c) {
+        for (int64_t k = 0; k < m; ++k) std::swap(a[size_t(p * m + k)], a[size_t(c * m + k)]);
+        det = -det;
+      }
       det = det * a[size_t(c * m + c)];
       for (int64_t r = c + 1; r < m; ++r) {
         const double f = a[size_t(r * m + c)] / a[size_t(c * m + c)];
@@ -342,19 +421,20 @@ void Det(OpContext& ctx) {
   }
 }
 
-
 // TensorScatter: writes `update` into a copy of `past_cache` along `axis`, at per-batch
 // offsets write_indices (0 by default), wrapping around in circular mode.
 void TensorScatter(OpContext& ctx) {
   const Tensor& cache = ctx.in(0);
   const Tensor& upd = ctx.in(1);
   const std::string mode = ctx.attr_s("mode", "linear");
-  if (mode != "linear" && mode != "circular") throw ctx.Fail(ErrorCode::kInvalidModel, "mode must be linear or circular");
+  if (mode != "linear" && mode != "circular")
+    throw ctx.Fail(ErrorCode::kInvalidModel, "mode must be linear or circular");
   const int64_t r = cache.rank();
   const int64_t axis = NormAxis(ctx, ctx.attr_i("axis", -2), r);
   if (upd.rank() != r) throw ctx.Fail(ErrorCode::kShapeMismatch, "update must have the cache's rank");
   for (int64_t k = 0; k < r; ++k) {
-    if (k != axis && upd.shape()[size_t(k)] != cache.shape()[size_t(k)]) throw ctx.Fail(ErrorCode::kShapeMismatch, "update and cache differ off the axis");
+    if (k != axis && upd.shape()[size_t(k)] != cache.shape()[size_t(k)])
+      throw ctx.Fail(ErrorCode::kShapeMismatch, "update and cache differ off the axis");
   }
   const int64_t B = cache.shape()[0];
   std::vector<int64_t> wi(static_cast<size_t>(B), 0);
@@ -372,7 +452,8 @@ void TensorScatter(OpContext& ctx) {
       int64_t pos = wi[size_t(b)] + s;
       if (mode == "circular") pos = ((pos % maxlen) + maxlen) % maxlen;
       if (pos < 0 || pos >= maxlen) throw ctx.Fail(ErrorCode::kInvalidArgument, "write index out of range");
-      for (int64_t j = 0; j < inner; ++j) CopyElement(upd, (o * len + s) * inner + j, out, (o * maxlen + pos) * inner + j);
+      for (int64_t j = 0; j < inner; ++j)
+        CopyElement(upd, (o * len + s) * inner + j, out, (o * maxlen + pos) * inner + j);
     }
   }
   ctx.set_out(0, out);
@@ -400,9 +481,14 @@ void MelWeightMatrix(OpContext& ctx) {
   std::vector<double> w(static_cast<size_t>(bins * mels), 0.0);
   for (int64_t i = 0; i < mels; ++i) {
     const int64_t l = fb[size_t(i)], c = fb[size_t(i + 1)], h = fb[size_t(i + 2)];
-    if (c - l == 0) { if (c >= 0 && c < bins) w[size_t(c * mels + i)] = 1; }
-    else for (int64_t j = l; j <= c; ++j) if (j >= 0 && j < bins) w[size_t(j * mels + i)] = double(j - l) / double(c - l);
-    if (h - c > 0) for (int64_t j = c; j < h; ++j) if (j >= 0 && j < bins) w[size_t(j * mels + i)] = double(h - j) / double(h - c);
+    if (c - l == 0) {
+      if (c >= 0 && c < bins) w[size_t(c * mels + i)] = 1;
+    } else
+      for (int64_t j = l; j <= c; ++j)
+        if (j >= 0 && j < bins) w[size_t(j * mels + i)] = double(j - l) / double(c - l);
+    if (h - c > 0)
+      for (int64_t j = c; j < h; ++j)
+        if (j >= 0 && j < bins) w[size_t(j * mels + i)] = double(h - j) / double(h - c);
   }
   Tensor& y = ctx.out(0, dt, {bins, mels});
   const bool ok = DispatchNumeric(dt, [&]<class T>() {

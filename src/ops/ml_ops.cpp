@@ -32,8 +32,10 @@ std::vector<Item> Items(const OpContext& ctx, const std::string& base, DType* ty
   } else if (const Attribute* t = ctx.node.attr(base + "_tensor")) {
     *type = t->t.dtype();
     for (int64_t i = 0; i < t->t.numel(); ++i) {
-      if (t->t.dtype() == DType::kString) v.push_back({true, 0, t->t.strings()[size_t(i)]});
-      else DispatchNumeric(t->t.dtype(), [&]<class T>() { v.push_back({false, double(Widen(t->t.data<T>()[i])), {}}); });
+      if (t->t.dtype() == DType::kString)
+        v.push_back({true, 0, t->t.strings()[size_t(i)]});
+      else
+        DispatchNumeric(t->t.dtype(), [&]<class T>() { v.push_back({false, double(Widen(t->t.data<T>()[i])), {}}); });
     }
   }
   return v;
@@ -47,7 +49,10 @@ Item ItemAt(const Tensor& t, int64_t i) {
 }
 
 void PutItem(Tensor& t, int64_t i, const Item& v) {
-  if (t.dtype() == DType::kString) { t.mutable_strings()[size_t(i)] = v.s; return; }
+  if (t.dtype() == DType::kString) {
+    t.mutable_strings()[size_t(i)] = v.s;
+    return;
+  }
   DispatchNumeric(t.dtype(), [&]<class T>() { t.mutable_data<T>()[i] = Narrow<T>(typename Compute<T>::type(v.d)); });
 }
 
@@ -57,17 +62,26 @@ void LabelEncoder(OpContext& ctx) {
   const Tensor& x = ctx.in(0);
   DType kt = DType::kUndefined, vt = DType::kUndefined;
   const auto keys = Items(ctx, "keys", &kt), values = Items(ctx, "values", &vt);
-  if (keys.size() != values.size() || keys.empty()) throw ctx.Fail(ErrorCode::kInvalidModel, "keys and values must be non-empty and of equal length");
+  if (keys.size() != values.size() || keys.empty())
+    throw ctx.Fail(ErrorCode::kInvalidModel, "keys and values must be non-empty and of equal length");
   Item dflt;
-  if (vt == DType::kString) { dflt.is_str = true; dflt.s = ctx.attr_s("default_string", "_Unused"); }
-  else if (vt == DType::kFloat) dflt.d = ctx.attr_f("default_float", -0.0f);
-  else if (vt == DType::kInt64) dflt.d = double(ctx.attr_i("default_int64", -1));
+  if (vt == DType::kString) {
+    dflt.is_str = true;
+    dflt.s = ctx.attr_s("default_string", "_Unused");
+  } else if (vt == DType::kFloat)
+    dflt.d = ctx.attr_f("default_float", -0.0f);
+  else if (vt == DType::kInt64)
+    dflt.d = double(ctx.attr_i("default_int64", -1));
   if (const Attribute* d = ctx.node.attr("default_tensor")) dflt = ItemAt(d->t, 0);
   Tensor& y = ctx.out(0, vt, x.shape());
   for (int64_t i = 0; i < x.numel(); ++i) {
     const Item k = ItemAt(x, i);
     const Item* hit = &dflt;
-    for (size_t j = 0; j < keys.size(); ++j) if (keys[j] == k) { hit = &values[j]; break; }
+    for (size_t j = 0; j < keys.size(); ++j)
+      if (keys[j] == k) {
+        hit = &values[j];
+        break;
+      }
     PutItem(y, i, *hit);
   }
 }
@@ -78,7 +92,8 @@ void Binarizer(OpContext& ctx) {
   Tensor& y = ctx.out(0, x.dtype(), x.shape());
   const bool ok = DispatchNumeric(x.dtype(), [&]<class T>() {
     using C = typename Compute<T>::type;
-    for (int64_t i = 0; i < x.numel(); ++i) y.mutable_data<T>()[i] = Narrow<T>(Widen(x.data<T>()[i]) > C(th) ? C(1) : C(0));
+    for (int64_t i = 0; i < x.numel(); ++i)
+      y.mutable_data<T>()[i] = Narrow<T>(Widen(x.data<T>()[i]) > C(th) ? C(1) : C(0));
   });
   if (!ok) throw ctx.Fail(ErrorCode::kTypeMismatch, "unsupported element type");
 }
@@ -97,11 +112,13 @@ void ArrayFeatureExtractor(OpContext& ctx) {
     for (size_t j = 0; j < idx.size(); ++j) {
       if (idx[j] < 0 || idx[j] >= last) throw ctx.Fail(ErrorCode::kInvalidArgument, "index out of range");
       const int64_t src = r * last + idx[j], dst = r * int64_t(idx.size()) + int64_t(j);
-      if (x.dtype() == DType::kString) y.mutable_strings()[size_t(dst)] = x.strings()[size_t(src)];
-      else std::memcpy(y.mutable_data<uint8_t>() + size_t(dst) * es, static_cast<const uint8_t*>(x.raw()) + size_t(src) * es, es);
+      if (x.dtype() == DType::kString)
+        y.mutable_strings()[size_t(dst)] = x.strings()[size_t(src)];
+      else
+        std::memcpy(y.mutable_data<uint8_t>() + size_t(dst) * es,
+                    static_cast<const uint8_t*>(x.raw()) + size_t(src) * es, es);
     }
 }
-
 
 void TfIdfVectorizer(OpContext& ctx) {
   const Tensor& x = ctx.in(0);
@@ -113,7 +130,10 @@ void TfIdfVectorizer(OpContext& ctx) {
   const bool strs = ctx.has_attr("pool_strings");
   std::vector<std::string> spool;
   std::vector<int64_t> ipool;
-  if (strs) spool = ctx.node.attr("pool_strings")->strings; else ipool = ctx.attr_ints("pool_int64s");
+  if (strs)
+    spool = ctx.node.attr("pool_strings")->strings;
+  else
+    ipool = ctx.attr_ints("pool_int64s");
   const int64_t pool_size = strs ? int64_t(spool.size()) : int64_t(ipool.size());
   // Enumerate the pool's n-grams: (n, first pool entry) -> output coordinate.
   std::vector<std::pair<int64_t, int64_t>> grams;  // (n, start)
@@ -147,13 +167,14 @@ void TfIdfVectorizer(OpContext& ctx) {
     for (size_t g = 0; g < grams.size(); ++g) {
       const float w = g < weights.size() ? weights[g] : 1.0f;
       float v = float(cnt[g]);
-      if (mode == "IDF") v = cnt[g] > 0 ? w : 0.0f;
-      else if (mode == "TFIDF") v = v * w;
+      if (mode == "IDF")
+        v = cnt[g] > 0 ? w : 0.0f;
+      else if (mode == "TFIDF")
+        v = v * w;
       y.mutable_data<float>()[r * width + indexes[g]] = v;
     }
   }
 }
-
 
 // ai.onnx.ml TreeEnsemble (opset 5), as ONNX's reference: each tree routes a row to one
 // leaf; leaves aggregate per target in tree order (SUM, AVERAGE: += w / trees, MIN,
@@ -163,15 +184,19 @@ void TreeEnsemble(OpContext& ctx) {
   if (x.rank() != 2) throw ctx.Fail(ErrorCode::kShapeMismatch, "X must be [N, features]");
   auto tensor_vals = [&](const char* name) {
     std::vector<double> v;
-    if (const Attribute* a = ctx.node.attr(name)) for (int64_t i = 0; i < a->t.numel(); ++i) v.push_back(ElementAsDouble(a->t, i));
+    if (const Attribute* a = ctx.node.attr(name))
+      for (int64_t i = 0; i < a->t.numel(); ++i) v.push_back(ElementAsDouble(a->t, i));
     return v;
   };
-  const auto splits = tensor_vals("nodes_splits"), leaf_w = tensor_vals("leaf_weights"), members = tensor_vals("membership_values");
+  const auto splits = tensor_vals("nodes_splits"), leaf_w = tensor_vals("leaf_weights"),
+             members = tensor_vals("membership_values");
   auto ints = [&](const char* name) {  // an INTS attribute, or an integer TENSOR one
     std::vector<int64_t> v;
     if (const Attribute* a = ctx.node.attr(name)) {
-      if (a->type == Attribute::Type::kTensor) for (int64_t i = 0; i < a->t.numel(); ++i) v.push_back(int64_t(ElementAsDouble(a->t, i)));
-      else v = a->ints;
+      if (a->type == Attribute::Type::kTensor)
+        for (int64_t i = 0; i < a->t.numel(); ++i) v.push_back(int64_t(ElementAsDouble(a->t, i)));
+      else
+        v = a->ints;
     }
     return v;
   };
@@ -222,10 +247,14 @@ void TreeEnsemble(OpContext& ctx) {
       const int64_t t = leaf_t.at(size_t(node));
       if (t < 0 || t >= nt) throw ctx.Fail(ErrorCode::kInvalidModel, "leaf target out of range");
       float& dst = res[size_t(t)];
-      if (agg == 1) dst = dst + w;
-      else if (agg == 0) dst = dst + w / float(roots.size());
-      else if (agg == 2) dst = w < dst ? w : dst;
-      else dst = w > dst ? w : dst;
+      if (agg == 1)
+        dst = dst + w;
+      else if (agg == 0)
+        dst = dst + w / float(roots.size());
+      else if (agg == 2)
+        dst = w < dst ? w : dst;
+      else
+        dst = w > dst ? w : dst;
     }
     for (int64_t t = 0; t < nt; ++t) StoreF32(y, r * nt + t, res[size_t(t)]);
   }

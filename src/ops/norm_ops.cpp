@@ -30,7 +30,6 @@ float Sum(int64_t n, bool lanes, F f) {
   return ref::SumCanonicalBy<float>(n, f);
 }
 
-
 float InvStd(float var, float eps) { return 1.0f / __builtin_sqrtf(var + eps); }
 
 // LayerNormalization and RMSNormalization: normalise over [axis, rank).
@@ -55,8 +54,9 @@ void LastAxesNorm(OpContext& ctx, bool rms) {
   const DType stat_type = DType(ctx.attr_i("stash_type", 1)) == DType::kFloat ? DType::kFloat : x.dtype();
   Tensor* mean_t = (!rms && ctx.wants_output(1)) ? &ctx.out(1, stat_type, stat_shape) : nullptr;
   Tensor* inv_t = (!rms && ctx.wants_output(2)) ? &ctx.out(2, stat_type, stat_shape) : nullptr;
-  if (UseAlgorithm(ctx, kAllLayerNormAlgos, LayerNormAlgoName, LayerNormAlgo::kRows,
-                   x.dtype() == DType::kFloat && !mean_t && !inv_t && sc.numel() == n && (!bias || ctx.in(2).numel() == n))) {
+  if (UseAlgorithm(
+          ctx, kAllLayerNormAlgos, LayerNormAlgoName, LayerNormAlgo::kRows,
+          x.dtype() == DType::kFloat && !mean_t && !inv_t && sc.numel() == n && (!bias || ctx.in(2).numel() == n))) {
     // Rows over the threads, each as the steps below by the session's kernels: the
     // canonical sums (SumF32), then each elementwise step as one BinaryF32 pass.
     const KernelTable& k = *ctx.kernels;
@@ -75,11 +75,11 @@ void LastAxesNorm(OpContext& ctx, bool rms) {
           k.BinaryF32(kBinMulF32, row, 1, &inv, 0, out, n);
         } else {
           const float mean = k.SumF32(row, size_t(n)) / float(n);
-          k.BinaryF32(kBinSubF32, row, 1, &mean, 0, out, n);          // d
-          k.BinaryF32(kBinMulF32, out, 1, out, 1, tmp.data(), n);     // d * d
+          k.BinaryF32(kBinSubF32, row, 1, &mean, 0, out, n);       // d
+          k.BinaryF32(kBinMulF32, out, 1, out, 1, tmp.data(), n);  // d * d
           const float var = k.SumF32(tmp.data(), size_t(n)) / float(n);
           inv = InvStd(var, eps);
-          k.BinaryF32(kBinMulF32, out, 1, &inv, 0, out, n);           // d * inv
+          k.BinaryF32(kBinMulF32, out, 1, &inv, 0, out, n);  // d * inv
         }
         k.BinaryF32(kBinMulF32, out, 1, scale.data(), 1, out, n);
         if (bias) k.BinaryF32(kBinAddF32, out, 1, bias, 1, out, n);
@@ -99,7 +99,12 @@ void LastAxesNorm(OpContext& ctx, bool rms) {
       inv = InvStd(ms, eps);
     } else {
       mean = Sum(n, true, [&](int64_t i) { return row[i]; }) / float(n);
-      const float var = Sum(n, true, [&](int64_t i) { const float d = row[i] - mean; return d * d; }) / float(n);
+      const float var = Sum(n, true,
+                            [&](int64_t i) {
+                              const float d = row[i] - mean;
+                              return d * d;
+                            }) /
+                        float(n);
       inv = InvStd(var, eps);
     }
     for (int64_t i = 0; i < n; ++i) {
@@ -146,10 +151,15 @@ void BatchNormalization(OpContext& ctx) {
     const float cnt = float(N * inner);
     for (int64_t c = 0; c < C; ++c) {
       float s = -0.0f;
-      for (int64_t n = 0; n < N; ++n) for (int64_t i = 0; i < inner; ++i) s = s + xv[size_t((n * C + c) * inner + i)];
+      for (int64_t n = 0; n < N; ++n)
+        for (int64_t i = 0; i < inner; ++i) s = s + xv[size_t((n * C + c) * inner + i)];
       const float m = s / cnt;
       float q = -0.0f;
-      for (int64_t n = 0; n < N; ++n) for (int64_t i = 0; i < inner; ++i) { const float d = xv[size_t((n * C + c) * inner + i)] - m; q = q + d * d; }
+      for (int64_t n = 0; n < N; ++n)
+        for (int64_t i = 0; i < inner; ++i) {
+          const float d = xv[size_t((n * C + c) * inner + i)] - m;
+          q = q + d * d;
+        }
       bm[size_t(c)] = m;
       bv[size_t(c)] = q / cnt;
     }
@@ -165,7 +175,8 @@ void BatchNormalization(OpContext& ctx) {
     var = bv.data();
   }
   Tensor& y = ctx.out_uninit(0, x.dtype(), x.shape());  // every element is written
-  if (UseAlgorithm(ctx, kAllInstanceNormAlgos, InstanceNormAlgoName, InstanceNormAlgo::kPlanes, x.dtype() == DType::kFloat)) {
+  if (UseAlgorithm(ctx, kAllInstanceNormAlgos, InstanceNormAlgoName, InstanceNormAlgo::kPlanes,
+                   x.dtype() == DType::kFloat)) {
     // Planes over the threads, each step of the loop below as one BinaryF32 pass.
     const KernelTable& k = *ctx.kernels;
     float* py = y.mutable_data<float>();
@@ -210,7 +221,12 @@ void GroupStats(OpContext& ctx, int64_t groups, bool per_channel_affine, bool in
     for (int64_t g = 0; g < groups; ++g) {
       const float* row = xv.data() + (bn * C + g * cg) * inner;
       const float mean = Sum(n, true, [&](int64_t i) { return row[i]; }) / float(n);
-      const float var = Sum(n, true, [&](int64_t i) { const float d = row[i] - mean; return d * d; }) / float(n);
+      const float var = Sum(n, true,
+                            [&](int64_t i) {
+                              const float d = row[i] - mean;
+                              return d * d;
+                            }) /
+                        float(n);
       const float inv = InvStd(var, eps);
       for (int64_t i = 0; i < n; ++i) {
         const int64_t c = g * cg + i / inner;
@@ -224,9 +240,7 @@ void GroupStats(OpContext& ctx, int64_t groups, bool per_channel_affine, bool in
 }
 
 void InstanceNormalization(OpContext& ctx) { GroupStats(ctx, ctx.in(0).shape()[1], true, true); }
-void GroupNormalization(OpContext& ctx) {
-  GroupStats(ctx, ctx.attr_i("num_groups", 0), ctx.opset >= 21, false);
-}
+void GroupNormalization(OpContext& ctx) { GroupStats(ctx, ctx.attr_i("num_groups", 0), ctx.opset >= 21, false); }
 
 void LpNormalization(OpContext& ctx) {
   const Tensor& x = ctx.in(0);
@@ -243,7 +257,10 @@ void LpNormalization(OpContext& ctx) {
   for (int64_t b = 0; b < outer; ++b)
     for (int64_t j = 0; j < inner; ++j) {
       auto at = [&](int64_t i) { return xv[size_t((b * dim + i) * inner + j)]; };
-      float norm = Sum(dim, lanes, [&](int64_t i) { const float v = at(i); return p == 1 ? (v < 0 ? -v : v) : v * v; });
+      float norm = Sum(dim, lanes, [&](int64_t i) {
+        const float v = at(i);
+        return p == 1 ? (v < 0 ? -v : v) : v * v;
+      });
       if (p == 2) norm = __builtin_sqrtf(norm);
       for (int64_t i = 0; i < dim; ++i) StoreF32(y, (b * dim + i) * inner + j, norm == 0.0f ? 0.0f : at(i) / norm);
     }
@@ -268,7 +285,12 @@ void MeanVarianceNormalization(OpContext& ctx) {
   for (const auto& m : members) {
     const int64_t n = int64_t(m.size());
     const float mean = Sum(n, lanes, [&](int64_t i) { return xv[size_t(m[size_t(i)])]; }) / float(n);
-    const float var = Sum(n, lanes, [&](int64_t i) { const float d = xv[size_t(m[size_t(i)])] - mean; return d * d; }) / float(n);
+    const float var = Sum(n, lanes,
+                          [&](int64_t i) {
+                            const float d = xv[size_t(m[size_t(i)])] - mean;
+                            return d * d;
+                          }) /
+                      float(n);
     const float sd = __builtin_sqrtf(var);
     for (int64_t i : m) StoreF32(y, i, (xv[size_t(i)] - mean) / (sd + 1e-9f));
   }

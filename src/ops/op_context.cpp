@@ -52,8 +52,7 @@ bool OpContext::IsConstInput(size_t i) const {
   return init != graph->initializers.end() && t.raw() == init->second.raw() && t.shape() == init->second.shape();
 }
 
-const Tensor* OpContext::ConstDerived(size_t i, const std::string& key,
-                                      FunctionRef<Tensor(const Tensor&)> make) const {
+const Tensor* OpContext::ConstDerived(size_t i, const std::string& key, FunctionRef<Tensor(const Tensor&)> make) const {
   if (!IsConstInput(i)) return nullptr;
   const Tensor& t = inputs[i]->tensor;
   return &derived->Get(&node, key, [&] { return make(t); });
@@ -99,38 +98,44 @@ void OpContext::set_out(size_t i, Tensor t) {
 int64_t OpContext::attr_i(std::string_view name, int64_t dflt) const {
   const Attribute* a = node.attr(name);
   if (!a) return dflt;
-  if (a->type != Attribute::Type::kInt) throw Fail(ErrorCode::kInvalidModel, "attribute '" + std::string(name) + "' must be an int");
+  if (a->type != Attribute::Type::kInt)
+    throw Fail(ErrorCode::kInvalidModel, "attribute '" + std::string(name) + "' must be an int");
   return a->i;
 }
 float OpContext::attr_f(std::string_view name, float dflt) const {
   const Attribute* a = node.attr(name);
   if (!a) return dflt;
   if (a->type == Attribute::Type::kInt) return float(a->i);
-  if (a->type != Attribute::Type::kFloat) throw Fail(ErrorCode::kInvalidModel, "attribute '" + std::string(name) + "' must be a float");
+  if (a->type != Attribute::Type::kFloat)
+    throw Fail(ErrorCode::kInvalidModel, "attribute '" + std::string(name) + "' must be a float");
   return a->f;
 }
 std::string OpContext::attr_s(std::string_view name, const std::string& dflt) const {
   const Attribute* a = node.attr(name);
   if (!a) return dflt;
-  if (a->type != Attribute::Type::kString) throw Fail(ErrorCode::kInvalidModel, "attribute '" + std::string(name) + "' must be a string");
+  if (a->type != Attribute::Type::kString)
+    throw Fail(ErrorCode::kInvalidModel, "attribute '" + std::string(name) + "' must be a string");
   return a->s;
 }
 std::vector<int64_t> OpContext::attr_ints(std::string_view name, const std::vector<int64_t>& dflt) const {
   const Attribute* a = node.attr(name);
   if (!a) return dflt;
-  if (a->type != Attribute::Type::kInts) throw Fail(ErrorCode::kInvalidModel, "attribute '" + std::string(name) + "' must be ints");
+  if (a->type != Attribute::Type::kInts)
+    throw Fail(ErrorCode::kInvalidModel, "attribute '" + std::string(name) + "' must be ints");
   return a->ints;
 }
 Shape OpContext::attr_dims(std::string_view name, const Shape& dflt) const {
   const Attribute* a = node.attr(name);
   if (!a) return dflt;
-  if (a->type != Attribute::Type::kInts) throw Fail(ErrorCode::kInvalidModel, "attribute '" + std::string(name) + "' must be ints");
+  if (a->type != Attribute::Type::kInts)
+    throw Fail(ErrorCode::kInvalidModel, "attribute '" + std::string(name) + "' must be ints");
   return Shape(a->ints.begin(), a->ints.end());
 }
 std::vector<float> OpContext::attr_floats(std::string_view name, const std::vector<float>& dflt) const {
   const Attribute* a = node.attr(name);
   if (!a) return dflt;
-  if (a->type != Attribute::Type::kFloats) throw Fail(ErrorCode::kInvalidModel, "attribute '" + std::string(name) + "' must be floats");
+  if (a->type != Attribute::Type::kFloats)
+    throw Fail(ErrorCode::kInvalidModel, "attribute '" + std::string(name) + "' must be floats");
   return a->floats;
 }
 const Attribute& OpContext::attr_required(std::string_view name) const {
@@ -140,7 +145,11 @@ const Attribute& OpContext::attr_required(std::string_view name) const {
 }
 
 namespace {
-struct Entry { const char* domain; const char* op; OpFn fn; };
+struct Entry {
+  const char* domain;
+  const char* op;
+  OpFn fn;
+};
 const Entry kOps[] = {
 #define ONEMODEL_OP(domain, op, fn) {domain, op, &ops::fn},
 #include "ops/ops.inc"
@@ -163,8 +172,9 @@ Error UnsupportedOpError(const std::string& origin, const Node& node) {
   std::string msg = origin + ": operator " + (node.domain.empty() ? "" : node.domain + ".") + node.op_type + " (" +
                     node.Describe() + ") is not supported";
   if (node.domain.empty() && node.op_type == "ImageDecoder") {
-    msg += ": image codecs are out of scope (JPEG, WebP and JPEG 2000 decoding is defined only to a tolerance, so "
-           "exact mode cannot own its bits; decode images before the model)";
+    msg +=
+        ": image codecs are out of scope (JPEG, WebP and JPEG 2000 decoding is defined only to a tolerance, so "
+        "exact mode cannot own its bits; decode images before the model)";
   } else if (node.domain == "ai.onnx.preview.training") {
     msg += ": training operators are out of scope for an inference runtime";
   }

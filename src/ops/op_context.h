@@ -94,7 +94,7 @@ struct OpContext {
   // The session's threads; null: one thread. Operators split independent outputs
   // over it (ref/parallel.h); the split never changes a fold.
   ThreadPool* pool = nullptr;
-  const Scope* scope = nullptr;   // this node's view of every visible value
+  const Scope* scope = nullptr;  // this node's view of every visible value
   // The graph this node runs in (its initializers are the constant inputs, unless a feed
   // replaces them) and the session's cache of tensors derived from them (null: none).
   const Graph* graph = nullptr;

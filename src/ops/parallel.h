@@ -21,7 +21,10 @@ namespace ops {
 // session's threads (inline when it has one, or n is small).
 inline void ParallelFor(const OpContext& ctx, int64_t n, int64_t grain, FunctionRef<void(int64_t, int64_t)> fn) {
   if (n <= 0) return;
-  if (!ctx.pool || ctx.pool->threads() <= 1 || n < 2 * grain) { fn(0, n); return; }
+  if (!ctx.pool || ctx.pool->threads() <= 1 || n < 2 * grain) {
+    fn(0, n);
+    return;
+  }
   ctx.pool->ParallelFor(n, grain, fn);
 }
 
@@ -58,16 +61,18 @@ inline bool UnaryFastF32(OpContext& ctx, int32_t op, float p0 = 0.0f, float p1 =
 // The session's GEMM kernel (ref::GemmF32 when the context has no table), with C's
 // columns or rows split over the threads. With row_bias or an activation it is the session's
 // GemmBiasActF32: each finished row m of C takes + row_bias[m], then the activation.
-inline void ParallelGemmF32(const OpContext& ctx, int64_t M, int64_t N, int64_t K, const float* A, int64_t a_rs, int64_t a_cs,
-                    const float* B, int64_t b_rs, int64_t b_cs, float* C, int64_t ldc, const float* row_bias = nullptr,
-                    Activation act = Activation::kNone) {
+inline void ParallelGemmF32(const OpContext& ctx, int64_t M, int64_t N, int64_t K, const float* A, int64_t a_rs,
+                            int64_t a_cs, const float* B, int64_t b_rs, int64_t b_cs, float* C, int64_t ldc,
+                            const float* row_bias = nullptr, Activation act = Activation::kNone) {
   const bool epi = row_bias || act != Activation::kNone;
   auto* plain = ctx.kernels->GemmF32;
   auto* fused = ctx.kernels->GemmBiasActF32;
-  auto kernel = [&](int64_t m, int64_t n, int64_t k, const float* a, int64_t ars, int64_t acs, const float* b, int64_t brs,
-                    int64_t bcs, float* c, int64_t ldc_, const float* bias) {
-    if (epi) fused(m, n, k, a, ars, acs, b, brs, bcs, c, ldc_, bias, act);
-    else plain(m, n, k, a, ars, acs, b, brs, bcs, c, ldc_);
+  auto kernel = [&](int64_t m, int64_t n, int64_t k, const float* a, int64_t ars, int64_t acs, const float* b,
+                    int64_t brs, int64_t bcs, float* c, int64_t ldc_, const float* bias) {
+    if (epi)
+      fused(m, n, k, a, ars, acs, b, brs, bcs, c, ldc_, bias, act);
+    else
+      plain(m, n, k, a, ars, acs, b, brs, bcs, c, ldc_);
   };
   if (N == 1 && M > 1 && ctx.VectorKernels() && ldc == 1) {
     // A matrix-vector product: as C^T = B^T A^T, one row of M outputs (contiguous when
@@ -104,15 +109,16 @@ inline void ParallelGemmF32(const OpContext& ctx, int64_t M, int64_t N, int64_t 
 // OpContext::ConstDerived, see PackedConstB): C's rows or its columns, in groups of 64,
 // over the threads; the epilogue as in ParallelGemmF32.
 inline void ParallelGemmPackedF32(const OpContext& ctx, int64_t M, int64_t N, int64_t K, const float* A, int64_t a_rs,
-                                  int64_t a_cs, const float* packed, float* C, int64_t ldc, const float* row_bias = nullptr,
-                                  Activation act = Activation::kNone) {
+                                  int64_t a_cs, const float* packed, float* C, int64_t ldc,
+                                  const float* row_bias = nullptr, Activation act = Activation::kNone) {
   auto* kernel = ctx.kernels->GemmPackedF32;
   const int threads = ctx.pool ? ctx.pool->threads() : 1;
   if (threads <= 1 || M * N * K < (int64_t(1) << 16)) {
     kernel(M, N, K, A, a_rs, a_cs, packed, 0, N, C, ldc, row_bias, act);
   } else if (N < 256 * threads && M >= 16 * threads) {
     ParallelFor(ctx, M, 16, [&](int64_t b, int64_t e) {
-      kernel(e - b, N, K, A + b * a_rs, a_rs, a_cs, packed, 0, N, C + b * ldc, ldc, row_bias ? row_bias + b : nullptr, act);
+      kernel(e - b, N, K, A + b * a_rs, a_rs, a_cs, packed, 0, N, C + b * ldc, ldc, row_bias ? row_bias + b : nullptr,
+             act);
     });
   } else {
     const int64_t groups = (N + 63) / 64;
@@ -128,11 +134,13 @@ inline void ParallelGemmPackedF32(const OpContext& ctx, int64_t M, int64_t N, in
 // is not constant, the session runs the reference kernels, or the session's prepack option is off (the
 // packed copy costs as much memory as the weight: measured, it saves little on one
 // thread and keeps two threads from each packing their share on every run).
-inline const Tensor* PackedConstB(const OpContext& ctx, size_t input, int64_t K, int64_t N, int64_t b_rs, int64_t b_cs) {
+inline const Tensor* PackedConstB(const OpContext& ctx, size_t input, int64_t K, int64_t N, int64_t b_rs,
+                                  int64_t b_cs) {
   if (!ctx.prepack || !ctx.VectorKernels()) return nullptr;
   auto* pack = ctx.kernels->GemmPackBF32;
   return ctx.ConstDerived(input, "packed B", [&](const Tensor& t) {
-    Tensor p = Tensor::Uninitialized(DType::kFloat, Shape{std::max<int64_t>(ref::GemmPackedFloats(K, N), 1)}, "packed weight");
+    Tensor p =
+        Tensor::Uninitialized(DType::kFloat, Shape{std::max<int64_t>(ref::GemmPackedFloats(K, N), 1)}, "packed weight");
     pack(K, N, t.data<float>(), b_rs, b_cs, p.mutable_data<float>());
     return p;
   });

@@ -69,7 +69,8 @@ PoolAlgo ChooseAlgo(const OpContext& ctx, Pool kind, bool global, const ConvGeom
 std::shared_ptr<PoolPrep> MakePoolPrep(const OpContext& ctx, const Tensor& x, Pool kind, bool global) {
   auto pp = std::make_shared<PoolPrep>();
   pp->x_shape = x.shape();
-  std::vector<int64_t> kernel = global ? std::vector<int64_t>(x.shape().begin() + 2, x.shape().end()) : ctx.attr_ints("kernel_shape");
+  std::vector<int64_t> kernel =
+      global ? std::vector<int64_t>(x.shape().begin() + 2, x.shape().end()) : ctx.attr_ints("kernel_shape");
   if (kernel.empty()) throw ctx.Fail(ErrorCode::kInvalidModel, "kernel_shape is required");
   const bool ceil_mode = !global && ctx.attr_i("ceil_mode", 0) != 0;
   ConvGeometry& g = pp->g;
@@ -106,7 +107,8 @@ std::shared_ptr<PoolPrep> MakePoolPrep(const OpContext& ctx, const Tensor& x, Po
         int64_t n = 0;
         for (int64_t k = 0; k < g.kernel[size_t(d)]; ++k) {
           const int64_t q = o * g.stride[size_t(d)] - g.pad_b[size_t(d)] + k * g.dil[size_t(d)];
-          n += (q >= 0 && q < g.in[size_t(d)]) || (include_pad && q >= -g.pad_b[size_t(d)] && q < g.in[size_t(d)] + g.pad_e[size_t(d)]);
+          n += (q >= 0 && q < g.in[size_t(d)]) ||
+               (include_pad && q >= -g.pad_b[size_t(d)] && q < g.in[size_t(d)] + g.pad_e[size_t(d)]);
         }
         c[size_t(o)] = float(n);
       }
@@ -161,7 +163,10 @@ void PoolOp(OpContext& ctx, Pool kind, bool global) {
         const int64_t c0 = blk * 8, nch = std::min<int64_t>(8, N * C - c0);
         float acc[8];
         const float* rows[8];
-        for (int64_t j = 0; j < 8; ++j) { acc[j] = -0.0f; rows[j] = xv.data() + (c0 + std::min(j, nch - 1)) * in_sp; }
+        for (int64_t j = 0; j < 8; ++j) {
+          acc[j] = -0.0f;
+          rows[j] = xv.data() + (c0 + std::min(j, nch - 1)) * in_sp;
+        }
         for (int64_t i = 0; i < in_sp; ++i)
           for (int64_t j = 0; j < 8; ++j) acc[j] = acc[j] + rows[j][i];
         for (int64_t j = 0; j < nch; ++j) yf[c0 + j] = acc[j] / cnt;
@@ -176,9 +181,10 @@ void PoolOp(OpContext& ctx, Pool kind, bool global) {
     // a MaxStep over the output positions whose tap is inside the input (as above,
     // padding taps are skipped), vectorised along output rows.
     const ConvPlane& pl = prep->pl;
-    PoolPlanes(ctx, pl, N * C, in_sp, out_sp, xv.data(), y, -std::numeric_limits<float>::infinity(),
-               [&](float* acc, const float* x, int64_t n) { ctx.kernels->MaxStepStridedF32(acc, x, pl.SW, n); },
-               [](float*) {});
+    PoolPlanes(
+        ctx, pl, N * C, in_sp, out_sp, xv.data(), y, -std::numeric_limits<float>::infinity(),
+        [&](float* acc, const float* x, int64_t n) { ctx.kernels->MaxStepStridedF32(acc, x, pl.SW, n); },
+        [](float*) {});
     return;
   }
   if (prep->algo == PoolAlgo::kAveragePlanes) {
@@ -190,16 +196,17 @@ void PoolOp(OpContext& ctx, Pool kind, bool global) {
     const ConvPlane& pl = prep->pl;
     const std::vector<float>& ch = prep->count_h;
     const std::vector<float>& cw = prep->count_w;
-    PoolPlanes(ctx, pl, N * C, in_sp, out_sp, xv.data(), y, -0.0f,
-               [&](float* acc, const float* x, int64_t n) { ctx.kernels->MulAddStridedF32(acc, x, pl.SW, 1.0f, n); },
-               [&](float* acc) {
-                 for (int64_t oh = 0; oh < pl.OH; ++oh)
-                   for (int64_t ow = 0; ow < pl.OW; ++ow) {
-                     const float cnt = ch[size_t(oh)] * cw[size_t(ow)];  // a product of small integers: exact
-                     float& r = acc[oh * pl.OW + ow];
-                     r = cnt != 0.0f ? r / cnt : std::numeric_limits<float>::quiet_NaN();
-                   }
-               });
+    PoolPlanes(
+        ctx, pl, N * C, in_sp, out_sp, xv.data(), y, -0.0f,
+        [&](float* acc, const float* x, int64_t n) { ctx.kernels->MulAddStridedF32(acc, x, pl.SW, 1.0f, n); },
+        [&](float* acc) {
+          for (int64_t oh = 0; oh < pl.OH; ++oh)
+            for (int64_t ow = 0; ow < pl.OW; ++ow) {
+              const float cnt = ch[size_t(oh)] * cw[size_t(ow)];  // a product of small integers: exact
+              float& r = acc[oh * pl.OW + ow];
+              r = cnt != 0.0f ? r / cnt : std::numeric_limits<float>::quiet_NaN();
+            }
+        });
     return;
   }
   for (int64_t nc = 0; nc < N * C; ++nc) {
@@ -227,8 +234,17 @@ void PoolOp(OpContext& ctx, Pool kind, bool global) {
         const float v = xc[off];
         ++count;
         if (kind == Pool::kMax) {
-          if (v != v || acc != acc) { if (acc == acc) { acc = v; best = off; best_col = coff; } }
-          else if (v > acc) { acc = v; best = off; best_col = coff; }
+          if (v != v || acc != acc) {
+            if (acc == acc) {
+              acc = v;
+              best = off;
+              best_col = coff;
+            }
+          } else if (v > acc) {
+            acc = v;
+            best = off;
+            best_col = coff;
+          }
         } else if (kind == Pool::kAverage) {
           acc = acc + v;
         } else {
@@ -253,7 +269,6 @@ void GlobalMaxPool(OpContext& ctx) { PoolOp(ctx, Pool::kMax, true); }
 void GlobalAveragePool(OpContext& ctx) { PoolOp(ctx, Pool::kAverage, true); }
 void GlobalLpPool(OpContext& ctx) { PoolOp(ctx, Pool::kLp, true); }
 
-
 // Col2Im: sums columns back into an image. Pixels start at +0.0 and receive their
 // contributions in the order (channel, kernel position, column); taps outside the
 // image are dropped.
@@ -261,7 +276,8 @@ void Col2Im(OpContext& ctx) {
   const Tensor& x = ctx.in(0);
   const auto image = ReadInts(ctx, ctx.in(1)), block = ReadInts(ctx, ctx.in(2));
   const int64_t D = int64_t(image.size());
-  if (x.rank() != 3 || int64_t(block.size()) != D) throw ctx.Fail(ErrorCode::kShapeMismatch, "input must be [N, C*prod(block), L]");
+  if (x.rank() != 3 || int64_t(block.size()) != D)
+    throw ctx.Fail(ErrorCode::kShapeMismatch, "input must be [N, C*prod(block), L]");
   const auto strides = ctx.attr_ints("strides", std::vector<int64_t>(size_t(D), 1));
   const auto dil = ctx.attr_ints("dilations", std::vector<int64_t>(size_t(D), 1));
   const auto pads = ctx.attr_ints("pads", std::vector<int64_t>(size_t(2 * D), 0));
@@ -271,7 +287,8 @@ void Col2Im(OpContext& ctx) {
     const size_t i = size_t(d);
     cols[i] = (image[i] + pads[i] + pads[i + size_t(D)] - (dil[i] * (block[i] - 1) + 1)) / strides[i] + 1;
   }
-  if (ProductOf(cols) != L) throw ctx.Fail(ErrorCode::kShapeMismatch, "the number of columns does not match the image and block");
+  if (ProductOf(cols) != L)
+    throw ctx.Fail(ErrorCode::kShapeMismatch, "the number of columns does not match the image and block");
   const auto xv = ToF32(ctx, x);
   Shape os{N, C};
   os.insert(os.end(), image.begin(), image.end());
@@ -328,7 +345,6 @@ void MaxUnpool(OpContext& ctx) {
     CopyElement(x, i, y, off);
   }
 }
-
 
 }  // namespace ops
 }  // namespace onemodel::impl

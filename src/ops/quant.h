@@ -10,7 +10,8 @@ enum class MatMulIntegerAlgo {
   kReference,  // the definition's loops
   kI16Pairs,   // 8-bit operands minus zero points as int16 pairs through GemmI16PairsI32
 };
-inline constexpr MatMulIntegerAlgo kAllMatMulIntegerAlgos[] = {MatMulIntegerAlgo::kReference, MatMulIntegerAlgo::kI16Pairs};
+inline constexpr MatMulIntegerAlgo kAllMatMulIntegerAlgos[] = {MatMulIntegerAlgo::kReference,
+                                                               MatMulIntegerAlgo::kI16Pairs};
 inline const char* MatMulIntegerAlgoName(MatMulIntegerAlgo a) {
   switch (a) {
     case MatMulIntegerAlgo::kReference: return "reference";
@@ -49,7 +50,8 @@ enum class DynamicQuantizeAlgo {
   kReference,  // element by element
   kKernel,     // the range scan in one loop, then the QuantizeF32 kernel
 };
-inline constexpr DynamicQuantizeAlgo kAllDynamicQuantizeAlgos[] = {DynamicQuantizeAlgo::kReference, DynamicQuantizeAlgo::kKernel};
+inline constexpr DynamicQuantizeAlgo kAllDynamicQuantizeAlgos[] = {DynamicQuantizeAlgo::kReference,
+                                                                   DynamicQuantizeAlgo::kKernel};
 inline const char* DynamicQuantizeAlgoName(DynamicQuantizeAlgo a) {
   switch (a) {
     case DynamicQuantizeAlgo::kReference: return "reference";

@@ -23,23 +23,61 @@ namespace {
 double Get(const Tensor& t, int64_t i) { return ElementAsDouble(t, i); }
 bool IsIntType(DType t) {
   switch (t) {
-    case DType::kInt8: case DType::kUInt8: case DType::kInt16: case DType::kUInt16: case DType::kInt32:
-    case DType::kUInt32: case DType::kInt4: case DType::kUInt4: case DType::kInt2: case DType::kUInt2: return true;
+    case DType::kInt8:
+    case DType::kUInt8:
+    case DType::kInt16:
+    case DType::kUInt16:
+    case DType::kInt32:
+    case DType::kUInt32:
+    case DType::kInt4:
+    case DType::kUInt4:
+    case DType::kInt2:
+    case DType::kUInt2: return true;
     default: return false;
   }
 }
 void IntRange(DType t, double* lo, double* hi) {
   switch (t) {
-    case DType::kInt8: *lo = -128; *hi = 127; break;
-    case DType::kUInt8: *lo = 0; *hi = 255; break;
-    case DType::kInt16: *lo = -32768; *hi = 32767; break;
-    case DType::kUInt16: *lo = 0; *hi = 65535; break;
-    case DType::kInt32: *lo = -2147483648.0; *hi = 2147483647.0; break;
-    case DType::kUInt32: *lo = 0; *hi = 4294967295.0; break;
-    case DType::kInt4: *lo = -8; *hi = 7; break;
-    case DType::kUInt4: *lo = 0; *hi = 15; break;
-    case DType::kInt2: *lo = -2; *hi = 1; break;
-    case DType::kUInt2: *lo = 0; *hi = 3; break;
+    case DType::kInt8:
+      *lo = -128;
+      *hi = 127;
+      break;
+    case DType::kUInt8:
+      *lo = 0;
+      *hi = 255;
+      break;
+    case DType::kInt16:
+      *lo = -32768;
+      *hi = 32767;
+      break;
+    case DType::kUInt16:
+      *lo = 0;
+      *hi = 65535;
+      break;
+    case DType::kInt32:
+      *lo = -2147483648.0;
+      *hi = 2147483647.0;
+      break;
+    case DType::kUInt32:
+      *lo = 0;
+      *hi = 4294967295.0;
+      break;
+    case DType::kInt4:
+      *lo = -8;
+      *hi = 7;
+      break;
+    case DType::kUInt4:
+      *lo = 0;
+      *hi = 15;
+      break;
+    case DType::kInt2:
+      *lo = -2;
+      *hi = 1;
+      break;
+    case DType::kUInt2:
+      *lo = 0;
+      *hi = 3;
+      break;
     default: *lo = 0; *hi = 0;
   }
 }
@@ -70,7 +108,8 @@ std::vector<int64_t> ParamIndex(const OpContext& ctx, const Tensor& x, const Ten
   for (int64_t k = axis + 1; k < x.rank(); ++k) inner *= x.shape()[size_t(k)];
   const int64_t dim = x.shape()[size_t(axis)];
   if (block <= 0) {
-    if (scale.rank() != 1 || scale.shape()[0] != dim) throw ctx.Fail(ErrorCode::kShapeMismatch, "per-axis scale must have one value per slice");
+    if (scale.rank() != 1 || scale.shape()[0] != dim)
+      throw ctx.Fail(ErrorCode::kShapeMismatch, "per-axis scale must have one value per slice");
     for (int64_t i = 0; i < x.numel(); ++i) idx[size_t(i)] = (i / inner) % dim;
     return idx;
   }
@@ -106,7 +145,8 @@ Tensor PairsB(const Tensor& b, const Tensor* bzp, int64_t K, int64_t N) {
   Tensor t(DType::kInt16, Shape{K2, 2 * N}, "integer GEMM operand");
   int16_t* p = t.mutable_data<int16_t>();
   std::vector<int32_t> z(static_cast<size_t>(N), 0);
-  if (bzp) for (int64_t n = 0; n < N; ++n) z[size_t(n)] = int32_t(Get(*bzp, bzp->numel() > 1 ? n : 0));
+  if (bzp)
+    for (int64_t n = 0; n < N; ++n) z[size_t(n)] = int32_t(Get(*bzp, bzp->numel() > 1 ? n : 0));
   for (int64_t k = 0; k < K; ++k)
     for (int64_t n = 0; n < N; ++n) p[(k / 2) * 2 * N + 2 * n + k % 2] = int16_t(Elem8(b, k * N + n) - z[size_t(n)]);
   return t;  // an odd K's last row of pairs keeps its zeros
@@ -133,7 +173,8 @@ void IntMatMul(const OpContext& ctx, const Tensor& a, const Tensor& b, const Ten
     acc->assign(size_t(total), 0);
     if (total == 0 || K == 0) return;
     const Tensor* bp = nullptr;
-    if (!bzp || ctx.IsConstInput(bzp_in)) bp = ctx.ConstDerived(b_in, "B pairs", [&](const Tensor& t) { return PairsB(t, bzp, K, N); });
+    if (!bzp || ctx.IsConstInput(bzp_in))
+      bp = ctx.ConstDerived(b_in, "B pairs", [&](const Tensor& t) { return PairsB(t, bzp, K, N); });
     Tensor local;
     if (!bp) {
       local = PairsB(b, bzp, K, N);
@@ -142,7 +183,8 @@ void IntMatMul(const OpContext& ctx, const Tensor& a, const Tensor& b, const Ten
     thread_local std::vector<int32_t> za_buf;  // A's zero points per row (reused)
     std::vector<int32_t>& za = za_buf;
     za.assign(static_cast<size_t>(M), 0);
-    if (azp) for (int64_t m = 0; m < M; ++m) za[size_t(m)] = int32_t(Get(*azp, azp->numel() > 1 ? m : 0));
+    if (azp)
+      for (int64_t m = 0; m < M; ++m) za[size_t(m)] = int32_t(Get(*azp, azp->numel() > 1 ? m : 0));
     // Scratch kept per calling thread (no allocation per run once it has grown); the
     // workers below reach it through this reference, not their own thread_local.
     thread_local std::vector<int16_t> a16_buf;
@@ -360,8 +402,8 @@ void DynamicQuantizeLinear(OpContext& ctx) {
 void MatMulInteger(OpContext& ctx) {
   Shape s;
   thread_local std::vector<int32_t> acc;  // reused: no allocation per run
-  IntMatMul(ctx, ctx.in(0), ctx.in(1), ctx.has_input(2) ? &ctx.in(2) : nullptr, ctx.has_input(3) ? &ctx.in(3) : nullptr, &s, &acc,
-            1, 3);
+  IntMatMul(ctx, ctx.in(0), ctx.in(1), ctx.has_input(2) ? &ctx.in(2) : nullptr, ctx.has_input(3) ? &ctx.in(3) : nullptr,
+            &s, &acc, 1, 3);
   Tensor& y = ctx.out(0, DType::kInt32, s);
   std::copy(acc.begin(), acc.end(), y.mutable_data<int32_t>());
 }

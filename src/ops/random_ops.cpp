@@ -45,7 +45,9 @@ void Fill(OpContext& ctx, DType dt, const Shape& shape, bool normal) {
     }
     switch (dt) {
       case DType::kFloat: y.mutable_data<float>()[i] = v; break;
-      case DType::kDouble: y.mutable_data<double>()[i] = normal ? double(v) : double(a) + (double(b) - double(a)) * U53(rng); break;
+      case DType::kDouble:
+        y.mutable_data<double>()[i] = normal ? double(v) : double(a) + (double(b) - double(a)) * U53(rng);
+        break;
       case DType::kFloat16: y.mutable_data<uint16_t>()[i] = F32ToHalf(v); break;
       case DType::kBFloat16: y.mutable_data<uint16_t>()[i] = F32ToBF16(v); break;
       default: throw ctx.Fail(ErrorCode::kTypeMismatch, "dtype must be a float type");
@@ -70,7 +72,9 @@ void Bernoulli(OpContext& ctx) {
   const DType dt = ctx.has_attr("dtype") ? DType(ctx.attr_i("dtype", 1)) : p.dtype();
   Tensor& y = ctx.out(0, dt, p.shape());
   std::vector<double> pv(static_cast<size_t>(p.numel()));
-  DispatchNumeric(p.dtype(), [&]<class T>() { for (int64_t i = 0; i < p.numel(); ++i) pv[size_t(i)] = double(Widen(p.data<T>()[i])); });
+  DispatchNumeric(p.dtype(), [&]<class T>() {
+    for (int64_t i = 0; i < p.numel(); ++i) pv[size_t(i)] = double(Widen(p.data<T>()[i]));
+  });
   const bool ok = DispatchNumeric(dt, [&]<class T>() {
     for (int64_t i = 0; i < p.numel(); ++i) {
       const bool one = U53(rng) < pv[size_t(i)];
@@ -88,19 +92,26 @@ void Multinomial(OpContext& ctx) {
   SplitMix64 rng = Rng(ctx);
   Tensor& y = ctx.out(0, dt, {B, n});
   std::vector<double> lv(static_cast<size_t>(x.numel()));
-  DispatchNumeric(x.dtype(), [&]<class T>() { for (int64_t i = 0; i < x.numel(); ++i) lv[size_t(i)] = double(Widen(x.data<T>()[i])); });
+  DispatchNumeric(x.dtype(), [&]<class T>() {
+    for (int64_t i = 0; i < x.numel(); ++i) lv[size_t(i)] = double(Widen(x.data<T>()[i]));
+  });
   for (int64_t b = 0; b < B; ++b) {
     double m = lv[size_t(b * C)];
     for (int64_t c = 1; c < C; ++c) m = lv[size_t(b * C + c)] > m ? lv[size_t(b * C + c)] : m;
     std::vector<double> cum(static_cast<size_t>(C));
     double s = 0;
-    for (int64_t c = 0; c < C; ++c) { s += math::ExpD(lv[size_t(b * C + c)] - m); cum[size_t(c)] = s; }
+    for (int64_t c = 0; c < C; ++c) {
+      s += math::ExpD(lv[size_t(b * C + c)] - m);
+      cum[size_t(c)] = s;
+    }
     for (int64_t k = 0; k < n; ++k) {
       const double u = U53(rng) * s;
       int64_t c = 0;
       while (c + 1 < C && cum[size_t(c)] <= u) ++c;
-      if (dt == DType::kInt64) y.mutable_data<int64_t>()[b * n + k] = c;
-      else y.mutable_data<int32_t>()[b * n + k] = int32_t(c);
+      if (dt == DType::kInt64)
+        y.mutable_data<int64_t>()[b * n + k] = c;
+      else
+        y.mutable_data<int32_t>()[b * n + k] = int32_t(c);
     }
   }
 }

@@ -76,7 +76,10 @@ void Reduce(OpContext& ctx, Red kind, int64_t axes_input_since) {
   Shape axes;
   bool axes_given_empty = false;
   if (ctx.opset >= axes_input_since) {
-    if (ctx.has_input(1)) { axes = ReadInts(ctx, ctx.in(1)); axes_given_empty = axes.empty(); }
+    if (ctx.has_input(1)) {
+      axes = ReadInts(ctx, ctx.in(1));
+      axes_given_empty = axes.empty();
+    }
   } else {
     axes = ctx.attr_dims("axes");
   }
@@ -115,28 +118,48 @@ void Reduce(OpContext& ctx, Red kind, int64_t axes_input_since) {
           case Red::kSum:
             if constexpr (std::is_same_v<T, float>) {
               // A contiguous run in the canonical order: the session's sum kernel.
-              if (contiguous) { r = ctx.kernels->SumF32(row, size_t(n)); break; }
+              if (contiguous) {
+                r = ctx.kernels->SumF32(row, size_t(n));
+                break;
+              }
             }
             r = SumOrdered<C>(n, p.lanes, at);
             break;
           case Red::kMean: {
             const C s = SumOrdered<C>(n, p.lanes, at);
-            if constexpr (std::is_floating_point_v<C>) r = s / C(n);
-            else r = n ? C(s / C(n)) : C(0);
+            if constexpr (std::is_floating_point_v<C>)
+              r = s / C(n);
+            else
+              r = n ? C(s / C(n)) : C(0);
             break;
           }
-          case Red::kSumSquare: r = SumOrdered<C>(n, p.lanes, [&](int64_t i) { const C v = at(i); return C(v * v); }); break;
-          case Red::kL1: r = SumOrdered<C>(n, p.lanes, [&](int64_t i) { const C v = at(i); return v < C(0) ? C(-v) : v; }); break;
+          case Red::kSumSquare:
+            r = SumOrdered<C>(n, p.lanes, [&](int64_t i) {
+              const C v = at(i);
+              return C(v * v);
+            });
+            break;
+          case Red::kL1:
+            r = SumOrdered<C>(n, p.lanes, [&](int64_t i) {
+              const C v = at(i);
+              return v < C(0) ? C(-v) : v;
+            });
+            break;
           case Red::kL2:
             if constexpr (std::is_floating_point_v<C>) {
-              r = SqrtC(SumOrdered<C>(n, p.lanes, [&](int64_t i) { const C v = at(i); return v * v; }));
+              r = SqrtC(SumOrdered<C>(n, p.lanes, [&](int64_t i) {
+                const C v = at(i);
+                return v * v;
+              }));
             } else {
               throw ctx.Fail(ErrorCode::kUnsupportedOp, "integer ReduceL2 is not supported");
             }
             break;
           case Red::kLogSum:
-            if constexpr (std::is_floating_point_v<C>) r = LogC(SumOrdered<C>(n, p.lanes, at));
-            else throw ctx.Fail(ErrorCode::kTypeMismatch, "input must be floating point");
+            if constexpr (std::is_floating_point_v<C>)
+              r = LogC(SumOrdered<C>(n, p.lanes, at));
+            else
+              throw ctx.Fail(ErrorCode::kTypeMismatch, "input must be floating point");
             break;
           case Red::kLogSumExp:
             if constexpr (std::is_floating_point_v<C>) {
@@ -151,10 +174,13 @@ void Reduce(OpContext& ctx, Red kind, int64_t axes_input_since) {
               throw ctx.Fail(ErrorCode::kTypeMismatch, "input must be floating point");
             }
             break;
-          case Red::kMax: case Red::kMin: {
+          case Red::kMax:
+          case Red::kMin: {
             C acc;
-            if constexpr (std::is_floating_point_v<C>) acc = kind == Red::kMax ? -std::numeric_limits<C>::infinity() : std::numeric_limits<C>::infinity();
-            else acc = kind == Red::kMax ? std::numeric_limits<C>::lowest() : std::numeric_limits<C>::max();
+            if constexpr (std::is_floating_point_v<C>)
+              acc = kind == Red::kMax ? -std::numeric_limits<C>::infinity() : std::numeric_limits<C>::infinity();
+            else
+              acc = kind == Red::kMax ? std::numeric_limits<C>::lowest() : std::numeric_limits<C>::max();
             for (int64_t i = 0; i < n; ++i) acc = kind == Red::kMax ? MaxOf(acc, at(i)) : MinOf(acc, at(i));
             r = acc;
             break;
@@ -197,10 +223,16 @@ void ArgReduce(OpContext& ctx, bool is_max) {
         const auto v = Widen(row[p.offsets[size_t(i)]]);
         bool take;
         // NaN counts as the extreme (numpy's argmax/argmin): the first NaN wins.
-        if (v0 != v0) take = last && v != v;
-        else if (v != v) take = true;
-        else take = is_max ? (last ? v >= v0 : v > v0) : (last ? v <= v0 : v < v0);
-        if (take) { best = i; v0 = v; }
+        if (v0 != v0)
+          take = last && v != v;
+        else if (v != v)
+          take = true;
+        else
+          take = is_max ? (last ? v >= v0 : v > v0) : (last ? v <= v0 : v < v0);
+        if (take) {
+          best = i;
+          v0 = v;
+        }
       }
       out.mutable_data<int64_t>()[o] = best;
     }
@@ -232,8 +264,13 @@ void NllFrom(OpContext& ctx, const std::vector<float>& lp, const Shape& in_shape
     for (int64_t d = 0; d < D; ++d) {
       const int64_t t = tv[size_t(n * D + d)];
       const size_t i = size_t(n * D + d);
-      if (has_ignore && t == ignore) { loss[i] = 0.0f; wt[i] = 0.0f; continue; }
-      if (t < 0 || t >= C) throw ctx.Fail(ErrorCode::kInvalidArgument, "target " + std::to_string(t) + " is out of range");
+      if (has_ignore && t == ignore) {
+        loss[i] = 0.0f;
+        wt[i] = 0.0f;
+        continue;
+      }
+      if (t < 0 || t >= C)
+        throw ctx.Fail(ErrorCode::kInvalidArgument, "target " + std::to_string(t) + " is out of range");
       const float wi = weight ? w[size_t(t)] : 1.0f;
       const float v = -lp[size_t((n * C + t) * D + d)];
       loss[i] = weight ? wi * v : v;
@@ -248,7 +285,10 @@ void NllFrom(OpContext& ctx, const std::vector<float>& lp, const Shape& in_shape
   const int64_t m = int64_t(loss.size());
   const float sum = SumOrdered<float>(m, true, [&](int64_t i) { return loss[size_t(i)]; });
   Tensor& o = ctx.out(out_index, out_type, {});
-  if (red == "sum") { store(o, 0, sum); return; }
+  if (red == "sum") {
+    store(o, 0, sum);
+    return;
+  }
   if (red != "mean") throw ctx.Fail(ErrorCode::kInvalidModel, "reduction must be none, sum or mean");
   if (weight || has_ignore) {
     const float ws = SumOrdered<float>(m, true, [&](int64_t i) { return wt[size_t(i)]; });
@@ -257,7 +297,6 @@ void NllFrom(OpContext& ctx, const std::vector<float>& lp, const Shape& in_shape
     store(o, 0, sum / float(m));
   }
 }
-
 
 }  // namespace
 

@@ -23,9 +23,9 @@ namespace ops {
 struct ReduceLayout {
   Shape out_shape;
   int64_t outputs = 0, per_output = 0;
-  bool lanes = false;                 // canonical L-lane order applies
-  IndexTable base;                    // flat index of each output's first element
-  IndexTable offsets;                 // offsets of the reduced elements, row-major
+  bool lanes = false;  // canonical L-lane order applies
+  IndexTable base;     // flat index of each output's first element
+  IndexTable offsets;  // offsets of the reduced elements, row-major
 };
 
 // The layout for reducing `in` over `axes` (empty: all, unless noop); keepdims keeps the
@@ -48,14 +48,16 @@ C SumOrdered(int64_t n, bool lanes, Get get) {
   }
 }
 
-template <class C> C MaxOf(C a, C b) {
+template <class C>
+C MaxOf(C a, C b) {
   if constexpr (std::is_floating_point_v<C>) {
     if (a != a || b != b) return std::numeric_limits<C>::quiet_NaN();
     if (a == b) return std::signbit(a) ? b : a;
   }
   return a > b ? a : b;
 }
-template <class C> C MinOf(C a, C b) {
+template <class C>
+C MinOf(C a, C b) {
   if constexpr (std::is_floating_point_v<C>) {
     if (a != a || b != b) return std::numeric_limits<C>::quiet_NaN();
     if (a == b) return std::signbit(a) ? a : b;
@@ -63,9 +65,27 @@ template <class C> C MinOf(C a, C b) {
   return a < b ? a : b;
 }
 
-template <class C> C ExpC(C v) { if constexpr (std::is_same_v<C, float>) return math::Exp(v); else return math::ExpD(v); }
-template <class C> C LogC(C v) { if constexpr (std::is_same_v<C, float>) return math::Log(v); else return math::LogD(v); }
-template <class C> C SqrtC(C v) { if constexpr (std::is_same_v<C, float>) return __builtin_sqrtf(v); else return __builtin_sqrt(v); }
+template <class C>
+C ExpC(C v) {
+  if constexpr (std::is_same_v<C, float>)
+    return math::Exp(v);
+  else
+    return math::ExpD(v);
+}
+template <class C>
+C LogC(C v) {
+  if constexpr (std::is_same_v<C, float>)
+    return math::Log(v);
+  else
+    return math::LogD(v);
+}
+template <class C>
+C SqrtC(C v) {
+  if constexpr (std::is_same_v<C, float>)
+    return __builtin_sqrtf(v);
+  else
+    return __builtin_sqrt(v);
+}
 
 }  // namespace ops
 }  // namespace onemodel::impl

@@ -73,7 +73,11 @@ std::vector<double> Coeffs(const Params& p, double ratio, double scale) {
   const int64_t i0 = int64_t(FloorD(-2 / s) + 1), i1 = 2 - i0;
   std::vector<double> c;
   double sum = 0;
-  for (int64_t i = i0; i < i1; ++i) { const double v = f(s * (double(i) - ratio)); c.push_back(v); sum += v; }
+  for (int64_t i = i0; i < i1; ++i) {
+    const double v = f(s * (double(i) - ratio));
+    c.push_back(v);
+    sum += v;
+  }
   for (double& v : c) v /= sum;
   return c;
 }
@@ -178,7 +182,8 @@ void MakeTaps(const Tensor& x, const Params& p, const std::vector<double>& scale
         sum += t.w[size_t(k)];
         t.idx.push_back(i < 0 ? 0 : i >= in ? in - 1 : i);
       }
-      if (p.exclude_outside && sum != 0) for (double& w : t.w) w /= sum;
+      if (p.exclude_outside && sum != 0)
+        for (double& w : t.w) w /= sum;
       taps[size_t(a)].push_back(t);
     }
   }
@@ -190,8 +195,11 @@ void MakeTaps(const Tensor& x, const Params& p, const std::vector<double>& scale
       for (const Taps& t : taps[size_t(a)]) {
         int64_t chosen = -1, ones = 0;
         for (size_t k = 0; k < t.w.size(); ++k) {
-          if (t.w[k] == 1.0) { ++ones; chosen = t.idx[k]; }
-          else if (t.w[k] != 0.0) ok = false;
+          if (t.w[k] == 1.0) {
+            ++ones;
+            chosen = t.idx[k];
+          } else if (t.w[k] != 0.0)
+            ok = false;
         }
         if (t.extrapolate || ones != 1) ok = false;
         prep->pick[size_t(a)].push_back(chosen * st[size_t(a)]);
@@ -209,8 +217,10 @@ void MakeTaps(const Tensor& x, const Params& p, const std::vector<double>& scale
         ok = out_shape[size_t(a)] == x.shape()[size_t(a)];
         int64_t ones = 0;
         for (size_t k = 0; k < t.w.size() && ok; ++k) {
-          if (t.w[k] == 1.0 && t.idx[k] == o) ++ones;
-          else ok = t.w[k] == 0.0;
+          if (t.w[k] == 1.0 && t.idx[k] == o)
+            ++ones;
+          else
+            ok = t.w[k] == 0.0;
         }
         ok = ok && ones == 1;
       }
@@ -234,15 +244,15 @@ void RunResize(OpContext& ctx, const ResizePrep& prep) {
   // element plus zeros: the element itself, with -0 becoming +0 (0 + -0 = +0). With a
   // non-finite input a zero weight times it is NaN, so the general path runs.
   const bool is_float = x.dtype() == DType::kFloat;
-  const ResizeAlgo algo =
-      ChooseAlgorithm(ctx, kAllResizeAlgos, ResizeAlgoName,
-                      is_float && prep.nearest_ok     ? ResizeAlgo::kNearest
-                      : is_float && prep.separable_ok ? ResizeAlgo::kSeparable
-                                                      : ResizeAlgo::kReference,
-                      [&](ResizeAlgo r) {
-                        return r == ResizeAlgo::kReference || (r == ResizeAlgo::kNearest && is_float && prep.nearest_ok) ||
-                               (r == ResizeAlgo::kSeparable && is_float && prep.separable_ok);
-                      });
+  const ResizeAlgo algo = ChooseAlgorithm(ctx, kAllResizeAlgos, ResizeAlgoName,
+                                          is_float && prep.nearest_ok     ? ResizeAlgo::kNearest
+                                          : is_float && prep.separable_ok ? ResizeAlgo::kSeparable
+                                                                          : ResizeAlgo::kReference,
+                                          [&](ResizeAlgo r) {
+                                            return r == ResizeAlgo::kReference ||
+                                                   (r == ResizeAlgo::kNearest && is_float && prep.nearest_ok) ||
+                                                   (r == ResizeAlgo::kSeparable && is_float && prep.separable_ok);
+                                          });
   if (algo == ResizeAlgo::kNearest) {
     bool ok = true;
     const std::vector<std::vector<int64_t>>& pick = prep.pick;
@@ -369,20 +379,27 @@ std::shared_ptr<ResizePrep> MakeResizePrep(const OpContext& ctx) {
   p.exclude_outside = ctx.attr_i("exclude_outside", 0) != 0;
   p.extrapolation = ctx.attr_f("extrapolation_value", 0.0f);
   p.antialias = ctx.attr_i("antialias", 0) != 0;
-  if (p.mode != "nearest" && p.mode != "linear" && p.mode != "cubic") throw ctx.Fail(ErrorCode::kInvalidModel, "unknown mode '" + p.mode + "'");
+  if (p.mode != "nearest" && p.mode != "linear" && p.mode != "cubic")
+    throw ctx.Fail(ErrorCode::kInvalidModel, "unknown mode '" + p.mode + "'");
   std::vector<int64_t> axes = ctx.attr_ints("axes");
-  if (axes.empty()) for (int64_t k = 0; k < r; ++k) axes.push_back(k);
+  if (axes.empty())
+    for (int64_t k = 0; k < r; ++k) axes.push_back(k);
   for (int64_t& a : axes) a = NormAxis(ctx, a, r);
   const size_t scales_at = ctx.opset < 11 ? 1 : 2;
   std::vector<double> roi;
   if (ctx.opset >= 11 && ctx.has_input(1) && ctx.in(1).numel()) {
     const Tensor& rt = ctx.in(1);
     std::vector<double> rv(static_cast<size_t>(rt.numel()));
-    DispatchNumeric(rt.dtype(), [&]<class T>() { for (int64_t i = 0; i < rt.numel(); ++i) rv[size_t(i)] = double(Widen(rt.data<T>()[i])); });
+    DispatchNumeric(rt.dtype(), [&]<class T>() {
+      for (int64_t i = 0; i < rt.numel(); ++i) rv[size_t(i)] = double(Widen(rt.data<T>()[i]));
+    });
     roi.assign(size_t(2 * r), 0.0);
     for (int64_t k = 0; k < r; ++k) roi[size_t(k + r)] = 1.0;
     const size_t na = axes.size();
-    for (size_t i = 0; i < na && 2 * na == rv.size(); ++i) { roi[size_t(axes[i])] = rv[i]; roi[size_t(axes[i] + r)] = rv[i + na]; }
+    for (size_t i = 0; i < na && 2 * na == rv.size(); ++i) {
+      roi[size_t(axes[i])] = rv[i];
+      roi[size_t(axes[i] + r)] = rv[i + na];
+    }
   }
   std::vector<double> scales(static_cast<size_t>(r), 1.0);
   Shape out = x.shape();
@@ -390,7 +407,8 @@ std::shared_ptr<ResizePrep> MakeResizePrep(const OpContext& ctx) {
   const bool has_sizes = ctx.opset >= 11 && ctx.has_input(3) && ctx.in(3).numel() > 0;
   if (has_scales) {
     const Tensor& s = ctx.in(scales_at);
-    if (size_t(s.numel()) != axes.size()) throw ctx.Fail(ErrorCode::kShapeMismatch, "scales must have one value per axis");
+    if (size_t(s.numel()) != axes.size())
+      throw ctx.Fail(ErrorCode::kShapeMismatch, "scales must have one value per axis");
     for (size_t i = 0; i < axes.size(); ++i) {
       const double sc = double(s.data<float>()[i]);
       if (!(sc > 0)) throw ctx.Fail(ErrorCode::kInvalidArgument, "scales must be positive");
@@ -439,7 +457,8 @@ std::shared_ptr<ResizePrep> MakeUpsamplePrep(const OpContext& ctx) {
   } else {
     for (float f : ctx.attr_floats("scales")) scales.push_back(double(f));
   }
-  if (int64_t(scales.size()) != x.rank()) throw ctx.Fail(ErrorCode::kShapeMismatch, "scales must have one value per axis");
+  if (int64_t(scales.size()) != x.rank())
+    throw ctx.Fail(ErrorCode::kShapeMismatch, "scales must have one value per axis");
   Shape out = x.shape();
   for (size_t k = 0; k < out.size(); ++k) out[k] = int64_t(scales[k] * double(out[k]));
   auto prep = std::make_shared<ResizePrep>();

@@ -16,15 +16,16 @@ namespace onemodel::impl {
 namespace ops {
 namespace {
 
-
 struct Act {
   std::string name;
   float alpha = 0, beta = 0;
   int code = -1;  // the name's index in kNames, found once (not per element)
-  static constexpr const char* kNames[] = {"Sigmoid", "Tanh", "Relu", "Affine", "LeakyRelu", "ThresholdedRelu",
-                                           "ScaledTanh", "HardSigmoid", "Elu", "Softsign", "Softplus"};
+  static constexpr const char* kNames[] = {"Sigmoid",         "Tanh",       "Relu",        "Affine", "LeakyRelu",
+                                           "ThresholdedRelu", "ScaledTanh", "HardSigmoid", "Elu",    "Softsign",
+                                           "Softplus"};
   void Resolve() {
-    for (int i = 0; i < int(sizeof(kNames) / sizeof(kNames[0])); ++i) if (name == kNames[i]) code = i;
+    for (int i = 0; i < int(sizeof(kNames) / sizeof(kNames[0])); ++i)
+      if (name == kNames[i]) code = i;
   }
   float operator()(float x) const {
     switch (code) {
@@ -35,7 +36,10 @@ struct Act {
       case 4: return x < 0 ? alpha * x : x;
       case 5: return x > alpha ? x : 0.0f;
       case 6: return alpha * math::Tanh(beta * x);
-      case 7: { const float y = alpha * x + beta; return y < 0 ? 0.0f : y > 1 ? 1.0f : y; }
+      case 7: {
+        const float y = alpha * x + beta;
+        return y < 0 ? 0.0f : y > 1 ? 1.0f : y;
+      }
       case 8: return x < 0 ? alpha * (math::Exp(x) - 1.0f) : x;
       case 9: return x / (1.0f + (x < 0 ? -x : x));
       case 10: return math::Softplus(x);
@@ -54,9 +58,11 @@ void Recurrent(OpContext& ctx, Kind kind) {
   const int64_t D = direction == "bidirectional" ? 2 : 1;
   const int64_t H = ctx.attr_i("hidden_size", 0);
   if (tx.rank() != 3 || H <= 0) throw ctx.Fail(ErrorCode::kShapeMismatch, "X must be 3-D and hidden_size positive");
-  const int64_t S = layout ? tx.shape()[1] : tx.shape()[0], B = layout ? tx.shape()[0] : tx.shape()[1], I = tx.shape()[2];
+  const int64_t S = layout ? tx.shape()[1] : tx.shape()[0], B = layout ? tx.shape()[0] : tx.shape()[1],
+                I = tx.shape()[2];
   const auto X = ToF32(ctx, tx), W = ToF32(ctx, ctx.in(1)), R = ToF32(ctx, ctx.in(2));
-  if (int64_t(W.size()) != D * G * H * I || int64_t(R.size()) != D * G * H * H) throw ctx.Fail(ErrorCode::kShapeMismatch, "W or R has the wrong shape");
+  if (int64_t(W.size()) != D * G * H * I || int64_t(R.size()) != D * G * H * H)
+    throw ctx.Fail(ErrorCode::kShapeMismatch, "W or R has the wrong shape");
   std::vector<float> Bv(static_cast<size_t>(D * 2 * G * H), 0.0f);
   if (ctx.has_input(3)) Bv = ToF32(ctx, ctx.in(3));
   std::vector<int64_t> lens(static_cast<size_t>(B), S);
@@ -66,8 +72,9 @@ void Recurrent(OpContext& ctx, Kind kind) {
     if (ctx.has_input(i)) {
       const auto t = ToF32(ctx, ctx.in(i));
       if (layout) {  // [B, D, H] -> [D, B, H]
-        for (int64_t b = 0; b < B; ++b) for (int64_t d = 0; d < D; ++d) for (int64_t h = 0; h < H; ++h)
-          v[size_t((d * B + b) * H + h)] = t[size_t((b * D + d) * H + h)];
+        for (int64_t b = 0; b < B; ++b)
+          for (int64_t d = 0; d < D; ++d)
+            for (int64_t h = 0; h < H; ++h) v[size_t((d * B + b) * H + h)] = t[size_t((b * D + d) * H + h)];
       } else {
         v = t;
       }
@@ -83,7 +90,7 @@ void Recurrent(OpContext& ctx, Kind kind) {
   // Activations: per direction, in the op's order.
   std::vector<std::string> names;
   if (const Attribute* a = ctx.node.attr("activations")) names = a->strings;
-  const std::vector<std::string> dflt = kind == Kind::kRnn ? std::vector<std::string>{"Tanh"}
+  const std::vector<std::string> dflt = kind == Kind::kRnn   ? std::vector<std::string>{"Tanh"}
                                         : kind == Kind::kGru ? std::vector<std::string>{"Sigmoid", "Tanh"}
                                                              : std::vector<std::string>{"Sigmoid", "Tanh", "Tanh"};
   const size_t per_dir = dflt.size();
@@ -94,8 +101,13 @@ void Recurrent(OpContext& ctx, Kind kind) {
       const size_t idx = size_t(d) * per_dir + k;
       Act a;
       a.name = idx < names.size() ? names[idx] : dflt[k];
-      const bool needs_default_alpha = a.name == "LeakyRelu" || a.name == "ThresholdedRelu" || a.name == "HardSigmoid" || a.name == "Elu" || a.name == "ScaledTanh" || a.name == "Affine";
-      a.alpha = idx < alphas.size() ? alphas[idx] : (a.name == "LeakyRelu" ? 0.01f : a.name == "HardSigmoid" ? 0.2f : 1.0f);
+      const bool needs_default_alpha = a.name == "LeakyRelu" || a.name == "ThresholdedRelu" ||
+                                       a.name == "HardSigmoid" || a.name == "Elu" || a.name == "ScaledTanh" ||
+                                       a.name == "Affine";
+      a.alpha = idx < alphas.size() ? alphas[idx]
+                                    : (a.name == "LeakyRelu"     ? 0.01f
+                                       : a.name == "HardSigmoid" ? 0.2f
+                                                                 : 1.0f);
       a.beta = idx < betas.size() ? betas[idx] : (a.name == "HardSigmoid" ? 0.5f : 0.0f);
       (void)needs_default_alpha;
       a.Resolve();
@@ -122,9 +134,12 @@ void Recurrent(OpContext& ctx, Kind kind) {
   // An activation on n values in place: Sigmoid and Tanh by the session's MathF32 kernel
   // (bitwise the scalar functions), the others element by element.
   auto apply = [&](const Act& a, float* v, int64_t n) {
-    if (a.code == 0) ctx.kernels->MathF32(kMathSigmoidF32, v, v, n);
-    else if (a.code == 1) ctx.kernels->MathF32(kMathTanhF32, v, v, n);
-    else for (int64_t i = 0; i < n; ++i) v[i] = a(v[i]);
+    if (a.code == 0)
+      ctx.kernels->MathF32(kMathSigmoidF32, v, v, n);
+    else if (a.code == 1)
+      ctx.kernels->MathF32(kMathTanhF32, v, v, n);
+    else
+      for (int64_t i = 0; i < n; ++i) v[i] = a(v[i]);
   };
   for (int64_t d = 0; d < D; ++d) {
     const bool rev = direction == "reverse" || (d == 1);
@@ -167,8 +182,10 @@ void Recurrent(OpContext& ctx, Kind kind) {
         // Sigmoid and Tanh, the scalar functions' bits), on the same clipped values.
         if (kind == Kind::kRnn) {
           for (int64_t k = 0; k < H; ++k) hn[size_t(k)] = clipf(gate(k));
-          if (fast) apply(f, hn.data(), H);
-          else for (int64_t k = 0; k < H; ++k) hn[size_t(k)] = f(hn[size_t(k)]);
+          if (fast)
+            apply(f, hn.data(), H);
+          else
+            for (int64_t k = 0; k < H; ++k) hn[size_t(k)] = f(hn[size_t(k)]);
         } else if (kind == Kind::kGru) {
           const Act& g2 = acts[size_t(d) * per_dir + 1];
           std::vector<float> z(static_cast<size_t>(H)), rg(static_cast<size_t>(H)), hc(static_cast<size_t>(H));
@@ -206,8 +223,10 @@ void Recurrent(OpContext& ctx, Kind kind) {
               hc[size_t(k)] = clipf((pre[size_t(row)] + rh) + (wb[row] + rb[row]));
             }
           }
-          if (fast) apply(g2, hc.data(), H);
-          else for (int64_t k = 0; k < H; ++k) hc[size_t(k)] = g2(hc[size_t(k)]);
+          if (fast)
+            apply(g2, hc.data(), H);
+          else
+            for (int64_t k = 0; k < H; ++k) hc[size_t(k)] = g2(hc[size_t(k)]);
           for (int64_t k = 0; k < H; ++k) hn[size_t(k)] = (1.0f - z[size_t(k)]) * hc[size_t(k)] + z[size_t(k)] * h[k];
         } else if (fast) {
           // The same expressions as below, each activation applied to a whole gate at a
@@ -253,7 +272,8 @@ void Recurrent(OpContext& ctx, Kind kind) {
           for (int64_t k = 0; k < H; ++k) c[k] = cn[size_t(k)];
         }
         for (int64_t k = 0; k < H; ++k) h[k] = hn[size_t(k)];
-        if (Y) for (int64_t k = 0; k < H; ++k) StoreF32(*Y, yidx(t, d, b, k), h[k]);
+        if (Y)
+          for (int64_t k = 0; k < H; ++k) StoreF32(*Y, yidx(t, d, b, k), h[k]);
       }
     }
   }
@@ -261,8 +281,10 @@ void Recurrent(OpContext& ctx, Kind kind) {
   auto put_state = [&](size_t out, const std::vector<float>& st) {
     if (!ctx.wants_output(out)) return;
     Tensor& t = ctx.out(out, tx.dtype(), layout ? Shape{B, D, H} : Shape{D, B, H});
-    for (int64_t d = 0; d < D; ++d) for (int64_t b = 0; b < B; ++b) for (int64_t h = 0; h < H; ++h)
-      StoreF32(t, layout ? (b * D + d) * H + h : (d * B + b) * H + h, st[size_t((d * B + b) * H + h)]);
+    for (int64_t d = 0; d < D; ++d)
+      for (int64_t b = 0; b < B; ++b)
+        for (int64_t h = 0; h < H; ++h)
+          StoreF32(t, layout ? (b * D + d) * H + h : (d * B + b) * H + h, st[size_t((d * B + b) * H + h)]);
   };
   put_state(1, Hs);
   if (kind == Kind::kLstm) put_state(2, Cs);

@@ -7,7 +7,8 @@ namespace ops {
 
 enum class RnnAlgo {
   kReference,  // per step and gate, the products folded from -0.0 and each activation by the scalar function
-  kGemm,       // x . W for every step at once and h . R per step through the GEMM kernel, activations over whole gates by MathF32
+  kGemm,  // x . W for every step at once and h . R per step through the GEMM kernel, activations over whole gates by
+          // MathF32
 };
 inline constexpr RnnAlgo kAllRnnAlgos[] = {RnnAlgo::kReference, RnnAlgo::kGemm};
 inline const char* RnnAlgoName(RnnAlgo a) {

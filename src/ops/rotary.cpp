@@ -13,18 +13,30 @@ void RotaryEmbedding(OpContext& ctx) {
   const int64_t nh_attr = ctx.attr_i("num_heads", 0);
   int64_t B, S, NH, D;
   const bool four = x.rank() == 4;
-  if (four) { B = x.shape()[0]; NH = x.shape()[1]; S = x.shape()[2]; D = x.shape()[3]; }
-  else if (x.rank() == 3 && nh_attr > 0 && x.shape()[2] % nh_attr == 0) { B = x.shape()[0]; S = x.shape()[1]; NH = nh_attr; D = x.shape()[2] / nh_attr; }
-  else throw ctx.Fail(ErrorCode::kShapeMismatch, "input must be 4-D, or 3-D with num_heads dividing the hidden size");
+  if (four) {
+    B = x.shape()[0];
+    NH = x.shape()[1];
+    S = x.shape()[2];
+    D = x.shape()[3];
+  } else if (x.rank() == 3 && nh_attr > 0 && x.shape()[2] % nh_attr == 0) {
+    B = x.shape()[0];
+    S = x.shape()[1];
+    NH = nh_attr;
+    D = x.shape()[2] / nh_attr;
+  } else
+    throw ctx.Fail(ErrorCode::kShapeMismatch, "input must be 4-D, or 3-D with num_heads dividing the hidden size");
   int64_t rd = ctx.attr_i("rotary_embedding_dim", 0);
   if (rd == 0) rd = D;
   const int64_t half = rd / 2;
   const auto xv = ToF32(ctx, x), cosv = ToF32(ctx, ctx.in(1)), sinv = ToF32(ctx, ctx.in(2));
   const bool has_pos = ctx.has_input(3);
   const Shape pos = has_pos ? ReadInts(ctx, ctx.in(3)) : Shape{};
-  if (ctx.in(1).shape().back() != half) throw ctx.Fail(ErrorCode::kShapeMismatch, "cos_cache's last dimension must be rotary_embedding_dim / 2");
+  if (ctx.in(1).shape().back() != half)
+    throw ctx.Fail(ErrorCode::kShapeMismatch, "cos_cache's last dimension must be rotary_embedding_dim / 2");
   Tensor& y = ctx.out(0, x.dtype(), x.shape());
-  auto xi = [&](int64_t b, int64_t s, int64_t h, int64_t d) { return four ? ((b * NH + h) * S + s) * D + d : ((b * S + s) * NH + h) * D + d; };
+  auto xi = [&](int64_t b, int64_t s, int64_t h, int64_t d) {
+    return four ? ((b * NH + h) * S + s) * D + d : ((b * S + s) * NH + h) * D + d;
+  };
   for (int64_t b = 0; b < B; ++b)
     for (int64_t s = 0; s < S; ++s) {
       // Cache row: cache[position_ids[b, s]] or cache[b, s] (3-D caches) .

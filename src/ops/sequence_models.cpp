@@ -7,8 +7,7 @@
 
 namespace onemodel::impl {
 namespace ops {
-namespace {
-}  // namespace
+namespace {}  // namespace
 
 void CausalConvWithState(OpContext& ctx) {
   const Tensor& x = ctx.in(0);
@@ -16,7 +15,8 @@ void CausalConvWithState(OpContext& ctx) {
   if (x.rank() != 3 || w.rank() != 3) throw ctx.Fail(ErrorCode::kShapeMismatch, "input and weight must be rank 3");
   const int64_t B = x.shape()[0], C = x.shape()[1], L = x.shape()[2], K = w.shape()[2];
   const std::string act = ctx.attr_s("activation", "none");
-  if (act != "none" && act != "silu" && act != "swish") throw ctx.Fail(ErrorCode::kInvalidModel, "activation must be none, silu or swish");
+  if (act != "none" && act != "silu" && act != "swish")
+    throw ctx.Fail(ErrorCode::kInvalidModel, "activation must be none, silu or swish");
   const auto xv = ToF32(ctx, x), wv = ToF32(ctx, w);
   std::vector<float> bias;
   if (ctx.has_input(2)) bias = ToF32(ctx, ctx.in(2));
@@ -37,7 +37,8 @@ void CausalConvWithState(OpContext& ctx) {
         if (act != "none") acc = acc * math::Sigmoid(acc);
         StoreF32(y, (b * C + c) * L + t, acc);
       }
-      if (st) for (int64_t i = 0; i < K - 1; ++i) StoreF32(*st, (b * C + c) * (K - 1) + i, padded[size_t(P - (K - 1) + i)]);
+      if (st)
+        for (int64_t i = 0; i < K - 1; ++i) StoreF32(*st, (b * C + c) * (K - 1) + i, padded[size_t(P - (K - 1) + i)]);
     }
 }
 
@@ -46,20 +47,32 @@ void LinearAttention(OpContext& ctx) {
   const Tensor& tk = ctx.in(1);
   const Tensor& tv = ctx.in(2);
   const int64_t Hq = ctx.attr_i("q_num_heads", 0), Hk = ctx.attr_i("kv_num_heads", 0);
-  if (Hq <= 0 || Hk <= 0 || Hq % Hk) throw ctx.Fail(ErrorCode::kInvalidModel, "q_num_heads must be a positive multiple of kv_num_heads");
+  if (Hq <= 0 || Hk <= 0 || Hq % Hk)
+    throw ctx.Fail(ErrorCode::kInvalidModel, "q_num_heads must be a positive multiple of kv_num_heads");
   const std::string rule = ctx.attr_s("update_rule", "gated_delta");
   const bool gating = rule == "gated" || rule == "gated_delta", delta = rule == "delta" || rule == "gated_delta";
-  if (!gating && !delta && rule != "linear") throw ctx.Fail(ErrorCode::kInvalidModel, "unknown update_rule '" + rule + "'");
-  if (tq.rank() != 3 || tk.rank() != 3 || tv.rank() != 3) throw ctx.Fail(ErrorCode::kShapeMismatch, "query, key and value must be rank 3");
+  if (!gating && !delta && rule != "linear")
+    throw ctx.Fail(ErrorCode::kInvalidModel, "unknown update_rule '" + rule + "'");
+  if (tq.rank() != 3 || tk.rank() != 3 || tv.rank() != 3)
+    throw ctx.Fail(ErrorCode::kShapeMismatch, "query, key and value must be rank 3");
   const int64_t B = tq.shape()[0], T = tq.shape()[1], dk = tq.shape()[2] / Hq, dv = tv.shape()[2] / Hk, G = Hq / Hk;
   const auto q = ToF32(ctx, tq), k = ToF32(ctx, tk), v = ToF32(ctx, tv);
   std::vector<float> decay, beta;
   int64_t decay_last = 0, beta_last = 0;
-  if (gating) { if (!ctx.has_input(4)) throw ctx.Fail(ErrorCode::kMissingInput, "decay is required"); decay = ToF32(ctx, ctx.in(4)); decay_last = ctx.in(4).shape().back(); }
-  if (delta) { if (!ctx.has_input(5)) throw ctx.Fail(ErrorCode::kMissingInput, "beta is required"); beta = ToF32(ctx, ctx.in(5)); beta_last = ctx.in(5).shape().back(); }
+  if (gating) {
+    if (!ctx.has_input(4)) throw ctx.Fail(ErrorCode::kMissingInput, "decay is required");
+    decay = ToF32(ctx, ctx.in(4));
+    decay_last = ctx.in(4).shape().back();
+  }
+  if (delta) {
+    if (!ctx.has_input(5)) throw ctx.Fail(ErrorCode::kMissingInput, "beta is required");
+    beta = ToF32(ctx, ctx.in(5));
+    beta_last = ctx.in(5).shape().back();
+  }
   std::vector<float> S(static_cast<size_t>(B * Hk * dk * dv), 0.0f);
   if (ctx.has_input(3)) S = ToF32(ctx, ctx.in(3));
-  const float sc = ctx.has_attr("scale") && ctx.attr_f("scale", 0.0f) != 0.0f ? ctx.attr_f("scale", 0.0f) : 1.0f / __builtin_sqrtf(float(dk));
+  const float sc = ctx.has_attr("scale") && ctx.attr_f("scale", 0.0f) != 0.0f ? ctx.attr_f("scale", 0.0f)
+                                                                              : 1.0f / __builtin_sqrtf(float(dk));
   Tensor& y = ctx.out(0, tq.dtype(), {B, T, Hq * dv});
   std::vector<float> vt(static_cast<size_t>(dv));
   for (int64_t b = 0; b < B; ++b)
@@ -70,7 +83,8 @@ void LinearAttention(OpContext& ctx) {
         for (int64_t m = 0; m < dv; ++m) vt[size_t(m)] = v[size_t((b * T + t) * Hk * dv + h * dv + m)];
         if (gating) {
           for (int64_t d = 0; d < dk; ++d) {
-            const float g = decay_last == Hk ? decay[size_t((b * T + t) * Hk + h)] : decay[size_t((b * T + t) * Hk * dk + h * dk + d)];
+            const float g = decay_last == Hk ? decay[size_t((b * T + t) * Hk + h)]
+                                             : decay[size_t((b * T + t) * Hk * dk + h * dk + d)];
             const float e = math::Exp(g);
             for (int64_t m = 0; m < dv; ++m) s[d * dv + m] = s[d * dv + m] * e;
           }

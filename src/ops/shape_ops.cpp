@@ -14,15 +14,17 @@ namespace onemodel::impl {
 namespace ops {
 namespace {
 
-
 // A tensor with the same elements and a new shape.
 Tensor Reshaped(const OpContext& ctx, const Tensor& x, const Shape& shape) {
   Tensor out = ctx.NewTensor(x.dtype(), shape, true, "output");
   if (out.numel() != x.numel()) {
-    throw ctx.Fail(ErrorCode::kShapeMismatch, "cannot reshape " + ShapeToString(x.shape()) + " to " + ShapeToString(shape));
+    throw ctx.Fail(ErrorCode::kShapeMismatch,
+                   "cannot reshape " + ShapeToString(x.shape()) + " to " + ShapeToString(shape));
   }
-  if (x.dtype() == DType::kString) out.mutable_strings() = x.strings();
-  else if (x.nbytes()) std::memcpy(out.mutable_data<uint8_t>(), x.raw(), x.nbytes());
+  if (x.dtype() == DType::kString)
+    out.mutable_strings() = x.strings();
+  else if (x.nbytes())
+    std::memcpy(out.mutable_data<uint8_t>(), x.raw(), x.nbytes());
   return out;
 }
 
@@ -42,20 +44,35 @@ Shape AxesArg(const OpContext& ctx, int64_t since) {
 }  // namespace
 
 void Constant(OpContext& ctx) {
-  if (const Attribute* a = ctx.node.attr("value")) { ctx.set_out(0, a->t); return; }
-  if (const Attribute* a = ctx.node.attr("value_float")) { Tensor& t = ctx.out(0, DType::kFloat, {}); t.mutable_data<float>()[0] = a->f; return; }
+  if (const Attribute* a = ctx.node.attr("value")) {
+    ctx.set_out(0, a->t);
+    return;
+  }
+  if (const Attribute* a = ctx.node.attr("value_float")) {
+    Tensor& t = ctx.out(0, DType::kFloat, {});
+    t.mutable_data<float>()[0] = a->f;
+    return;
+  }
   if (const Attribute* a = ctx.node.attr("value_floats")) {
     Tensor& t = ctx.out(0, DType::kFloat, {int64_t(a->floats.size())});
     std::copy(a->floats.begin(), a->floats.end(), t.mutable_data<float>());
     return;
   }
-  if (const Attribute* a = ctx.node.attr("value_int")) { Tensor& t = ctx.out(0, DType::kInt64, {}); t.mutable_data<int64_t>()[0] = a->i; return; }
+  if (const Attribute* a = ctx.node.attr("value_int")) {
+    Tensor& t = ctx.out(0, DType::kInt64, {});
+    t.mutable_data<int64_t>()[0] = a->i;
+    return;
+  }
   if (const Attribute* a = ctx.node.attr("value_ints")) {
     Tensor& t = ctx.out(0, DType::kInt64, {int64_t(a->ints.size())});
     std::copy(a->ints.begin(), a->ints.end(), t.mutable_data<int64_t>());
     return;
   }
-  if (const Attribute* a = ctx.node.attr("value_string")) { Tensor& t = ctx.out(0, DType::kString, {}); t.mutable_strings()[0] = a->s; return; }
+  if (const Attribute* a = ctx.node.attr("value_string")) {
+    Tensor& t = ctx.out(0, DType::kString, {});
+    t.mutable_strings()[0] = a->s;
+    return;
+  }
   if (const Attribute* a = ctx.node.attr("value_strings")) {
     Tensor& t = ctx.out(0, DType::kString, {int64_t(a->strings.size())});
     t.mutable_strings() = a->strings;
@@ -91,7 +108,8 @@ void Reshape(OpContext& ctx) {
   for (size_t i = 0; i < req.size(); ++i) {
     int64_t d = req[i];
     if (d == 0 && !allowzero) {
-      if (i >= x.shape().size()) throw ctx.Fail(ErrorCode::kShapeMismatch, "0 in shape copies a dimension the input lacks");
+      if (i >= x.shape().size())
+        throw ctx.Fail(ErrorCode::kShapeMismatch, "0 in shape copies a dimension the input lacks");
       d = x.shape()[i];
     }
     if (d == -1) {
@@ -99,7 +117,8 @@ void Reshape(OpContext& ctx) {
       infer = int64_t(i);
       continue;
     }
-    if (d < 0) throw ctx.Fail(ErrorCode::kShapeMismatch, "negative dimension " + std::to_string(d) + " in the requested shape");
+    if (d < 0)
+      throw ctx.Fail(ErrorCode::kShapeMismatch, "negative dimension " + std::to_string(d) + " in the requested shape");
     shape[i] = d;
     known *= d;
   }
@@ -129,12 +148,15 @@ void Squeeze(OpContext& ctx) {
   } else {
     for (int64_t a : axes) {
       const int64_t k = NormAxis(ctx, a, x.rank());
-      if (x.shape()[size_t(k)] != 1) throw ctx.Fail(ErrorCode::kShapeMismatch, "cannot squeeze axis " + std::to_string(a) + " of size " + std::to_string(x.shape()[size_t(k)]));
+      if (x.shape()[size_t(k)] != 1)
+        throw ctx.Fail(ErrorCode::kShapeMismatch,
+                       "cannot squeeze axis " + std::to_string(a) + " of size " + std::to_string(x.shape()[size_t(k)]));
       drop[size_t(k)] = true;
     }
   }
   Shape s;
-  for (int64_t i = 0; i < x.rank(); ++i) if (!drop[size_t(i)]) s.push_back(x.shape()[size_t(i)]);
+  for (int64_t i = 0; i < x.rank(); ++i)
+    if (!drop[size_t(i)]) s.push_back(x.shape()[size_t(i)]);
   ctx.set_out(0, Reshaped(ctx, x, s));
 }
 
@@ -159,8 +181,8 @@ namespace {
 // comes from element row_offset(r) + j * step of src. Rows go over the threads; the
 // bytes are moved as they are (any element type but string).
 template <class RowOffset>
-void CopyRows(const OpContext& ctx, const void* src_v, void* dst_v, size_t es, int64_t rows, int64_t inner, int64_t step,
-              RowOffset row_offset) {
+void CopyRows(const OpContext& ctx, const void* src_v, void* dst_v, size_t es, int64_t rows, int64_t inner,
+              int64_t step, RowOffset row_offset) {
   const uint8_t* src = static_cast<const uint8_t*>(src_v);
   uint8_t* dst = static_cast<uint8_t*>(dst_v);
   ParallelFor(ctx, rows, std::max<int64_t>(1, 16384 / std::max<int64_t>(inner, 1)), [&](int64_t b, int64_t e) {
@@ -172,11 +194,16 @@ void CopyRows(const OpContext& ctx, const void* src_v, void* dst_v, size_t es, i
         E* dp = reinterpret_cast<E*>(d);
         for (int64_t j = 0; j < inner; ++j) std::memcpy(dp + j, sp + j * step, sizeof(E));
       };
-      if (es == 4) copy.template operator()<uint32_t>();
-      else if (es == 2) copy.template operator()<uint16_t>();
-      else if (es == 8) copy.template operator()<uint64_t>();
-      else if (es == 1) copy.template operator()<uint8_t>();
-      else for (int64_t j = 0; j < inner; ++j) std::memcpy(d + size_t(j) * es, src + size_t(off + j * step) * es, es);
+      if (es == 4)
+        copy.template operator()<uint32_t>();
+      else if (es == 2)
+        copy.template operator()<uint16_t>();
+      else if (es == 8)
+        copy.template operator()<uint64_t>();
+      else if (es == 1)
+        copy.template operator()<uint8_t>();
+      else
+        for (int64_t j = 0; j < inner; ++j) std::memcpy(d + size_t(j) * es, src + size_t(off + j * step) * es, es);
     }
   });
 }
@@ -186,7 +213,8 @@ void Transpose(OpContext& ctx) {
   const Tensor& x = ctx.in(0);
   const int64_t r = x.rank();
   Shape perm = ctx.attr_dims("perm");
-  if (perm.empty()) for (int64_t i = r - 1; i >= 0; --i) perm.push_back(i);
+  if (perm.empty())
+    for (int64_t i = r - 1; i >= 0; --i) perm.push_back(i);
   if (int64_t(perm.size()) != r) throw ctx.Fail(ErrorCode::kInvalidArgument, "perm has the wrong length");
   Shape seen(size_t(r), 0);
   Shape s(static_cast<size_t>(r));
@@ -262,9 +290,11 @@ void Concat(OpContext& ctx) {
   s[size_t(axis)] = 0;
   for (size_t i = 0; i < ctx.num_inputs(); ++i) {
     const Tensor& t = ctx.in(i);
-    if (t.dtype() != first.dtype() || t.rank() != first.rank()) throw ctx.Fail(ErrorCode::kShapeMismatch, "inputs differ in type or rank");
+    if (t.dtype() != first.dtype() || t.rank() != first.rank())
+      throw ctx.Fail(ErrorCode::kShapeMismatch, "inputs differ in type or rank");
     for (int64_t k = 0; k < t.rank(); ++k) {
-      if (k != axis && t.shape()[size_t(k)] != first.shape()[size_t(k)]) throw ctx.Fail(ErrorCode::kShapeMismatch, "inputs differ off the concat axis");
+      if (k != axis && t.shape()[size_t(k)] != first.shape()[size_t(k)])
+        throw ctx.Fail(ErrorCode::kShapeMismatch, "inputs differ off the concat axis");
     }
     s[size_t(axis)] += t.shape()[size_t(axis)];
   }
@@ -282,7 +312,9 @@ void Concat(OpContext& ctx) {
       const Tensor& t = ctx.in(i);
       const int64_t chunk = t.shape()[size_t(axis)] * inner;
       if (bytes) {
-        if (chunk) std::memcpy(dst + size_t(o) * es, static_cast<const uint8_t*>(t.raw()) + size_t(b * chunk) * es, size_t(chunk) * es);
+        if (chunk)
+          std::memcpy(dst + size_t(o) * es, static_cast<const uint8_t*>(t.raw()) + size_t(b * chunk) * es,
+                      size_t(chunk) * es);
         o += chunk;
         continue;
       }
@@ -335,7 +367,9 @@ void Gather(OpContext& ctx) {
     IndexTable rows(n_idx);
     for (size_t k = 0; k < n_idx; ++k) {
       const int64_t j = idx(k), jj = j < 0 ? j + dim : j;
-      if (jj < 0 || jj >= dim) throw ctx.Fail(ErrorCode::kInvalidArgument, "index " + std::to_string(j) + " is out of range for a dimension of " + std::to_string(dim));
+      if (jj < 0 || jj >= dim)
+        throw ctx.Fail(ErrorCode::kInvalidArgument,
+                       "index " + std::to_string(j) + " is out of range for a dimension of " + std::to_string(dim));
       rows[k] = jj;
     }
     Tensor& out = ctx.out_uninit(0, x.dtype(), s);  // every element is written
@@ -345,7 +379,8 @@ void Gather(OpContext& ctx) {
     const int64_t n = int64_t(rows.size());
     if (bytes == 0 || n == 0) return;
     ParallelFor(ctx, outer * n, std::max<int64_t>(1, int64_t(65536 / bytes)), [&](int64_t b, int64_t e) {
-      for (int64_t i = b; i < e; ++i) std::memcpy(dst + size_t(i) * bytes, src + size_t((i / n) * dim + rows[size_t(i % n)]) * bytes, bytes);
+      for (int64_t i = b; i < e; ++i)
+        std::memcpy(dst + size_t(i) * bytes, src + size_t((i / n) * dim + rows[size_t(i % n)]) * bytes, bytes);
     });
     return;
   }
@@ -355,7 +390,9 @@ void Gather(OpContext& ctx) {
     for (size_t k = 0; k < n_idx; ++k) {
       const int64_t j = idx(k);
       const int64_t jj = j < 0 ? j + dim : j;
-      if (jj < 0 || jj >= dim) throw ctx.Fail(ErrorCode::kInvalidArgument, "index " + std::to_string(j) + " is out of range for a dimension of " + std::to_string(dim));
+      if (jj < 0 || jj >= dim)
+        throw ctx.Fail(ErrorCode::kInvalidArgument,
+                       "index " + std::to_string(j) + " is out of range for a dimension of " + std::to_string(dim));
       for (int64_t k = 0; k < inner; ++k) CopyElement(x, (b * dim + jj) * inner + k, out, o++);
     }
   }
@@ -375,7 +412,8 @@ void Slice(OpContext& ctx) {
     if (ctx.has_input(3)) axes = ReadInts(ctx, ctx.in(3));
     if (ctx.has_input(4)) steps = ReadInts(ctx, ctx.in(4));
   }
-  if (axes.empty()) for (size_t i = 0; i < starts.size(); ++i) axes.push_back(int64_t(i));
+  if (axes.empty())
+    for (size_t i = 0; i < starts.size(); ++i) axes.push_back(int64_t(i));
   if (steps.empty()) steps.assign(starts.size(), 1);
   if (ends.size() != starts.size() || axes.size() != starts.size() || steps.size() != starts.size()) {
     throw ctx.Fail(ErrorCode::kInvalidArgument, "starts, ends, axes and steps differ in length");
@@ -434,7 +472,8 @@ void Slice(OpContext& ctx) {
 void Tile(OpContext& ctx) {
   const Tensor& x = ctx.in(0);
   const std::vector<int64_t> rep = ReadInts(ctx, ctx.in(1));
-  if (int64_t(rep.size()) != x.rank()) throw ctx.Fail(ErrorCode::kShapeMismatch, "repeats must have one entry per axis");
+  if (int64_t(rep.size()) != x.rank())
+    throw ctx.Fail(ErrorCode::kShapeMismatch, "repeats must have one entry per axis");
   Shape s = x.shape();
   for (size_t k = 0; k < s.size(); ++k) {
     if (rep[k] < 0) throw ctx.Fail(ErrorCode::kInvalidArgument, "negative repeat");
@@ -484,8 +523,10 @@ void Range(OpContext& ctx) {
       }
       Tensor& out = ctx.out(0, dt, {cnt});
       for (int64_t i = 0; i < cnt; ++i) {
-        if constexpr (std::is_floating_point_v<C>) out.mutable_data<T>()[i] = Narrow<T>(start + C(i) * delta);
-        else out.mutable_data<T>()[i] = T(int64_t(start) + i * int64_t(delta));
+        if constexpr (std::is_floating_point_v<C>)
+          out.mutable_data<T>()[i] = Narrow<T>(start + C(i) * delta);
+        else
+          out.mutable_data<T>()[i] = T(int64_t(start) + i * int64_t(delta));
       }
     }
   });

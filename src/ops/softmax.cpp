@@ -22,7 +22,8 @@ namespace {
 
 // kRows in a vector session where it applies (rows_fit), else the reference.
 SoftmaxAlgo ChooseAlgo(const OpContext& ctx, bool rows_fit) {
-  return ChooseAlgorithm(ctx, kAllSoftmaxAlgos, SoftmaxAlgoName, rows_fit ? SoftmaxAlgo::kRows : SoftmaxAlgo::kReference,
+  return ChooseAlgorithm(ctx, kAllSoftmaxAlgos, SoftmaxAlgoName,
+                         rows_fit ? SoftmaxAlgo::kRows : SoftmaxAlgo::kReference,
                          [&](SoftmaxAlgo a) { return a == SoftmaxAlgo::kReference || rows_fit; });
 }
 
@@ -35,8 +36,10 @@ void SoftmaxFamily(OpContext& ctx, Soft kind) {
   const bool v13 = ctx.opset >= 13;
   const int64_t axis = NormAxis(ctx, ctx.attr_i("axis", v13 ? -1 : 1), std::max<int64_t>(x.rank(), 1));
   Shape axes;
-  if (v13) axes.push_back(axis);
-  else for (int64_t k = axis; k < x.rank(); ++k) axes.push_back(k);
+  if (v13)
+    axes.push_back(axis);
+  else
+    for (int64_t k = axis; k < x.rank(); ++k) axes.push_back(k);
   const ReduceLayout p = MakeReduceLayout(ctx, x.shape(), axes, true, false);
   Tensor& out = ctx.out_uninit(0, x.dtype(), x.shape());  // every element is written
   bool contiguous = p.lanes;
@@ -74,7 +77,8 @@ void SoftmaxFamily(OpContext& ctx, Soft kind) {
         auto at = [&](int64_t i) -> C { return Widen(px[b + p.offsets[size_t(i)]]); };
         if (kind == Soft::kHardmax) {
           int64_t best = 0;
-          for (int64_t i = 1; i < n; ++i) if (at(i) > at(best)) best = i;
+          for (int64_t i = 1; i < n; ++i)
+            if (at(i) > at(best)) best = i;
           for (int64_t i = 0; i < n; ++i) po[b + p.offsets[size_t(i)]] = Narrow<T>(C(i == best ? 1 : 0));
           continue;
         }

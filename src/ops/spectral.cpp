@@ -34,7 +34,10 @@ void Transform(int64_t nout, int64_t n, bool inverse, Get in, float* re_out, flo
       re = re + (xr * c - xi * s);
       im = im + (xr * s + xi * c);
     }
-    if (inverse) { re = re / double(n); im = im / double(n); }
+    if (inverse) {
+      re = re / double(n);
+      im = im / double(n);
+    }
     re_out[j] = float(re);
     im_out[j] = float(im);
   }
@@ -47,10 +50,13 @@ void DFT(OpContext& ctx) {
   const bool inverse = ctx.attr_i("inverse", 0) != 0, onesided = ctx.attr_i("onesided", 0) != 0;
   const int64_t r = x.rank();
   const int64_t ch = x.shape().back();
-  if (ch != 1 && ch != 2) throw ctx.Fail(ErrorCode::kShapeMismatch, "the last dimension must be 1 (real) or 2 (complex)");
+  if (ch != 1 && ch != 2)
+    throw ctx.Fail(ErrorCode::kShapeMismatch, "the last dimension must be 1 (real) or 2 (complex)");
   int64_t axis;
-  if (ctx.opset >= 20) axis = ctx.has_input(2) && ctx.in(2).numel() ? ReadInts(ctx, ctx.in(2))[0] : -2;
-  else axis = ctx.attr_i("axis", 1);
+  if (ctx.opset >= 20)
+    axis = ctx.has_input(2) && ctx.in(2).numel() ? ReadInts(ctx, ctx.in(2))[0] : -2;
+  else
+    axis = ctx.attr_i("axis", 1);
   if (axis < 0) axis += r;
   if (axis < 0 || axis >= r - 1) throw ctx.Fail(ErrorCode::kInvalidArgument, "axis must be a signal axis");
   const int64_t dim = x.shape()[size_t(axis)];
@@ -71,14 +77,21 @@ void DFT(OpContext& ctx) {
   for (int64_t b = 0; b < outer; ++b)
     for (int64_t i = 0; i < inner; ++i) {
       auto sample = [&](int64_t k, float* xr, float* xi) {
-        if (k >= dim) { *xr = 0.0f; *xi = 0.0f; return; }
+        if (k >= dim) {
+          *xr = 0.0f;
+          *xi = 0.0f;
+          return;
+        }
         const int64_t off = ((b * dim + k) * inner + i) * ch;
         *xr = xv[size_t(off)];
         *xi = ch == 2 ? xv[size_t(off + 1)] : 0.0f;
       };
       if (irfft) {  // the full spectrum from the one-sided one, by conjugate symmetry
         auto full = [&](int64_t k, float* xr, float* xi) {
-          if (k < dim) { sample(k, xr, xi); return; }
+          if (k < dim) {
+            sample(k, xr, xi);
+            return;
+          }
           sample(n - k, xr, xi);
           *xi = -*xi;
         };
@@ -103,7 +116,8 @@ void STFT(OpContext& ctx) {
   std::vector<float> win;
   if (ctx.has_input(2) && ctx.in(2).numel()) win = ToF32(ctx, ctx.in(2));
   int64_t fl = ctx.has_input(3) && ctx.in(3).numel() ? ReadInts(ctx, ctx.in(3))[0] : int64_t(win.size());
-  if (fl <= 0 || step <= 0 || fl > L) throw ctx.Fail(ErrorCode::kInvalidArgument, "frame_length and frame_step must fit the signal");
+  if (fl <= 0 || step <= 0 || fl > L)
+    throw ctx.Fail(ErrorCode::kInvalidArgument, "frame_length and frame_step must fit the signal");
   const int64_t frames = 1 + (L - fl) / step, bins = onesided ? fl / 2 + 1 : fl;
   Tensor& y = ctx.out(0, x.dtype(), {B, frames, bins, 2});
   const auto xv = ToF32(ctx, x);

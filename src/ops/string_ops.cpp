@@ -11,11 +11,20 @@ namespace {
 
 const Tensor& StrIn(const OpContext& ctx, size_t i) {
   const Tensor& t = ctx.in(i);
-  if (t.dtype() != DType::kString) throw ctx.Fail(ErrorCode::kTypeMismatch, "input " + std::to_string(i) + " must be STRING");
+  if (t.dtype() != DType::kString)
+    throw ctx.Fail(ErrorCode::kTypeMismatch, "input " + std::to_string(i) + " must be STRING");
   return t;
 }
-std::string Lower(std::string s) { for (char& c : s) if (c >= 'A' && c <= 'Z') c = char(c - 'A' + 'a'); return s; }
-std::string Upper(std::string s) { for (char& c : s) if (c >= 'a' && c <= 'z') c = char(c - 'a' + 'A'); return s; }
+std::string Lower(std::string s) {
+  for (char& c : s)
+    if (c >= 'A' && c <= 'Z') c = char(c - 'A' + 'a');
+  return s;
+}
+std::string Upper(std::string s) {
+  for (char& c : s)
+    if (c >= 'a' && c <= 'z') c = char(c - 'a' + 'A');
+  return s;
+}
 bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'; }
 
 }  // namespace
@@ -26,7 +35,8 @@ void StringConcat(OpContext& ctx) {
   const Shape s = BroadcastShapes(ctx, {a.shape(), b.shape()});
   Tensor& out = ctx.out(0, DType::kString, s);
   const auto ia = BroadcastIndex(a.shape(), s), ib = BroadcastIndex(b.shape(), s);
-  for (size_t i = 0; i < ia.size(); ++i) out.mutable_strings()[i] = a.strings()[size_t(ia[i])] + b.strings()[size_t(ib[i])];
+  for (size_t i = 0; i < ia.size(); ++i)
+    out.mutable_strings()[i] = a.strings()[size_t(ia[i])] + b.strings()[size_t(ib[i])];
 }
 
 // Python's str.split semantics: no delimiter splits on whitespace runs (dropping empty
@@ -46,7 +56,10 @@ void StringSplit(OpContext& ctx) {
       size_t start = 0;
       for (;;) {
         const size_t at = (maxsplit >= 0 && splits >= maxsplit) ? std::string::npos : s.find(delim, start);
-        if (at == std::string::npos) { p.push_back(s.substr(start)); break; }
+        if (at == std::string::npos) {
+          p.push_back(s.substr(start));
+          break;
+        }
         p.push_back(s.substr(start, at - start));
         start = at + delim.size();
         ++splits;

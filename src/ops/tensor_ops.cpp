@@ -23,7 +23,8 @@ std::vector<int64_t> Strides(const Shape& s) {
   return st;
 }
 // Visits every multi-index of `shape` in row-major order.
-template <class F> void ForEachIndex(const Shape& shape, F f) {
+template <class F>
+void ForEachIndex(const Shape& shape, F f) {
   int64_t n = 1;
   for (int64_t d : shape) n *= d;
   std::vector<int64_t> pos(shape.size(), 0);
@@ -38,14 +39,19 @@ template <class F> void ForEachIndex(const Shape& shape, F f) {
 int64_t FixIndex(const OpContext& ctx, int64_t j, int64_t dim) {
   const int64_t jj = j < 0 ? j + dim : j;
   if (jj < 0 || jj >= dim) {
-    throw ctx.Fail(ErrorCode::kInvalidArgument, "index " + std::to_string(j) + " is out of range for a dimension of " + std::to_string(dim));
+    throw ctx.Fail(ErrorCode::kInvalidArgument,
+                   "index " + std::to_string(j) + " is out of range for a dimension of " + std::to_string(dim));
   }
   return jj;
 }
 
 // out[i] = reduce(out[i], upd) for ScatterElements/ScatterND reductions.
-void ApplyReduction(const OpContext& ctx, const std::string& red, const Tensor& upd, int64_t ui, Tensor& out, int64_t oi) {
-  if (red == "none") { CopyElement(upd, ui, out, oi); return; }
+void ApplyReduction(const OpContext& ctx, const std::string& red, const Tensor& upd, int64_t ui, Tensor& out,
+                    int64_t oi) {
+  if (red == "none") {
+    CopyElement(upd, ui, out, oi);
+    return;
+  }
   const bool ok = DispatchNumeric(out.dtype(), [&]<class T>() {
     if constexpr (std::is_same_v<T, bool>) {
       throw ctx.Fail(ErrorCode::kTypeMismatch, "bool reduction is not supported");
@@ -53,11 +59,16 @@ void ApplyReduction(const OpContext& ctx, const std::string& red, const Tensor& 
       using C = typename Compute<T>::type;
       const C a = Widen(out.data<T>()[oi]), b = Widen(upd.data<T>()[ui]);
       C r;
-      if (red == "add") r = C(a + b);
-      else if (red == "mul") r = C(a * b);
-      else if (red == "max") r = (a != a || b != b) ? C(a + b) : (a > b ? a : b);
-      else if (red == "min") r = (a != a || b != b) ? C(a + b) : (a < b ? a : b);
-      else throw ctx.Fail(ErrorCode::kInvalidModel, "unknown reduction '" + red + "'");
+      if (red == "add")
+        r = C(a + b);
+      else if (red == "mul")
+        r = C(a * b);
+      else if (red == "max")
+        r = (a != a || b != b) ? C(a + b) : (a > b ? a : b);
+      else if (red == "min")
+        r = (a != a || b != b) ? C(a + b) : (a < b ? a : b);
+      else
+        throw ctx.Fail(ErrorCode::kInvalidModel, "unknown reduction '" + red + "'");
       out.mutable_data<T>()[oi] = Narrow<T>(r);
     }
   });
@@ -66,8 +77,10 @@ void ApplyReduction(const OpContext& ctx, const std::string& red, const Tensor& 
 
 Tensor CopyOf(const Tensor& x) {
   Tensor t(x.dtype(), x.shape());
-  if (x.dtype() == DType::kString) t.mutable_strings() = x.strings();
-  else if (x.nbytes()) std::memcpy(t.mutable_data<uint8_t>(), x.raw(), x.nbytes());
+  if (x.dtype() == DType::kString)
+    t.mutable_strings() = x.strings();
+  else if (x.nbytes())
+    std::memcpy(t.mutable_data<uint8_t>(), x.raw(), x.nbytes());
   return t;
 }
 
@@ -79,15 +92,18 @@ void Split(OpContext& ctx) {
   const int64_t dim = x.shape()[size_t(axis)];
   const size_t nout = ctx.node.outputs.size();
   std::vector<int64_t> sizes;
-  if (ctx.opset >= 13 && ctx.has_input(1)) sizes = ReadInts(ctx, ctx.in(1));
-  else if (ctx.opset < 13) sizes = ctx.attr_ints("split");
+  if (ctx.opset >= 13 && ctx.has_input(1))
+    sizes = ReadInts(ctx, ctx.in(1));
+  else if (ctx.opset < 13)
+    sizes = ctx.attr_ints("split");
   if (sizes.empty()) {
     const int64_t n = ctx.has_attr("num_outputs") ? ctx.attr_i("num_outputs", 1) : int64_t(nout);
     const int64_t chunk = (dim + n - 1) / n;
     for (int64_t i = 0; i < n; ++i) sizes.push_back(std::max<int64_t>(0, std::min(chunk, dim - i * chunk)));
   }
   if (sizes.size() != nout) throw ctx.Fail(ErrorCode::kInvalidModel, "split sizes do not match the number of outputs");
-  if (std::accumulate(sizes.begin(), sizes.end(), int64_t(0)) != dim) throw ctx.Fail(ErrorCode::kShapeMismatch, "split sizes do not add up to the axis");
+  if (std::accumulate(sizes.begin(), sizes.end(), int64_t(0)) != dim)
+    throw ctx.Fail(ErrorCode::kShapeMismatch, "split sizes do not add up to the axis");
   int64_t outer = 1, inner = 1;
   for (int64_t k = 0; k < axis; ++k) outer *= x.shape()[size_t(k)];
   for (int64_t k = axis + 1; k < x.rank(); ++k) inner *= x.shape()[size_t(k)];
@@ -183,7 +199,8 @@ void GatherND(OpContext& ctx) {
   for (int64_t i = 0; i < nidx; ++i) {
     const int64_t bi = per_batch ? i / per_batch : 0;
     int64_t base = b ? bi * st[size_t(b - 1)] : 0;
-    for (int64_t d = 0; d < k; ++d) base += FixIndex(ctx, idx[size_t(i * k + d)], x.shape()[size_t(b + d)]) * st[size_t(b + d)];
+    for (int64_t d = 0; d < k; ++d)
+      base += FixIndex(ctx, idx[size_t(i * k + d)], x.shape()[size_t(b + d)]) * st[size_t(b + d)];
     for (int64_t j = 0; j < slice; ++j) CopyElement(x, base + j, out, w++);
   }
 }
@@ -200,7 +217,8 @@ void Trilu(OpContext& ctx) {
     const bool keep = upper ? (c - r >= k) : (c - r <= k);
     if (keep) CopyElement(x, i, out, i);
   });
-  (void)R; (void)C;
+  (void)R;
+  (void)C;
   ctx.set_out(0, out);
 }
 
@@ -211,7 +229,8 @@ void Pad(OpContext& ctx) {
   const Shape pads = ctx.opset < 11 ? Shape(ctx.attr_ints("pads")) : ReadInts(ctx, ctx.in(1));
   std::vector<int64_t> axes;
   if (ctx.opset >= 18 && ctx.has_input(3)) axes = ReadInts(ctx, ctx.in(3));
-  if (axes.empty()) for (int64_t k = 0; k < r; ++k) axes.push_back(k);
+  if (axes.empty())
+    for (int64_t k = 0; k < r; ++k) axes.push_back(k);
   if (pads.size() != 2 * axes.size()) throw ctx.Fail(ErrorCode::kInvalidModel, "pads has the wrong length");
   std::vector<int64_t> lo(size_t(r), 0), hi(size_t(r), 0);
   for (size_t i = 0; i < axes.size(); ++i) {
@@ -258,18 +277,27 @@ void Pad(OpContext& ctx) {
       for (int64_t o = 0; o < s[size_t(k)]; ++o) {
         int64_t p = o - lo[size_t(k)];
         if (p < 0 || p >= d) {
-          if (mode == "constant" || d == 0) p = -1;
-          else if (mode == "edge") p = p < 0 ? 0 : d - 1;
-          else if (mode == "wrap") p = ((p % d) + d) % d;
-          else if (d == 1) p = 0;
-          else { const int64_t period = 2 * (d - 1); p = ((p % period) + period) % period; if (p >= d) p = period - p; }
+          if (mode == "constant" || d == 0)
+            p = -1;
+          else if (mode == "edge")
+            p = p < 0 ? 0 : d - 1;
+          else if (mode == "wrap")
+            p = ((p % d) + d) % d;
+          else if (d == 1)
+            p = 0;
+          else {
+            const int64_t period = 2 * (d - 1);
+            p = ((p % period) + period) % period;
+            if (p >= d) p = period - p;
+          }
         }
         src[size_t(k)].push_back(p);
       }
     }
     const size_t es = DTypeStorageSize(x.dtype());
     const int64_t inner = s[size_t(r - 1)], d_last = x.shape()[size_t(r - 1)];
-    const int64_t j0 = std::clamp<int64_t>(lo[size_t(r - 1)], 0, inner), j1 = std::clamp<int64_t>(lo[size_t(r - 1)] + d_last, j0, inner);
+    const int64_t j0 = std::clamp<int64_t>(lo[size_t(r - 1)], 0, inner),
+                  j1 = std::clamp<int64_t>(lo[size_t(r - 1)] + d_last, j0, inner);
     const uint8_t* xp = static_cast<const uint8_t*>(x.raw());
     uint8_t* op = out.mutable_data<uint8_t>();
     const auto& last = src[size_t(r - 1)];
@@ -286,7 +314,8 @@ void Pad(OpContext& ctx) {
         if (constant) continue;
         uint8_t* orow = op + size_t(row * inner) * es;
         const uint8_t* xrow = xp + size_t(off) * es;
-        if (j1 > j0) std::memcpy(orow + size_t(j0) * es, xrow + size_t(j0 - lo[size_t(r - 1)]) * es, size_t(j1 - j0) * es);
+        if (j1 > j0)
+          std::memcpy(orow + size_t(j0) * es, xrow + size_t(j0 - lo[size_t(r - 1)]) * es, size_t(j1 - j0) * es);
         for (int64_t j = 0; j < inner; ++j) {
           if (j == j0) j = j1;
           if (j >= inner) break;
@@ -304,11 +333,18 @@ void Pad(OpContext& ctx) {
       if (p < 0 || p >= d) {
         if (mode == "constant") return;
         if (d == 0) return;
-        if (mode == "edge") p = p < 0 ? 0 : d - 1;
-        else if (mode == "wrap") p = ((p % d) + d) % d;
+        if (mode == "edge")
+          p = p < 0 ? 0 : d - 1;
+        else if (mode == "wrap")
+          p = ((p % d) + d) % d;
         else if (mode == "reflect") {
-          if (d == 1) p = 0;
-          else { const int64_t period = 2 * (d - 1); p = ((p % period) + period) % period; if (p >= d) p = period - p; }
+          if (d == 1)
+            p = 0;
+          else {
+            const int64_t period = 2 * (d - 1);
+            p = ((p % period) + period) % period;
+            if (p >= d) p = period - p;
+          }
         } else {
           throw ctx.Fail(ErrorCode::kInvalidModel, "unknown pad mode '" + mode + "'");
         }
@@ -337,7 +373,8 @@ void Cumulative(OpContext& ctx, bool product) {
       for (int64_t b = 0; b < outer; ++b) {
         for (int64_t j = 0; j < inner; ++j) {
           C acc = product ? C(1) : C(0);
-          if constexpr (std::is_floating_point_v<C>) if (!product) acc = C(-0.0);
+          if constexpr (std::is_floating_point_v<C>)
+            if (!product) acc = C(-0.0);
           for (int64_t t = 0; t < dim; ++t) {
             const int64_t i = reverse ? dim - 1 - t : t;
             const int64_t off = (b * dim + i) * inner + j;
@@ -345,7 +382,8 @@ void Cumulative(OpContext& ctx, bool product) {
             if (exclusive) {
               out.mutable_data<T>()[off] = Narrow<T>(acc);
             }
-            if constexpr (std::is_floating_point_v<C>) acc = product ? acc * v : acc + v;
+            if constexpr (std::is_floating_point_v<C>)
+              acc = product ? acc * v : acc + v;
             else {
               using U = std::make_unsigned_t<C>;
               acc = product ? C(U(acc) * U(v)) : C(U(acc) + U(v));
@@ -400,7 +438,8 @@ void EyeLike(OpContext& ctx) {
   const bool ok = DispatchNumeric(dt, [&]<class T>() {
     for (int64_t r = 0; r < x.shape()[0]; ++r) {
       const int64_t c = r + k;
-      if (c >= 0 && c < x.shape()[1]) out.mutable_data<T>()[r * x.shape()[1] + c] = Narrow<T>(typename Compute<T>::type(1));
+      if (c >= 0 && c < x.shape()[1])
+        out.mutable_data<T>()[r * x.shape()[1] + c] = Narrow<T>(typename Compute<T>::type(1));
     }
   });
   if (!ok) throw ctx.Fail(ErrorCode::kTypeMismatch, "unsupported element type");
@@ -410,10 +449,12 @@ void Compress(OpContext& ctx) {
   const Tensor& x = ctx.in(0);
   const Tensor& cond = ctx.in(1);
   std::vector<int64_t> keep;
-  for (int64_t i = 0; i < cond.numel(); ++i) if (cond.data<uint8_t>()[i]) keep.push_back(i);
+  for (int64_t i = 0; i < cond.numel(); ++i)
+    if (cond.data<uint8_t>()[i]) keep.push_back(i);
   if (!ctx.has_attr("axis")) {
     std::vector<int64_t> k2;
-    for (int64_t i : keep) if (i < x.numel()) k2.push_back(i);
+    for (int64_t i : keep)
+      if (i < x.numel()) k2.push_back(i);
     Tensor& out = ctx.out(0, x.dtype(), {int64_t(k2.size())});
     for (size_t i = 0; i < k2.size(); ++i) CopyElement(x, k2[i], out, int64_t(i));
     return;
@@ -421,7 +462,8 @@ void Compress(OpContext& ctx) {
   const int64_t axis = NormAxis(ctx, ctx.attr_i("axis", 0), x.rank());
   const int64_t dim = x.shape()[size_t(axis)];
   std::vector<int64_t> k2;
-  for (int64_t i : keep) if (i < dim) k2.push_back(i);
+  for (int64_t i : keep)
+    if (i < dim) k2.push_back(i);
   Shape s = x.shape();
   s[size_t(axis)] = int64_t(k2.size());
   Tensor& out = ctx.out(0, x.dtype(), s);
@@ -441,7 +483,9 @@ void NonZero(OpContext& ctx) {
   DispatchNumeric(x.dtype(), [&]<class T>() {
     for (int64_t i = 0; i < x.numel(); ++i) nz[size_t(i)] = Widen(x.data<T>()[i]) != decltype(Widen(x.data<T>()[i]))(0);
   });
-  ForEachIndex(x.shape(), [&](int64_t i, const std::vector<int64_t>& pos) { if (nz[size_t(i)]) hits.push_back(pos); });
+  ForEachIndex(x.shape(), [&](int64_t i, const std::vector<int64_t>& pos) {
+    if (nz[size_t(i)]) hits.push_back(pos);
+  });
   const int64_t r = x.rank(), n = int64_t(hits.size());
   Tensor& out = ctx.out(0, DType::kInt64, {r, n});
   for (int64_t k = 0; k < r; ++k)
@@ -471,7 +515,11 @@ void TopK(OpContext& ctx) {
         // Ties keep the lower index first; NaN counts as the largest value.
         std::stable_sort(order.begin(), order.end(), [&](int64_t p, int64_t q) {
           const double a = v(p), c = v(q);
-          if (largest) { if (a != a) return c == c; if (c != c) return false; return a > c; }
+          if (largest) {
+            if (a != a) return c == c;
+            if (c != c) return false;
+            return a > c;
+          }
           if (c != c) return a == a;
           if (a != a) return false;
           return a < c;
@@ -501,12 +549,15 @@ void SpaceDepth(OpContext& ctx, bool to_depth) {
     if (to_depth) {
       const int64_t oc = p[1], oh = p[2], ow = p[3];
       const int64_t blk = oc / C;
-      c = oc % C; h = oh * bs + blk / bs; w = ow * bs + blk % bs;
+      c = oc % C;
+      h = oh * bs + blk / bs;
+      w = ow * bs + blk % bs;
     } else {
       const int64_t oc = p[1], oh = p[2], ow = p[3];
       const int64_t Co = C / (bs * bs), bh = oh % bs, bw = ow % bs;
       c = crd ? oc * bs * bs + bh * bs + bw : (bh * bs + bw) * Co + oc;
-      h = oh / bs; w = ow / bs;
+      h = oh / bs;
+      w = ow / bs;
     }
     CopyElement(x, ((n * C + c) * H + h) * W + w, out, o);
   });
@@ -570,8 +621,10 @@ void Dropout(OpContext& ctx) {
   }
   if (!(ratio > 0.0f && ratio < 1.0f)) throw ctx.Fail(ErrorCode::kInvalidArgument, "ratio must be in [0, 1)");
   uint64_t seed = 1469598103934665603ull;
-  if (ctx.has_attr("seed")) seed ^= uint64_t(ctx.attr_i("seed", 0)) * 0x9E3779B97F4A7C15ull;
-  else for (char c : ctx.node.outputs[0]) seed = (seed ^ uint8_t(c)) * 1099511628211ull;
+  if (ctx.has_attr("seed"))
+    seed ^= uint64_t(ctx.attr_i("seed", 0)) * 0x9E3779B97F4A7C15ull;
+  else
+    for (char c : ctx.node.outputs[0]) seed = (seed ^ uint8_t(c)) * 1099511628211ull;
   SplitMix64 rng(seed);
   Tensor& y = ctx.out(0, x.dtype(), x.shape());
   std::vector<uint8_t> keep(static_cast<size_t>(x.numel()));
@@ -598,8 +651,10 @@ void Shrink(OpContext& ctx) {
     for (int64_t i = 0; i < x.numel(); ++i) {
       const C v = Widen(x.data<T>()[i]);
       C r = C(0);
-      if (double(v) < -double(lambd)) r = C(double(v) + double(bias));
-      else if (double(v) > double(lambd)) r = C(double(v) - double(bias));
+      if (double(v) < -double(lambd))
+        r = C(double(v) + double(bias));
+      else if (double(v) > double(lambd))
+        r = C(double(v) - double(bias));
       out.mutable_data<T>()[i] = Narrow<T>(r);
     }
   });

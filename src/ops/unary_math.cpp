@@ -40,8 +40,7 @@ void MapFloat(OpContext& ctx, F f, F64Fn f64 = nullptr) {
         return;
       }
       throw ctx.Fail(ErrorCode::kUnsupportedOp, "double inputs are not supported yet for this operator");
-    default:
-      throw ctx.Fail(ErrorCode::kTypeMismatch, "input must be floating point, got " + DTypeName(x.dtype()));
+    default: throw ctx.Fail(ErrorCode::kTypeMismatch, "input must be floating point, got " + DTypeName(x.dtype()));
   }
 }
 
@@ -128,7 +127,8 @@ void Softsign(OpContext& ctx) {
 }
 void Elu(OpContext& ctx) {
   const float alpha = ctx.attr_f("alpha", 1.0f);
-  if (!UnaryFastF32(ctx, kUnEluF32, alpha)) MapFloat(ctx, [alpha](float v) { return v < 0.0f ? alpha * (math::Exp(v) - 1.0f) : v; });
+  if (!UnaryFastF32(ctx, kUnEluF32, alpha))
+    MapFloat(ctx, [alpha](float v) { return v < 0.0f ? alpha * (math::Exp(v) - 1.0f) : v; });
 }
 void Selu(OpContext& ctx) {
   const float alpha = ctx.attr_f("alpha", 1.67326319217681884765625f);
@@ -205,8 +205,10 @@ void Pow(OpContext& ctx) {
     } else if constexpr (kIsFloat<T>) {
       for (size_t i = 0; i < ix.size(); ++i) {
         const double b = double(Widen(x.data<T>()[ix[i]]));
-        if constexpr (std::is_same_v<T, double>) out.mutable_data<T>()[i] = math::PowD(b, yv[size_t(iy[i])]);
-        else out.mutable_data<T>()[i] = Narrow<T>(float(math::PowD(b, double(float(yv[size_t(iy[i])])))));
+        if constexpr (std::is_same_v<T, double>)
+          out.mutable_data<T>()[i] = math::PowD(b, yv[size_t(iy[i])]);
+        else
+          out.mutable_data<T>()[i] = Narrow<T>(float(math::PowD(b, double(float(yv[size_t(iy[i])])))));
       }
     } else {
       using U = std::make_unsigned_t<T>;
@@ -219,7 +221,11 @@ void Pow(OpContext& ctx) {
           r = b == T(1) ? U(1) : (std::is_signed_v<T> && b == T(-1)) ? U((k & 1) ? U(0) - U(1) : U(1)) : U(0);
         } else {
           U base = U(b);
-          while (k) { if (k & 1) r = U(r * base); base = U(base * base); k >>= 1; }
+          while (k) {
+            if (k & 1) r = U(r * base);
+            base = U(base * base);
+            k >>= 1;
+          }
         }
         out.mutable_data<T>()[i] = T(r);
       }

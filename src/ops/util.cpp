@@ -16,7 +16,10 @@ Shape BroadcastShapes(const OpContext& ctx, std::initializer_list<Shape> shapes)
       const size_t o = rank - s.size() + k;
       const int64_t d = s[k];
       if (d == out[o] || d == 1) continue;
-      if (out[o] == 1) { out[o] = d; continue; }
+      if (out[o] == 1) {
+        out[o] = d;
+        continue;
+      }
       std::string all;
       for (const Shape& t : shapes) all += (all.empty() ? "" : " and ") + ShapeToString(t);
       throw ctx.Fail(ErrorCode::kShapeMismatch, "shapes " + all + " cannot be broadcast together");
@@ -76,7 +79,10 @@ IndexTable BroadcastIndex(const Shape& in, const Shape& out) {
   for (int64_t i = 0; i < total; ++i) {
     idx[size_t(i)] = cur;
     for (size_t k = rank; k-- > 0;) {
-      if (++pos[k] < out[k]) { cur += stride[k]; break; }
+      if (++pos[k] < out[k]) {
+        cur += stride[k];
+        break;
+      }
       cur -= stride[k] * (out[k] - 1);
       pos[k] = 0;
     }
@@ -89,8 +95,8 @@ int64_t NormAxis(const OpContext& ctx, int64_t axis, int64_t rank, bool inclusiv
   // values count from the end of the input's rank.
   const int64_t lo = -rank, hi = inclusive ? rank : rank - 1;
   if (axis < lo || axis > hi) {
-    throw ctx.Fail(ErrorCode::kInvalidArgument, "axis " + std::to_string(axis) + " is out of range for rank " +
-                                                    std::to_string(rank));
+    throw ctx.Fail(ErrorCode::kInvalidArgument,
+                   "axis " + std::to_string(axis) + " is out of range for rank " + std::to_string(rank));
   }
   return axis < 0 ? axis + rank : axis;
 }
@@ -111,7 +117,8 @@ std::vector<float> ToF32(const OpContext& ctx, const Tensor& t, bool allow_bytes
   std::vector<float> v(static_cast<size_t>(t.numel()));
   const bool ok = DispatchNumeric(t.dtype(), [&]<class T>() {
     if constexpr (std::is_same_v<T, int8_t> || std::is_same_v<T, uint8_t>) {
-      if (!allow_bytes) throw ctx.Fail(ErrorCode::kTypeMismatch, "expected float, float16 or bfloat16, got " + DTypeName(t.dtype()));
+      if (!allow_bytes)
+        throw ctx.Fail(ErrorCode::kTypeMismatch, "expected float, float16 or bfloat16, got " + DTypeName(t.dtype()));
       for (int64_t i = 0; i < t.numel(); ++i) v[size_t(i)] = float(t.data<T>()[i]);
     } else if constexpr (!kIsFloat<T> || std::is_same_v<T, double>) {
       throw ctx.Fail(ErrorCode::kTypeMismatch, "expected float, float16 or bfloat16, got " + DTypeName(t.dtype()));
@@ -141,7 +148,8 @@ void CopyElement(const Tensor& src, int64_t si, Tensor& dst, int64_t di) {
     return;
   }
   const size_t es = DTypeStorageSize(src.dtype());
-  std::memcpy(dst.mutable_data<uint8_t>() + size_t(di) * es, static_cast<const uint8_t*>(src.raw()) + size_t(si) * es, es);
+  std::memcpy(dst.mutable_data<uint8_t>() + size_t(di) * es, static_cast<const uint8_t*>(src.raw()) + size_t(si) * es,
+              es);
 }
 
 Tensor TransposedF32(const float* src, int64_t rows, int64_t cols) {

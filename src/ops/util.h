@@ -12,8 +12,12 @@
 namespace onemodel::impl {
 namespace ops {
 
-struct Half { uint16_t bits; };  // float16 storage
-struct BF16 { uint16_t bits; };  // bfloat16 storage
+struct Half {
+  uint16_t bits;
+};  // float16 storage
+struct BF16 {
+  uint16_t bits;
+};  // bfloat16 storage
 
 // Calls f.template operator()<T>() with T the C++ storage type of dt, among the
 // numeric types (float, double, the integers, bool as uint8_t-like bool, Half, BF16).
@@ -39,16 +43,38 @@ bool DispatchNumeric(DType dt, F&& f) {
 }
 
 // Compute type: narrow floats compute in f32 (exact-contract section 2).
-template <class T> struct Compute { using type = T; };
-template <> struct Compute<Half> { using type = float; };
-template <> struct Compute<BF16> { using type = float; };
-template <class T> inline typename Compute<T>::type Widen(T v) { return v; }
+template <class T>
+struct Compute {
+  using type = T;
+};
+template <>
+struct Compute<Half> {
+  using type = float;
+};
+template <>
+struct Compute<BF16> {
+  using type = float;
+};
+template <class T>
+inline typename Compute<T>::type Widen(T v) {
+  return v;
+}
 inline float Widen(Half h) { return HalfToF32(h.bits); }
 inline float Widen(BF16 h) { return BF16ToF32(h.bits); }
-template <class T> inline T Narrow(typename Compute<T>::type v) { return T(v); }
-template <> inline Half Narrow<Half>(float v) { return Half{F32ToHalf(v)}; }
-template <> inline BF16 Narrow<BF16>(float v) { return BF16{F32ToBF16(v)}; }
-template <class T> constexpr bool kIsFloat = std::is_floating_point_v<typename Compute<T>::type>;
+template <class T>
+inline T Narrow(typename Compute<T>::type v) {
+  return T(v);
+}
+template <>
+inline Half Narrow<Half>(float v) {
+  return Half{F32ToHalf(v)};
+}
+template <>
+inline BF16 Narrow<BF16>(float v) {
+  return BF16{F32ToBF16(v)};
+}
+template <class T>
+constexpr bool kIsFloat = std::is_floating_point_v<typename Compute<T>::type>;
 
 // Numpy-style multidirectional broadcasting of shapes; throws kShapeMismatch.
 Shape BroadcastShapes(const OpContext& ctx, std::initializer_list<Shape> shapes);
@@ -117,7 +143,6 @@ void StoreF32(Tensor& t, int64_t i, float v);
 Tensor TransposedF32(const float* src, int64_t rows, int64_t cols);
 // dst[di] = src[si] for any element type, strings included.
 void CopyElement(const Tensor& src, int64_t si, Tensor& dst, int64_t di);
-
 
 }  // namespace ops
 }  // namespace onemodel::impl

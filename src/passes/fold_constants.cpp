@@ -16,10 +16,11 @@ namespace onemodel::impl {
 namespace {
 
 bool IsRandom(const Node& n) {
-  static const char* kRandom[] = {"RandomUniform", "RandomNormal", "RandomUniformLike", "RandomNormalLike",
-                                  "Bernoulli", "Multinomial"};
+  static const char* kRandom[] = {"RandomUniform",    "RandomNormal", "RandomUniformLike",
+                                  "RandomNormalLike", "Bernoulli",    "Multinomial"};
   if (!n.domain.empty()) return false;
-  for (const char* r : kRandom) if (n.op_type == r) return true;
+  for (const char* r : kRandom)
+    if (n.op_type == r) return true;
   return false;
 }
 
@@ -31,7 +32,8 @@ int FoldConstants(Graph& g, const std::map<std::string, int64_t>& opsets) {
   std::set<std::string> overridable, outputs, constant;
   for (const auto& in : g.inputs) overridable.insert(in.name);
   for (const auto& o : g.outputs) outputs.insert(o.name);
-  for (const auto& [name, t] : g.initializers) if (!overridable.count(name)) constant.insert(name);
+  for (const auto& [name, t] : g.initializers)
+    if (!overridable.count(name)) constant.insert(name);
   std::set<std::string> made;  // initializers this pass created
   std::vector<bool> drop(g.nodes.size(), false);
   int folded = 0;
@@ -52,7 +54,10 @@ int FoldConstants(Graph& g, const std::map<std::string, int64_t>& opsets) {
     vals.reserve(n.inputs.size());
     size_t in_bytes = 0;
     for (const auto& name : n.inputs) {
-      if (name.empty()) { vals.emplace_back(); continue; }
+      if (name.empty()) {
+        vals.emplace_back();
+        continue;
+      }
       const Tensor& t = g.initializers.at(name);
       in_bytes += t.nbytes();
       vals.push_back(Value::FromTensor(t));
@@ -86,7 +91,8 @@ int FoldConstants(Graph& g, const std::map<std::string, int64_t>& opsets) {
   if (folded == 0) return 0;
   std::vector<Node> kept;
   kept.reserve(g.nodes.size() - size_t(folded));
-  for (size_t i = 0; i < g.nodes.size(); ++i) if (!drop[i]) kept.push_back(std::move(g.nodes[i]));
+  for (size_t i = 0; i < g.nodes.size(); ++i)
+    if (!drop[i]) kept.push_back(std::move(g.nodes[i]));
   g.nodes = std::move(kept);
   // The folded intermediates nothing reads any more (a weight's int8 form once its
   // dequantized form is kept) are released.

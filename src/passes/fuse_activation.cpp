@@ -12,10 +12,13 @@ namespace onemodel::impl {
 std::unordered_map<std::string, int> CountReaders(const Graph& g) {
   std::unordered_map<std::string, int> readers;
   for (const Node& n : g.nodes) {
-    for (const std::string& in : n.inputs) if (!in.empty()) ++readers[in];
+    for (const std::string& in : n.inputs)
+      if (!in.empty()) ++readers[in];
     for (const auto& [name, a] : n.attributes) {
-      if (a.g) for (const auto& r : a.g->outer_refs) ++readers[r];
-      for (const auto& sg : a.graphs) for (const auto& r : sg->outer_refs) ++readers[r];
+      if (a.g)
+        for (const auto& r : a.g->outer_refs) ++readers[r];
+      for (const auto& sg : a.graphs)
+        for (const auto& r : sg->outer_refs) ++readers[r];
     }
   }
   for (const auto& o : g.outputs) readers[o.name] += 2;
@@ -26,13 +29,14 @@ int FuseConvActivation(Graph& g) {
   std::unordered_map<std::string, int> readers = CountReaders(g);
   std::unordered_map<std::string, size_t> producer;
   for (size_t i = 0; i < g.nodes.size(); ++i)
-    for (const std::string& out : g.nodes[i].outputs) if (!out.empty()) producer[out] = i;
+    for (const std::string& out : g.nodes[i].outputs)
+      if (!out.empty()) producer[out] = i;
   std::vector<bool> drop(g.nodes.size(), false);
   int fused = 0;
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     const Node& relu = g.nodes[i];
-    if ((relu.op_type != "Relu" && relu.op_type != "HardSwish") || !(relu.domain.empty() || relu.domain == "ai.onnx") || relu.inputs.size() != 1 ||
-        relu.outputs.size() != 1 || relu.outputs[0].empty()) {
+    if ((relu.op_type != "Relu" && relu.op_type != "HardSwish") || !(relu.domain.empty() || relu.domain == "ai.onnx") ||
+        relu.inputs.size() != 1 || relu.outputs.size() != 1 || relu.outputs[0].empty()) {
       continue;
     }
     auto it = producer.find(relu.inputs[0]);
@@ -55,7 +59,8 @@ int FuseConvActivation(Graph& g) {
   if (fused) {
     std::vector<Node> kept;
     kept.reserve(g.nodes.size() - size_t(fused));
-    for (size_t i = 0; i < g.nodes.size(); ++i) if (!drop[i]) kept.push_back(std::move(g.nodes[i]));
+    for (size_t i = 0; i < g.nodes.size(); ++i)
+      if (!drop[i]) kept.push_back(std::move(g.nodes[i]));
     g.nodes = std::move(kept);
   }
   return fused;

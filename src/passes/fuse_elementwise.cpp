@@ -25,9 +25,10 @@ int FuseElementwiseChains(Graph& g) {
     // every value it makes is read only inside it, except the value of its last node.
     std::vector<size_t> chain{i};
     std::unordered_set<size_t> in_region{i};
-    auto leaks = [&](const std::string& v) {  // read outside the region, or a graph output
+    auto leaks = [&](const std::string& v) {                    // read outside the region, or a graph output
       if (readers[v] > int(readers_of[v].size())) return true;  // graph output or subgraph reference
-      for (size_t r : readers_of[v]) if (!in_region.count(r)) return true;
+      for (size_t r : readers_of[v])
+        if (!in_region.count(r)) return true;
       return false;
     };
     auto valid = [&] {
@@ -42,7 +43,8 @@ int FuseElementwiseChains(Graph& g) {
     for (;;) {
       size_t next = g.nodes.size();
       for (size_t k : chain)
-        for (size_t r : readers_of[g.nodes[k].outputs[0]]) if (!in_region.count(r)) next = std::min(next, r);
+        for (size_t r : readers_of[g.nodes[k].outputs[0]])
+          if (!in_region.count(r)) next = std::min(next, r);
       if (next == g.nodes.size() || taken[next] || !IsChainableElementwise(g.nodes[next])) break;
       chain.push_back(next);
       in_region.insert(next);
@@ -64,7 +66,8 @@ int FuseElementwiseChains(Graph& g) {
     body->name = f.name;
     std::unordered_set<std::string> inner;
     auto add_input = [&](const std::string& name) {
-      for (const auto& in : f.inputs) if (in == name) return;
+      for (const auto& in : f.inputs)
+        if (in == name) return;
       f.inputs.push_back(name);
       ValueInfo vi;
       vi.name = name;
@@ -72,7 +75,8 @@ int FuseElementwiseChains(Graph& g) {
     };
     for (size_t k : chain) {
       const Node& n = g.nodes[k];
-      for (const auto& in : n.inputs) if (!in.empty() && !inner.count(in)) add_input(in);
+      for (const auto& in : n.inputs)
+        if (!in.empty() && !inner.count(in)) add_input(in);
       inner.insert(n.outputs[0]);
       body->nodes.push_back(n);
     }
@@ -86,7 +90,10 @@ int FuseElementwiseChains(Graph& g) {
     a.type = Attribute::Type::kGraph;
     a.g = body;
     f.attributes[a.name] = a;
-    for (size_t k : chain) { taken[k] = true; drop[k] = true; }
+    for (size_t k : chain) {
+      taken[k] = true;
+      drop[k] = true;
+    }
     fused_at.push_back({chain.back(), std::move(f)});
     ++fused;
   }
@@ -99,8 +106,10 @@ int FuseElementwiseChains(Graph& g) {
   kept.reserve(g.nodes.size());
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     auto it = at.find(i);
-    if (it != at.end()) kept.push_back(std::move(fused_at[it->second].second));
-    else if (!drop[i]) kept.push_back(std::move(g.nodes[i]));
+    if (it != at.end())
+      kept.push_back(std::move(fused_at[it->second].second));
+    else if (!drop[i])
+      kept.push_back(std::move(g.nodes[i]));
   }
   g.nodes = std::move(kept);
   return fused;

@@ -12,7 +12,8 @@ namespace {
 
 bool Static(const TensorType& t) {
   if (!t.has_shape || t.dtype == DType::kUndefined) return false;
-  for (int64_t d : t.dims) if (d < 0) return false;
+  for (int64_t d : t.dims)
+    if (d < 0) return false;
   return true;
 }
 TensorType Of(DType dt, const Shape& s) {
@@ -23,7 +24,11 @@ TensorType Of(DType dt, const Shape& s) {
   t.dim_params.assign(s.size(), "");
   return t;
 }
-TensorType Unknown(DType dt = DType::kUndefined) { TensorType t; t.dtype = dt; return t; }
+TensorType Unknown(DType dt = DType::kUndefined) {
+  TensorType t;
+  t.dtype = dt;
+  return t;
+}
 
 // Numpy broadcasting of partially known shapes: -1 stays unknown unless the other is > 1.
 TensorType Broadcast(const std::vector<const TensorType*>& ts, DType dt) {
@@ -39,28 +44,80 @@ TensorType Broadcast(const std::vector<const TensorType*>& ts, DType dt) {
       const size_t o = rank - t->dims.size() + k;
       const int64_t d = t->dims[k];
       if (d == 1) continue;
-      if (d < 0) { if (out[o] == 1) known[o] = false; continue; }
+      if (d < 0) {
+        if (out[o] == 1) known[o] = false;
+        continue;
+      }
       out[o] = d;
       known[o] = true;
     }
   }
-  for (size_t k = 0; k < rank; ++k) if (!known[k] && out[k] == 1) out[k] = -1;
+  for (size_t k = 0; k < rank; ++k)
+    if (!known[k] && out[k] == 1) out[k] = -1;
   return Of(dt, out);
 }
 
-const char* kUnary[] = {"Abs", "Neg", "Relu", "Sqrt", "Reciprocal", "Floor", "Ceil", "Round", "Sign", "LeakyRelu",
-                        "ThresholdedRelu", "HardSigmoid", "HardSwish", "Clip", "Identity", "Exp", "Log", "Tanh",
-                        "Sigmoid", "Erf", "Sin", "Cos", "Tan", "Asin", "Acos", "Atan", "Sinh", "Cosh", "Asinh",
-                        "Acosh", "Atanh", "Softplus", "Softsign", "Elu", "Selu", "Celu", "Mish", "Swish", "Gelu",
-                        "Softmax", "LogSoftmax", "Hardmax", "LayerNormalization", "RMSNormalization",
-                        "BatchNormalization", "InstanceNormalization", "GroupNormalization", "LpNormalization",
-                        "Dropout", "Shrink", "CumSum", "BitwiseNot", "RotaryEmbedding", "LRN"};
-const char* kBinary[] = {"Add", "Sub", "Mul", "Div", "Pow", "Max", "Min", "Sum", "Mean", "Mod", "BitwiseAnd",
-                         "BitwiseOr", "BitwiseXor", "BitShift", "PRelu"};
+const char* kUnary[] = {"Abs",
+                        "Neg",
+                        "Relu",
+                        "Sqrt",
+                        "Reciprocal",
+                        "Floor",
+                        "Ceil",
+                        "Round",
+                        "Sign",
+                        "LeakyRelu",
+                        "ThresholdedRelu",
+                        "HardSigmoid",
+                        "HardSwish",
+                        "Clip",
+                        "Identity",
+                        "Exp",
+                        "Log",
+                        "Tanh",
+                        "Sigmoid",
+                        "Erf",
+                        "Sin",
+                        "Cos",
+                        "Tan",
+                        "Asin",
+                        "Acos",
+                        "Atan",
+                        "Sinh",
+                        "Cosh",
+                        "Asinh",
+                        "Acosh",
+                        "Atanh",
+                        "Softplus",
+                        "Softsign",
+                        "Elu",
+                        "Selu",
+                        "Celu",
+                        "Mish",
+                        "Swish",
+                        "Gelu",
+                        "Softmax",
+                        "LogSoftmax",
+                        "Hardmax",
+                        "LayerNormalization",
+                        "RMSNormalization",
+                        "BatchNormalization",
+                        "InstanceNormalization",
+                        "GroupNormalization",
+                        "LpNormalization",
+                        "Dropout",
+                        "Shrink",
+                        "CumSum",
+                        "BitwiseNot",
+                        "RotaryEmbedding",
+                        "LRN"};
+const char* kBinary[] = {"Add",  "Sub", "Mul",        "Div",       "Pow",        "Max",      "Min",  "Sum",
+                         "Mean", "Mod", "BitwiseAnd", "BitwiseOr", "BitwiseXor", "BitShift", "PRelu"};
 const char* kCompare[] = {"Equal", "Less", "LessOrEqual", "Greater", "GreaterOrEqual", "And", "Or", "Xor"};
 
 bool In(const std::string& op, const char* const* list, size_t n) {
-  for (size_t i = 0; i < n; ++i) if (op == list[i]) return true;
+  for (size_t i = 0; i < n; ++i)
+    if (op == list[i]) return true;
   return false;
 }
 
@@ -80,8 +137,10 @@ std::map<std::string, InferredValue> InferTypes(const Model& model, const std::m
     if (g.initializers.count(in.name) && !inputs.count(in.name)) continue;
     InferredValue iv;
     auto it = inputs.find(in.name);
-    if (it != inputs.end()) iv.type = it->second;
-    else if (in.type.kind == ValueType::Kind::kTensor) iv.type = in.type.tensor;
+    if (it != inputs.end())
+      iv.type = it->second;
+    else if (in.type.kind == ValueType::Kind::kTensor)
+      iv.type = in.type.tensor;
     v[in.name] = iv;
   }
   for (const Node& n : g.nodes) {
@@ -89,15 +148,18 @@ std::map<std::string, InferredValue> InferTypes(const Model& model, const std::m
     std::vector<const InferredValue*> ins;
     bool all_const = !n.inputs.empty() || n.op_type == "Constant";
     for (const auto& name : n.inputs) {
-      if (name.empty()) { ins.push_back(nullptr); continue; }
+      if (name.empty()) {
+        ins.push_back(nullptr);
+        continue;
+      }
       auto it = v.find(name);
       ins.push_back(it == v.end() ? nullptr : &it->second);
       if (it == v.end() || !it->second.is_constant) all_const = false;
     }
     bool has_subgraph = false;
     for (const auto& [k, a] : n.attributes) has_subgraph |= a.g != nullptr || !a.graphs.empty();
-    static const char* kRandom[] = {"RandomUniform", "RandomNormal", "RandomUniformLike", "RandomNormalLike",
-                                    "Bernoulli", "Multinomial"};
+    static const char* kRandom[] = {"RandomUniform",    "RandomNormal", "RandomUniformLike",
+                                    "RandomNormalLike", "Bernoulli",    "Multinomial"};
     const bool random = In(n.op_type, kRandom, 6);
     // Shape of a statically shaped tensor is a constant.
     if (n.op_type == "Shape" && ins.size() == 1 && ins[0] && Static(ins[0]->type) && n.domain.empty()) {
@@ -144,9 +206,12 @@ std::map<std::string, InferredValue> InferTypes(const Model& model, const std::m
       const Tensor& c = ins[i]->constant;
       out->clear();
       for (int64_t k = 0; k < c.numel(); ++k) {
-        if (c.dtype() == DType::kInt64) out->push_back(c.data<int64_t>()[k]);
-        else if (c.dtype() == DType::kInt32) out->push_back(c.data<int32_t>()[k]);
-        else return false;
+        if (c.dtype() == DType::kInt64)
+          out->push_back(c.data<int64_t>()[k]);
+        else if (c.dtype() == DType::kInt32)
+          out->push_back(c.data<int32_t>()[k]);
+        else
+          return false;
       }
       return true;
     };
@@ -158,7 +223,13 @@ std::map<std::string, InferredValue> InferTypes(const Model& model, const std::m
       } else if (In(n.op_type, kBinary, sizeof(kBinary) / sizeof(kBinary[0]))) {
         std::vector<const TensorType*> all;
         bool ok = true;
-        for (size_t i = 0; i < ins.size(); ++i) { if (!t(i)) { ok = false; break; } all.push_back(t(i)); }
+        for (size_t i = 0; i < ins.size(); ++i) {
+          if (!t(i)) {
+            ok = false;
+            break;
+          }
+          all.push_back(t(i));
+        }
         out = ok ? Broadcast(all, x->dtype) : Unknown(x->dtype);
       } else if (In(n.op_type, kCompare, sizeof(kCompare) / sizeof(kCompare[0]))) {
         out = t(1) ? Broadcast({x, t(1)}, DType::kBool) : Unknown(DType::kBool);
@@ -195,7 +266,10 @@ std::map<std::string, InferredValue> InferTypes(const Model& model, const std::m
           for (size_t i = 0; i < req.size(); ++i) {
             int64_t d = req[i];
             if (d == 0 && !allowzero) d = i < x->dims.size() ? x->dims[i] : -1;
-            if (req[i] == -1) { infer = int64_t(i); continue; }
+            if (req[i] == -1) {
+              infer = int64_t(i);
+              continue;
+            }
             if (d < 0) ok = false;
             s[i] = d;
             if (d >= 0) known *= d;
@@ -213,7 +287,8 @@ std::map<std::string, InferredValue> InferTypes(const Model& model, const std::m
       } else if (n.op_type == "Transpose" && x->has_shape) {
         std::vector<int64_t> perm;
         if (const Attribute* a = n.attr("perm")) perm = a->ints;
-        if (perm.empty()) for (int64_t i = int64_t(x->dims.size()) - 1; i >= 0; --i) perm.push_back(i);
+        if (perm.empty())
+          for (int64_t i = int64_t(x->dims.size()) - 1; i >= 0; --i) perm.push_back(i);
         Shape s;
         for (int64_t p : perm) s.push_back(p >= 0 && size_t(p) < x->dims.size() ? x->dims[size_t(p)] : -1);
         out = Of(x->dtype, s);

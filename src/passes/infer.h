@@ -13,9 +13,9 @@
 namespace onemodel::impl {
 
 struct InferredValue {
-  TensorType type;      // dtype UNDEFINED / has_shape false when unknown; dims -1 unknown
+  TensorType type;  // dtype UNDEFINED / has_shape false when unknown; dims -1 unknown
   bool is_constant = false;
-  Tensor constant;      // when is_constant
+  Tensor constant;  // when is_constant
 };
 
 // Infers every value of the model's main graph. Graph inputs take their declared types

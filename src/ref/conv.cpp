@@ -19,8 +19,10 @@ void MulAddStridedF32(float* acc, const float* x, int64_t stride, float w, int64
 void MaxStepStridedF32(float* acc, const float* x, int64_t stride, int64_t n) {
   for (int64_t i = 0; i < n; ++i) {
     const float v = x[i * stride], a = acc[i];
-    if (v != v || a != a) { if (a == a) acc[i] = v; }
-    else if (v > a) acc[i] = v;
+    if (v != v || a != a) {
+      if (a == a) acc[i] = v;
+    } else if (v > a)
+      acc[i] = v;
   }
 }
 
@@ -30,8 +32,8 @@ void ConvPlaneF32(const float* x, const float* w, float* y, const Conv2DGeometry
     for (int64_t ow = 0; ow < OW; ++ow) y[oh * OW + ow] = ConvPlaneOutputF32(x, w, g, oh, ow);
 }
 
-void DepthwiseConvF32(const float* x, const float* w, float* y, int64_t channels, const Conv2DGeometry& g, const float* bias,
-                      Activation act) {
+void DepthwiseConvF32(const float* x, const float* w, float* y, int64_t channels, const Conv2DGeometry& g,
+                      const float* bias, Activation act) {
   const int64_t in_sp = g.IH * g.IW, out_sp = g.OH * g.OW, k_sp = g.KH * g.KW;
   for (int64_t c = 0; c < channels; ++c) {
     float* yc = y + c * out_sp;
@@ -40,8 +42,8 @@ void DepthwiseConvF32(const float* x, const float* w, float* y, int64_t channels
   }
 }
 
-void ConvDirectF32(const float* x, int64_t in_sp, const float* w, float* y, int64_t Cg, int64_t Mg, const Conv2DGeometry& g,
-                   int64_t oh_begin, int64_t oh_end, const float* bias, Activation act) {
+void ConvDirectF32(const float* x, int64_t in_sp, const float* w, float* y, int64_t Cg, int64_t Mg,
+                   const Conv2DGeometry& g, int64_t oh_begin, int64_t oh_end, const float* bias, Activation act) {
   const int64_t OH = g.OH, OW = g.OW, k_sp = g.KH * g.KW;
   for (int64_t m = 0; m < Mg; ++m)
     for (int64_t oh = oh_begin; oh < oh_end; ++oh) {

@@ -21,7 +21,6 @@ struct Conv2DGeometry {
 
 namespace ref {
 
-
 // acc[i] = acc[i] + x[i * stride] * w for i < n: one term of a fold into a row of
 // independent accumulators (the convolution planes), the product rounded, then added.
 void MulAddStridedF32(float* acc, const float* x, int64_t stride, float w, int64_t n);
@@ -42,8 +41,8 @@ void ConvPlaneF32(const float* x, const float* w, float* y, const Conv2DGeometry
 // channel); then, as GemmBiasActF32's epilogue, each result of plane c takes + bias[c]
 // (bias not null) and the activation act. The vector kernels run lanes
 // across channels.
-void DepthwiseConvF32(const float* x, const float* w, float* y, int64_t channels, const Conv2DGeometry& g, const float* bias,
-                      Activation act);
+void DepthwiseConvF32(const float* x, const float* w, float* y, int64_t channels, const Conv2DGeometry& g,
+                      const float* bias, Activation act);
 
 // Output rows [oh_begin, oh_end) of a convolution of Cg input planes into Mg output
 // planes (one group, one image): x holds the Cg planes (IH x IW, plane stride in_sp),
@@ -52,8 +51,8 @@ void DepthwiseConvF32(const float* x, const float* w, float* y, int64_t channels
 // column, the products x * w of the taps inside the input (padding taps are skipped),
 // then takes the epilogue: + bias[m] (bias not null), then the activation act.
 // The reference Conv's fold exactly, with no zero padding, so no signed-zero fix-up.
-void ConvDirectF32(const float* x, int64_t in_sp, const float* w, float* y, int64_t Cg, int64_t Mg, const Conv2DGeometry& g,
-                   int64_t oh_begin, int64_t oh_end, const float* bias, Activation act);
+void ConvDirectF32(const float* x, int64_t in_sp, const float* w, float* y, int64_t Cg, int64_t Mg,
+                   const Conv2DGeometry& g, int64_t oh_begin, int64_t oh_end, const float* bias, Activation act);
 
 // One output of ConvDirectF32 before its epilogue, for weights wm (output channel m's
 // row); inline: the vector kernels use it for border outputs.

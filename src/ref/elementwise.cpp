@@ -31,7 +31,10 @@ void UnaryF32(int32_t op, float p0, float p1, const float* x, float* out, int64_
     float r = v;
     switch (op) {
       case kUnReluF32: r = v != v ? v : v > 0.0f ? v : 0.0f; break;
-      case kUnClipF32: r = v < p0 ? p0 : v; r = r > p1 ? p1 : r; break;
+      case kUnClipF32:
+        r = v < p0 ? p0 : v;
+        r = r > p1 ? p1 : r;
+        break;
       case kUnHardSigmoidF32: {
         const float y = p0 * v + p1;
         r = y != y ? y : y < 0.0f ? 0.0f : y > 1.0f ? 1.0f : y;
@@ -56,7 +59,9 @@ void UnaryF32(int32_t op, float p0, float p1, const float* x, float* out, int64_
       case kUnMishF32: r = v * math::Tanh(math::Softplus(v)); break;
       case kUnSwishF32: r = v * math::Sigmoid(p0 * v); break;
       case kUnGeluErfF32: r = 0.5f * v * (1.0f + math::Erf(v * 0.7071067811865476f)); break;
-      case kUnGeluTanhF32: r = 0.5f * v * (1.0f + math::Tanh(0.7978845608028654f * (v + 0.044715f * (v * v * v)))); break;
+      case kUnGeluTanhF32:
+        r = 0.5f * v * (1.0f + math::Tanh(0.7978845608028654f * (v + 0.044715f * (v * v * v))));
+        break;
       default: break;
     }
     out[i] = r;
@@ -64,10 +69,9 @@ void UnaryF32(int32_t op, float p0, float p1, const float* x, float* out, int64_
 }
 
 void MathF32(int32_t op, const float* x, float* out, int64_t n) {
-  static float (*const fns[])(float) = {&math::Exp,  &math::Tanh, &math::Sigmoid, &math::Erf,   &math::Log,
-                                         &math::Atan, &math::Asin, &math::Acos,    &math::Sinh,  &math::Cosh,
-                                         &math::Asinh, &math::Acosh, &math::Atanh, &math::Sin,  &math::Cos,
-                                         &math::Tan};
+  static float (*const fns[])(float) = {
+      &math::Exp,  &math::Tanh, &math::Sigmoid, &math::Erf,   &math::Log,   &math::Atan, &math::Asin, &math::Acos,
+      &math::Sinh, &math::Cosh, &math::Asinh,   &math::Acosh, &math::Atanh, &math::Sin,  &math::Cos,  &math::Tan};
   static_assert(sizeof(fns) / sizeof(fns[0]) == size_t(kMathLastF32) + 1, "one function per MathF32 op");
   float (*f)(float) = fns[op >= 0 && op <= kMathLastF32 ? op : 0];
   for (int64_t i = 0; i < n; ++i) out[i] = f(x[i]);

@@ -13,7 +13,14 @@ namespace onemodel::impl {
 // The float binary operations of BinaryF32: + - * / and IEEE 754-2019 maximum/minimum
 // (a NaN operand gives NaN; -0 < +0), and Pow: math::Pow (binary64 inside, one rounding).
 enum BinaryOpF32 : int32_t {
-  kBinAddF32 = 0, kBinSubF32, kBinMulF32, kBinDivF32, kBinMaxF32, kBinMinF32, kBinPowF32, kBinLastF32 = kBinPowF32
+  kBinAddF32 = 0,
+  kBinSubF32,
+  kBinMulF32,
+  kBinDivF32,
+  kBinMaxF32,
+  kBinMinF32,
+  kBinPowF32,
+  kBinLastF32 = kBinPowF32
 };
 
 // The float unary operations of UnaryF32, each exactly its operator's reference:
@@ -34,8 +41,21 @@ enum BinaryOpF32 : int32_t {
 //   GeluTanh               (0.5 * v) * (1 + Tanh(0.7978846f * (v + 0.044715f * ((v * v) * v))))
 // (Exp, Tanh, Sigmoid, Erf, Log1p: the project's functions, ref/math.h.)
 enum UnaryOpF32 : int32_t {
-  kUnReluF32 = 0, kUnClipF32, kUnHardSigmoidF32, kUnHardSwishF32, kUnEluF32, kUnSeluF32, kUnCeluF32, kUnLeakyReluF32,
-  kUnThresholdedReluF32, kUnSoftsignF32, kUnSoftplusF32, kUnMishF32, kUnSwishF32, kUnGeluErfF32, kUnGeluTanhF32,
+  kUnReluF32 = 0,
+  kUnClipF32,
+  kUnHardSigmoidF32,
+  kUnHardSwishF32,
+  kUnEluF32,
+  kUnSeluF32,
+  kUnCeluF32,
+  kUnLeakyReluF32,
+  kUnThresholdedReluF32,
+  kUnSoftsignF32,
+  kUnSoftplusF32,
+  kUnMishF32,
+  kUnSwishF32,
+  kUnGeluErfF32,
+  kUnGeluTanhF32,
   kUnLastF32 = kUnGeluTanhF32
 };
 
@@ -46,8 +66,22 @@ enum class Activation : int32_t { kNone = -1, kRelu = kUnReluF32, kHardSwish = k
 // The functions of MathF32 (math::Exp, Tanh, Sigmoid, Erf, Log, Atan, Asin, Acos, Sinh,
 // Cosh, Asinh, Acosh, Atanh, Sin, Cos, Tan); kMathLastF32 is the last.
 enum MathOpF32 : int32_t {
-  kMathExpF32 = 0, kMathTanhF32, kMathSigmoidF32, kMathErfF32, kMathLogF32, kMathAtanF32, kMathAsinF32, kMathAcosF32,
-  kMathSinhF32, kMathCoshF32, kMathAsinhF32, kMathAcoshF32, kMathAtanhF32, kMathSinF32, kMathCosF32, kMathTanF32,
+  kMathExpF32 = 0,
+  kMathTanhF32,
+  kMathSigmoidF32,
+  kMathErfF32,
+  kMathLogF32,
+  kMathAtanF32,
+  kMathAsinF32,
+  kMathAcosF32,
+  kMathSinhF32,
+  kMathCoshF32,
+  kMathAsinhF32,
+  kMathAcoshF32,
+  kMathAtanhF32,
+  kMathSinF32,
+  kMathCosF32,
+  kMathTanF32,
   kMathLastF32 = kMathTanF32
 };
 

@@ -4,8 +4,8 @@
 namespace onemodel::impl {
 namespace ref {
 
-void GemmF32(int64_t M, int64_t N, int64_t K, const float* A, int64_t a_rs, int64_t a_cs, const float* B,
-             int64_t b_rs, int64_t b_cs, float* C, int64_t ldc) {
+void GemmF32(int64_t M, int64_t N, int64_t K, const float* A, int64_t a_rs, int64_t a_cs, const float* B, int64_t b_rs,
+             int64_t b_cs, float* C, int64_t ldc) {
   // C's row m holds the row's accumulators: each starts at -0.0 and takes its K
   // products in k order; the n loop only walks B's row k.
   for (int64_t m = 0; m < M; ++m) {

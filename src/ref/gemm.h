@@ -15,8 +15,8 @@ namespace ref {
 // Each element has one accumulator that starts at -0.0 and adds each rounded product
 // in k order: acc = acc + (a * b), never fused (exact-contract section 3). Writes C
 // (no read of its old contents). M, N or K may be 0 (K = 0 writes -0.0).
-void GemmF32(int64_t M, int64_t N, int64_t K, const float* A, int64_t a_rs, int64_t a_cs, const float* B,
-             int64_t b_rs, int64_t b_cs, float* C, int64_t ldc);
+void GemmF32(int64_t M, int64_t N, int64_t K, const float* A, int64_t a_rs, int64_t a_cs, const float* B, int64_t b_rs,
+             int64_t b_cs, float* C, int64_t ldc);
 
 // GemmF32, then on each finished row m (the full sums): c = c + row_bias[m] when
 // row_bias is not null, then the activation `act` (a UnaryF32 op without parameters:

@@ -12,8 +12,16 @@ namespace onemodel::impl {
 namespace math {
 namespace {
 
-inline uint64_t D2U(double d) { uint64_t u; std::memcpy(&u, &d, 8); return u; }
-inline double U2D(uint64_t u) { double d; std::memcpy(&d, &u, 8); return d; }
+inline uint64_t D2U(double d) {
+  uint64_t u;
+  std::memcpy(&u, &d, 8);
+  return u;
+}
+inline double U2D(uint64_t u) {
+  double d;
+  std::memcpy(&d, &u, 8);
+  return d;
+}
 inline bool IsNaN(float x) { return (F2U(x) & 0x7FFFFFFFu) > 0x7F800000u; }
 inline float Abs(float x) { return U2F(F2U(x) & 0x7FFFFFFFu); }
 inline float CopySign(float m, float s) { return U2F((F2U(m) & 0x7FFFFFFFu) | (F2U(s) & 0x80000000u)); }
@@ -25,13 +33,27 @@ inline double Pow2D(int n) { return U2D(uint64_t(n + 1023) << 52); }
 
 // Multiplies by 2^n with a single rounding (subnormal results included).
 float ScaleB(float y, int n) {
-  if (n > 127) { y = y * Pow2(127); n -= 127; if (n > 127) n = 127; }
-  if (n < -126) { y = y * Pow2(n + 64); return y * Pow2(-64); }
+  if (n > 127) {
+    y = y * Pow2(127);
+    n -= 127;
+    if (n > 127) n = 127;
+  }
+  if (n < -126) {
+    y = y * Pow2(n + 64);
+    return y * Pow2(-64);
+  }
   return y * Pow2(n);
 }
 double ScaleBD(double y, int n) {
-  if (n > 1023) { y = y * Pow2D(1023); n -= 1023; if (n > 1023) n = 1023; }
-  if (n < -1022) { y = y * Pow2D(n + 512); return y * Pow2D(-512); }
+  if (n > 1023) {
+    y = y * Pow2D(1023);
+    n -= 1023;
+    if (n > 1023) n = 1023;
+  }
+  if (n < -1022) {
+    y = y * Pow2D(n + 512);
+    return y * Pow2D(-512);
+  }
   return y * Pow2D(n);
 }
 
@@ -61,8 +83,8 @@ float ReducePiO4(float x, int* octant) {
     oct = int(int64_t(t) & 7);
   }
   *octant = oct;
-  const double r = ((da - y * 0.785398125648498535156) - y * 3.77489470793079817668e-8) -
-                   y * 2.69515142907905952645e-15;
+  const double r =
+      ((da - y * 0.785398125648498535156) - y * 3.77489470793079817668e-8) - y * 2.69515142907905952645e-15;
   return float(r);
 }
 float SinPoly(float x) {
@@ -71,8 +93,7 @@ float SinPoly(float x) {
 }
 float CosPoly(float x) {
   const float z = x * x;
-  return ((2.443315711809948e-5f * z - 1.388731625493765e-3f) * z + 4.166664568298827e-2f) * z * z -
-         0.5f * z + 1.0f;
+  return ((2.443315711809948e-5f * z - 1.388731625493765e-3f) * z + 4.166664568298827e-2f) * z * z - 0.5f * z + 1.0f;
 }
 
 }  // namespace
@@ -140,11 +161,19 @@ float Log(float x) {
   if (x == 0.0f) return -kInf;
   if (x == kInf) return x;
   int e = 0;
-  if (x < 1.17549435e-38f) { x = x * 8388608.0f; e = -23; }
+  if (x < 1.17549435e-38f) {
+    x = x * 8388608.0f;
+    e = -23;
+  }
   const uint32_t u = F2U(x);
   e += int((u >> 23) & 0xFF) - 126;
   float m = U2F((u & 0x007FFFFFu) | 0x3F000000u);  // [0.5, 1)
-  if (m < 0.707106781186547524f) { e -= 1; m = m + m - 1.0f; } else { m = m - 1.0f; }
+  if (m < 0.707106781186547524f) {
+    e -= 1;
+    m = m + m - 1.0f;
+  } else {
+    m = m - 1.0f;
+  }
   const float z = m * m;
   float y = 7.0376836292e-2f;
   y = y * m - 1.1514610310e-1f;
@@ -281,8 +310,13 @@ float Atan(float x) {
   if (IsNaN(x)) return x;
   float a = Abs(x);
   float y0 = 0.0f;
-  if (a > 2.414213562373095f) { y0 = 1.5707963267948966f; a = -1.0f / a; }
-  else if (a > 0.4142135623730950f) { y0 = 0.7853981633974483f; a = (a - 1.0f) / (a + 1.0f); }
+  if (a > 2.414213562373095f) {
+    y0 = 1.5707963267948966f;
+    a = -1.0f / a;
+  } else if (a > 0.4142135623730950f) {
+    y0 = 0.7853981633974483f;
+    a = (a - 1.0f) / (a + 1.0f);
+  }
   const float z = a * a;
   float p = 8.05374449538e-2f;
   p = p * z - 1.38776856032e-1f;
@@ -300,7 +334,13 @@ float Asin(float x) {
   if (a > 1.0f) return kNaN;
   float z, v;
   const bool big = a > 0.5f;
-  if (big) { z = 0.5f * (1.0f - a); v = __builtin_sqrtf(z); } else { v = a; z = a * a; }
+  if (big) {
+    z = 0.5f * (1.0f - a);
+    v = __builtin_sqrtf(z);
+  } else {
+    v = a;
+    z = a * a;
+  }
   float p = 4.2163199048e-2f;
   p = p * z + 2.4181311049e-2f;
   p = p * z + 4.5470025998e-2f;
@@ -309,7 +349,10 @@ float Asin(float x) {
   p = p * z;
   p = p * v;
   float r = p + v;
-  if (big) { r = r + r; r = 1.5707963267948966f - r; }
+  if (big) {
+    r = r + r;
+    r = 1.5707963267948966f - r;
+  }
   return CopySign(r, x);
 }
 
@@ -390,8 +433,19 @@ double ExpD(double x) {
   const double r = (x - n * 6.93147180369123816490e-01) - n * 1.90821492927058770002e-10;
   // Taylor to r^13/13! (|r| <= 0.35: truncation below 1e-17).
   double p = 1.0 / 6227020800.0;
-  const double c[] = {1.0 / 479001600.0, 1.0 / 39916800.0, 1.0 / 3628800.0, 1.0 / 362880.0, 1.0 / 40320.0,
-                      1.0 / 5040.0, 1.0 / 720.0, 1.0 / 120.0, 1.0 / 24.0, 1.0 / 6.0, 0.5, 1.0, 1.0};
+  const double c[] = {1.0 / 479001600.0,
+                      1.0 / 39916800.0,
+                      1.0 / 3628800.0,
+                      1.0 / 362880.0,
+                      1.0 / 40320.0,
+                      1.0 / 5040.0,
+                      1.0 / 720.0,
+                      1.0 / 120.0,
+                      1.0 / 24.0,
+                      1.0 / 6.0,
+                      0.5,
+                      1.0,
+                      1.0};
   for (double k : c) p = p * r + k;
   return ScaleBD(p, int(n));
 }
@@ -402,11 +456,17 @@ double LogD(double x) {
   if (x == 0.0) return -__builtin_huge_val();
   if (x == __builtin_huge_val()) return x;
   int e = 0;
-  if (x < 2.2250738585072014e-308) { x = x * 4503599627370496.0; e = -52; }
+  if (x < 2.2250738585072014e-308) {
+    x = x * 4503599627370496.0;
+    e = -52;
+  }
   const uint64_t u = D2U(x);
   e += int((u >> 52) & 0x7FF) - 1022;
   double m = U2D((u & 0x000FFFFFFFFFFFFFull) | 0x3FE0000000000000ull);  // [0.5, 1)
-  if (m < 0.70710678118654752440) { e -= 1; m = m + m; }
+  if (m < 0.70710678118654752440) {
+    e -= 1;
+    m = m + m;
+  }
   const double f = m - 1.0;
   const double s = f / (2.0 + f);
   const double z = s * s;
@@ -463,8 +523,14 @@ namespace {
 // below 1e-20).
 double SinPolyD(double r) {
   const double z = r * r;
-  const double c[] = {-1.0 / 121645100408832000.0, 1.0 / 355687428096000.0, -1.0 / 1307674368000.0,
-                      1.0 / 6227020800.0, -1.0 / 39916800.0, 1.0 / 362880.0, -1.0 / 5040.0, 1.0 / 120.0,
+  const double c[] = {-1.0 / 121645100408832000.0,
+                      1.0 / 355687428096000.0,
+                      -1.0 / 1307674368000.0,
+                      1.0 / 6227020800.0,
+                      -1.0 / 39916800.0,
+                      1.0 / 362880.0,
+                      -1.0 / 5040.0,
+                      1.0 / 120.0,
                       -1.0 / 6.0};
   double p = c[0];
   for (size_t k = 1; k < sizeof(c) / sizeof(c[0]); ++k) p = p * z + c[k];
@@ -472,8 +538,15 @@ double SinPolyD(double r) {
 }
 double CosPolyD(double r) {
   const double z = r * r;
-  const double c[] = {-1.0 / 6402373705728000.0, 1.0 / 20922789888000.0, -1.0 / 87178291200.0,
-                      1.0 / 479001600.0, -1.0 / 3628800.0, 1.0 / 40320.0, -1.0 / 720.0, 1.0 / 24.0, -0.5};
+  const double c[] = {-1.0 / 6402373705728000.0,
+                      1.0 / 20922789888000.0,
+                      -1.0 / 87178291200.0,
+                      1.0 / 479001600.0,
+                      -1.0 / 3628800.0,
+                      1.0 / 40320.0,
+                      -1.0 / 720.0,
+                      1.0 / 24.0,
+                      -0.5};
   double p = c[0];
   for (size_t k = 1; k < sizeof(c) / sizeof(c[0]); ++k) p = p * z + c[k];
   return 1.0 + z * p;

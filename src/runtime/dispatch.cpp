@@ -18,24 +18,24 @@ struct TargetEntry {
 
 const std::vector<TargetEntry>& Targets() {
   static const std::vector<TargetEntry> kTargets = {
-      {Isa::kScalar, &scalar::FillKernelTable, &scalar::GetLaneBench},
+    {Isa::kScalar, &scalar::FillKernelTable, &scalar::GetLaneBench},
 #if defined(ONEMODEL_HAVE_SSE41)
-      {Isa::kSse41, &sse41::FillKernelTable, &sse41::GetLaneBench},
+    {Isa::kSse41, &sse41::FillKernelTable, &sse41::GetLaneBench},
 #endif
 #if defined(ONEMODEL_HAVE_AVX2)
-      {Isa::kAvx2, &avx2::FillKernelTable, &avx2::GetLaneBench},
+    {Isa::kAvx2, &avx2::FillKernelTable, &avx2::GetLaneBench},
 #endif
 #if defined(ONEMODEL_HAVE_AVX512)
-      {Isa::kAvx512, &avx512::FillKernelTable, &avx512::GetLaneBench},
+    {Isa::kAvx512, &avx512::FillKernelTable, &avx512::GetLaneBench},
 #endif
 #if defined(ONEMODEL_HAVE_NEON)
-      {Isa::kNeon, &neon::FillKernelTable, &neon::GetLaneBench},
+    {Isa::kNeon, &neon::FillKernelTable, &neon::GetLaneBench},
 #endif
 #if defined(ONEMODEL_HAVE_NEONDOT)
-      {Isa::kNeonDot, &neondot::FillKernelTable, &neondot::GetLaneBench},
+    {Isa::kNeonDot, &neondot::FillKernelTable, &neondot::GetLaneBench},
 #endif
 #if defined(ONEMODEL_HAVE_WASM128)
-      {Isa::kWasm128, &wasm128::FillKernelTable, &wasm128::GetLaneBench},
+    {Isa::kWasm128, &wasm128::FillKernelTable, &wasm128::GetLaneBench},
 #endif
   };
   return kTargets;
@@ -60,8 +60,8 @@ const char* IsaName(Isa isa) {
 }
 
 Isa ParseIsa(const std::string& name) {
-  for (Isa i : {Isa::kRef, Isa::kScalar, Isa::kSse41, Isa::kAvx2, Isa::kAvx512, Isa::kNeon, Isa::kNeonDot,
-                Isa::kWasm128}) {
+  for (Isa i :
+       {Isa::kRef, Isa::kScalar, Isa::kSse41, Isa::kAvx2, Isa::kAvx512, Isa::kNeon, Isa::kNeonDot, Isa::kWasm128}) {
     if (name == IsaName(i)) return i;
   }
   throw Error(ErrorCode::kInvalidArgument,
@@ -84,8 +84,8 @@ Dispatch MakeDispatch(Isa cap) {
                 std::string("ISA '") + IsaName(cap) + "' is not compiled into this build (it has: " + have + ")");
   }
   if (!CpuSupports(cap)) {
-    throw Error(ErrorCode::kUnsupportedIsa, std::string("ISA '") + IsaName(cap) +
-                                                "' is not supported by this CPU (" + CpuDescription() + ")");
+    throw Error(ErrorCode::kUnsupportedIsa,
+                std::string("ISA '") + IsaName(cap) + "' is not supported by this CPU (" + CpuDescription() + ")");
   }
   Dispatch d;
   FillRef(&d.kernels);
@@ -113,9 +113,9 @@ std::string DescribeDispatch(const Dispatch& d) {
   KernelTable ref_table;
   FillRef(&ref_table);
   char line[96];
-#define ONEMODEL_KERNEL(name, ret, params)                                                  \
-  std::snprintf(line, sizeof line, "[onemodel]   kernel %-24s %s\n", #name,                  \
-                d.kernels.name == ref_table.name ? "ref" : IsaName(d.isa));                   \
+#define ONEMODEL_KERNEL(name, ret, params)                                  \
+  std::snprintf(line, sizeof line, "[onemodel]   kernel %-24s %s\n", #name, \
+                d.kernels.name == ref_table.name ? "ref" : IsaName(d.isa)); \
   s += line;
 #include "kernels/kernels.inc"
 #undef ONEMODEL_KERNEL

@@ -97,7 +97,10 @@ struct MemoryPlanner::BlockPool {
     return p;
   }
   void Release(void* p, size_t n) {
-    if (n > block) { ::operator delete(p); return; }
+    if (n > block) {
+      ::operator delete(p);
+      return;
+    }
     std::lock_guard<std::mutex> lock(mu);
     Put(p);
   }
@@ -133,11 +136,18 @@ struct PoolAllocator {
   using value_type = T;
   std::shared_ptr<MemoryPlanner::BlockPool> pool;
   explicit PoolAllocator(std::shared_ptr<MemoryPlanner::BlockPool> p) : pool(std::move(p)) {}
-  template <class U> PoolAllocator(const PoolAllocator<U>& o) : pool(o.pool) {}
+  template <class U>
+  PoolAllocator(const PoolAllocator<U>& o) : pool(o.pool) {}
   T* allocate(size_t n) { return static_cast<T*>(pool->Get(n * sizeof(T))); }
   void deallocate(T* p, size_t n) { pool->Release(p, n * sizeof(T)); }
-  template <class U> bool operator==(const PoolAllocator<U>& o) const { return pool == o.pool; }
-  template <class U> bool operator!=(const PoolAllocator<U>& o) const { return pool != o.pool; }
+  template <class U>
+  bool operator==(const PoolAllocator<U>& o) const {
+    return pool == o.pool;
+  }
+  template <class U>
+  bool operator!=(const PoolAllocator<U>& o) const {
+    return pool != o.pool;
+  }
 };
 }  // namespace
 
@@ -163,7 +173,10 @@ MemoryPlanner::RunScope::RunScope(Token, MemoryPlanner* p, std::unique_lock<std:
   p->run_key_.assign(key);  // the planner is this run's until the scope ends
   // A record no buffer of an earlier run refers to any more, else a new one.
   for (auto& r : p->records_) {
-    if (r.use_count() == 1) { record_ = r; break; }
+    if (r.use_count() == 1) {
+      record_ = r;
+      break;
+    }
   }
   if (record_) {
     record_->Reset();
@@ -241,11 +254,17 @@ void MemoryPlanner::Finish(RunScope& run) {
       trimmed_ = true;
     }
   } else {
-    if (run.plan_) ++failures_;  // a plan for these shapes that the run left
-    else failures_ = 0;
+    if (run.plan_)
+      ++failures_;  // a plan for these shapes that the run left
+    else
+      failures_ = 0;
     // Place the buffers freed within the run: largest first, each at the lowest offset
     // that no buffer placed before it and alive at the same time occupies.
-    struct Item { size_t k, bytes; int64_t t0, t1; size_t off = 0; };
+    struct Item {
+      size_t k, bytes;
+      int64_t t0, t1;
+      size_t off = 0;
+    };
     std::vector<Item> items;
     for (size_t k = 0; k < allocs.size(); ++k) {
       const int64_t t1 = allocs.at(k).t_free.load();
@@ -258,7 +277,8 @@ void MemoryPlanner::Finish(RunScope& run) {
     for (size_t i = 0; i < items.size(); ++i) {
       busy.clear();
       for (size_t j = 0; j < i; ++j) {
-        if (items[j].t0 < items[i].t1 && items[i].t0 < items[j].t1) busy.push_back({items[j].off, items[j].off + items[j].bytes});
+        if (items[j].t0 < items[i].t1 && items[i].t0 < items[j].t1)
+          busy.push_back({items[j].off, items[j].off + items[j].bytes});
       }
       std::sort(busy.begin(), busy.end());
       size_t off = 0;

@@ -33,17 +33,17 @@
 namespace onemodel::impl {
 
 struct MemoryPlanStats {
-  uint64_t runs = 0;            // runs that went through the planner
-  uint64_t plans_built = 0;     // plans made (first run of a shape, runs that left a plan)
-  size_t arena_bytes = 0;       // the current plan's arena
-  size_t planned_buffers = 0;   // buffers it places
-  size_t planned_bytes = 0;     // their sizes summed (what they would take unshared)
-  size_t peak_live_bytes = 0;   // the most of them alive at one time (the arena's floor)
-  bool disabled = false;        // planning stopped for the current input shapes
+  uint64_t runs = 0;           // runs that went through the planner
+  uint64_t plans_built = 0;    // plans made (first run of a shape, runs that left a plan)
+  size_t arena_bytes = 0;      // the current plan's arena
+  size_t planned_buffers = 0;  // buffers it places
+  size_t planned_bytes = 0;    // their sizes summed (what they would take unshared)
+  size_t peak_live_bytes = 0;  // the most of them alive at one time (the arena's floor)
+  bool disabled = false;       // planning stopped for the current input shapes
   // The last run:
-  bool last_replayed = false;   // it followed the plan to its end
-  size_t last_from_arena = 0;   // buffers it took from the arena
-  size_t last_elsewhere = 0;    // buffers of its calling thread that came from elsewhere
+  bool last_replayed = false;  // it followed the plan to its end
+  size_t last_from_arena = 0;  // buffers it took from the arena
+  size_t last_elsewhere = 0;   // buffers of its calling thread that came from elsewhere
 };
 
 class MemoryPlanner {
@@ -81,10 +81,10 @@ class MemoryPlanner {
   std::vector<Entry> plan_;
   bool have_plan_ = false;
   size_t arena_bytes_ = 0;
-  std::shared_ptr<Arena> arena_;  // made when the plan is first followed
+  std::shared_ptr<Arena> arena_;                  // made when the plan is first followed
   std::vector<std::shared_ptr<Record>> records_;  // reused by later runs once free
   std::shared_ptr<BlockPool> blocks_;             // the buffers' control blocks
-  bool trimmed_ = false;          // the recycled buffers were freed for this plan
+  bool trimmed_ = false;                          // the recycled buffers were freed for this plan
   int failures_ = 0;
   std::string disabled_key_;
   MemoryPlanStats stats_;
@@ -111,7 +111,7 @@ class MemoryPlanner::RunScope : public TensorAllocator {
   std::unique_lock<std::mutex> lock_;
   TensorAllocator* prev_ = nullptr;
   std::shared_ptr<Record> record_;
-  std::shared_ptr<Arena> arena_;        // the plan's arena when the key matches
+  std::shared_ptr<Arena> arena_;  // the plan's arena when the key matches
   const std::vector<Entry>* plan_ = nullptr;
   bool deviated_ = false;
   bool finished_ = false;

@@ -125,8 +125,10 @@ class Executor final : public SubgraphRunner {
       st.func = st.fn ? nullptr : FindFunction(node);
       for (const auto& n : node.inputs) st.in.push_back(n.empty() ? GraphPlan::kNoSlot : read(n, i));
       for (const auto& [k, a] : node.attributes) {
-        if (a.g) for (const auto& r : a.g->outer_refs) read(r, i);
-        for (const auto& sg : a.graphs) for (const auto& r : sg->outer_refs) read(r, i);
+        if (a.g)
+          for (const auto& r : a.g->outer_refs) read(r, i);
+        for (const auto& sg : a.graphs)
+          for (const auto& r : sg->outer_refs) read(r, i);
       }
       for (const auto& n : node.outputs) st.out.push_back(n.empty() ? GraphPlan::kNoSlot : slot_of(n));
     }
@@ -212,10 +214,14 @@ class Executor final : public SubgraphRunner {
       ctx.prepack = prepack_;
       ctx.inputs.reserve(st.in.size());
       for (size_t k = 0; k < st.in.size(); ++k) {
-        if (st.in[k] == GraphPlan::kNoSlot) { ctx.inputs.push_back(nullptr); continue; }
+        if (st.in[k] == GraphPlan::kNoSlot) {
+          ctx.inputs.push_back(nullptr);
+          continue;
+        }
         const Value* v = at(st.in[k]);
         if (!v && outer) v = (*outer)(node.inputs[k]);
-        if (!v) throw Error(ErrorCode::kInternal, node.Describe() + ": value '" + node.inputs[k] + "' is not available");
+        if (!v)
+          throw Error(ErrorCode::kInternal, node.Describe() + ": value '" + node.inputs[k] + "' is not available");
         ctx.inputs.push_back(v);
       }
       const auto t0 = profile_ ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
@@ -264,9 +270,16 @@ class Executor final : public SubgraphRunner {
     for (Node n : f.nodes) {
       std::map<std::string, Attribute, std::less<>> attrs;
       for (auto& [name, a] : n.attributes) {
-        if (a.ref_attr_name.empty()) { attrs[name] = a; continue; }
+        if (a.ref_attr_name.empty()) {
+          attrs[name] = a;
+          continue;
+        }
         const Attribute* given = call.attr(a.ref_attr_name);
-        if (given) { Attribute c = *given; c.name = name; attrs[name] = c; }
+        if (given) {
+          Attribute c = *given;
+          c.name = name;
+          attrs[name] = c;
+        }
       }
       n.attributes = std::move(attrs);
       g.nodes.push_back(std::move(n));
@@ -275,7 +288,10 @@ class Executor final : public SubgraphRunner {
     for (size_t i = 0; i < f.inputs.size() && i < inputs.size(); ++i) {
       if (inputs[i]) env[f.inputs[i]] = *inputs[i];
     }
-    if (++depth_ > 64) { --depth_; throw Error(ErrorCode::kInvalidModel, "function '" + f.name + "' recurses too deeply"); }
+    if (++depth_ > 64) {
+      --depth_;
+      throw Error(ErrorCode::kInvalidModel, "function '" + f.name + "' recurses too deeply");
+    }
     try {
       auto out = RunGraph(g, std::move(env), nullptr, /*cached=*/false);
       --depth_;
@@ -355,7 +371,8 @@ void Session::Prepare(const SessionOptions& opts) {
   opts_ = opts;
   dispatch_ = MakeDispatch(opts.isa.empty() ? BestIsa() : ParseIsa(opts.isa));
   if (opts.threads < 0 || opts.threads > 1024) {
-    throw Error(ErrorCode::kInvalidArgument, "threads must be 0 (every core) or 1 .. 1024, got " + std::to_string(opts.threads));
+    throw Error(ErrorCode::kInvalidArgument,
+                "threads must be 0 (every core) or 1 .. 1024, got " + std::to_string(opts.threads));
   }
   if (opts.profiling < 0 || opts.profiling > 2) {
     throw Error(ErrorCode::kInvalidArgument, "profiling must be 0 (off), 1 (per operator type) or 2 (per node), got " +
@@ -390,8 +407,8 @@ void Session::Prepare(const SessionOptions& opts) {
         auto it = opts.free_dimension_overrides.find(tt.dim_params[k]);
         if (tt.dim_params[k].empty() || it == opts.free_dimension_overrides.end()) continue;
         if (it->second < 0) {
-          throw Error(ErrorCode::kInvalidArgument, "free dimension override '" + it->first + "' must be >= 0, got " +
-                                                       std::to_string(it->second));
+          throw Error(ErrorCode::kInvalidArgument,
+                      "free dimension override '" + it->first + "' must be >= 0, got " + std::to_string(it->second));
         }
         tt.dims[k] = it->second;
         used[it->first] = true;
@@ -403,7 +420,8 @@ void Session::Prepare(const SessionOptions& opts) {
       for (const auto& in : model_->graph->inputs) {
         if (in.type.kind != ValueType::Kind::kTensor) continue;
         for (const std::string& d : in.type.tensor.dim_params) {
-          if (!d.empty() && have.find("'" + d + "'") == std::string::npos) have += (have.empty() ? "'" : ", '") + d + "'";
+          if (!d.empty() && have.find("'" + d + "'") == std::string::npos)
+            have += (have.empty() ? "'" : ", '") + d + "'";
         }
       }
       throw Error(ErrorCode::kInvalidArgument, model_->origin + ": free dimension override '" + name +
@@ -437,12 +455,13 @@ std::vector<Value> Session::Run(const std::map<std::string, Value>& feeds) const
   for (const auto& [name, v] : feeds) {
     bool known = false;
     for (const auto& in : g.inputs) known |= in.name == name;
-    if (!known) throw Error(ErrorCode::kInvalidArgument, model_->origin + ": the model has no input named '" + name + "'");
+    if (!known)
+      throw Error(ErrorCode::kInvalidArgument, model_->origin + ": the model has no input named '" + name + "'");
   }
   for (const auto& in : g.inputs) {
     auto it = feeds.find(in.name);
     if (it == feeds.end()) {
-      if (g.initializers.count(in.name)) continue;  // default from the initializer
+      if (g.initializers.count(in.name)) continue;               // default from the initializer
       if (in.type.kind == ValueType::Kind::kOptional) continue;  // bound as an empty optional below
       throw Error(ErrorCode::kMissingInput, model_->origin + ": input '" + in.name + "' was not given");
     }
@@ -459,7 +478,8 @@ std::vector<Value> Session::Run(const std::map<std::string, Value>& feeds) const
         if (!ok) {
           std::string want = "[";
           for (size_t k = 0; k < tt.dims.size(); ++k) {
-            want += (k ? "," : "") + (tt.dims[k] >= 0 ? std::to_string(tt.dims[k]) : (tt.dim_params[k].empty() ? "?" : tt.dim_params[k]));
+            want += (k ? "," : "") + (tt.dims[k] >= 0 ? std::to_string(tt.dims[k])
+                                                      : (tt.dim_params[k].empty() ? "?" : tt.dim_params[k]));
           }
           want += "]";
           throw Error(ErrorCode::kShapeMismatch, model_->origin + ": input '" + in.name + "' must have shape " + want +
@@ -499,11 +519,20 @@ std::vector<Value> Session::Run(const std::map<std::string, Value>& feeds) const
     };
     for (const auto& in : g.inputs) {
       auto it = feeds.find(in.name);
-      if (it == feeds.end()) { key += g.initializers.count(in.name) ? "-;" : "v;"; continue; }
-      if (!it->second.is_tensor()) { key += "v;"; continue; }
+      if (it == feeds.end()) {
+        key += g.initializers.count(in.name) ? "-;" : "v;";
+        continue;
+      }
+      if (!it->second.is_tensor()) {
+        key += "v;";
+        continue;
+      }
       number(int64_t(it->second.tensor.dtype()));
       key += '[';
-      for (int64_t d : it->second.tensor.shape()) { number(d); key += ','; }
+      for (int64_t d : it->second.tensor.shape()) {
+        number(d);
+        key += ',';
+      }
       key += "];";
     }
     planner_->Begin(key, &plan);

@@ -24,12 +24,12 @@ enum class Mode { kExact, kFast };
 // engine reads no environment variable).
 struct SessionOptions {
   Mode mode = Mode::kExact;
-  int threads = 0;       // 0: every core
-  std::string isa;       // "": the best the CPU has
-  bool prepack = true;   // constant GEMM weights kept packed (ref/parallel.h)
+  int threads = 0;      // 0: every core
+  std::string isa;      // "": the best the CPU has
+  bool prepack = true;  // constant GEMM weights kept packed (ref/parallel.h)
   bool memory_plan = true;
   std::vector<std::string> disabled_passes;  // names from ExactPassNames()
-  int profiling = 0;     // 0 off, 1 per operator type, 2 per node (last_profile())
+  int profiling = 0;                         // 0 off, 1 per operator type, 2 per node (last_profile())
   // Symbolic input dimensions fixed to a size (checked against the inputs in Prepare).
   std::map<std::string, int64_t> free_dimension_overrides;
   // Operator type -> algorithm name: forces the plans' choice (the operator tests run
@@ -89,10 +89,10 @@ class Session {
   Dispatch dispatch_;
   // Shared by moved-from copies; concurrent Run calls take turns inside it.
   std::shared_ptr<ThreadPool> pool_;
-  std::shared_ptr<DerivedCache> derived_;  // tensors derived from constant inputs (not at ISA ref)
-  std::shared_ptr<Graph> run_graph_;  // the graph Run executes (after exact-mode passes)
+  std::shared_ptr<DerivedCache> derived_;   // tensors derived from constant inputs (not at ISA ref)
+  std::shared_ptr<Graph> run_graph_;        // the graph Run executes (after exact-mode passes)
   std::shared_ptr<MemoryPlanner> planner_;  // null at ISA ref
-  std::shared_ptr<GraphPlans> plans_;  // each graph's schedule, made on its first run
+  std::shared_ptr<GraphPlans> plans_;       // each graph's schedule, made on its first run
   struct ProfileBox;
   std::shared_ptr<ProfileBox> profile_;  // the last run's profile, under its mutex
 };

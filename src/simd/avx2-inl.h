@@ -10,27 +10,82 @@
 namespace onemodel::impl {
 namespace ONEMODEL_NS {
 
-struct VF32 { using Lane = float;    static constexpr size_t kLanes = 8;  __m256 r; };
-struct VI32 { using Lane = int32_t;  static constexpr size_t kLanes = 8;  __m256i r; };
-struct VU32 { using Lane = uint32_t; static constexpr size_t kLanes = 8;  __m256i r; };
-struct VI16 { using Lane = int16_t;  static constexpr size_t kLanes = 16;  __m256i r; };
-struct VU16 { using Lane = uint16_t; static constexpr size_t kLanes = 16;  __m256i r; };
-struct VI8  { using Lane = int8_t;   static constexpr size_t kLanes = 32; __m256i r; };
-struct VU8  { using Lane = uint8_t;  static constexpr size_t kLanes = 32; __m256i r; };
-struct VF64 { using Lane = double;   static constexpr size_t kLanes = 4;  __m256d r; };
-struct VU64 { using Lane = uint64_t; static constexpr size_t kLanes = 4;  __m256i r; };
+struct VF32 {
+  using Lane = float;
+  static constexpr size_t kLanes = 8;
+  __m256 r;
+};
+struct VI32 {
+  using Lane = int32_t;
+  static constexpr size_t kLanes = 8;
+  __m256i r;
+};
+struct VU32 {
+  using Lane = uint32_t;
+  static constexpr size_t kLanes = 8;
+  __m256i r;
+};
+struct VI16 {
+  using Lane = int16_t;
+  static constexpr size_t kLanes = 16;
+  __m256i r;
+};
+struct VU16 {
+  using Lane = uint16_t;
+  static constexpr size_t kLanes = 16;
+  __m256i r;
+};
+struct VI8 {
+  using Lane = int8_t;
+  static constexpr size_t kLanes = 32;
+  __m256i r;
+};
+struct VU8 {
+  using Lane = uint8_t;
+  static constexpr size_t kLanes = 32;
+  __m256i r;
+};
+struct VF64 {
+  using Lane = double;
+  static constexpr size_t kLanes = 4;
+  __m256d r;
+};
+struct VU64 {
+  using Lane = uint64_t;
+  static constexpr size_t kLanes = 4;
+  __m256i r;
+};
 
 namespace detail {
-template <class V> struct IsInt { static constexpr bool value = true; };
-template <> struct IsInt<VF32> { static constexpr bool value = false; };
-template <> struct IsInt<VF64> { static constexpr bool value = false; };
-template <class V> inline __m256i I(V a) {
-  if constexpr (std::is_same_v<V, VF64>) return _mm256_castpd_si256(a.r);
-  else if constexpr (IsInt<V>::value) return a.r; else return _mm256_castps_si256(a.r);
+template <class V>
+struct IsInt {
+  static constexpr bool value = true;
+};
+template <>
+struct IsInt<VF32> {
+  static constexpr bool value = false;
+};
+template <>
+struct IsInt<VF64> {
+  static constexpr bool value = false;
+};
+template <class V>
+inline __m256i I(V a) {
+  if constexpr (std::is_same_v<V, VF64>)
+    return _mm256_castpd_si256(a.r);
+  else if constexpr (IsInt<V>::value)
+    return a.r;
+  else
+    return _mm256_castps_si256(a.r);
 }
-template <class V> inline V FromI(__m256i x) {
-  if constexpr (std::is_same_v<V, VF64>) return V{_mm256_castsi256_pd(x)};
-  else if constexpr (IsInt<V>::value) return V{x}; else return V{_mm256_castsi256_ps(x)};
+template <class V>
+inline V FromI(__m256i x) {
+  if constexpr (std::is_same_v<V, VF64>)
+    return V{_mm256_castsi256_pd(x)};
+  else if constexpr (IsInt<V>::value)
+    return V{x};
+  else
+    return V{_mm256_castsi256_ps(x)};
 }
 // Flips the sign bit of each lane so that unsigned order becomes signed order.
 inline __m256i Flip8(__m256i x) { return _mm256_xor_si256(x, _mm256_set1_epi8(char(0x80))); }
@@ -45,10 +100,14 @@ inline __m256i Flip32(__m256i x) { return _mm256_xor_si256(x, _mm256_set1_epi32(
 inline __m256i FirstN(size_t n) {
   return _mm256_cmpgt_epi32(_mm256_set1_epi32(int(n > 8 ? 8 : n)), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
 }
-template <class V> inline V Load(const typename V::Lane* p) {
-  if constexpr (std::is_same_v<V, VF64>) return V{_mm256_loadu_pd(p)};
-  else if constexpr (detail::IsInt<V>::value) return V{_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p))};
-  else return V{_mm256_loadu_ps(p)};
+template <class V>
+inline V Load(const typename V::Lane* p) {
+  if constexpr (std::is_same_v<V, VF64>)
+    return V{_mm256_loadu_pd(p)};
+  else if constexpr (detail::IsInt<V>::value)
+    return V{_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p))};
+  else
+    return V{_mm256_loadu_ps(p)};
 }
 inline VF32 MaskedLoadF32(const float* p, size_t n, float fill) {
   const __m256i m = FirstN(n);
@@ -57,29 +116,56 @@ inline VF32 MaskedLoadF32(const float* p, size_t n, float fill) {
 inline void MaskedStoreF32(VF32 a, float* p, size_t n) { _mm256_maskstore_ps(p, FirstN(n), a.r); }
 inline void Store(VF32 a, float* p) { _mm256_storeu_ps(p, a.r); }
 inline void Store(VF64 a, double* p) { _mm256_storeu_pd(p, a.r); }
-template <class V> inline void Store(V a, typename V::Lane* p) {
+template <class V>
+inline void Store(V a, typename V::Lane* p) {
   _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), a.r);
 }
 
 // Initialisation.
-template <class V> inline V Set(typename V::Lane x) {
-  if constexpr (sizeof(x) == 1) return V{_mm256_set1_epi8(char(x))};
-  else if constexpr (sizeof(x) == 2) return V{_mm256_set1_epi16(short(x))};
-  else if constexpr (std::is_same_v<V, VF64>) return V{_mm256_set1_pd(x)};
-  else if constexpr (sizeof(x) == 8) return V{_mm256_set1_epi64x(int64_t(x))};
-  else if constexpr (detail::IsInt<V>::value) return V{_mm256_set1_epi32(int(x))};
-  else return V{_mm256_set1_ps(x)};
+template <class V>
+inline V Set(typename V::Lane x) {
+  if constexpr (sizeof(x) == 1)
+    return V{_mm256_set1_epi8(char(x))};
+  else if constexpr (sizeof(x) == 2)
+    return V{_mm256_set1_epi16(short(x))};
+  else if constexpr (std::is_same_v<V, VF64>)
+    return V{_mm256_set1_pd(x)};
+  else if constexpr (sizeof(x) == 8)
+    return V{_mm256_set1_epi64x(int64_t(x))};
+  else if constexpr (detail::IsInt<V>::value)
+    return V{_mm256_set1_epi32(int(x))};
+  else
+    return V{_mm256_set1_ps(x)};
 }
-template <class V> inline V Zero() { return detail::FromI<V>(_mm256_setzero_si256()); }
-template <class VTo, class VFrom> inline VTo BitCast(VFrom a) { return detail::FromI<VTo>(detail::I(a)); }
+template <class V>
+inline V Zero() {
+  return detail::FromI<V>(_mm256_setzero_si256());
+}
+template <class VTo, class VFrom>
+inline VTo BitCast(VFrom a) {
+  return detail::FromI<VTo>(detail::I(a));
+}
 
 // Bitwise.
-template <class V> inline V And(V a, V b) { return detail::FromI<V>(_mm256_and_si256(detail::I(a), detail::I(b))); }
-template <class V> inline V Or(V a, V b) { return detail::FromI<V>(_mm256_or_si256(detail::I(a), detail::I(b))); }
-template <class V> inline V Xor(V a, V b) { return detail::FromI<V>(_mm256_xor_si256(detail::I(a), detail::I(b))); }
-template <class V> inline V AndNot(V a, V b) { return detail::FromI<V>(_mm256_andnot_si256(detail::I(a), detail::I(b))); }
+template <class V>
+inline V And(V a, V b) {
+  return detail::FromI<V>(_mm256_and_si256(detail::I(a), detail::I(b)));
+}
+template <class V>
+inline V Or(V a, V b) {
+  return detail::FromI<V>(_mm256_or_si256(detail::I(a), detail::I(b)));
+}
+template <class V>
+inline V Xor(V a, V b) {
+  return detail::FromI<V>(_mm256_xor_si256(detail::I(a), detail::I(b)));
+}
+template <class V>
+inline V AndNot(V a, V b) {
+  return detail::FromI<V>(_mm256_andnot_si256(detail::I(a), detail::I(b)));
+}
 // N.B. blendv tests only the top bit of each byte: correct for all-0/all-1 masks.
-template <class V> inline V IfThenElse(V m, V y, V n) {
+template <class V>
+inline V IfThenElse(V m, V y, V n) {
   return detail::FromI<V>(_mm256_blendv_epi8(detail::I(n), detail::I(y), detail::I(m)));
 }
 
@@ -102,7 +188,10 @@ inline VI8 Gt(VI8 a, VI8 b) { return {_mm256_cmpgt_epi8(a.r, b.r)}; }
 inline VU32 Gt(VU32 a, VU32 b) { return {_mm256_cmpgt_epi32(detail::Flip32(a.r), detail::Flip32(b.r))}; }
 inline VU16 Gt(VU16 a, VU16 b) { return {_mm256_cmpgt_epi16(detail::Flip16(a.r), detail::Flip16(b.r))}; }
 inline VU8 Gt(VU8 a, VU8 b) { return {_mm256_cmpgt_epi8(detail::Flip8(a.r), detail::Flip8(b.r))}; }
-template <class V> inline V Lt(V a, V b) { return Gt(b, a); }
+template <class V>
+inline V Lt(V a, V b) {
+  return Gt(b, a);
+}
 
 // Arithmetic.
 inline VF32 Add(VF32 a, VF32 b) { return {_mm256_add_ps(a.r, b.r)}; }
@@ -159,21 +248,33 @@ inline VF32 MaxIeee(VF32 a, VF32 b) {
   const __m256 m = _mm256_and_ps(_mm256_max_ps(a.r, b.r), _mm256_max_ps(b.r, a.r));
   return {_mm256_blendv_ps(m, _mm256_add_ps(a.r, b.r), _mm256_cmp_ps(a.r, b.r, _CMP_UNORD_Q))};
 }
-template <int k, class V> inline V ShiftLeft(V a) {
+template <int k, class V>
+inline V ShiftLeft(V a) {
   static_assert(sizeof(typename V::Lane) >= 2 && k >= 0 && k < int(8 * sizeof(typename V::Lane)), "ShiftLeft");
-  if constexpr (sizeof(typename V::Lane) == 8) return V{_mm256_slli_epi64(a.r, k)};
-  else if constexpr (sizeof(typename V::Lane) == 2) return V{_mm256_slli_epi16(a.r, k)};
-  else return V{_mm256_slli_epi32(a.r, k)};
+  if constexpr (sizeof(typename V::Lane) == 8)
+    return V{_mm256_slli_epi64(a.r, k)};
+  else if constexpr (sizeof(typename V::Lane) == 2)
+    return V{_mm256_slli_epi16(a.r, k)};
+  else
+    return V{_mm256_slli_epi32(a.r, k)};
 }
-template <int k, class V> inline V ShiftRight(V a) {
+template <int k, class V>
+inline V ShiftRight(V a) {
   using L = typename V::Lane;
   static_assert(sizeof(L) >= 2 && k >= 0 && k < int(8 * sizeof(L)), "ShiftRight");
   static_assert(sizeof(L) < 8 || L(-1) > L(0), "ShiftRight: 64-bit lanes are unsigned");
-  if constexpr (sizeof(L) == 8) return V{_mm256_srli_epi64(a.r, k)};
+  if constexpr (sizeof(L) == 8)
+    return V{_mm256_srli_epi64(a.r, k)};
   else if constexpr (sizeof(L) == 2) {
-    if constexpr (L(-1) < L(0)) return V{_mm256_srai_epi16(a.r, k)}; else return V{_mm256_srli_epi16(a.r, k)};
+    if constexpr (L(-1) < L(0))
+      return V{_mm256_srai_epi16(a.r, k)};
+    else
+      return V{_mm256_srli_epi16(a.r, k)};
   } else {
-    if constexpr (L(-1) < L(0)) return V{_mm256_srai_epi32(a.r, k)}; else return V{_mm256_srli_epi32(a.r, k)};
+    if constexpr (L(-1) < L(0))
+      return V{_mm256_srai_epi32(a.r, k)};
+    else
+      return V{_mm256_srli_epi32(a.r, k)};
   }
 }
 
@@ -290,7 +391,9 @@ inline VF64 Floor(VF64 a) { return {_mm256_round_pd(a.r, _MM_FROUND_TO_NEG_INF |
 inline VF64 WidenLo(VF32 a) { return {_mm256_cvtps_pd(_mm256_castps256_ps128(a.r))}; }
 inline VF64 WidenHi(VF32 a) { return {_mm256_cvtps_pd(_mm256_extractf128_ps(a.r, 1))}; }
 // N.B. vcvtpd2ps rounds by MXCSR (round to nearest even in a session).
-inline VF32 NarrowRoundF64ToF32(VF64 a, VF64 b) { return {_mm256_set_m128(_mm256_cvtpd_ps(b.r), _mm256_cvtpd_ps(a.r))}; }
+inline VF32 NarrowRoundF64ToF32(VF64 a, VF64 b) {
+  return {_mm256_set_m128(_mm256_cvtpd_ps(b.r), _mm256_cvtpd_ps(a.r))};
+}
 
 }  // namespace ONEMODEL_NS
 }  // namespace onemodel::impl

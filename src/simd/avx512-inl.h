@@ -10,27 +10,82 @@
 namespace onemodel::impl {
 namespace ONEMODEL_NS {
 
-struct VF32 { using Lane = float;    static constexpr size_t kLanes = 16; __m512 r; };
-struct VI32 { using Lane = int32_t;  static constexpr size_t kLanes = 16; __m512i r; };
-struct VU32 { using Lane = uint32_t; static constexpr size_t kLanes = 16; __m512i r; };
-struct VI16 { using Lane = int16_t;  static constexpr size_t kLanes = 32; __m512i r; };
-struct VU16 { using Lane = uint16_t; static constexpr size_t kLanes = 32; __m512i r; };
-struct VI8  { using Lane = int8_t;   static constexpr size_t kLanes = 64; __m512i r; };
-struct VU8  { using Lane = uint8_t;  static constexpr size_t kLanes = 64; __m512i r; };
-struct VF64 { using Lane = double;   static constexpr size_t kLanes = 8;  __m512d r; };
-struct VU64 { using Lane = uint64_t; static constexpr size_t kLanes = 8;  __m512i r; };
+struct VF32 {
+  using Lane = float;
+  static constexpr size_t kLanes = 16;
+  __m512 r;
+};
+struct VI32 {
+  using Lane = int32_t;
+  static constexpr size_t kLanes = 16;
+  __m512i r;
+};
+struct VU32 {
+  using Lane = uint32_t;
+  static constexpr size_t kLanes = 16;
+  __m512i r;
+};
+struct VI16 {
+  using Lane = int16_t;
+  static constexpr size_t kLanes = 32;
+  __m512i r;
+};
+struct VU16 {
+  using Lane = uint16_t;
+  static constexpr size_t kLanes = 32;
+  __m512i r;
+};
+struct VI8 {
+  using Lane = int8_t;
+  static constexpr size_t kLanes = 64;
+  __m512i r;
+};
+struct VU8 {
+  using Lane = uint8_t;
+  static constexpr size_t kLanes = 64;
+  __m512i r;
+};
+struct VF64 {
+  using Lane = double;
+  static constexpr size_t kLanes = 8;
+  __m512d r;
+};
+struct VU64 {
+  using Lane = uint64_t;
+  static constexpr size_t kLanes = 8;
+  __m512i r;
+};
 
 namespace detail {
-template <class V> struct IsInt { static constexpr bool value = true; };
-template <> struct IsInt<VF32> { static constexpr bool value = false; };
-template <> struct IsInt<VF64> { static constexpr bool value = false; };
-template <class V> inline __m512i I(V a) {
-  if constexpr (std::is_same_v<V, VF64>) return _mm512_castpd_si512(a.r);
-  else if constexpr (IsInt<V>::value) return a.r; else return _mm512_castps_si512(a.r);
+template <class V>
+struct IsInt {
+  static constexpr bool value = true;
+};
+template <>
+struct IsInt<VF32> {
+  static constexpr bool value = false;
+};
+template <>
+struct IsInt<VF64> {
+  static constexpr bool value = false;
+};
+template <class V>
+inline __m512i I(V a) {
+  if constexpr (std::is_same_v<V, VF64>)
+    return _mm512_castpd_si512(a.r);
+  else if constexpr (IsInt<V>::value)
+    return a.r;
+  else
+    return _mm512_castps_si512(a.r);
 }
-template <class V> inline V FromI(__m512i x) {
-  if constexpr (std::is_same_v<V, VF64>) return V{_mm512_castsi512_pd(x)};
-  else if constexpr (IsInt<V>::value) return V{x}; else return V{_mm512_castsi512_ps(x)};
+template <class V>
+inline V FromI(__m512i x) {
+  if constexpr (std::is_same_v<V, VF64>)
+    return V{_mm512_castsi512_pd(x)};
+  else if constexpr (IsInt<V>::value)
+    return V{x};
+  else
+    return V{_mm512_castsi512_ps(x)};
 }
 // N.B. AVX-512 compares give k-masks; the vocabulary's masks are vectors.
 inline __m512i M32(__mmask16 k) { return _mm512_movm_epi32(k); }
@@ -44,10 +99,14 @@ inline __m512 MF(__mmask16 k) { return _mm512_castsi512_ps(_mm512_movm_epi32(k))
 // the f32 LoadN/StoreN of generic-inl.h use them.
 #define ONEMODEL_SIMD_MASKED_F32 1
 inline __mmask16 FirstN(size_t n) { return __mmask16(n >= 16 ? 0xFFFFu : (1u << n) - 1u); }
-template <class V> inline V Load(const typename V::Lane* p) {
-  if constexpr (std::is_same_v<V, VF64>) return V{_mm512_loadu_pd(p)};
-  else if constexpr (detail::IsInt<V>::value) return V{_mm512_loadu_si512(p)};
-  else return V{_mm512_loadu_ps(p)};
+template <class V>
+inline V Load(const typename V::Lane* p) {
+  if constexpr (std::is_same_v<V, VF64>)
+    return V{_mm512_loadu_pd(p)};
+  else if constexpr (detail::IsInt<V>::value)
+    return V{_mm512_loadu_si512(p)};
+  else
+    return V{_mm512_loadu_ps(p)};
 }
 inline VF32 MaskedLoadF32(const float* p, size_t n, float fill) {
   return {_mm512_mask_loadu_ps(_mm512_set1_ps(fill), FirstN(n), p)};
@@ -55,27 +114,56 @@ inline VF32 MaskedLoadF32(const float* p, size_t n, float fill) {
 inline void MaskedStoreF32(VF32 a, float* p, size_t n) { _mm512_mask_storeu_ps(p, FirstN(n), a.r); }
 inline void Store(VF32 a, float* p) { _mm512_storeu_ps(p, a.r); }
 inline void Store(VF64 a, double* p) { _mm512_storeu_pd(p, a.r); }
-template <class V> inline void Store(V a, typename V::Lane* p) { _mm512_storeu_si512(p, a.r); }
+template <class V>
+inline void Store(V a, typename V::Lane* p) {
+  _mm512_storeu_si512(p, a.r);
+}
 
 // Initialisation.
-template <class V> inline V Set(typename V::Lane x) {
-  if constexpr (sizeof(x) == 1) return V{_mm512_set1_epi8(char(x))};
-  else if constexpr (sizeof(x) == 2) return V{_mm512_set1_epi16(short(x))};
-  else if constexpr (std::is_same_v<V, VF64>) return V{_mm512_set1_pd(x)};
-  else if constexpr (sizeof(x) == 8) return V{_mm512_set1_epi64(int64_t(x))};
-  else if constexpr (detail::IsInt<V>::value) return V{_mm512_set1_epi32(int(x))};
-  else return V{_mm512_set1_ps(x)};
+template <class V>
+inline V Set(typename V::Lane x) {
+  if constexpr (sizeof(x) == 1)
+    return V{_mm512_set1_epi8(char(x))};
+  else if constexpr (sizeof(x) == 2)
+    return V{_mm512_set1_epi16(short(x))};
+  else if constexpr (std::is_same_v<V, VF64>)
+    return V{_mm512_set1_pd(x)};
+  else if constexpr (sizeof(x) == 8)
+    return V{_mm512_set1_epi64(int64_t(x))};
+  else if constexpr (detail::IsInt<V>::value)
+    return V{_mm512_set1_epi32(int(x))};
+  else
+    return V{_mm512_set1_ps(x)};
 }
-template <class V> inline V Zero() { return detail::FromI<V>(_mm512_setzero_si512()); }
-template <class VTo, class VFrom> inline VTo BitCast(VFrom a) { return detail::FromI<VTo>(detail::I(a)); }
+template <class V>
+inline V Zero() {
+  return detail::FromI<V>(_mm512_setzero_si512());
+}
+template <class VTo, class VFrom>
+inline VTo BitCast(VFrom a) {
+  return detail::FromI<VTo>(detail::I(a));
+}
 
 // Bitwise.
-template <class V> inline V And(V a, V b) { return detail::FromI<V>(_mm512_and_si512(detail::I(a), detail::I(b))); }
-template <class V> inline V Or(V a, V b) { return detail::FromI<V>(_mm512_or_si512(detail::I(a), detail::I(b))); }
-template <class V> inline V Xor(V a, V b) { return detail::FromI<V>(_mm512_xor_si512(detail::I(a), detail::I(b))); }
-template <class V> inline V AndNot(V a, V b) { return detail::FromI<V>(_mm512_andnot_si512(detail::I(a), detail::I(b))); }
+template <class V>
+inline V And(V a, V b) {
+  return detail::FromI<V>(_mm512_and_si512(detail::I(a), detail::I(b)));
+}
+template <class V>
+inline V Or(V a, V b) {
+  return detail::FromI<V>(_mm512_or_si512(detail::I(a), detail::I(b)));
+}
+template <class V>
+inline V Xor(V a, V b) {
+  return detail::FromI<V>(_mm512_xor_si512(detail::I(a), detail::I(b)));
+}
+template <class V>
+inline V AndNot(V a, V b) {
+  return detail::FromI<V>(_mm512_andnot_si512(detail::I(a), detail::I(b)));
+}
 // Bit select (m ? y : n per bit): ternary-logic truth table 0xCA.
-template <class V> inline V IfThenElse(V m, V y, V n) {
+template <class V>
+inline V IfThenElse(V m, V y, V n) {
   return detail::FromI<V>(_mm512_ternarylogic_epi32(detail::I(m), detail::I(y), detail::I(n), 0xCA));
 }
 
@@ -98,7 +186,10 @@ inline VI16 Gt(VI16 a, VI16 b) { return {detail::M16(_mm512_cmpgt_epi16_mask(a.r
 inline VU16 Gt(VU16 a, VU16 b) { return {detail::M16(_mm512_cmpgt_epu16_mask(a.r, b.r))}; }
 inline VI8 Gt(VI8 a, VI8 b) { return {detail::M8(_mm512_cmpgt_epi8_mask(a.r, b.r))}; }
 inline VU8 Gt(VU8 a, VU8 b) { return {detail::M8(_mm512_cmpgt_epu8_mask(a.r, b.r))}; }
-template <class V> inline V Lt(V a, V b) { return Gt(b, a); }
+template <class V>
+inline V Lt(V a, V b) {
+  return Gt(b, a);
+}
 
 // Arithmetic.
 inline VF32 Add(VF32 a, VF32 b) { return {_mm512_add_ps(a.r, b.r)}; }
@@ -122,7 +213,9 @@ inline VI16 Mul(VI16 a, VI16 b) { return {_mm512_mullo_epi16(a.r, b.r)}; }
 inline VU16 Mul(VU16 a, VU16 b) { return {_mm512_mullo_epi16(a.r, b.r)}; }
 inline VF32 Div(VF32 a, VF32 b) { return {_mm512_div_ps(a.r, b.r)}; }
 inline VF32 Sqrt(VF32 a) { return {_mm512_sqrt_ps(a.r)}; }
-inline VF32 Neg(VF32 a) { return detail::FromI<VF32>(_mm512_xor_si512(detail::I(a), _mm512_set1_epi32(int(0x80000000u)))); }
+inline VF32 Neg(VF32 a) {
+  return detail::FromI<VF32>(_mm512_xor_si512(detail::I(a), _mm512_set1_epi32(int(0x80000000u))));
+}
 inline VF32 Abs(VF32 a) { return detail::FromI<VF32>(_mm512_and_si512(detail::I(a), _mm512_set1_epi32(0x7FFFFFFF))); }
 inline VI16 AddSat(VI16 a, VI16 b) { return {_mm512_adds_epi16(a.r, b.r)}; }
 inline VU16 AddSat(VU16 a, VU16 b) { return {_mm512_adds_epu16(a.r, b.r)}; }
@@ -152,25 +245,38 @@ inline VF32 MinIeee(VF32 a, VF32 b) {
   return {_mm512_mask_add_ps(_mm512_castsi512_ps(m), nan, a.r, b.r)};
 }
 inline VF32 MaxIeee(VF32 a, VF32 b) {
-  const __m512i m = _mm512_and_si512(detail::I(VF32{_mm512_max_ps(a.r, b.r)}), detail::I(VF32{_mm512_max_ps(b.r, a.r)}));
+  const __m512i m =
+      _mm512_and_si512(detail::I(VF32{_mm512_max_ps(a.r, b.r)}), detail::I(VF32{_mm512_max_ps(b.r, a.r)}));
   const __mmask16 nan = _mm512_cmp_ps_mask(a.r, b.r, _CMP_UNORD_Q);
   return {_mm512_mask_add_ps(_mm512_castsi512_ps(m), nan, a.r, b.r)};
 }
-template <int k, class V> inline V ShiftLeft(V a) {
+template <int k, class V>
+inline V ShiftLeft(V a) {
   static_assert(sizeof(typename V::Lane) >= 2 && k >= 0 && k < int(8 * sizeof(typename V::Lane)), "ShiftLeft");
-  if constexpr (sizeof(typename V::Lane) == 8) return V{_mm512_slli_epi64(a.r, k)};
-  else if constexpr (sizeof(typename V::Lane) == 2) return V{_mm512_slli_epi16(a.r, k)};
-  else return V{_mm512_slli_epi32(a.r, k)};
+  if constexpr (sizeof(typename V::Lane) == 8)
+    return V{_mm512_slli_epi64(a.r, k)};
+  else if constexpr (sizeof(typename V::Lane) == 2)
+    return V{_mm512_slli_epi16(a.r, k)};
+  else
+    return V{_mm512_slli_epi32(a.r, k)};
 }
-template <int k, class V> inline V ShiftRight(V a) {
+template <int k, class V>
+inline V ShiftRight(V a) {
   using L = typename V::Lane;
   static_assert(sizeof(L) >= 2 && k >= 0 && k < int(8 * sizeof(L)), "ShiftRight");
   static_assert(sizeof(L) < 8 || L(-1) > L(0), "ShiftRight: 64-bit lanes are unsigned");
-  if constexpr (sizeof(L) == 8) return V{_mm512_srli_epi64(a.r, k)};
+  if constexpr (sizeof(L) == 8)
+    return V{_mm512_srli_epi64(a.r, k)};
   else if constexpr (sizeof(L) == 2) {
-    if constexpr (L(-1) < L(0)) return V{_mm512_srai_epi16(a.r, k)}; else return V{_mm512_srli_epi16(a.r, k)};
+    if constexpr (L(-1) < L(0))
+      return V{_mm512_srai_epi16(a.r, k)};
+    else
+      return V{_mm512_srli_epi16(a.r, k)};
   } else {
-    if constexpr (L(-1) < L(0)) return V{_mm512_srai_epi32(a.r, k)}; else return V{_mm512_srli_epi32(a.r, k)};
+    if constexpr (L(-1) < L(0))
+      return V{_mm512_srai_epi32(a.r, k)};
+    else
+      return V{_mm512_srli_epi32(a.r, k)};
   }
 }
 
@@ -179,7 +285,9 @@ inline VF32 RoundEven(VF32 a) { return {_mm512_roundscale_ps(a.r, _MM_FROUND_TO_
 inline VF32 Trunc(VF32 a) { return {_mm512_roundscale_ps(a.r, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC)}; }
 inline VF32 Floor(VF32 a) { return {_mm512_roundscale_ps(a.r, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC)}; }
 inline VF32 Ceil(VF32 a) { return {_mm512_roundscale_ps(a.r, _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC)}; }
-inline VF32 CvtI32ToF32(VI32 a) { return {_mm512_cvt_roundepi32_ps(a.r, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC)}; }
+inline VF32 CvtI32ToF32(VI32 a) {
+  return {_mm512_cvt_roundepi32_ps(a.r, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC)};
+}
 // N.B. vcvttps2dq returns 0x80000000 for NaN and out-of-range lanes, as SSE does.
 inline VI32 CvtTruncSatF32ToI32(VF32 a) {
   const __m512i t = _mm512_cvttps_epi32(a.r);
@@ -206,15 +314,25 @@ inline VU32 WidenHi(VU16 a) { return {_mm512_cvtepu16_epi32(Hi256(a.r))}; }
 // N.B. vpmovus* reads its source as unsigned, so signed -> unsigned saturation clamps
 // negative lanes to zero first.
 inline __m512i Join(__m256i lo, __m256i hi) { return _mm512_inserti64x4(_mm512_castsi256_si512(lo), hi, 1); }
-inline VI16 NarrowSatI32ToI16(VI32 a, VI32 b) { return {Join(_mm512_cvtsepi32_epi16(a.r), _mm512_cvtsepi32_epi16(b.r))}; }
-inline VI16 NarrowTruncI32ToI16(VI32 a, VI32 b) { return {Join(_mm512_cvtepi32_epi16(a.r), _mm512_cvtepi32_epi16(b.r))}; }
+inline VI16 NarrowSatI32ToI16(VI32 a, VI32 b) {
+  return {Join(_mm512_cvtsepi32_epi16(a.r), _mm512_cvtsepi32_epi16(b.r))};
+}
+inline VI16 NarrowTruncI32ToI16(VI32 a, VI32 b) {
+  return {Join(_mm512_cvtepi32_epi16(a.r), _mm512_cvtepi32_epi16(b.r))};
+}
 inline VU16 NarrowSatI32ToU16(VI32 a, VI32 b) {
   const __m512i z = _mm512_setzero_si512();
   return {Join(_mm512_cvtusepi32_epi16(_mm512_max_epi32(a.r, z)), _mm512_cvtusepi32_epi16(_mm512_max_epi32(b.r, z)))};
 }
-inline VU16 NarrowTruncI32ToU16(VI32 a, VI32 b) { return {Join(_mm512_cvtepi32_epi16(a.r), _mm512_cvtepi32_epi16(b.r))}; }
-inline VU16 NarrowSatU32ToU16(VU32 a, VU32 b) { return {Join(_mm512_cvtusepi32_epi16(a.r), _mm512_cvtusepi32_epi16(b.r))}; }
-inline VU16 NarrowTruncU32ToU16(VU32 a, VU32 b) { return {Join(_mm512_cvtepi32_epi16(a.r), _mm512_cvtepi32_epi16(b.r))}; }
+inline VU16 NarrowTruncI32ToU16(VI32 a, VI32 b) {
+  return {Join(_mm512_cvtepi32_epi16(a.r), _mm512_cvtepi32_epi16(b.r))};
+}
+inline VU16 NarrowSatU32ToU16(VU32 a, VU32 b) {
+  return {Join(_mm512_cvtusepi32_epi16(a.r), _mm512_cvtusepi32_epi16(b.r))};
+}
+inline VU16 NarrowTruncU32ToU16(VU32 a, VU32 b) {
+  return {Join(_mm512_cvtepi32_epi16(a.r), _mm512_cvtepi32_epi16(b.r))};
+}
 inline VI8 NarrowSatI16ToI8(VI16 a, VI16 b) { return {Join(_mm512_cvtsepi16_epi8(a.r), _mm512_cvtsepi16_epi8(b.r))}; }
 inline VI8 NarrowTruncI16ToI8(VI16 a, VI16 b) { return {Join(_mm512_cvtepi16_epi8(a.r), _mm512_cvtepi16_epi8(b.r))}; }
 inline VU8 NarrowSatI16ToU8(VI16 a, VI16 b) {
@@ -254,7 +372,8 @@ inline void TransposeSquare(VF32* v) {
   // u[4i + k] holds, in its 128-bit lane L, column 4L + k of rows 4i .. 4i + 3.
   for (int k = 0; k < 4; ++k) {
     const __m512 x0 = _mm512_shuffle_f32x4(u[k], u[4 + k], 0x88), x1 = _mm512_shuffle_f32x4(u[k], u[4 + k], 0xDD);
-    const __m512 y0 = _mm512_shuffle_f32x4(u[8 + k], u[12 + k], 0x88), y1 = _mm512_shuffle_f32x4(u[8 + k], u[12 + k], 0xDD);
+    const __m512 y0 = _mm512_shuffle_f32x4(u[8 + k], u[12 + k], 0x88),
+                 y1 = _mm512_shuffle_f32x4(u[8 + k], u[12 + k], 0xDD);
     v[k].r = _mm512_shuffle_f32x4(x0, y0, 0x88);
     v[8 + k].r = _mm512_shuffle_f32x4(x0, y0, 0xDD);
     v[4 + k].r = _mm512_shuffle_f32x4(x1, y1, 0x88);
@@ -263,8 +382,8 @@ inline void TransposeSquare(VF32* v) {
 }
 
 inline float ReduceSumTree(VF32 a) {
-  const __m256 h = _mm256_add_ps(_mm512_castps512_ps256(a.r),
-                                 _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(a.r), 1)));
+  const __m256 h =
+      _mm256_add_ps(_mm512_castps512_ps256(a.r), _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(a.r), 1)));
   const __m128 q = _mm_add_ps(_mm256_castps256_ps128(h), _mm256_extractf128_ps(h, 1));
   const __m128 s = _mm_add_ps(q, _mm_movehl_ps(q, q));
   return _mm_cvtss_f32(_mm_add_ss(s, _mm_shuffle_ps(s, s, 1)));
@@ -284,8 +403,12 @@ inline VF64 Add(VF64 a, VF64 b) { return {_mm512_add_pd(a.r, b.r)}; }
 inline VF64 Sub(VF64 a, VF64 b) { return {_mm512_sub_pd(a.r, b.r)}; }
 inline VF64 Mul(VF64 a, VF64 b) { return {_mm512_mul_pd(a.r, b.r)}; }
 inline VF64 Div(VF64 a, VF64 b) { return {_mm512_div_pd(a.r, b.r)}; }
-inline VF64 Neg(VF64 a) { return detail::FromI<VF64>(_mm512_xor_si512(detail::I(a), _mm512_set1_epi64(int64_t(0x8000000000000000ull)))); }
-inline VF64 Abs(VF64 a) { return detail::FromI<VF64>(_mm512_and_si512(detail::I(a), _mm512_set1_epi64(0x7FFFFFFFFFFFFFFFll))); }
+inline VF64 Neg(VF64 a) {
+  return detail::FromI<VF64>(_mm512_xor_si512(detail::I(a), _mm512_set1_epi64(int64_t(0x8000000000000000ull))));
+}
+inline VF64 Abs(VF64 a) {
+  return detail::FromI<VF64>(_mm512_and_si512(detail::I(a), _mm512_set1_epi64(0x7FFFFFFFFFFFFFFFll)));
+}
 inline VU64 Add(VU64 a, VU64 b) { return {_mm512_add_epi64(a.r, b.r)}; }
 inline VU64 Sub(VU64 a, VU64 b) { return {_mm512_sub_epi64(a.r, b.r)}; }
 inline VF64 Trunc(VF64 a) { return {_mm512_roundscale_pd(a.r, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC)}; }

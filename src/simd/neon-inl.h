@@ -11,15 +11,51 @@
 namespace onemodel::impl {
 namespace ONEMODEL_NS {
 
-struct VF32 { using Lane = float;    static constexpr size_t kLanes = 4;  float32x4_t r; };
-struct VI32 { using Lane = int32_t;  static constexpr size_t kLanes = 4;  int32x4_t r; };
-struct VU32 { using Lane = uint32_t; static constexpr size_t kLanes = 4;  uint32x4_t r; };
-struct VI16 { using Lane = int16_t;  static constexpr size_t kLanes = 8;  int16x8_t r; };
-struct VU16 { using Lane = uint16_t; static constexpr size_t kLanes = 8;  uint16x8_t r; };
-struct VI8  { using Lane = int8_t;   static constexpr size_t kLanes = 16; int8x16_t r; };
-struct VU8  { using Lane = uint8_t;  static constexpr size_t kLanes = 16; uint8x16_t r; };
-struct VF64 { using Lane = double;   static constexpr size_t kLanes = 2;  float64x2_t r; };
-struct VU64 { using Lane = uint64_t; static constexpr size_t kLanes = 2;  uint64x2_t r; };
+struct VF32 {
+  using Lane = float;
+  static constexpr size_t kLanes = 4;
+  float32x4_t r;
+};
+struct VI32 {
+  using Lane = int32_t;
+  static constexpr size_t kLanes = 4;
+  int32x4_t r;
+};
+struct VU32 {
+  using Lane = uint32_t;
+  static constexpr size_t kLanes = 4;
+  uint32x4_t r;
+};
+struct VI16 {
+  using Lane = int16_t;
+  static constexpr size_t kLanes = 8;
+  int16x8_t r;
+};
+struct VU16 {
+  using Lane = uint16_t;
+  static constexpr size_t kLanes = 8;
+  uint16x8_t r;
+};
+struct VI8 {
+  using Lane = int8_t;
+  static constexpr size_t kLanes = 16;
+  int8x16_t r;
+};
+struct VU8 {
+  using Lane = uint8_t;
+  static constexpr size_t kLanes = 16;
+  uint8x16_t r;
+};
+struct VF64 {
+  using Lane = double;
+  static constexpr size_t kLanes = 2;
+  float64x2_t r;
+};
+struct VU64 {
+  using Lane = uint64_t;
+  static constexpr size_t kLanes = 2;
+  uint64x2_t r;
+};
 
 namespace detail {
 inline uint8x16_t vreinterpretq_u8(float32x4_t x) { return vreinterpretq_u8_f32(x); }
@@ -31,51 +67,93 @@ inline uint8x16_t vreinterpretq_u8(int8x16_t x) { return vreinterpretq_u8_s8(x);
 inline uint8x16_t vreinterpretq_u8(uint8x16_t x) { return x; }
 inline uint8x16_t vreinterpretq_u8(float64x2_t x) { return vreinterpretq_u8_f64(x); }
 inline uint8x16_t vreinterpretq_u8(uint64x2_t x) { return vreinterpretq_u8_u64(x); }
-template <class V> inline uint8x16_t B(V a) {
+template <class V>
+inline uint8x16_t B(V a) {
   return vreinterpretq_u8(a.r);
 }
-template <class V> inline V FromB(uint8x16_t x) {
-  if constexpr (std::is_same_v<V, VF32>) return V{vreinterpretq_f32_u8(x)};
-  else if constexpr (std::is_same_v<V, VI32>) return V{vreinterpretq_s32_u8(x)};
-  else if constexpr (std::is_same_v<V, VU32>) return V{vreinterpretq_u32_u8(x)};
-  else if constexpr (std::is_same_v<V, VI16>) return V{vreinterpretq_s16_u8(x)};
-  else if constexpr (std::is_same_v<V, VU16>) return V{vreinterpretq_u16_u8(x)};
-  else if constexpr (std::is_same_v<V, VI8>) return V{vreinterpretq_s8_u8(x)};
-  else if constexpr (std::is_same_v<V, VF64>) return V{vreinterpretq_f64_u8(x)};
-  else if constexpr (std::is_same_v<V, VU64>) return V{vreinterpretq_u64_u8(x)};
-  else return V{x};
+template <class V>
+inline V FromB(uint8x16_t x) {
+  if constexpr (std::is_same_v<V, VF32>)
+    return V{vreinterpretq_f32_u8(x)};
+  else if constexpr (std::is_same_v<V, VI32>)
+    return V{vreinterpretq_s32_u8(x)};
+  else if constexpr (std::is_same_v<V, VU32>)
+    return V{vreinterpretq_u32_u8(x)};
+  else if constexpr (std::is_same_v<V, VI16>)
+    return V{vreinterpretq_s16_u8(x)};
+  else if constexpr (std::is_same_v<V, VU16>)
+    return V{vreinterpretq_u16_u8(x)};
+  else if constexpr (std::is_same_v<V, VI8>)
+    return V{vreinterpretq_s8_u8(x)};
+  else if constexpr (std::is_same_v<V, VF64>)
+    return V{vreinterpretq_f64_u8(x)};
+  else if constexpr (std::is_same_v<V, VU64>)
+    return V{vreinterpretq_u64_u8(x)};
+  else
+    return V{x};
 }
 }  // namespace detail
 
 // Memory.
-template <class V> inline V Load(const typename V::Lane* p) {
+template <class V>
+inline V Load(const typename V::Lane* p) {
   return detail::FromB<V>(vld1q_u8(reinterpret_cast<const uint8_t*>(p)));
 }
-template <class V> inline void Store(V a, typename V::Lane* p) {
+template <class V>
+inline void Store(V a, typename V::Lane* p) {
   vst1q_u8(reinterpret_cast<uint8_t*>(p), detail::B(a));
 }
 
 // Initialisation.
-template <class V> inline V Set(typename V::Lane x) {
-  if constexpr (std::is_same_v<V, VF32>) return V{vdupq_n_f32(x)};
-  else if constexpr (std::is_same_v<V, VI32>) return V{vdupq_n_s32(x)};
-  else if constexpr (std::is_same_v<V, VU32>) return V{vdupq_n_u32(x)};
-  else if constexpr (std::is_same_v<V, VI16>) return V{vdupq_n_s16(x)};
-  else if constexpr (std::is_same_v<V, VU16>) return V{vdupq_n_u16(x)};
-  else if constexpr (std::is_same_v<V, VI8>) return V{vdupq_n_s8(x)};
-  else if constexpr (std::is_same_v<V, VF64>) return V{vdupq_n_f64(x)};
-  else if constexpr (std::is_same_v<V, VU64>) return V{vdupq_n_u64(x)};
-  else return V{vdupq_n_u8(x)};
+template <class V>
+inline V Set(typename V::Lane x) {
+  if constexpr (std::is_same_v<V, VF32>)
+    return V{vdupq_n_f32(x)};
+  else if constexpr (std::is_same_v<V, VI32>)
+    return V{vdupq_n_s32(x)};
+  else if constexpr (std::is_same_v<V, VU32>)
+    return V{vdupq_n_u32(x)};
+  else if constexpr (std::is_same_v<V, VI16>)
+    return V{vdupq_n_s16(x)};
+  else if constexpr (std::is_same_v<V, VU16>)
+    return V{vdupq_n_u16(x)};
+  else if constexpr (std::is_same_v<V, VI8>)
+    return V{vdupq_n_s8(x)};
+  else if constexpr (std::is_same_v<V, VF64>)
+    return V{vdupq_n_f64(x)};
+  else if constexpr (std::is_same_v<V, VU64>)
+    return V{vdupq_n_u64(x)};
+  else
+    return V{vdupq_n_u8(x)};
 }
-template <class V> inline V Zero() { return detail::FromB<V>(vdupq_n_u8(0)); }
-template <class VTo, class VFrom> inline VTo BitCast(VFrom a) { return detail::FromB<VTo>(detail::B(a)); }
+template <class V>
+inline V Zero() {
+  return detail::FromB<V>(vdupq_n_u8(0));
+}
+template <class VTo, class VFrom>
+inline VTo BitCast(VFrom a) {
+  return detail::FromB<VTo>(detail::B(a));
+}
 
 // Bitwise.
-template <class V> inline V And(V a, V b) { return detail::FromB<V>(vandq_u8(detail::B(a), detail::B(b))); }
-template <class V> inline V Or(V a, V b) { return detail::FromB<V>(vorrq_u8(detail::B(a), detail::B(b))); }
-template <class V> inline V Xor(V a, V b) { return detail::FromB<V>(veorq_u8(detail::B(a), detail::B(b))); }
-template <class V> inline V AndNot(V a, V b) { return detail::FromB<V>(vbicq_u8(detail::B(b), detail::B(a))); }
-template <class V> inline V IfThenElse(V m, V y, V n) {
+template <class V>
+inline V And(V a, V b) {
+  return detail::FromB<V>(vandq_u8(detail::B(a), detail::B(b)));
+}
+template <class V>
+inline V Or(V a, V b) {
+  return detail::FromB<V>(vorrq_u8(detail::B(a), detail::B(b)));
+}
+template <class V>
+inline V Xor(V a, V b) {
+  return detail::FromB<V>(veorq_u8(detail::B(a), detail::B(b)));
+}
+template <class V>
+inline V AndNot(V a, V b) {
+  return detail::FromB<V>(vbicq_u8(detail::B(b), detail::B(a)));
+}
+template <class V>
+inline V IfThenElse(V m, V y, V n) {
   return detail::FromB<V>(vbslq_u8(detail::B(m), detail::B(y), detail::B(n)));
 }
 
@@ -98,14 +176,17 @@ inline VI16 Gt(VI16 a, VI16 b) { return {vreinterpretq_s16_u16(vcgtq_s16(a.r, b.
 inline VU16 Gt(VU16 a, VU16 b) { return {vcgtq_u16(a.r, b.r)}; }
 inline VI8 Gt(VI8 a, VI8 b) { return {vreinterpretq_s8_u8(vcgtq_s8(a.r, b.r))}; }
 inline VU8 Gt(VU8 a, VU8 b) { return {vcgtq_u8(a.r, b.r)}; }
-template <class V> inline V Lt(V a, V b) { return Gt(b, a); }
+template <class V>
+inline V Lt(V a, V b) {
+  return Gt(b, a);
+}
 
 // Arithmetic.
-#define OM_NEON_ALL(name, op)                                                            \
-  inline VF32 name(VF32 a, VF32 b) { return {op##q_f32(a.r, b.r)}; }                     \
-  inline VI32 name(VI32 a, VI32 b) { return {op##q_s32(a.r, b.r)}; }                     \
-  inline VU32 name(VU32 a, VU32 b) { return {op##q_u32(a.r, b.r)}; }                     \
-  inline VI16 name(VI16 a, VI16 b) { return {op##q_s16(a.r, b.r)}; }                     \
+#define OM_NEON_ALL(name, op)                                        \
+  inline VF32 name(VF32 a, VF32 b) { return {op##q_f32(a.r, b.r)}; } \
+  inline VI32 name(VI32 a, VI32 b) { return {op##q_s32(a.r, b.r)}; } \
+  inline VU32 name(VU32 a, VU32 b) { return {op##q_u32(a.r, b.r)}; } \
+  inline VI16 name(VI16 a, VI16 b) { return {op##q_s16(a.r, b.r)}; } \
   inline VU16 name(VU16 a, VU16 b) { return {op##q_u16(a.r, b.r)}; }
 OM_NEON_ALL(Add, vadd)
 OM_NEON_ALL(Sub, vsub)
@@ -127,12 +208,12 @@ inline VI16 SubSat(VI16 a, VI16 b) { return {vqsubq_s16(a.r, b.r)}; }
 inline VU16 SubSat(VU16 a, VU16 b) { return {vqsubq_u16(a.r, b.r)}; }
 inline VI8 SubSat(VI8 a, VI8 b) { return {vqsubq_s8(a.r, b.r)}; }
 inline VU8 SubSat(VU8 a, VU8 b) { return {vqsubq_u8(a.r, b.r)}; }
-#define OM_NEON_INT(name, op)                                                            \
-  inline VI32 name(VI32 a, VI32 b) { return {op##q_s32(a.r, b.r)}; }                     \
-  inline VU32 name(VU32 a, VU32 b) { return {op##q_u32(a.r, b.r)}; }                     \
-  inline VI16 name(VI16 a, VI16 b) { return {op##q_s16(a.r, b.r)}; }                     \
-  inline VU16 name(VU16 a, VU16 b) { return {op##q_u16(a.r, b.r)}; }                     \
-  inline VI8 name(VI8 a, VI8 b) { return {op##q_s8(a.r, b.r)}; }                         \
+#define OM_NEON_INT(name, op)                                        \
+  inline VI32 name(VI32 a, VI32 b) { return {op##q_s32(a.r, b.r)}; } \
+  inline VU32 name(VU32 a, VU32 b) { return {op##q_u32(a.r, b.r)}; } \
+  inline VI16 name(VI16 a, VI16 b) { return {op##q_s16(a.r, b.r)}; } \
+  inline VU16 name(VU16 a, VU16 b) { return {op##q_u16(a.r, b.r)}; } \
+  inline VI8 name(VI8 a, VI8 b) { return {op##q_s8(a.r, b.r)}; }     \
   inline VU8 name(VU8 a, VU8 b) { return {op##q_u8(a.r, b.r)}; }
 OM_NEON_INT(Min, vmin)
 OM_NEON_INT(Max, vmax)
@@ -141,15 +222,59 @@ OM_NEON_INT(Max, vmax)
 // -0 < +0); FMINNM/FMAXNM (vminnmq) would be minNum and must not be used here.
 inline VF32 MinIeee(VF32 a, VF32 b) { return {vminq_f32(a.r, b.r)}; }
 inline VF32 MaxIeee(VF32 a, VF32 b) { return {vmaxq_f32(a.r, b.r)}; }
-template <int k> inline VI32 ShiftLeft(VI32 a) { static_assert(k >= 0 && k < 32, ""); return {vshlq_n_s32(a.r, k)}; }
-template <int k> inline VU32 ShiftLeft(VU32 a) { static_assert(k >= 0 && k < 32, ""); return {vshlq_n_u32(a.r, k)}; }
-template <int k> inline VI16 ShiftLeft(VI16 a) { static_assert(k >= 0 && k < 16, ""); return {vshlq_n_s16(a.r, k)}; }
-template <int k> inline VU16 ShiftLeft(VU16 a) { static_assert(k >= 0 && k < 16, ""); return {vshlq_n_u16(a.r, k)}; }
+template <int k>
+inline VI32 ShiftLeft(VI32 a) {
+  static_assert(k >= 0 && k < 32, "");
+  return {vshlq_n_s32(a.r, k)};
+}
+template <int k>
+inline VU32 ShiftLeft(VU32 a) {
+  static_assert(k >= 0 && k < 32, "");
+  return {vshlq_n_u32(a.r, k)};
+}
+template <int k>
+inline VI16 ShiftLeft(VI16 a) {
+  static_assert(k >= 0 && k < 16, "");
+  return {vshlq_n_s16(a.r, k)};
+}
+template <int k>
+inline VU16 ShiftLeft(VU16 a) {
+  static_assert(k >= 0 && k < 16, "");
+  return {vshlq_n_u16(a.r, k)};
+}
 // N.B. vshrq_n takes counts 1..bits; a count of 0 is the identity.
-template <int k> inline VI32 ShiftRight(VI32 a) { static_assert(k >= 0 && k < 32, ""); if constexpr (k == 0) return a; else return {vshrq_n_s32(a.r, k)}; }
-template <int k> inline VU32 ShiftRight(VU32 a) { static_assert(k >= 0 && k < 32, ""); if constexpr (k == 0) return a; else return {vshrq_n_u32(a.r, k)}; }
-template <int k> inline VI16 ShiftRight(VI16 a) { static_assert(k >= 0 && k < 16, ""); if constexpr (k == 0) return a; else return {vshrq_n_s16(a.r, k)}; }
-template <int k> inline VU16 ShiftRight(VU16 a) { static_assert(k >= 0 && k < 16, ""); if constexpr (k == 0) return a; else return {vshrq_n_u16(a.r, k)}; }
+template <int k>
+inline VI32 ShiftRight(VI32 a) {
+  static_assert(k >= 0 && k < 32, "");
+  if constexpr (k == 0)
+    return a;
+  else
+    return {vshrq_n_s32(a.r, k)};
+}
+template <int k>
+inline VU32 ShiftRight(VU32 a) {
+  static_assert(k >= 0 && k < 32, "");
+  if constexpr (k == 0)
+    return a;
+  else
+    return {vshrq_n_u32(a.r, k)};
+}
+template <int k>
+inline VI16 ShiftRight(VI16 a) {
+  static_assert(k >= 0 && k < 16, "");
+  if constexpr (k == 0)
+    return a;
+  else
+    return {vshrq_n_s16(a.r, k)};
+}
+template <int k>
+inline VU16 ShiftRight(VU16 a) {
+  static_assert(k >= 0 && k < 16, "");
+  if constexpr (k == 0)
+    return a;
+  else
+    return {vshrq_n_u16(a.r, k)};
+}
 
 // Rounding and conversions (AArch64 FRINTN/FRINTZ/FRINTM/FRINTP name their rounding).
 inline VF32 RoundEven(VF32 a) { return {vrndnq_f32(a.r)}; }
@@ -239,8 +364,19 @@ inline VF64 Neg(VF64 a) { return {vnegq_f64(a.r)}; }
 inline VF64 Abs(VF64 a) { return {vabsq_f64(a.r)}; }
 inline VU64 Add(VU64 a, VU64 b) { return {vaddq_u64(a.r, b.r)}; }
 inline VU64 Sub(VU64 a, VU64 b) { return {vsubq_u64(a.r, b.r)}; }
-template <int k> inline VU64 ShiftLeft(VU64 a) { static_assert(k >= 0 && k < 64, ""); return {vshlq_n_u64(a.r, k)}; }
-template <int k> inline VU64 ShiftRight(VU64 a) { static_assert(k >= 0 && k < 64, ""); if constexpr (k == 0) return a; else return {vshrq_n_u64(a.r, k)}; }
+template <int k>
+inline VU64 ShiftLeft(VU64 a) {
+  static_assert(k >= 0 && k < 64, "");
+  return {vshlq_n_u64(a.r, k)};
+}
+template <int k>
+inline VU64 ShiftRight(VU64 a) {
+  static_assert(k >= 0 && k < 64, "");
+  if constexpr (k == 0)
+    return a;
+  else
+    return {vshrq_n_u64(a.r, k)};
+}
 inline VF64 Trunc(VF64 a) { return {vrndq_f64(a.r)}; }
 inline VF64 Floor(VF64 a) { return {vrndmq_f64(a.r)}; }
 inline VF64 WidenLo(VF32 a) { return {vcvt_f64_f32(vget_low_f32(a.r))}; }

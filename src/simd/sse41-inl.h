@@ -10,27 +10,82 @@
 namespace onemodel::impl {
 namespace ONEMODEL_NS {
 
-struct VF32 { using Lane = float;    static constexpr size_t kLanes = 4;  __m128 r; };
-struct VI32 { using Lane = int32_t;  static constexpr size_t kLanes = 4;  __m128i r; };
-struct VU32 { using Lane = uint32_t; static constexpr size_t kLanes = 4;  __m128i r; };
-struct VI16 { using Lane = int16_t;  static constexpr size_t kLanes = 8;  __m128i r; };
-struct VU16 { using Lane = uint16_t; static constexpr size_t kLanes = 8;  __m128i r; };
-struct VI8  { using Lane = int8_t;   static constexpr size_t kLanes = 16; __m128i r; };
-struct VU8  { using Lane = uint8_t;  static constexpr size_t kLanes = 16; __m128i r; };
-struct VF64 { using Lane = double;   static constexpr size_t kLanes = 2;  __m128d r; };
-struct VU64 { using Lane = uint64_t; static constexpr size_t kLanes = 2;  __m128i r; };
+struct VF32 {
+  using Lane = float;
+  static constexpr size_t kLanes = 4;
+  __m128 r;
+};
+struct VI32 {
+  using Lane = int32_t;
+  static constexpr size_t kLanes = 4;
+  __m128i r;
+};
+struct VU32 {
+  using Lane = uint32_t;
+  static constexpr size_t kLanes = 4;
+  __m128i r;
+};
+struct VI16 {
+  using Lane = int16_t;
+  static constexpr size_t kLanes = 8;
+  __m128i r;
+};
+struct VU16 {
+  using Lane = uint16_t;
+  static constexpr size_t kLanes = 8;
+  __m128i r;
+};
+struct VI8 {
+  using Lane = int8_t;
+  static constexpr size_t kLanes = 16;
+  __m128i r;
+};
+struct VU8 {
+  using Lane = uint8_t;
+  static constexpr size_t kLanes = 16;
+  __m128i r;
+};
+struct VF64 {
+  using Lane = double;
+  static constexpr size_t kLanes = 2;
+  __m128d r;
+};
+struct VU64 {
+  using Lane = uint64_t;
+  static constexpr size_t kLanes = 2;
+  __m128i r;
+};
 
 namespace detail {
-template <class V> struct IsInt { static constexpr bool value = true; };
-template <> struct IsInt<VF32> { static constexpr bool value = false; };
-template <> struct IsInt<VF64> { static constexpr bool value = false; };
-template <class V> inline __m128i I(V a) {
-  if constexpr (std::is_same_v<V, VF64>) return _mm_castpd_si128(a.r);
-  else if constexpr (IsInt<V>::value) return a.r; else return _mm_castps_si128(a.r);
+template <class V>
+struct IsInt {
+  static constexpr bool value = true;
+};
+template <>
+struct IsInt<VF32> {
+  static constexpr bool value = false;
+};
+template <>
+struct IsInt<VF64> {
+  static constexpr bool value = false;
+};
+template <class V>
+inline __m128i I(V a) {
+  if constexpr (std::is_same_v<V, VF64>)
+    return _mm_castpd_si128(a.r);
+  else if constexpr (IsInt<V>::value)
+    return a.r;
+  else
+    return _mm_castps_si128(a.r);
 }
-template <class V> inline V FromI(__m128i x) {
-  if constexpr (std::is_same_v<V, VF64>) return V{_mm_castsi128_pd(x)};
-  else if constexpr (IsInt<V>::value) return V{x}; else return V{_mm_castsi128_ps(x)};
+template <class V>
+inline V FromI(__m128i x) {
+  if constexpr (std::is_same_v<V, VF64>)
+    return V{_mm_castsi128_pd(x)};
+  else if constexpr (IsInt<V>::value)
+    return V{x};
+  else
+    return V{_mm_castsi128_ps(x)};
 }
 // Flips the sign bit of each lane so that unsigned order becomes signed order.
 inline __m128i Flip8(__m128i x) { return _mm_xor_si128(x, _mm_set1_epi8(char(0x80))); }
@@ -39,36 +94,67 @@ inline __m128i Flip32(__m128i x) { return _mm_xor_si128(x, _mm_set1_epi32(int(0x
 }  // namespace detail
 
 // Memory.
-template <class V> inline V Load(const typename V::Lane* p) {
-  if constexpr (std::is_same_v<V, VF64>) return V{_mm_loadu_pd(p)};
-  else if constexpr (detail::IsInt<V>::value) return V{_mm_loadu_si128(reinterpret_cast<const __m128i*>(p))};
-  else return V{_mm_loadu_ps(p)};
+template <class V>
+inline V Load(const typename V::Lane* p) {
+  if constexpr (std::is_same_v<V, VF64>)
+    return V{_mm_loadu_pd(p)};
+  else if constexpr (detail::IsInt<V>::value)
+    return V{_mm_loadu_si128(reinterpret_cast<const __m128i*>(p))};
+  else
+    return V{_mm_loadu_ps(p)};
 }
 inline void Store(VF32 a, float* p) { _mm_storeu_ps(p, a.r); }
 inline void Store(VF64 a, double* p) { _mm_storeu_pd(p, a.r); }
-template <class V> inline void Store(V a, typename V::Lane* p) {
+template <class V>
+inline void Store(V a, typename V::Lane* p) {
   _mm_storeu_si128(reinterpret_cast<__m128i*>(p), a.r);
 }
 
 // Initialisation.
-template <class V> inline V Set(typename V::Lane x) {
-  if constexpr (sizeof(x) == 1) return V{_mm_set1_epi8(char(x))};
-  else if constexpr (sizeof(x) == 2) return V{_mm_set1_epi16(short(x))};
-  else if constexpr (std::is_same_v<V, VF64>) return V{_mm_set1_pd(x)};
-  else if constexpr (sizeof(x) == 8) return V{_mm_set1_epi64x(int64_t(x))};
-  else if constexpr (detail::IsInt<V>::value) return V{_mm_set1_epi32(int(x))};
-  else return V{_mm_set1_ps(x)};
+template <class V>
+inline V Set(typename V::Lane x) {
+  if constexpr (sizeof(x) == 1)
+    return V{_mm_set1_epi8(char(x))};
+  else if constexpr (sizeof(x) == 2)
+    return V{_mm_set1_epi16(short(x))};
+  else if constexpr (std::is_same_v<V, VF64>)
+    return V{_mm_set1_pd(x)};
+  else if constexpr (sizeof(x) == 8)
+    return V{_mm_set1_epi64x(int64_t(x))};
+  else if constexpr (detail::IsInt<V>::value)
+    return V{_mm_set1_epi32(int(x))};
+  else
+    return V{_mm_set1_ps(x)};
 }
-template <class V> inline V Zero() { return detail::FromI<V>(_mm_setzero_si128()); }
-template <class VTo, class VFrom> inline VTo BitCast(VFrom a) { return detail::FromI<VTo>(detail::I(a)); }
+template <class V>
+inline V Zero() {
+  return detail::FromI<V>(_mm_setzero_si128());
+}
+template <class VTo, class VFrom>
+inline VTo BitCast(VFrom a) {
+  return detail::FromI<VTo>(detail::I(a));
+}
 
 // Bitwise.
-template <class V> inline V And(V a, V b) { return detail::FromI<V>(_mm_and_si128(detail::I(a), detail::I(b))); }
-template <class V> inline V Or(V a, V b) { return detail::FromI<V>(_mm_or_si128(detail::I(a), detail::I(b))); }
-template <class V> inline V Xor(V a, V b) { return detail::FromI<V>(_mm_xor_si128(detail::I(a), detail::I(b))); }
-template <class V> inline V AndNot(V a, V b) { return detail::FromI<V>(_mm_andnot_si128(detail::I(a), detail::I(b))); }
+template <class V>
+inline V And(V a, V b) {
+  return detail::FromI<V>(_mm_and_si128(detail::I(a), detail::I(b)));
+}
+template <class V>
+inline V Or(V a, V b) {
+  return detail::FromI<V>(_mm_or_si128(detail::I(a), detail::I(b)));
+}
+template <class V>
+inline V Xor(V a, V b) {
+  return detail::FromI<V>(_mm_xor_si128(detail::I(a), detail::I(b)));
+}
+template <class V>
+inline V AndNot(V a, V b) {
+  return detail::FromI<V>(_mm_andnot_si128(detail::I(a), detail::I(b)));
+}
 // N.B. blendv tests only the top bit of each byte: correct for all-0/all-1 masks.
-template <class V> inline V IfThenElse(V m, V y, V n) {
+template <class V>
+inline V IfThenElse(V m, V y, V n) {
   return detail::FromI<V>(_mm_blendv_epi8(detail::I(n), detail::I(y), detail::I(m)));
 }
 
@@ -91,7 +177,10 @@ inline VI8 Gt(VI8 a, VI8 b) { return {_mm_cmpgt_epi8(a.r, b.r)}; }
 inline VU32 Gt(VU32 a, VU32 b) { return {_mm_cmpgt_epi32(detail::Flip32(a.r), detail::Flip32(b.r))}; }
 inline VU16 Gt(VU16 a, VU16 b) { return {_mm_cmpgt_epi16(detail::Flip16(a.r), detail::Flip16(b.r))}; }
 inline VU8 Gt(VU8 a, VU8 b) { return {_mm_cmpgt_epi8(detail::Flip8(a.r), detail::Flip8(b.r))}; }
-template <class V> inline V Lt(V a, V b) { return Gt(b, a); }
+template <class V>
+inline V Lt(V a, V b) {
+  return Gt(b, a);
+}
 
 // Arithmetic.
 inline VF32 Add(VF32 a, VF32 b) { return {_mm_add_ps(a.r, b.r)}; }
@@ -148,21 +237,33 @@ inline VF32 MaxIeee(VF32 a, VF32 b) {
   const __m128 m = _mm_and_ps(_mm_max_ps(a.r, b.r), _mm_max_ps(b.r, a.r));
   return {_mm_blendv_ps(m, _mm_add_ps(a.r, b.r), _mm_cmpunord_ps(a.r, b.r))};
 }
-template <int k, class V> inline V ShiftLeft(V a) {
+template <int k, class V>
+inline V ShiftLeft(V a) {
   static_assert(sizeof(typename V::Lane) >= 2 && k >= 0 && k < int(8 * sizeof(typename V::Lane)), "ShiftLeft");
-  if constexpr (sizeof(typename V::Lane) == 8) return V{_mm_slli_epi64(a.r, k)};
-  else if constexpr (sizeof(typename V::Lane) == 2) return V{_mm_slli_epi16(a.r, k)};
-  else return V{_mm_slli_epi32(a.r, k)};
+  if constexpr (sizeof(typename V::Lane) == 8)
+    return V{_mm_slli_epi64(a.r, k)};
+  else if constexpr (sizeof(typename V::Lane) == 2)
+    return V{_mm_slli_epi16(a.r, k)};
+  else
+    return V{_mm_slli_epi32(a.r, k)};
 }
-template <int k, class V> inline V ShiftRight(V a) {
+template <int k, class V>
+inline V ShiftRight(V a) {
   using L = typename V::Lane;
   static_assert(sizeof(L) >= 2 && k >= 0 && k < int(8 * sizeof(L)), "ShiftRight");
   static_assert(sizeof(L) < 8 || L(-1) > L(0), "ShiftRight: 64-bit lanes are unsigned");
-  if constexpr (sizeof(L) == 8) return V{_mm_srli_epi64(a.r, k)};
+  if constexpr (sizeof(L) == 8)
+    return V{_mm_srli_epi64(a.r, k)};
   else if constexpr (sizeof(L) == 2) {
-    if constexpr (L(-1) < L(0)) return V{_mm_srai_epi16(a.r, k)}; else return V{_mm_srli_epi16(a.r, k)};
+    if constexpr (L(-1) < L(0))
+      return V{_mm_srai_epi16(a.r, k)};
+    else
+      return V{_mm_srli_epi16(a.r, k)};
   } else {
-    if constexpr (L(-1) < L(0)) return V{_mm_srai_epi32(a.r, k)}; else return V{_mm_srli_epi32(a.r, k)};
+    if constexpr (L(-1) < L(0))
+      return V{_mm_srai_epi32(a.r, k)};
+    else
+      return V{_mm_srli_epi32(a.r, k)};
   }
 }
 

@@ -10,19 +10,61 @@
 namespace onemodel::impl {
 namespace ONEMODEL_NS {
 
-struct VF32 { using Lane = float;    static constexpr size_t kLanes = 4;  v128_t r; };
-struct VI32 { using Lane = int32_t;  static constexpr size_t kLanes = 4;  v128_t r; };
-struct VU32 { using Lane = uint32_t; static constexpr size_t kLanes = 4;  v128_t r; };
-struct VI16 { using Lane = int16_t;  static constexpr size_t kLanes = 8;  v128_t r; };
-struct VU16 { using Lane = uint16_t; static constexpr size_t kLanes = 8;  v128_t r; };
-struct VI8  { using Lane = int8_t;   static constexpr size_t kLanes = 16; v128_t r; };
-struct VU8  { using Lane = uint8_t;  static constexpr size_t kLanes = 16; v128_t r; };
-struct VF64 { using Lane = double;   static constexpr size_t kLanes = 2;  v128_t r; };
-struct VU64 { using Lane = uint64_t; static constexpr size_t kLanes = 2;  v128_t r; };
+struct VF32 {
+  using Lane = float;
+  static constexpr size_t kLanes = 4;
+  v128_t r;
+};
+struct VI32 {
+  using Lane = int32_t;
+  static constexpr size_t kLanes = 4;
+  v128_t r;
+};
+struct VU32 {
+  using Lane = uint32_t;
+  static constexpr size_t kLanes = 4;
+  v128_t r;
+};
+struct VI16 {
+  using Lane = int16_t;
+  static constexpr size_t kLanes = 8;
+  v128_t r;
+};
+struct VU16 {
+  using Lane = uint16_t;
+  static constexpr size_t kLanes = 8;
+  v128_t r;
+};
+struct VI8 {
+  using Lane = int8_t;
+  static constexpr size_t kLanes = 16;
+  v128_t r;
+};
+struct VU8 {
+  using Lane = uint8_t;
+  static constexpr size_t kLanes = 16;
+  v128_t r;
+};
+struct VF64 {
+  using Lane = double;
+  static constexpr size_t kLanes = 2;
+  v128_t r;
+};
+struct VU64 {
+  using Lane = uint64_t;
+  static constexpr size_t kLanes = 2;
+  v128_t r;
+};
 
 // Memory.
-template <class V> inline V Load(const typename V::Lane* p) { return V{wasm_v128_load(p)}; }
-template <class V> inline void Store(V a, typename V::Lane* p) { wasm_v128_store(p, a.r); }
+template <class V>
+inline V Load(const typename V::Lane* p) {
+  return V{wasm_v128_load(p)};
+}
+template <class V>
+inline void Store(V a, typename V::Lane* p) {
+  wasm_v128_store(p, a.r);
+}
 // N.B. f32 LoadN/StoreN (generic-inl.h) by lane loads and stores: only lanes below n
 // touch memory.
 #define ONEMODEL_SIMD_MASKED_F32 1
@@ -35,30 +77,61 @@ inline VF32 MaskedLoadF32(const float* p, size_t n, float fill) {
   return {v};
 }
 inline void MaskedStoreF32(VF32 a, float* p, size_t n) {
-  if (n >= 4) { wasm_v128_store(p, a.r); return; }
+  if (n >= 4) {
+    wasm_v128_store(p, a.r);
+    return;
+  }
   if (n >= 1) wasm_v128_store32_lane(p, a.r, 0);
   if (n >= 2) wasm_v128_store32_lane(p + 1, a.r, 1);
   if (n >= 3) wasm_v128_store32_lane(p + 2, a.r, 2);
 }
 
 // Initialisation.
-template <class V> inline V Set(typename V::Lane x) {
-  if constexpr (sizeof(x) == 1) return V{wasm_i8x16_splat(int8_t(x))};
-  else if constexpr (sizeof(x) == 2) return V{wasm_i16x8_splat(int16_t(x))};
-  else if constexpr (std::is_same_v<typename V::Lane, float>) return V{wasm_f32x4_splat(x)};
-  else if constexpr (std::is_same_v<typename V::Lane, double>) return V{wasm_f64x2_splat(x)};
-  else if constexpr (sizeof(x) == 8) return V{wasm_i64x2_splat(int64_t(x))};
-  else return V{wasm_i32x4_splat(int32_t(x))};
+template <class V>
+inline V Set(typename V::Lane x) {
+  if constexpr (sizeof(x) == 1)
+    return V{wasm_i8x16_splat(int8_t(x))};
+  else if constexpr (sizeof(x) == 2)
+    return V{wasm_i16x8_splat(int16_t(x))};
+  else if constexpr (std::is_same_v<typename V::Lane, float>)
+    return V{wasm_f32x4_splat(x)};
+  else if constexpr (std::is_same_v<typename V::Lane, double>)
+    return V{wasm_f64x2_splat(x)};
+  else if constexpr (sizeof(x) == 8)
+    return V{wasm_i64x2_splat(int64_t(x))};
+  else
+    return V{wasm_i32x4_splat(int32_t(x))};
 }
-template <class V> inline V Zero() { return V{wasm_i32x4_const_splat(0)}; }
-template <class VTo, class VFrom> inline VTo BitCast(VFrom a) { return VTo{a.r}; }
+template <class V>
+inline V Zero() {
+  return V{wasm_i32x4_const_splat(0)};
+}
+template <class VTo, class VFrom>
+inline VTo BitCast(VFrom a) {
+  return VTo{a.r};
+}
 
 // Bitwise.
-template <class V> inline V And(V a, V b) { return V{wasm_v128_and(a.r, b.r)}; }
-template <class V> inline V Or(V a, V b) { return V{wasm_v128_or(a.r, b.r)}; }
-template <class V> inline V Xor(V a, V b) { return V{wasm_v128_xor(a.r, b.r)}; }
-template <class V> inline V AndNot(V a, V b) { return V{wasm_v128_andnot(b.r, a.r)}; }  // b & ~a
-template <class V> inline V IfThenElse(V m, V y, V n) { return V{wasm_v128_bitselect(y.r, n.r, m.r)}; }
+template <class V>
+inline V And(V a, V b) {
+  return V{wasm_v128_and(a.r, b.r)};
+}
+template <class V>
+inline V Or(V a, V b) {
+  return V{wasm_v128_or(a.r, b.r)};
+}
+template <class V>
+inline V Xor(V a, V b) {
+  return V{wasm_v128_xor(a.r, b.r)};
+}
+template <class V>
+inline V AndNot(V a, V b) {
+  return V{wasm_v128_andnot(b.r, a.r)};
+}  // b & ~a
+template <class V>
+inline V IfThenElse(V m, V y, V n) {
+  return V{wasm_v128_bitselect(y.r, n.r, m.r)};
+}
 
 // Comparisons.
 inline VF32 Eq(VF32 a, VF32 b) { return {wasm_f32x4_eq(a.r, b.r)}; }
@@ -79,7 +152,10 @@ inline VI16 Gt(VI16 a, VI16 b) { return {wasm_i16x8_gt(a.r, b.r)}; }
 inline VU16 Gt(VU16 a, VU16 b) { return {wasm_u16x8_gt(a.r, b.r)}; }
 inline VI8 Gt(VI8 a, VI8 b) { return {wasm_i8x16_gt(a.r, b.r)}; }
 inline VU8 Gt(VU8 a, VU8 b) { return {wasm_u8x16_gt(a.r, b.r)}; }
-template <class V> inline V Lt(V a, V b) { return Gt(b, a); }
+template <class V>
+inline V Lt(V a, V b) {
+  return Gt(b, a);
+}
 
 // Arithmetic.
 inline VF32 Add(VF32 a, VF32 b) { return {wasm_f32x4_add(a.r, b.r)}; }
@@ -131,21 +207,33 @@ inline VF32 MinIeee(VF32 a, VF32 b) { return {wasm_f32x4_min(a.r, b.r)}; }
 inline VF32 MaxIeee(VF32 a, VF32 b) { return {wasm_f32x4_max(a.r, b.r)}; }
 // N.B. wasm shifts take the count modulo the lane width; the vocabulary only allows
 // constant counts below the lane width, so no target sees a large count.
-template <int k, class V> inline V ShiftLeft(V a) {
+template <int k, class V>
+inline V ShiftLeft(V a) {
   static_assert(sizeof(typename V::Lane) >= 2 && k >= 0 && k < int(8 * sizeof(typename V::Lane)), "ShiftLeft");
-  if constexpr (sizeof(typename V::Lane) == 8) return V{wasm_i64x2_shl(a.r, k)};
-  else if constexpr (sizeof(typename V::Lane) == 2) return V{wasm_i16x8_shl(a.r, k)};
-  else return V{wasm_i32x4_shl(a.r, k)};
+  if constexpr (sizeof(typename V::Lane) == 8)
+    return V{wasm_i64x2_shl(a.r, k)};
+  else if constexpr (sizeof(typename V::Lane) == 2)
+    return V{wasm_i16x8_shl(a.r, k)};
+  else
+    return V{wasm_i32x4_shl(a.r, k)};
 }
-template <int k, class V> inline V ShiftRight(V a) {
+template <int k, class V>
+inline V ShiftRight(V a) {
   using L = typename V::Lane;
   static_assert(sizeof(L) >= 2 && k >= 0 && k < int(8 * sizeof(L)), "ShiftRight");
   static_assert(sizeof(L) < 8 || L(-1) > L(0), "ShiftRight: 64-bit lanes are unsigned");
-  if constexpr (sizeof(L) == 8) return V{wasm_u64x2_shr(a.r, k)};
+  if constexpr (sizeof(L) == 8)
+    return V{wasm_u64x2_shr(a.r, k)};
   else if constexpr (sizeof(L) == 2) {
-    if constexpr (L(-1) < L(0)) return V{wasm_i16x8_shr(a.r, k)}; else return V{wasm_u16x8_shr(a.r, k)};
+    if constexpr (L(-1) < L(0))
+      return V{wasm_i16x8_shr(a.r, k)};
+    else
+      return V{wasm_u16x8_shr(a.r, k)};
   } else {
-    if constexpr (L(-1) < L(0)) return V{wasm_i32x4_shr(a.r, k)}; else return V{wasm_u32x4_shr(a.r, k)};
+    if constexpr (L(-1) < L(0))
+      return V{wasm_i32x4_shr(a.r, k)};
+    else
+      return V{wasm_u32x4_shr(a.r, k)};
   }
 }
 
@@ -171,8 +259,12 @@ inline VU32 WidenHi(VU16 a) { return {wasm_u32x4_extend_high_u16x8(a.r)}; }
 
 // Narrowing. N.B. wasm's narrow instructions saturate (the u-forms from signed
 // sources); truncation is a byte shuffle keeping the low bytes.
-inline v128_t LowHalves16(v128_t a, v128_t b) { return wasm_i8x16_shuffle(a, b, 0, 1, 4, 5, 8, 9, 12, 13, 16, 17, 20, 21, 24, 25, 28, 29); }
-inline v128_t LowBytes8(v128_t a, v128_t b) { return wasm_i8x16_shuffle(a, b, 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30); }
+inline v128_t LowHalves16(v128_t a, v128_t b) {
+  return wasm_i8x16_shuffle(a, b, 0, 1, 4, 5, 8, 9, 12, 13, 16, 17, 20, 21, 24, 25, 28, 29);
+}
+inline v128_t LowBytes8(v128_t a, v128_t b) {
+  return wasm_i8x16_shuffle(a, b, 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+}
 inline VI16 NarrowSatI32ToI16(VI32 a, VI32 b) { return {wasm_i16x8_narrow_i32x4(a.r, b.r)}; }
 inline VI16 NarrowTruncI32ToI16(VI32 a, VI32 b) { return {LowHalves16(a.r, b.r)}; }
 inline VU16 NarrowSatI32ToU16(VI32 a, VI32 b) { return {wasm_u16x8_narrow_i32x4(a.r, b.r)}; }

@@ -13,16 +13,32 @@ namespace onnx_writer {
 // One protobuf message being written: fields appended in order.
 class Msg {
  public:
-  Msg& Varint(int field, uint64_t v) { Key(field, 0); PutVarint(v); return *this; }
-  Msg& Bytes(int field, const std::string& s) { Key(field, 2); PutVarint(s.size()); buf_ += s; return *this; }
+  Msg& Varint(int field, uint64_t v) {
+    Key(field, 0);
+    PutVarint(v);
+    return *this;
+  }
+  Msg& Bytes(int field, const std::string& s) {
+    Key(field, 2);
+    PutVarint(s.size());
+    buf_ += s;
+    return *this;
+  }
   Msg& Sub(int field, const Msg& m) { return Bytes(field, m.buf_); }
-  Msg& Fixed32(int field, uint32_t v) { Key(field, 5); for (int k = 0; k < 4; ++k) buf_ += char((v >> (8 * k)) & 0xff); return *this; }
+  Msg& Fixed32(int field, uint32_t v) {
+    Key(field, 5);
+    for (int k = 0; k < 4; ++k) buf_ += char((v >> (8 * k)) & 0xff);
+    return *this;
+  }
   const std::string& str() const { return buf_; }
 
  private:
   void Key(int field, int wire) { PutVarint(uint64_t(field) << 3 | uint64_t(wire)); }
   void PutVarint(uint64_t v) {
-    while (v >= 0x80) { buf_ += char(v | 0x80); v >>= 7; }
+    while (v >= 0x80) {
+      buf_ += char(v | 0x80);
+      v >>= 7;
+    }
     buf_ += char(v);
   }
   std::string buf_;
@@ -32,7 +48,7 @@ class Msg {
 struct Dim {
   int64_t value = -1;
   std::string param;
-  Dim(int64_t v) : value(v) {}  // NOLINT
+  Dim(int64_t v) : value(v) {}      // NOLINT
   Dim(const char* p) : param(p) {}  // NOLINT
 };
 
@@ -40,7 +56,10 @@ inline Msg TensorType(int elem_type, const std::vector<Dim>& dims, bool has_shap
   Msg shape;
   for (const Dim& d : dims) {
     Msg dim;
-    if (d.param.empty()) dim.Varint(1, uint64_t(d.value)); else dim.Bytes(2, d.param);
+    if (d.param.empty())
+      dim.Varint(1, uint64_t(d.value));
+    else
+      dim.Bytes(2, d.param);
     shape.Sub(1, dim);
   }
   Msg tt;

@@ -54,10 +54,18 @@ void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
 // The nothrow forms too (std::stable_sort's buffer uses them), so every new pairs with
 // this file's delete.
 void* operator new(std::size_t n, const std::nothrow_t&) noexcept {
-  try { return Counted(n); } catch (...) { return nullptr; }
+  try {
+    return Counted(n);
+  } catch (...) {
+    return nullptr;
+  }
 }
 void* operator new[](std::size_t n, const std::nothrow_t&) noexcept {
-  try { return Counted(n); } catch (...) { return nullptr; }
+  try {
+    return Counted(n);
+  } catch (...) {
+    return nullptr;
+  }
 }
 void operator delete(void* p, const std::nothrow_t&) noexcept { std::free(p); }
 void operator delete[](void* p, const std::nothrow_t&) noexcept { std::free(p); }
@@ -136,15 +144,19 @@ std::vector<float> AsFloats(const Value& v) {
 }  // namespace
 
 TEST_CASE("api: every element type goes in and comes out of Identity bit for bit") {
-  struct Case { ElementType type; int64_t opset; };
+  struct Case {
+    ElementType type;
+    int64_t opset;
+  };
   const Case cases[] = {
-      {ElementType::kFloat, 21}, {ElementType::kUInt8, 21}, {ElementType::kInt8, 21}, {ElementType::kUInt16, 21},
-      {ElementType::kInt16, 21}, {ElementType::kInt32, 21}, {ElementType::kInt64, 21}, {ElementType::kBool, 21},
-      {ElementType::kFloat16, 21}, {ElementType::kDouble, 21}, {ElementType::kUInt32, 21}, {ElementType::kUInt64, 21},
-      {ElementType::kBFloat16, 21}, {ElementType::kFloat8E4M3FN, 21}, {ElementType::kFloat8E4M3FNUZ, 21},
+      {ElementType::kFloat, 21},      {ElementType::kUInt8, 21},          {ElementType::kInt8, 21},
+      {ElementType::kUInt16, 21},     {ElementType::kInt16, 21},          {ElementType::kInt32, 21},
+      {ElementType::kInt64, 21},      {ElementType::kBool, 21},           {ElementType::kFloat16, 21},
+      {ElementType::kDouble, 21},     {ElementType::kUInt32, 21},         {ElementType::kUInt64, 21},
+      {ElementType::kBFloat16, 21},   {ElementType::kFloat8E4M3FN, 21},   {ElementType::kFloat8E4M3FNUZ, 21},
       {ElementType::kFloat8E5M2, 21}, {ElementType::kFloat8E5M2FNUZ, 21}, {ElementType::kUInt4, 21},
-      {ElementType::kInt4, 21}, {ElementType::kFloat4E2M1, 23}, {ElementType::kFloat8E8M0, 24},
-      {ElementType::kUInt2, 25}, {ElementType::kInt2, 25}, {ElementType::kComplex64, 21},
+      {ElementType::kInt4, 21},       {ElementType::kFloat4E2M1, 23},     {ElementType::kFloat8E8M0, 24},
+      {ElementType::kUInt2, 25},      {ElementType::kInt2, 25},           {ElementType::kComplex64, 21},
       {ElementType::kComplex128, 21}, {ElementType::kString, 21},
   };
   for (const Case& c : cases) {
@@ -266,7 +278,9 @@ TEST_CASE("api: symbolic dimensions and free-dimension overrides") {
     CHECK(out[0].value.tensor().shape() == std::vector<int64_t>{b, 3});
     CHECK(AsFloats(out[0].value) == std::vector<float>(size_t(b * 3), 3.0f));
   }
-  const std::string msg = MessageOf([&] { s.Run({{"x0", Floats({1, 2, 3, 4}, {1, 4})}, {"x1", Floats({1, 2, 3}, {1, 3})}}); });
+  const std::string msg = MessageOf([&] {
+    s.Run({{"x0", Floats({1, 2, 3, 4}, {1, 4})}, {"x1", Floats({1, 2, 3}, {1, 3})}});
+  });
   CHECK(msg.find("shape_mismatch") == 0);
   CHECK(msg.find("'x0'") != std::string::npos);
   CHECK(msg.find("[batch,3]") != std::string::npos);
@@ -276,9 +290,11 @@ TEST_CASE("api: symbolic dimensions and free-dimension overrides") {
   o.free_dimension_overrides["batch"] = 2;
   Session fixed = FromModel(m, o);
   CHECK(fixed.inputs()[0].shape == std::vector<int64_t>{2, 3});
-  CHECK_NOTHROW(fixed.Run({{"x0", Floats(std::vector<float>(6, 1), {2, 3})}, {"x1", Floats(std::vector<float>(6, 1), {2, 3})}}));
-  CHECK(CodeOf([&] { fixed.Run({{"x0", Floats({1, 2, 3}, {1, 3})}, {"x1", Floats({1, 2, 3}, {1, 3})}}); }) ==
-        ErrorCode::kShapeMismatch);
+  CHECK_NOTHROW(
+      fixed.Run({{"x0", Floats(std::vector<float>(6, 1), {2, 3})}, {"x1", Floats(std::vector<float>(6, 1), {2, 3})}}));
+  CHECK(CodeOf([&] {
+          fixed.Run({{"x0", Floats({1, 2, 3}, {1, 3})}, {"x1", Floats({1, 2, 3}, {1, 3})}});
+        }) == ErrorCode::kShapeMismatch);
   o.free_dimension_overrides = {{"bacth", 2}};
   const std::string typo = MessageOf([&] { FromModel(m, o); });
   CHECK(typo.find("invalid_argument") == 0);
@@ -341,8 +357,12 @@ TEST_CASE("api: every error code a caller can cause, with a message naming what 
   CHECK(type.find("FLOAT") != std::string::npos);
   CHECK(type.find("INT32") != std::string::npos);
   CHECK(CodeOf([&] { s.Run({{"x0", Floats({1, 2, 3}, {3})}}); }) == ErrorCode::kShapeMismatch);
-  CHECK(CodeOf([&] { s.Run({{"x0", Floats({1, 2}, {2})}, {"nope", Floats({1}, {1})}}); }) == ErrorCode::kInvalidArgument);
-  CHECK(CodeOf([&] { s.Run({{"x0", Floats({1, 2}, {2})}, {"x0", Floats({1, 2}, {2})}}); }) == ErrorCode::kInvalidArgument);
+  CHECK(CodeOf([&] {
+          s.Run({{"x0", Floats({1, 2}, {2})}, {"nope", Floats({1}, {1})}});
+        }) == ErrorCode::kInvalidArgument);
+  CHECK(CodeOf([&] {
+          s.Run({{"x0", Floats({1, 2}, {2})}, {"x0", Floats({1, 2}, {2})}});
+        }) == ErrorCode::kInvalidArgument);
   CHECK(CodeOf([&] { s.Run({{"x0", Tensor()}}); }) == ErrorCode::kInvalidArgument);
   // Options.
   SessionOptions o;
@@ -355,13 +375,19 @@ TEST_CASE("api: every error code a caller can cause, with a message naming what 
   CHECK(isa.find("avx9") != std::string::npos);
   o.isa = "";
   for (const auto& t : onemodel::CompiledTargets()) {
-    if (!t.supported) { o.isa = t.name; break; }
+    if (!t.supported) {
+      o.isa = t.name;
+      break;
+    }
   }
   bool foreign = false;
   for (const std::string name : {"neon", "avx2", "wasm128"}) {
     bool compiled = false;
     for (const auto& t : onemodel::CompiledTargets()) compiled |= t.name == name;
-    if (!compiled && o.isa.empty()) { o.isa = name; foreign = true; }
+    if (!compiled && o.isa.empty()) {
+      o.isa = name;
+      foreign = true;
+    }
   }
   INFO("unsupported target tried: " << o.isa << (foreign ? " (not compiled)" : " (not run by this CPU)"));
   CHECK(CodeOf([&] { FromModel(good, o); }) == ErrorCode::kUnsupportedIsa);
@@ -388,8 +414,10 @@ TEST_CASE("api: moved and destroyed sessions") {
   Session a = FromModel(OneNode("Neg", 1, {2}));
   Session b = std::move(a);
   CHECK(AsFloats(b.Run({{"x0", Floats({1, -2}, {2})}})[0].value) == std::vector<float>{-1, 2});
-  CHECK(CodeOf([&] { a.Run({{"x0", Floats({1, -2}, {2})}}); }) == ErrorCode::kInvalidArgument);  // NOLINT: use after move
-  CHECK(CodeOf([&] { (void)a.inputs(); }) == ErrorCode::kInvalidArgument);                         // NOLINT
+  CHECK(CodeOf([&] {
+          a.Run({{"x0", Floats({1, -2}, {2})}});
+        }) == ErrorCode::kInvalidArgument);                                 // NOLINT: use after move
+  CHECK(CodeOf([&] { (void)a.inputs(); }) == ErrorCode::kInvalidArgument);  // NOLINT
   a = std::move(b);
   CHECK(a.outputs().size() == 1);
   std::vector<NamedValue> kept;
@@ -487,7 +515,8 @@ TEST_CASE("api: models, npy files and ONNX values without a session") {
 }
 
 int main(int argc, char** argv) {
-  std::printf("row: api tests, target=%s cpu=\"%s\"\n", std::getenv("ONEMODEL_ISA") ? std::getenv("ONEMODEL_ISA") : onemodel::BestTarget().c_str(),
+  std::printf("row: api tests, target=%s cpu=\"%s\"\n",
+              std::getenv("ONEMODEL_ISA") ? std::getenv("ONEMODEL_ISA") : onemodel::BestTarget().c_str(),
               onemodel::CpuDescription().c_str());
   std::fflush(stdout);
   return Catch::Session().run(argc, argv);

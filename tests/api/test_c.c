@@ -100,12 +100,14 @@ int main(void) {
   check(om_session_options_set_mode(o, "exact") == OM_OK, "mode set");
   check(om_session_create(model, o, &s) == OM_OK && s != NULL, "session created from a path");
   check(om_session_input_count(s) == 1 && strcmp(om_session_input_name(s, 0), "x") == 0, "one input named x");
-  check(om_session_output_count(s) == 2 && strcmp(om_session_output_name(s, 0), "probs") == 0, "two outputs, probs first");
+  check(om_session_output_count(s) == 2 && strcmp(om_session_output_name(s, 0), "probs") == 0,
+        "two outputs, probs first");
   check(om_session_input_name(s, 1) == NULL, "input name out of range is NULL");
   check(om_session_input_info(s, 0, &type, &has_shape, &rank, &dims) == OM_OK && type == OM_FLOAT && has_shape &&
             rank == 4 && dims[1] == 3 && dims[3] == 32,
         "input info: FLOAT[1,3,32,32]");
-  check(om_session_input_info(s, 5, &type, NULL, NULL, NULL) == OM_INVALID_ARGUMENT, "input info out of range: OM_INVALID_ARGUMENT");
+  check(om_session_input_info(s, 5, &type, NULL, NULL, NULL) == OM_INVALID_ARGUMENT,
+        "input info out of range: OM_INVALID_ARGUMENT");
 
   /* The golden graph's committed hash, from a loaded .npy, all outputs and a requested one. */
   check(om_npy_load("testdata/graphs/conv_net.x.npy", &x) == OM_OK && om_tensor_type(x) == OM_FLOAT &&
@@ -172,8 +174,10 @@ int main(void) {
     check(om_session_create_from_bytes("garbage!", 8, NULL, &none) == OM_INVALID_MODEL &&
               strncmp(om_last_error(), "invalid_model: ", 15) == 0,
           "garbage bytes: OM_INVALID_MODEL, message starts with the code's name");
-    check(om_session_create_from_bytes(bytes, n / 2, NULL, &none) == OM_INVALID_MODEL, "truncated model: OM_INVALID_MODEL");
-    check(om_session_create_from_bytes(bytes, n, NULL, &none) == OM_OK && none != NULL, "the whole file from bytes: OK");
+    check(om_session_create_from_bytes(bytes, n / 2, NULL, &none) == OM_INVALID_MODEL,
+          "truncated model: OM_INVALID_MODEL");
+    check(om_session_create_from_bytes(bytes, n, NULL, &none) == OM_OK && none != NULL,
+          "the whole file from bytes: OK");
     om_session_free(none);
     none = NULL;
     free(bytes);
@@ -186,7 +190,8 @@ int main(void) {
               om_session_create(model, o, &none) == OM_INVALID_ARGUMENT,
           "unknown pass: OM_INVALID_ARGUMENT");
     check(om_session_create(model, NULL, NULL) == OM_INVALID_ARGUMENT, "NULL out pointer: OM_INVALID_ARGUMENT");
-    check(om_session_run(s, in_names, (const OmTensor* const*)&x, 1, probs, 1, outs) == OM_OK, "the session still runs");
+    check(om_session_run(s, in_names, (const OmTensor* const*)&x, 1, probs, 1, outs) == OM_OK,
+          "the session still runs");
     om_tensor_free(outs[0]);
     outs[0] = NULL;
   }
@@ -219,7 +224,8 @@ int main(void) {
     size_t len = 99;
     OmSession* r = NULL;
     OmSessionOptions* ro = NULL;
-    check(om_tensor_create_strings(words, 3, three, 1, &t) == OM_OK && om_tensor_type(t) == OM_STRING, "string tensor made");
+    check(om_tensor_create_strings(words, 3, three, 1, &t) == OM_OK && om_tensor_type(t) == OM_STRING,
+          "string tensor made");
     check(strcmp(om_tensor_string(t, 2, &len), "mode") == 0 && len == 4 && om_tensor_string(t, 3, NULL) == NULL,
           "string elements read back");
     om_tensor_free(t);

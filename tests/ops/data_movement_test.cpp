@@ -22,26 +22,31 @@ std::vector<OpCase> DataMovementCases() {
     // Transposes whose last axis changes (the tiled kernel), and a plain 2-D one.
     const std::vector<std::vector<int64_t>> perms = {{0, 2, 3, 1}, {3, 2, 1, 0}, {1, 3, 0, 2}, {0, 1, 3, 2}};
     for (const auto& perm : perms) {
-      cases.push_back(XCase("Transpose " + std::to_string(perm[0]) + std::to_string(perm[1]) + std::to_string(perm[2]) + std::to_string(perm[3]),
-                         OneOp("Transpose", xs, {}, {Ints("perm", perm)}), xs, x));
+      cases.push_back(XCase("Transpose " + std::to_string(perm[0]) + std::to_string(perm[1]) + std::to_string(perm[2]) +
+                                std::to_string(perm[3]),
+                            OneOp("Transpose", xs, {}, {Ints("perm", perm)}), xs, x));
     }
     const Shape x2{67, 130};
     cases.push_back(XCase("Transpose 2-D", OneOp("Transpose", x2, {}, {}), x2, Values(rng, 67 * 130, 1)));
     // Gather on every axis: negative and repeated indices, a 2-D index tensor.
     for (int64_t axis = 0; axis < 4; ++axis) {
       const float d = float(xs[size_t(axis)]);
-      cases.push_back(XCase("Gather axis " + std::to_string(axis),
-                         OneOp("Gather", xs, {{"I", {5}, {0.0f, d - 1, -1.0f, 1.0f, 0.0f}, true}}, {Int("axis", axis)}), xs, x));
+      cases.push_back(
+          XCase("Gather axis " + std::to_string(axis),
+                OneOp("Gather", xs, {{"I", {5}, {0.0f, d - 1, -1.0f, 1.0f, 0.0f}, true}}, {Int("axis", axis)}), xs, x));
       cases.push_back(XCase("Gather 2-D indices axis " + std::to_string(axis),
-                         OneOp("Gather", xs, {{"I", {2, 2}, {1.0f, -2.0f, 0.0f, d - 1}, true}}, {Int("axis", axis)}), xs, x));
+                            OneOp("Gather", xs, {{"I", {2, 2}, {1.0f, -2.0f, 0.0f, d - 1}, true}}, {Int("axis", axis)}),
+                            xs, x));
     }
     // Pad in every mode, pads growing and cropping several axes; the constant given.
-    const std::vector<std::vector<float>> pads = {{0, 1, 2, 3, 1, 0, 3, 2}, {0, 0, -2, 5, 0, 1, 3, -4}, {1, 0, 0, 0, 0, 0, 0, 0}};
+    const std::vector<std::vector<float>> pads = {
+        {0, 1, 2, 3, 1, 0, 3, 2}, {0, 0, -2, 5, 0, 1, 3, -4}, {1, 0, 0, 0, 0, 0, 0, 0}};
     for (const char* mode : {"constant", "edge", "reflect", "wrap"}) {
       for (size_t i = 0; i < pads.size(); ++i) {
         std::vector<Init> ins = {{"P", {8}, pads[i], true}};
         if (std::string(mode) == "constant") ins.push_back({"V", {}, {2.5f}});
-        cases.push_back(XCase(std::string("Pad ") + mode + " " + std::to_string(i), OneOp("Pad", xs, ins, {Str("mode", mode)}), xs, x));
+        cases.push_back(XCase(std::string("Pad ") + mode + " " + std::to_string(i),
+                              OneOp("Pad", xs, ins, {Str("mode", mode)}), xs, x));
       }
     }
     cases.push_back(XCase("Pad constant without a value", OneOp("Pad", xs, {{"P", {8}, pads[0], true}}, {}), xs, x));
@@ -54,8 +59,9 @@ std::vector<OpCase> DataMovementCases() {
     std::vector<double> i1(37 * 41), i2(41);
     for (double& v : i1) v = double(int32_t(rng.NextU32() % 20000) - 10000);
     for (double& v : i2) v = double(int32_t(rng.NextU32() % 100));
-    const std::string where = TypedGraph(xs, {{"C", B, {3, 1, 41}, cond}, {"Yb", F, {37, 1}, yb}, {"I1", I64, {37, 41}, i1}, {"I2", I64, {41}, i2}},
-                                         {{"Where", {"C", "X", "Yb"}, {"Y"}}, {"Where", {"C", "I1", "I2"}, {"Z"}}}, {"Y", "Z"});
+    const std::string where = TypedGraph(
+        xs, {{"C", B, {3, 1, 41}, cond}, {"Yb", F, {37, 1}, yb}, {"I1", I64, {37, 41}, i1}, {"I2", I64, {41}, i2}},
+        {{"Where", {"C", "X", "Yb"}, {"Y"}}, {"Where", {"C", "I1", "I2"}, {"Z"}}}, {"Y", "Z"});
     cases.push_back(FeedsCase("Where broadcast", where, {{"X", Input(xs, x)}}));
   }
   {
@@ -80,11 +86,14 @@ std::vector<OpCase> DataMovementCases() {
   return cases;
 }
 
-const bool kRegistered = RegisterFamily({"data_movement", {"Transpose", "Gather", "Pad", "Where", "Cast"}, &DataMovementCases});
+const bool kRegistered =
+    RegisterFamily({"data_movement", {"Transpose", "Gather", "Pad", "Where", "Cast"}, &DataMovementCases});
 
 }  // namespace
 
-TEST_CASE("ops/data_movement: every case at every algorithm equals the oracle", "[ops][exact_paths]") { RunFamily("data_movement"); }
+TEST_CASE("ops/data_movement: every case at every algorithm equals the oracle", "[ops][exact_paths]") {
+  RunFamily("data_movement");
+}
 
 }  // namespace test
 }  // namespace onemodel::impl

@@ -16,14 +16,18 @@ std::vector<OpCase> ElementwiseCases() {
   std::vector<OpCase> cases;
   {
     SplitMix64 rng(306);
-    struct B { Shape x, y; };
-    const B bs[] = {{{2, 3, 4, 5}, {3, 1, 1}}, {{2, 3, 4, 5}, {4, 5}}, {{2, 1, 5}, {1, 4, 1}}, {{7, 300}, {1}}, {{1}, {6, 40}}, {{2, 3, 4, 5}, {2, 3, 4, 5}}};
+    struct B {
+      Shape x, y;
+    };
+    const B bs[] = {{{2, 3, 4, 5}, {3, 1, 1}}, {{2, 3, 4, 5}, {4, 5}}, {{2, 1, 5}, {1, 4, 1}},
+                    {{7, 300}, {1}},           {{1}, {6, 40}},         {{2, 3, 4, 5}, {2, 3, 4, 5}}};
     for (const B& b : bs) {
       int64_t nx = 1, ny = 1;
       for (int64_t d : b.x) nx *= d;
       for (int64_t d : b.y) ny *= d;
       for (const char* op : {"Add", "Sub", "Mul", "Div", "Max", "Min"}) {
-        cases.push_back(XCase(std::string(op) + " broadcast", OneOp(op, b.x, {{"Y2", b.y, Values(rng, ny, 1)}}, {}), b.x, Values(rng, nx, 1)));
+        cases.push_back(XCase(std::string(op) + " broadcast", OneOp(op, b.x, {{"Y2", b.y, Values(rng, ny, 1)}}, {}),
+                              b.x, Values(rng, nx, 1)));
       }
     }
   }
@@ -39,17 +43,21 @@ std::vector<OpCase> ElementwiseCases() {
       cases.push_back(XCase("Log" + k, OneOp("Log", xs, {}, {}), xs, x));
       for (const char* f : {"Atan", "Asin", "Acos", "Sinh", "Cosh", "Asinh", "Acosh", "Atanh"}) {
         cases.push_back(XCase(f + k, OneOp(f, xs, {}, {}), xs, x));
-        cases.push_back(XCase(f + std::string(" of small values") + k, OneOp(f, xs, {}, {}), xs, Values(rng, n, kind, -1.5f, 1.5f)));
+        cases.push_back(XCase(f + std::string(" of small values") + k, OneOp(f, xs, {}, {}), xs,
+                              Values(rng, n, kind, -1.5f, 1.5f)));
       }
       for (const char* f : {"Sin", "Cos", "Tan"}) {
         cases.push_back(XCase(f + k, OneOp(f, xs, {}, {}), xs, x));
-        cases.push_back(XCase(f + std::string(" of large values") + k, OneOp(f, xs, {}, {}), xs, Values(rng, n, kind, -3e5f, 3e5f)));
+        cases.push_back(XCase(f + std::string(" of large values") + k, OneOp(f, xs, {}, {}), xs,
+                              Values(rng, n, kind, -3e5f, 3e5f)));
       }
       cases.push_back(XCase("Pow by a scalar 2" + k, OneOp("Pow", xs, {{"P", {}, {2.0f}}}, {}), xs, x));
-      cases.push_back(XCase("Pow by a broadcast row" + k, OneOp("Pow", xs, {{"P", {41}, Values(rng, 41, kind, -3.0f, 3.0f)}}, {}), xs, x));
+      cases.push_back(XCase("Pow by a broadcast row" + k,
+                            OneOp("Pow", xs, {{"P", {41}, Values(rng, 41, kind, -3.0f, 3.0f)}}, {}), xs, x));
       cases.push_back(XCase("Pow by an int64 3" + k, OneOp("Pow", xs, {{"P", {}, {3.0f}, true}}, {}), xs, x));
-      cases.push_back(XCase("Pow of positives by a tensor" + k, OneOp("Pow", xs, {{"P", xs, Values(rng, n, kind, -4.0f, 4.0f)}}, {}), xs,
-                         Positive(rng, n)));
+      cases.push_back(XCase("Pow of positives by a tensor" + k,
+                            OneOp("Pow", xs, {{"P", xs, Values(rng, n, kind, -4.0f, 4.0f)}}, {}), xs,
+                            Positive(rng, n)));
       cases.push_back(XCase("Elu" + k, OneOp("Elu", xs, {}, {Float("alpha", 0.7f)}), xs, x));
       cases.push_back(XCase("Selu" + k, OneOp("Selu", xs, {}, {}), xs, x));
       cases.push_back(XCase("Celu" + k, OneOp("Celu", xs, {}, {Float("alpha", 1.5f)}), xs, x));
@@ -60,16 +68,24 @@ std::vector<OpCase> ElementwiseCases() {
       cases.push_back(XCase("Mish" + k, OneOp("Mish", xs, {}, {}), xs, x));
       cases.push_back(XCase("Gelu" + k, OneOp("Gelu", xs, {}, {}, 20), xs, x));
       cases.push_back(XCase("Gelu tanh" + k, OneOp("Gelu", xs, {}, {Str("approximate", "tanh")}, 20), xs, x));
-      cases.push_back(XCase("HardSigmoid" + k, OneOp("HardSigmoid", xs, {}, {Float("alpha", 0.3f), Float("beta", 0.4f)}), xs, x));
+      cases.push_back(
+          XCase("HardSigmoid" + k, OneOp("HardSigmoid", xs, {}, {Float("alpha", 0.3f), Float("beta", 0.4f)}), xs, x));
       cases.push_back(XCase("Clip" + k, OneOp("Clip", xs, {{"lo", {}, {-0.0f}}, {"hi", {}, {6.0f}}}, {}), xs, x));
       cases.push_back(XCase("Transpose" + k, OneOp("Transpose", xs, {}, {Ints("perm", {0, 3, 1, 2})}), xs, x));
-      cases.push_back(XCase("Transpose last axis kept" + k, OneOp("Transpose", xs, {}, {Ints("perm", {2, 0, 1, 3})}), xs, x));
+      cases.push_back(
+          XCase("Transpose last axis kept" + k, OneOp("Transpose", xs, {}, {Ints("perm", {2, 0, 1, 3})}), xs, x));
       cases.push_back(XCase("Slice" + k,
-                         OneOp("Slice", xs, {{"s", {3}, {1, -3, 30}, true}, {"e", {3}, {3, 2, 2}, true}, {"a", {3}, {1, 2, 3}, true},
-                                             {"st", {3}, {1, -2, -3}, true}}, {}),
-                         xs, x));
+                            OneOp("Slice", xs,
+                                  {{"s", {3}, {1, -3, 30}, true},
+                                   {"e", {3}, {3, 2, 2}, true},
+                                   {"a", {3}, {1, 2, 3}, true},
+                                   {"st", {3}, {1, -2, -3}, true}},
+                                  {}),
+                            xs, x));
       cases.push_back(XCase("Log of positives" + k, OneOp("Log", xs, {}, {}), xs, Positive(rng, n)));
-      cases.push_back(XCase("Concat" + k, OneOp("Concat", xs, {{"C2", {2, 2, 37, 41}, Values(rng, 2 * 2 * 37 * 41, kind)}}, {Int("axis", 1)}), xs, x));
+      cases.push_back(XCase(
+          "Concat" + k,
+          OneOp("Concat", xs, {{"C2", {2, 2, 37, 41}, Values(rng, 2 * 2 * 37 * 41, kind)}}, {Int("axis", 1)}), xs, x));
     }
   }
   {
@@ -78,9 +94,12 @@ std::vector<OpCase> ElementwiseCases() {
     SplitMix64 rng(1303);
     const auto F = onnx::TensorProto::FLOAT;
     const std::vector<TInit> inits = {{"k", F, {}, {300.0}}};
-    const std::vector<TNode> nodes = {{"Cast", {"X"}, {"xd"}, {AI("to", 11)}}, {"Exp", {"xd"}, {"E"}},
-                                      {"Log", {"xd"}, {"L"}},                   {"Mul", {"X", "k"}, {"xk"}},
-                                      {"Cast", {"xk"}, {"xkd"}, {AI("to", 11)}}, {"Exp", {"xkd"}, {"EK"}}};
+    const std::vector<TNode> nodes = {{"Cast", {"X"}, {"xd"}, {AI("to", 11)}},
+                                      {"Exp", {"xd"}, {"E"}},
+                                      {"Log", {"xd"}, {"L"}},
+                                      {"Mul", {"X", "k"}, {"xk"}},
+                                      {"Cast", {"xk"}, {"xkd"}, {AI("to", 11)}},
+                                      {"Exp", {"xkd"}, {"EK"}}};
     const Shape xs{5, 1037};
     cases.push_back(FeedsCase("binary64 Exp and Log", TypedGraph(xs, inits, nodes, {"E", "L", "EK"}),
                               {{"X", Input(xs, Values(rng, Count(xs), 1, -4.0f, 4.0f))}}));
@@ -92,7 +111,9 @@ const bool kRegistered = RegisterFamily({"elementwise", {}, &ElementwiseCases});
 
 }  // namespace
 
-TEST_CASE("ops/elementwise: every case at every algorithm equals the oracle", "[ops][exact_paths]") { RunFamily("elementwise"); }
+TEST_CASE("ops/elementwise: every case at every algorithm equals the oracle", "[ops][exact_paths]") {
+  RunFamily("elementwise");
+}
 
 }  // namespace test
 }  // namespace onemodel::impl

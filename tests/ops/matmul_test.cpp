@@ -16,25 +16,32 @@ std::vector<OpCase> MatmulCases() {
   {
     SplitMix64 rng(202);
     const Shape a1{3, 70, 300};
-    cases.push_back(XCase("MatMul batched, rows split", OneOp("MatMul", a1, {{"B", {300, 130}, Values(rng, 300 * 130, 1)}}, {}), a1,
-                       Values(rng, 3 * 70 * 300, 1)));
+    cases.push_back(XCase("MatMul batched, rows split",
+                          OneOp("MatMul", a1, {{"B", {300, 130}, Values(rng, 300 * 130, 1)}}, {}), a1,
+                          Values(rng, 3 * 70 * 300, 1)));
     const Shape a2{5, 64};
-    cases.push_back(XCase("MatMul few rows, columns split", OneOp("MatMul", a2, {{"B", {64, 1000}, Values(rng, 64000, 0)}}, {}), a2,
-                       Values(rng, 320, 2)));
+    cases.push_back(XCase("MatMul few rows, columns split",
+                          OneOp("MatMul", a2, {{"B", {64, 1000}, Values(rng, 64000, 0)}}, {}), a2,
+                          Values(rng, 320, 2)));
     const Shape g1{1, 300};
-    cases.push_back(XCase("Gemm one row, constant transposed B",
-                       OneOp("Gemm", g1, {{"B", {100, 300}, Values(rng, 30000, 1)}, {"C", {100}, Values(rng, 100, 0)}}, {Int("transB", 1)}),
-                       g1, Values(rng, 300, 2)));
+    cases.push_back(
+        XCase("Gemm one row, constant transposed B",
+              OneOp("Gemm", g1, {{"B", {100, 300}, Values(rng, 30000, 1)}, {"C", {100}, Values(rng, 100, 0)}},
+                    {Int("transB", 1)}),
+              g1, Values(rng, 300, 2)));
     const Shape mv{37, 300};
-    cases.push_back(XCase("MatMul by a column", OneOp("MatMul", mv, {{"B", {300, 1}, Values(rng, 300, 1)}}, {}), mv, Values(rng, 37 * 300, 2)));
+    cases.push_back(XCase("MatMul by a column", OneOp("MatMul", mv, {{"B", {300, 1}, Values(rng, 300, 1)}}, {}), mv,
+                          Values(rng, 37 * 300, 2)));
     const Shape a3{200, 96};
     for (int t = 0; t < 4; ++t) {
       const bool ta = t & 1, tb = t & 2;
       const Shape as = ta ? Shape{96, 200} : a3;
-      cases.push_back(XCase("Gemm transA=" + std::to_string(ta) + " transB=" + std::to_string(tb),
-                         OneOp("Gemm", as, {{"B", tb ? Shape{77, 96} : Shape{96, 77}, Values(rng, 96 * 77, 1)}, {"C", {77}, Values(rng, 77, 0)}},
-                               {Int("transA", ta), Int("transB", tb), Float("alpha", 0.75f), Float("beta", -1.5f)}),
-                         as, Values(rng, 200 * 96, 1)));
+      cases.push_back(XCase(
+          "Gemm transA=" + std::to_string(ta) + " transB=" + std::to_string(tb),
+          OneOp("Gemm", as,
+                {{"B", tb ? Shape{77, 96} : Shape{96, 77}, Values(rng, 96 * 77, 1)}, {"C", {77}, Values(rng, 77, 0)}},
+                {Int("transA", ta), Int("transB", tb), Float("alpha", 0.75f), Float("beta", -1.5f)}),
+          as, Values(rng, 200 * 96, 1)));
     }
   }
   return cases;

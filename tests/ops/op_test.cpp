@@ -257,8 +257,10 @@ void CompareOutputs(const std::vector<Value>& want, const std::vector<Value>& go
     const Tensor& g = got[o].tensor;
     REQUIRE(g.shape() == w.shape());
     REQUIRE(g.dtype() == w.dtype());
-    if (w.dtype() == DType::kFloat) CHECK(DiffF32(w.data<float>(), g.data<float>(), size_t(w.numel())) == "");
-    else CHECK(std::memcmp(w.raw(), g.raw(), w.nbytes()) == 0);
+    if (w.dtype() == DType::kFloat)
+      CHECK(DiffF32(w.data<float>(), g.data<float>(), size_t(w.numel())) == "");
+    else
+      CHECK(std::memcmp(w.raw(), g.raw(), w.nbytes()) == 0);
   }
 }
 
@@ -288,8 +290,8 @@ void CheckCase(const OpCase& c, std::map<std::string, std::vector<std::string>>*
   for (int threads : {1, 2, 3, 7}) {
     const auto got = RunSession(c, isa, threads, 3, {});
     for (size_t r = 0; r < got.size(); ++r)
-      CompareOutputs(want, got[r], c.what + " at " + isa + ", " + std::to_string(threads) + " threads, run " +
-                                       std::to_string(r + 1));
+      CompareOutputs(want, got[r],
+                     c.what + " at " + isa + ", " + std::to_string(threads) + " threads, run " + std::to_string(r + 1));
   }
   for (const std::string& op : ForcibleOps(c)) {
     const auto& table = ops::AlgorithmTable();
@@ -301,12 +303,15 @@ void CheckCase(const OpCase& c, std::map<std::string, std::vector<std::string>>*
           got = RunSession(c, isa, threads, 2, {{op, algo}});
         } catch (const Error& e) {
           // An algorithm the geometry cannot take is refused by name; anything else fails.
-          if (e.code() == ErrorCode::kInvalidArgument && std::string(e.what()).find("does not fit") != std::string::npos) break;
+          if (e.code() == ErrorCode::kInvalidArgument &&
+              std::string(e.what()).find("does not fit") != std::string::npos)
+            break;
           throw;
         }
         for (size_t r = 0; r < got.size(); ++r)
-          CompareOutputs(want, got[r], c.what + " with " + op + " forced to " + algo + " at " + isa + ", " +
-                                           std::to_string(threads) + " threads, run " + std::to_string(r + 1));
+          CompareOutputs(want, got[r],
+                         c.what + " with " + op + " forced to " + algo + " at " + isa + ", " + std::to_string(threads) +
+                             " threads, run " + std::to_string(r + 1));
         if (ran && threads == 1) (*ran)[op].push_back(algo);
       }
     }

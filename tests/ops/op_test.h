@@ -89,7 +89,7 @@ int64_t Count(const Shape& s);
 // --- Cases and families. ---
 struct OpCase {
   std::string what;
-  std::string model;                    // serialized ModelProto
+  std::string model;                   // serialized ModelProto
   std::map<std::string, Value> feeds;  // by input name
 };
 // A single-input case (feed "X"), and one with any feeds.

@@ -27,17 +27,18 @@ std::vector<OpCase> QuantCases() {
           const Shape xs{2, 37, K};
           const std::vector<TInit> inits = {
               {"W", w_signed ? I8 : U8, {K, N}, Ints8(rng, K * N, w_signed)},
-              {"Wz", w_signed ? I8 : U8, per_col ? Shape{N} : Shape{}, per_col ? Ints8(rng, N, w_signed) : std::vector<double>{w_signed ? 3.0 : 130.0}},
+              {"Wz", w_signed ? I8 : U8, per_col ? Shape{N} : Shape{},
+               per_col ? Ints8(rng, N, w_signed) : std::vector<double>{w_signed ? 3.0 : 130.0}},
               {"Ws", F, {}, {0.0125}}};
           const std::vector<TNode> nodes = {{"DynamicQuantizeLinear", {"X"}, {"Xq", "Xs", "Xz"}},
                                             {"MatMulInteger", {"Xq", "W", "Xz", "Wz"}, {"P"}},
                                             {"Cast", {"P"}, {"Pf"}, {AI("to", 1)}},
                                             {"Mul", {"Pf", "Xs"}, {"Q"}},
                                             {"Mul", {"Q", "Ws"}, {"Y"}}};
-          cases.push_back(FeedsCase(std::string("dynamic quantised MatMul ") + (w_signed ? "int8" : "uint8") + (per_col ? " per column" : "") +
-                              " kind " + std::to_string(kind),
-                          TypedGraph(xs, inits, nodes, {"Y", "P", "Xq"}),
-                          {{"X", Input(xs, Values(rng, 2 * 37 * K, kind, -3.0f, 5.0f))}}));
+          cases.push_back(FeedsCase(std::string("dynamic quantised MatMul ") + (w_signed ? "int8" : "uint8") +
+                                        (per_col ? " per column" : "") + " kind " + std::to_string(kind),
+                                    TypedGraph(xs, inits, nodes, {"Y", "P", "Xq"}),
+                                    {{"X", Input(xs, Values(rng, 2 * 37 * K, kind, -3.0f, 5.0f))}}));
         }
     // QDQ convolution: X quantised (per tensor) and dequantised, the weight dequantised per
     // output channel (constant: folded once per session), a float Conv with bias, then
@@ -45,11 +46,16 @@ std::vector<OpCase> QuantCases() {
     {
       const Shape xs{1, 6, 13, 15};
       const int64_t M = 8, Cg = 3;
-      const std::vector<TInit> inits = {
-          {"xs", F, {}, {0.05}}, {"xz", U8, {}, {128}}, {"W", I8, {M, Cg, 3, 3}, Ints8(rng, M * Cg * 9, true)},
-          {"ws", F, {M}, Floats(rng, M, 0.001f, 0.02f)}, {"wz", I8, {M}, std::vector<double>(size_t(M), 0.0)},
-          {"B", F, {M}, Floats(rng, M, -0.5f, 0.5f)}, {"ys", F, {}, {0.1}}, {"yz", I8, {}, {-3}},
-          {"cs", F, {6}, Floats(rng, 6, 0.01f, 0.1f)}, {"cz", U8, {6}, Ints8(rng, 6, false)}};
+      const std::vector<TInit> inits = {{"xs", F, {}, {0.05}},
+                                        {"xz", U8, {}, {128}},
+                                        {"W", I8, {M, Cg, 3, 3}, Ints8(rng, M * Cg * 9, true)},
+                                        {"ws", F, {M}, Floats(rng, M, 0.001f, 0.02f)},
+                                        {"wz", I8, {M}, std::vector<double>(size_t(M), 0.0)},
+                                        {"B", F, {M}, Floats(rng, M, -0.5f, 0.5f)},
+                                        {"ys", F, {}, {0.1}},
+                                        {"yz", I8, {}, {-3}},
+                                        {"cs", F, {6}, Floats(rng, 6, 0.01f, 0.1f)},
+                                        {"cz", U8, {6}, Ints8(rng, 6, false)}};
       const std::vector<TNode> nodes = {
           {"QuantizeLinear", {"X", "xs", "xz"}, {"Xq"}},
           {"DequantizeLinear", {"Xq", "xs", "xz"}, {"Xd"}},
@@ -60,8 +66,9 @@ std::vector<OpCase> QuantCases() {
           {"QuantizeLinear", {"X", "cs", "cz"}, {"Xc"}, {AI("axis", 1)}},
           {"DequantizeLinear", {"Xc", "cs", "cz"}, {"Xcd"}, {AI("axis", 1)}}};
       for (int kind : {0, 1})
-        cases.push_back(FeedsCase("QDQ Conv kind " + std::to_string(kind), TypedGraph(xs, inits, nodes, {"Y", "Cq", "Xcd", "Xc"}),
-                        {{"X", Input(xs, Values(rng, 6 * 13 * 15, kind, -8.0f, 8.0f))}}));
+        cases.push_back(FeedsCase("QDQ Conv kind " + std::to_string(kind),
+                                  TypedGraph(xs, inits, nodes, {"Y", "Cq", "Xcd", "Xc"}),
+                                  {{"X", Input(xs, Values(rng, 6 * 13 * 15, kind, -8.0f, 8.0f))}}));
     }
     // ConvInteger after dynamic quantisation: uint8 weights with per-channel zero points,
     // padding, stride, dilation, groups; 1-D too.
@@ -73,39 +80,59 @@ std::vector<OpCase> QuantCases() {
       (void)ks;
       const std::vector<TInit> inits = {{"W", U8, wsh, Ints8(rng, nw, false)}, {"Wz", U8, {M}, Ints8(rng, M, false)}};
       std::vector<TAttr> attrs = {AI("group", group)};
-      if (variant == 0) { attrs.push_back(AInts("pads", {1, 2, 1, 0})); attrs.push_back(AInts("dilations", {1, 2})); }
-      if (variant == 1) { attrs.push_back(AInts("pads", {1, 1, 1, 1})); attrs.push_back(AInts("strides", {2, 2})); }
-      if (variant == 2) { attrs.push_back(AInts("pads", {2, 2})); attrs.push_back(AInts("strides", {2})); }
+      if (variant == 0) {
+        attrs.push_back(AInts("pads", {1, 2, 1, 0}));
+        attrs.push_back(AInts("dilations", {1, 2}));
+      }
+      if (variant == 1) {
+        attrs.push_back(AInts("pads", {1, 1, 1, 1}));
+        attrs.push_back(AInts("strides", {2, 2}));
+      }
+      if (variant == 2) {
+        attrs.push_back(AInts("pads", {2, 2}));
+        attrs.push_back(AInts("strides", {2}));
+      }
       const std::vector<TNode> nodes = {{"DynamicQuantizeLinear", {"X"}, {"Xq", "Xs", "Xz"}},
                                         {"ConvInteger", {"Xq", "W", "Xz", "Wz"}, {"P"}, attrs},
                                         {"Cast", {"P"}, {"Y"}, {AI("to", 1)}}};
       int64_t n = 1;
       for (int64_t d : xs) n *= d;
-      cases.push_back(FeedsCase("ConvInteger variant " + std::to_string(variant), TypedGraph(xs, inits, nodes, {"Y", "P"}),
-                      {{"X", Input(xs, Values(rng, n, 0, -2.0f, 2.0f))}}));
+      cases.push_back(FeedsCase("ConvInteger variant " + std::to_string(variant),
+                                TypedGraph(xs, inits, nodes, {"Y", "P"}),
+                                {{"X", Input(xs, Values(rng, n, 0, -2.0f, 2.0f))}}));
     }
     // QLinearMatMul and QLinearConv between QuantizeLinear and DequantizeLinear.
     {
       const Shape xs{5, 33};
-      const std::vector<TInit> inits = {{"as", F, {}, {0.02}}, {"az", U8, {}, {100}}, {"B", I8, {33, 21}, Ints8(rng, 33 * 21, true)},
-                                        {"bs", F, {}, {0.01}}, {"bz", I8, {}, {2}}, {"ys", F, {}, {0.05}}, {"yz", U8, {}, {120}}};
+      const std::vector<TInit> inits = {
+          {"as", F, {}, {0.02}}, {"az", U8, {}, {100}}, {"B", I8, {33, 21}, Ints8(rng, 33 * 21, true)},
+          {"bs", F, {}, {0.01}}, {"bz", I8, {}, {2}},   {"ys", F, {}, {0.05}},
+          {"yz", U8, {}, {120}}};
       const std::vector<TNode> nodes = {{"QuantizeLinear", {"X", "as", "az"}, {"Xq"}},
                                         {"QLinearMatMul", {"Xq", "as", "az", "B", "bs", "bz", "ys", "yz"}, {"Yq"}},
                                         {"DequantizeLinear", {"Yq", "ys", "yz"}, {"Y"}}};
-      cases.push_back(FeedsCase("QLinearMatMul", TypedGraph(xs, inits, nodes, {"Y", "Yq"}), {{"X", Input(xs, Values(rng, 5 * 33, 1, -2.0f, 2.0f))}}));
+      cases.push_back(FeedsCase("QLinearMatMul", TypedGraph(xs, inits, nodes, {"Y", "Yq"}),
+                                {{"X", Input(xs, Values(rng, 5 * 33, 1, -2.0f, 2.0f))}}));
       const Shape cs{1, 3, 10, 9};
-      const std::vector<TInit> cinits = {{"as", F, {}, {0.02}}, {"az", U8, {}, {100}}, {"W", U8, {4, 3, 3, 3}, Ints8(rng, 108, false)},
-                                         {"ws", F, {}, {0.01}}, {"wz", U8, {}, {128}}, {"ys", F, {}, {0.05}}, {"yz", U8, {}, {120}}};
-      const std::vector<TNode> cnodes = {{"QuantizeLinear", {"X", "as", "az"}, {"Xq"}},
-                                         {"QLinearConv", {"Xq", "as", "az", "W", "ws", "wz", "ys", "yz"}, {"Yq"}, {AInts("pads", {1, 1, 1, 1})}},
-                                         {"DequantizeLinear", {"Yq", "ys", "yz"}, {"Y"}}};
-      cases.push_back(FeedsCase("QLinearConv", TypedGraph(cs, cinits, cnodes, {"Y", "Yq"}), {{"X", Input(cs, Values(rng, 270, 0, -2.0f, 2.0f))}}));
+      const std::vector<TInit> cinits = {
+          {"as", F, {}, {0.02}}, {"az", U8, {}, {100}}, {"W", U8, {4, 3, 3, 3}, Ints8(rng, 108, false)},
+          {"ws", F, {}, {0.01}}, {"wz", U8, {}, {128}}, {"ys", F, {}, {0.05}},
+          {"yz", U8, {}, {120}}};
+      const std::vector<TNode> cnodes = {
+          {"QuantizeLinear", {"X", "as", "az"}, {"Xq"}},
+          {"QLinearConv", {"Xq", "as", "az", "W", "ws", "wz", "ys", "yz"}, {"Yq"}, {AInts("pads", {1, 1, 1, 1})}},
+          {"DequantizeLinear", {"Yq", "ys", "yz"}, {"Y"}}};
+      cases.push_back(FeedsCase("QLinearConv", TypedGraph(cs, cinits, cnodes, {"Y", "Yq"}),
+                                {{"X", Input(cs, Values(rng, 270, 0, -2.0f, 2.0f))}}));
     }
   }
   return cases;
 }
 
-const bool kRegistered = RegisterFamily({"quant", {"ConvInteger", "QLinearConv", "MatMulInteger", "QLinearMatMul", "QuantizeLinear", "DequantizeLinear", "DynamicQuantizeLinear"}, &QuantCases});
+const bool kRegistered = RegisterFamily({"quant",
+                                         {"ConvInteger", "QLinearConv", "MatMulInteger", "QLinearMatMul",
+                                          "QuantizeLinear", "DequantizeLinear", "DynamicQuantizeLinear"},
+                                         &QuantCases});
 
 }  // namespace
 

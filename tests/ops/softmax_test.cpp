@@ -29,7 +29,8 @@ std::vector<OpCase> SoftmaxCases() {
     const auto x = Values(rng, Count(xl), kind, -3.0f, 3.0f);
     cases.push_back(XCase("Softmax middle axis" + k, OneOp("Softmax", xl, {}, {Int("axis", 1)}), xl, x));
     cases.push_back(XCase("Softmax first axis" + k, OneOp("Softmax", xl, {}, {Int("axis", 0)}), xl, x));
-    cases.push_back(XCase("Softmax opset 11 over the trailing block" + k, OneOp("Softmax", xl, {}, {Int("axis", 1)}, 11), xl, x));
+    cases.push_back(
+        XCase("Softmax opset 11 over the trailing block" + k, OneOp("Softmax", xl, {}, {Int("axis", 1)}, 11), xl, x));
     cases.push_back(XCase("LogSoftmax" + k, OneOp("LogSoftmax", xl, {}, {Int("axis", -1)}), xl, x));
     cases.push_back(XCase("Hardmax" + k, OneOp("Hardmax", xl, {}, {Int("axis", -1)}), xl, x));
   }
@@ -40,7 +41,9 @@ const bool kRegistered = RegisterFamily({"softmax", {"Softmax"}, &SoftmaxCases})
 
 }  // namespace
 
-TEST_CASE("ops/softmax: every case at every algorithm equals the oracle", "[ops][exact_paths]") { RunFamily("softmax"); }
+TEST_CASE("ops/softmax: every case at every algorithm equals the oracle", "[ops][exact_paths]") {
+  RunFamily("softmax");
+}
 
 }  // namespace test
 }  // namespace onemodel::impl
