@@ -21,6 +21,9 @@ struct Access {
 };
 
 ErrorCode FromImpl(impl::ErrorCode c);
+// Element types: the public numbering is the engine's (both ONNX's).
+inline impl::DType ToImpl(ElementType t) { return impl::DType(int32_t(t)); }
+inline ElementType FromImpl(impl::DType t) { return ElementType(int32_t(t)); }
 // Inside a catch block: rethrows the exception in flight as onemodel::Error (engine
 // errors keep their code and message; out of memory is kOutOfRange).
 [[noreturn]] void Rethrow();

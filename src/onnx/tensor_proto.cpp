@@ -31,82 +31,34 @@ void UnpackSubByte(const uint8_t* packed, size_t packed_len, int bits, bool is_s
 
 bool IsSigned(DType t) { return t == DType::kInt4 || t == DType::kInt2; }
 
-}  // namespace
+// An external tensor's bytes: the location (a path inside the model's folder), offset
+// and length of its external_data entries.
+std::shared_ptr<std::vector<uint8_t>> ReadExternal(const onnx::TensorProto& tp, const std::string& model_dir,
+                                                   const std::string& what) {
+  std::string location;
+  int64_t offset = 0, length = -1;
+  for (const auto& kv : tp.external_data()) {
+    if (kv.key() == "location")
+      location = kv.value();
+    else if (kv.key() == "offset")
+      offset = std::strtoll(kv.value().c_str(), nullptr, 10);
+    else if (kv.key() == "length")
+      length = std::strtoll(kv.value().c_str(), nullptr, 10);
+  }
+  if (location.empty()) throw Error(ErrorCode::kInvalidModel, what + ": external data without a location");
+  if (location.find("..") != std::string::npos || location[0] == '/') {
+    throw Error(ErrorCode::kInvalidModel,
+                what + ": external data location '" + location + "' must be a path inside the model's folder");
+  }
+  if (model_dir.empty()) {
+    throw Error(ErrorCode::kInvalidModel, what + ": uses external data, which needs the model loaded from a path");
+  }
+  return std::make_shared<std::vector<uint8_t>>(ReadFileRange(JoinPath(model_dir, location), offset, length));
+}
 
-Tensor TensorFromProto(const onnx::TensorProto& tp, const std::string& model_dir, std::shared_ptr<const void> owner,
-                       const std::string& what) {
-  if (!IsKnownDType(tp.data_type())) {
-    throw Error(ErrorCode::kTypeMismatch, what + ": unknown element type " + std::to_string(tp.data_type()));
-  }
-  const DType dt = DType(tp.data_type());
-  if (dt == DType::kUndefined) throw Error(ErrorCode::kInvalidModel, what + ": element type is UNDEFINED");
-  Shape shape(tp.dims().begin(), tp.dims().end());
-  for (int64_t d : shape) {
-    if (d < 0) throw Error(ErrorCode::kInvalidModel, what + ": negative dimension in " + ShapeToString(shape));
-  }
-  const int64_t n = CheckedNumElements(shape, DTypeStorageSize(dt), what);
-  const std::string name = what;
+// A tensor from the typed fields (float_data, int64_data, ...) for n elements of dt.
+Tensor FromTypedFields(const onnx::TensorProto& tp, DType dt, const Shape& shape, int64_t n, const std::string& what) {
   const int bits = DTypeBits(dt);
-
-  if (dt == DType::kString) {
-    Tensor t(dt, shape, what);
-    if (tp.string_data_size() != n) {
-      throw Error(ErrorCode::kInvalidModel,
-                  what + ": " + std::to_string(tp.string_data_size()) + " strings for shape " + ShapeToString(shape));
-    }
-    for (int64_t i = 0; i < n; ++i) t.mutable_strings()[size_t(i)] = tp.string_data(int(i));
-    return t;
-  }
-
-  // Raw bytes: inline, or external.
-  const std::string* raw = nullptr;
-  std::shared_ptr<std::vector<uint8_t>> external;
-  if (tp.data_location() == onnx::TensorProto::EXTERNAL) {
-    std::string location;
-    int64_t offset = 0, length = -1;
-    for (const auto& kv : tp.external_data()) {
-      if (kv.key() == "location")
-        location = kv.value();
-      else if (kv.key() == "offset")
-        offset = std::strtoll(kv.value().c_str(), nullptr, 10);
-      else if (kv.key() == "length")
-        length = std::strtoll(kv.value().c_str(), nullptr, 10);
-    }
-    if (location.empty()) throw Error(ErrorCode::kInvalidModel, what + ": external data without a location");
-    if (location.find("..") != std::string::npos || location[0] == '/') {
-      throw Error(ErrorCode::kInvalidModel,
-                  what + ": external data location '" + location + "' must be a path inside the model's folder");
-    }
-    if (model_dir.empty()) {
-      throw Error(ErrorCode::kInvalidModel, what + ": uses external data, which needs the model loaded from a path");
-    }
-    external = std::make_shared<std::vector<uint8_t>>(ReadFileRange(JoinPath(model_dir, location), offset, length));
-  } else if (tp.has_raw_data()) {
-    raw = &tp.raw_data();
-  }
-  const uint8_t* bytes = external ? external->data() : raw ? reinterpret_cast<const uint8_t*>(raw->data()) : nullptr;
-  const size_t nbytes = external ? external->size() : raw ? raw->size() : 0;
-
-  if (bytes) {
-    if (bits < 8) {
-      Tensor t(dt, shape, what);
-      UnpackSubByte(bytes, nbytes, bits, IsSigned(dt), n, t.mutable_data<uint8_t>(), what);
-      return t;
-    }
-    const size_t need = size_t(n) * size_t(bits / 8);
-    if (nbytes < need) {
-      throw Error(ErrorCode::kInvalidModel, what + ": tensor data is " + std::to_string(nbytes) + " bytes, shape " +
-                                                ShapeToString(shape) + " of " + DTypeName(dt) + " needs " +
-                                                std::to_string(need));
-    }
-    if (external) return Tensor::Borrow(dt, shape, external, bytes, what);
-    if (owner && (reinterpret_cast<uintptr_t>(bytes) % 8 == 0)) return Tensor::Borrow(dt, shape, owner, bytes, what);
-    Tensor t(dt, shape, what);
-    std::memcpy(t.mutable_data<uint8_t>(), bytes, need);
-    return t;
-  }
-
-  // Typed fields.
   Tensor t(dt, shape, what);
   auto need_count = [&](int64_t have, int64_t want, const char* field) {
     if (have < want) {
@@ -164,6 +116,66 @@ Tensor TensorFromProto(const onnx::TensorProto& tp, const std::string& model_dir
     }
   }
   return t;
+}
+
+}  // namespace
+
+Tensor TensorFromProto(const onnx::TensorProto& tp, const std::string& model_dir, std::shared_ptr<const void> owner,
+                       const std::string& what) {
+  if (!IsKnownDType(tp.data_type())) {
+    throw Error(ErrorCode::kTypeMismatch, what + ": unknown element type " + std::to_string(tp.data_type()));
+  }
+  const DType dt = DType(tp.data_type());
+  if (dt == DType::kUndefined) throw Error(ErrorCode::kInvalidModel, what + ": element type is UNDEFINED");
+  Shape shape(tp.dims().begin(), tp.dims().end());
+  for (int64_t d : shape) {
+    if (d < 0) throw Error(ErrorCode::kInvalidModel, what + ": negative dimension in " + ShapeToString(shape));
+  }
+  const int64_t n = CheckedNumElements(shape, DTypeStorageSize(dt), what);
+  const std::string name = what;
+  const int bits = DTypeBits(dt);
+
+  if (dt == DType::kString) {
+    Tensor t(dt, shape, what);
+    if (tp.string_data_size() != n) {
+      throw Error(ErrorCode::kInvalidModel,
+                  what + ": " + std::to_string(tp.string_data_size()) + " strings for shape " + ShapeToString(shape));
+    }
+    for (int64_t i = 0; i < n; ++i) t.mutable_strings()[size_t(i)] = tp.string_data(int(i));
+    return t;
+  }
+
+  // Raw bytes: inline, or external.
+  const std::string* raw = nullptr;
+  std::shared_ptr<std::vector<uint8_t>> external;
+  if (tp.data_location() == onnx::TensorProto::EXTERNAL) {
+    external = ReadExternal(tp, model_dir, what);
+  } else if (tp.has_raw_data()) {
+    raw = &tp.raw_data();
+  }
+  const uint8_t* bytes = external ? external->data() : raw ? reinterpret_cast<const uint8_t*>(raw->data()) : nullptr;
+  const size_t nbytes = external ? external->size() : raw ? raw->size() : 0;
+
+  if (bytes) {
+    if (bits < 8) {
+      Tensor t(dt, shape, what);
+      UnpackSubByte(bytes, nbytes, bits, IsSigned(dt), n, t.mutable_data<uint8_t>(), what);
+      return t;
+    }
+    const size_t need = size_t(n) * size_t(bits / 8);
+    if (nbytes < need) {
+      throw Error(ErrorCode::kInvalidModel, what + ": tensor data is " + std::to_string(nbytes) + " bytes, shape " +
+                                                ShapeToString(shape) + " of " + DTypeName(dt) + " needs " +
+                                                std::to_string(need));
+    }
+    if (external) return Tensor::Borrow(dt, shape, external, bytes, what);
+    if (owner && (reinterpret_cast<uintptr_t>(bytes) % 8 == 0)) return Tensor::Borrow(dt, shape, owner, bytes, what);
+    Tensor t(dt, shape, what);
+    std::memcpy(t.mutable_data<uint8_t>(), bytes, need);
+    return t;
+  }
+
+  return FromTypedFields(tp, dt, shape, n, what);
 }
 
 Tensor TensorFromBytes(const uint8_t* data, size_t size, const std::string& what, std::string* name) {

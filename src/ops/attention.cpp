@@ -67,51 +67,23 @@ Heads ConcatSeq(const Heads& past, const Heads& cur) {
   return r;
 }
 
-}  // namespace
-
-void Attention(OpContext& ctx) {
-  const Tensor& tq = ctx.in(0);
-  const int64_t qh_attr = ctx.attr_i("q_num_heads", 0), kvh_attr = ctx.attr_i("kv_num_heads", 0);
-  Heads Q = ToHeads(ctx, tq, qh_attr), K = ToHeads(ctx, ctx.in(1), kvh_attr), V = ToHeads(ctx, ctx.in(2), kvh_attr);
-  const bool has_past = ctx.has_input(4) && ctx.has_input(5);
-  int64_t past_len = 0;
-  if (has_past) {
-    const Heads pk = ToHeads(ctx, ctx.in(4), kvh_attr), pv = ToHeads(ctx, ctx.in(5), kvh_attr);
-    past_len = pk.S;
-    K = ConcatSeq(pk, K);
-    V = ConcatSeq(pv, V);
-  }
-  const bool has_nonpad = ctx.has_input(6);
+// What one Attention node works on: Q, K and V as heads (K and V after the past), the
+// sizes, the scale and softcap, the score bias (mask, causal, windows, padding) and the
+// outputs.
+struct AttnArgs {
+  Heads Q, K, V;
+  int64_t B = 0, Hq = 0, Sq = 0, Dq = 0, Hk = 0, Skv = 0, Dv = 0, past_len = 0, mode = 0, lw = -1, rw = -1;
+  float sq = 1.0f, softcap = 0.0f;
+  bool has_softcap = false, causal = false, has_past = false, has_nonpad = false, rank3 = false;
   std::vector<int64_t> nonpad;
-  if (has_nonpad) nonpad = ReadInts(ctx, ctx.in(6));
-  const int64_t B = Q.B, Hq = Q.H, Sq = Q.S, Dq = Q.D, Hk = K.H, Skv = K.S, Dv = V.D;
-  if (K.B != B || V.B != B || K.D != Dq || V.S != Skv || Hk == 0 || Hq % Hk) {
-    throw ctx.Fail(ErrorCode::kShapeMismatch, "Q, K and V shapes do not agree");
-  }
-  float scale = ctx.has_attr("scale") ? ctx.attr_f("scale", 1.0f) : 1.0f / __builtin_sqrtf(float(Dq));
-  const float sq = __builtin_sqrtf(scale);
-  const bool causal = ctx.attr_i("is_causal", 0) != 0;
-  const bool has_softcap = ctx.has_attr("softcap");
-  const float softcap = ctx.attr_f("softcap", 0.0f);
-  const int64_t mode = ctx.attr_i("qk_matmul_output_mode", 0);
-  const int64_t lw = ctx.attr_i("left_window_size", -1), rw = ctx.attr_i("right_window_size", -1);
-
-  // The mask, broadcast to [B, Hq, Sq, Skv] (shorter last dims padded as masked).
-  const bool has_mask = ctx.has_input(3);
-  const Tensor* mask = has_mask ? &ctx.in(3) : nullptr;
+  const Tensor* mask = nullptr;
   std::vector<float> maskf;
   Shape mshape;
-  if (mask) {
-    mshape = mask->shape();
-    if (mask->dtype() == DType::kBool) {
-      maskf.resize(static_cast<size_t>(mask->numel()));
-      for (int64_t i = 0; i < mask->numel(); ++i)
-        maskf[size_t(i)] = mask->data<uint8_t>()[i] ? 0.0f : -std::numeric_limits<float>::infinity();
-    } else {
-      maskf = ToF32(ctx, *mask);
-    }
-  }
-  auto mask_at = [&](int64_t b, int64_t h, int64_t i, int64_t j) -> float {
+  Tensor* y = nullptr;
+  Tensor* qk_out = nullptr;
+
+  // The mask, broadcast to [B, Hq, Sq, Skv] (shorter last dims padded as masked).
+  float MaskAt(int64_t b, int64_t h, int64_t i, int64_t j) const {
     const int64_t r = int64_t(mshape.size());
     const int64_t last = mshape[size_t(r - 1)];
     if (j >= last) return -std::numeric_limits<float>::infinity();
@@ -124,11 +96,12 @@ void Attention(OpContext& ctx) {
       mul *= d;
     }
     return maskf[size_t(off)];
-  };
-  const float ninf = -std::numeric_limits<float>::infinity();
-  auto bias_at = [&](int64_t b, int64_t h, int64_t i, int64_t j) -> float {
+  }
+  // The bias added to score (b, h, i, j): the mask, then -inf for each rule that masks it.
+  float BiasAt(int64_t b, int64_t h, int64_t i, int64_t j) const {
+    const float ninf = -std::numeric_limits<float>::infinity();
     float bias = 0.0f;
-    if (mask) bias = bias + mask_at(b, h, i, j);
+    if (mask) bias = bias + MaskAt(b, h, i, j);
     const int64_t offset = (has_nonpad && !has_past) ? nonpad[size_t(b)] - Sq : past_len;
     if (causal && !(j <= i + offset)) bias = bias + ninf;
     if (lw >= 0 || rw >= 0) {
@@ -137,79 +110,139 @@ void Attention(OpContext& ctx) {
     }
     if (has_nonpad && j >= nonpad[size_t(b)]) bias = bias + ninf;
     return bias;
-  };
-
-  // Outputs.
-  Shape yshape = tq.rank() == 3 ? Shape{B, Sq, Hq * Dv} : Shape{B, Hq, Sq, Dv};
-  Tensor& y = ctx.out(0, tq.dtype(), yshape);
-  Tensor* pk_out = ctx.wants_output(1) ? &ctx.out(1, tq.dtype(), {B, Hk, Skv, K.D}) : nullptr;
-  Tensor* pv_out = ctx.wants_output(2) ? &ctx.out(2, tq.dtype(), {B, V.H, Skv, Dv}) : nullptr;
-  Tensor* qk_out = ctx.wants_output(3) ? &ctx.out(3, tq.dtype(), {B, Hq, Sq, Skv}) : nullptr;
-  if (pk_out)
-    for (size_t i = 0; i < K.v.size(); ++i) StoreF32(*pk_out, int64_t(i), K.v[i]);
-  if (pv_out)
-    for (size_t i = 0; i < V.v.size(); ++i) StoreF32(*pv_out, int64_t(i), V.v[i]);
-
-  if (UseAlgorithm(ctx, kAllAttentionAlgos, AttentionAlgoName, AttentionAlgo::kGemm, true)) {
-    // Per batch and head: the scores as one GEMM of Q and K each scaled by sqrt(scale)
-    // (each term the product of the two rounded factors, folded over d from -0.0, as the
-    // loops below), the row steps of the loops below over the threads (MathF32's Exp is
-    // the scalar function's bits, SumF32 the canonical sum), and the product with V as a
-    // second GEMM (folded over j from -0.0).
-    const KernelTable& k = *ctx.kernels;
-    std::vector<float> qs(size_t(Sq * Dq)), ks(size_t(Skv * Dq)), sc(size_t(Sq * Skv)), o(size_t(Sq * Dv));
-    float* yf = y.dtype() == DType::kFloat ? y.mutable_data<float>() : nullptr;
-    for (int64_t b = 0; b < B; ++b)
-      for (int64_t h = 0; h < Hq; ++h) {
-        const int64_t hk = h / (Hq / Hk);
-        const float* qv = Q.v.data() + (b * Hq + h) * Sq * Dq;
-        const float* kv = K.v.data() + (b * Hk + hk) * Skv * Dq;
-        for (size_t i = 0; i < qs.size(); ++i) qs[i] = qv[i] * sq;
-        if (h % (Hq / Hk) == 0) {  // once per key/value head (query heads share it in groups)
-          for (size_t i = 0; i < ks.size(); ++i) ks[i] = kv[i] * sq;
-        }
-        ParallelGemmF32(ctx, Sq, Skv, Dq, qs.data(), Dq, 1, ks.data(), 1, Dq, sc.data(), Skv);
-        ParallelFor(ctx, Sq, std::max<int64_t>(1, 4096 / std::max<int64_t>(Skv, 1)), [&](int64_t i0, int64_t i1) {
-          for (int64_t i = i0; i < i1; ++i) {
-            float* row = sc.data() + i * Skv;
-            const int64_t qk = ((b * Hq + h) * Sq + i) * Skv;
-            float bias_max = ninf;
-            for (int64_t j = 0; j < Skv; ++j) {
-              float acc = row[j];
-              if (has_softcap && softcap > 0.0f) acc = math::Tanh(acc / softcap) * softcap;
-              const float bias = bias_at(b, h, i, j);
-              bias_max = bias > bias_max || bias_max != bias_max ? bias : bias_max;
-              row[j] = acc + bias;
-              if (qk_out && mode <= 1) StoreF32(*qk_out, qk + j, acc);
-              if (qk_out && mode == 2) StoreF32(*qk_out, qk + j, row[j]);
-            }
-            float m = ninf;
-            for (int64_t j = 0; j < Skv; ++j) m = row[j] > m ? row[j] : m;
-            const float safe = m == ninf ? 0.0f : m;
-            for (int64_t j = 0; j < Skv; ++j) row[j] = row[j] - safe;
-            k.MathF32(kMathExpF32, row, row, Skv);
-            const float total = k.SumF32(row, size_t(Skv));
-            const float s = total == 0.0f ? 1.0f : total;
-            const bool all_masked = bias_max == ninf;
-            for (int64_t j = 0; j < Skv; ++j) {
-              row[j] = all_masked ? 0.0f : row[j] / s;
-              if (qk_out && mode == 3) StoreF32(*qk_out, qk + j, row[j]);
-            }
-          }
-        });
-        ParallelGemmF32(ctx, Sq, Dv, Skv, sc.data(), Skv, 1, V.v.data() + (b * Hk + hk) * Skv * Dv, Dv, 1, o.data(),
-                        Dv);
-        for (int64_t i = 0; i < Sq; ++i)
-          for (int64_t d = 0; d < Dv; ++d) {
-            const int64_t off = tq.rank() == 3 ? (b * Sq + i) * Hq * Dv + h * Dv + d : ((b * Hq + h) * Sq + i) * Dv + d;
-            if (yf)
-              yf[off] = o[size_t(i * Dv + d)];
-            else
-              StoreF32(y, off, o[size_t(i * Dv + d)]);
-          }
-      }
-    return;
   }
+  int64_t OutOffset(int64_t b, int64_t h, int64_t i, int64_t d) const {
+    return rank3 ? (b * Sq + i) * Hq * Dv + h * Dv + d : ((b * Hq + h) * Sq + i) * Dv + d;
+  }
+};
+
+// Reads the node's inputs and attributes into a (outputs not yet made).
+void ReadAttention(OpContext& ctx, AttnArgs& a) {
+  const Tensor& tq = ctx.in(0);
+  const int64_t qh_attr = ctx.attr_i("q_num_heads", 0), kvh_attr = ctx.attr_i("kv_num_heads", 0);
+  a.Q = ToHeads(ctx, tq, qh_attr);
+  a.K = ToHeads(ctx, ctx.in(1), kvh_attr);
+  a.V = ToHeads(ctx, ctx.in(2), kvh_attr);
+  a.has_past = ctx.has_input(4) && ctx.has_input(5);
+  if (a.has_past) {
+    const Heads pk = ToHeads(ctx, ctx.in(4), kvh_attr), pv = ToHeads(ctx, ctx.in(5), kvh_attr);
+    a.past_len = pk.S;
+    a.K = ConcatSeq(pk, a.K);
+    a.V = ConcatSeq(pv, a.V);
+  }
+  a.has_nonpad = ctx.has_input(6);
+  if (a.has_nonpad) {
+    const Shape np = ReadInts(ctx, ctx.in(6));
+    a.nonpad.assign(np.begin(), np.end());
+  }
+  a.B = a.Q.B, a.Hq = a.Q.H, a.Sq = a.Q.S, a.Dq = a.Q.D, a.Hk = a.K.H, a.Skv = a.K.S, a.Dv = a.V.D;
+  if (a.K.B != a.B || a.V.B != a.B || a.K.D != a.Dq || a.V.S != a.Skv || a.Hk == 0 || a.Hq % a.Hk) {
+    throw ctx.Fail(ErrorCode::kShapeMismatch, "Q, K and V shapes do not agree");
+  }
+  const float scale = ctx.has_attr("scale") ? ctx.attr_f("scale", 1.0f) : 1.0f / __builtin_sqrtf(float(a.Dq));
+  a.sq = __builtin_sqrtf(scale);
+  a.causal = ctx.attr_i("is_causal", 0) != 0;
+  a.has_softcap = ctx.has_attr("softcap");
+  a.softcap = ctx.attr_f("softcap", 0.0f);
+  a.mode = ctx.attr_i("qk_matmul_output_mode", 0);
+  a.lw = ctx.attr_i("left_window_size", -1);
+  a.rw = ctx.attr_i("right_window_size", -1);
+  a.rank3 = tq.rank() == 3;
+  a.mask = ctx.has_input(3) ? &ctx.in(3) : nullptr;
+  if (a.mask) {
+    a.mshape = a.mask->shape();
+    if (a.mask->dtype() == DType::kBool) {
+      a.maskf.resize(static_cast<size_t>(a.mask->numel()));
+      for (int64_t i = 0; i < a.mask->numel(); ++i)
+        a.maskf[size_t(i)] = a.mask->data<uint8_t>()[i] ? 0.0f : -std::numeric_limits<float>::infinity();
+    } else {
+      a.maskf = ToF32(ctx, *a.mask);
+    }
+  }
+}
+
+// The GEMM algorithm. Per batch and head: the scores as one GEMM of Q and K each scaled
+// by sqrt(scale) (each term the product of the two rounded factors, folded over d from
+// -0.0, as the reference's loops), the row steps of the reference over the threads
+// (MathF32's Exp is the scalar function's bits, SumF32 the canonical sum), and the product
+// with V as a second GEMM (folded over j from -0.0).
+void AttentionGemm(OpContext& ctx, const AttnArgs& a) {
+  const Heads &Q = a.Q, &K = a.K, &V = a.V;
+  const int64_t B = a.B, Hq = a.Hq, Sq = a.Sq, Dq = a.Dq, Hk = a.Hk, Skv = a.Skv, Dv = a.Dv, mode = a.mode;
+  const float sq = a.sq, softcap = a.softcap;
+  const bool has_softcap = a.has_softcap;
+  const float ninf = -std::numeric_limits<float>::infinity();
+  Tensor& y = *a.y;
+  Tensor* qk_out = a.qk_out;
+  // Per batch and head: the scores as one GEMM of Q and K each scaled by sqrt(scale)
+  // (each term the product of the two rounded factors, folded over d from -0.0, as the
+  // loops below), the row steps of the loops below over the threads (MathF32's Exp is
+  // the scalar function's bits, SumF32 the canonical sum), and the product with V as a
+  // second GEMM (folded over j from -0.0).
+  const KernelTable& k = *ctx.kernels;
+  std::vector<float> qs(size_t(Sq * Dq)), ks(size_t(Skv * Dq)), sc(size_t(Sq * Skv)), o(size_t(Sq * Dv));
+  float* yf = y.dtype() == DType::kFloat ? y.mutable_data<float>() : nullptr;
+  for (int64_t b = 0; b < B; ++b)
+    for (int64_t h = 0; h < Hq; ++h) {
+      const int64_t hk = h / (Hq / Hk);
+      const float* qv = Q.v.data() + (b * Hq + h) * Sq * Dq;
+      const float* kv = K.v.data() + (b * Hk + hk) * Skv * Dq;
+      for (size_t i = 0; i < qs.size(); ++i) qs[i] = qv[i] * sq;
+      if (h % (Hq / Hk) == 0) {  // once per key/value head (query heads share it in groups)
+        for (size_t i = 0; i < ks.size(); ++i) ks[i] = kv[i] * sq;
+      }
+      ParallelGemmF32(ctx, Sq, Skv, Dq, qs.data(), Dq, 1, ks.data(), 1, Dq, sc.data(), Skv);
+      ParallelFor(ctx, Sq, std::max<int64_t>(1, 4096 / std::max<int64_t>(Skv, 1)), [&](int64_t i0, int64_t i1) {
+        for (int64_t i = i0; i < i1; ++i) {
+          float* row = sc.data() + i * Skv;
+          const int64_t qk = ((b * Hq + h) * Sq + i) * Skv;
+          float bias_max = ninf;
+          for (int64_t j = 0; j < Skv; ++j) {
+            float acc = row[j];
+            if (has_softcap && softcap > 0.0f) acc = math::Tanh(acc / softcap) * softcap;
+            const float bias = a.BiasAt(b, h, i, j);
+            bias_max = bias > bias_max || bias_max != bias_max ? bias : bias_max;
+            row[j] = acc + bias;
+            if (qk_out && mode <= 1) StoreF32(*qk_out, qk + j, acc);
+            if (qk_out && mode == 2) StoreF32(*qk_out, qk + j, row[j]);
+          }
+          float m = ninf;
+          for (int64_t j = 0; j < Skv; ++j) m = row[j] > m ? row[j] : m;
+          const float safe = m == ninf ? 0.0f : m;
+          for (int64_t j = 0; j < Skv; ++j) row[j] = row[j] - safe;
+          k.MathF32(kMathExpF32, row, row, Skv);
+          const float total = k.SumF32(row, size_t(Skv));
+          const float s = total == 0.0f ? 1.0f : total;
+          const bool all_masked = bias_max == ninf;
+          for (int64_t j = 0; j < Skv; ++j) {
+            row[j] = all_masked ? 0.0f : row[j] / s;
+            if (qk_out && mode == 3) StoreF32(*qk_out, qk + j, row[j]);
+          }
+        }
+      });
+      ParallelGemmF32(ctx, Sq, Dv, Skv, sc.data(), Skv, 1, V.v.data() + (b * Hk + hk) * Skv * Dv, Dv, 1, o.data(), Dv);
+      for (int64_t i = 0; i < Sq; ++i)
+        for (int64_t d = 0; d < Dv; ++d) {
+          const int64_t off = a.OutOffset(b, h, i, d);
+          if (yf)
+            yf[off] = o[size_t(i * Dv + d)];
+          else
+            StoreF32(y, off, o[size_t(i * Dv + d)]);
+        }
+    }
+}
+
+// The reference: per score, the fold over d from -0.0 of the scaled factors, the softcap
+// and the bias, a softmax with the reference's guards for fully masked rows (the
+// canonical sum), then the fold over j from -0.0 with V.
+void AttentionReference(const AttnArgs& a) {
+  const Heads &Q = a.Q, &K = a.K, &V = a.V;
+  const int64_t B = a.B, Hq = a.Hq, Sq = a.Sq, Dq = a.Dq, Hk = a.Hk, Skv = a.Skv, Dv = a.Dv, mode = a.mode;
+  const float sq = a.sq, softcap = a.softcap;
+  const bool has_softcap = a.has_softcap;
+  const float ninf = -std::numeric_limits<float>::infinity();
+  Tensor& y = *a.y;
+  Tensor* qk_out = a.qk_out;
   std::vector<float> row(static_cast<size_t>(Skv)), e(static_cast<size_t>(Skv));
   for (int64_t b = 0; b < B; ++b)
     for (int64_t h = 0; h < Hq; ++h) {
@@ -220,7 +253,7 @@ void Attention(OpContext& ctx) {
           float acc = -0.0f;
           for (int64_t d = 0; d < Dq; ++d) acc = acc + (Q.at(b, h, i, d) * sq) * (K.at(b, hk, j, d) * sq);
           if (has_softcap && softcap > 0.0f) acc = math::Tanh(acc / softcap) * softcap;
-          const float bias = bias_at(b, h, i, j);
+          const float bias = a.BiasAt(b, h, i, j);
           bias_max = bias > bias_max || bias_max != bias_max ? bias : bias_max;
           const float with_bias = acc + bias;
           row[size_t(j)] = with_bias;
@@ -242,11 +275,32 @@ void Attention(OpContext& ctx) {
         for (int64_t d = 0; d < Dv; ++d) {
           float o = -0.0f;
           for (int64_t j = 0; j < Skv; ++j) o = o + e[size_t(j)] * V.at(b, hk, j, d);
-          const int64_t off = tq.rank() == 3 ? (b * Sq + i) * Hq * Dv + h * Dv + d : ((b * Hq + h) * Sq + i) * Dv + d;
+          const int64_t off = a.OutOffset(b, h, i, d);
           StoreF32(y, off, o);
         }
       }
     }
+}
+
+}  // namespace
+
+void Attention(OpContext& ctx) {
+  AttnArgs a;
+  ReadAttention(ctx, a);
+  const Tensor& tq = ctx.in(0);
+  const int64_t B = a.B, Hq = a.Hq, Sq = a.Sq, Skv = a.Skv, Dv = a.Dv;
+  a.y = &ctx.out(0, tq.dtype(), a.rank3 ? Shape{B, Sq, Hq * Dv} : Shape{B, Hq, Sq, Dv});
+  Tensor* pk_out = ctx.wants_output(1) ? &ctx.out(1, tq.dtype(), {B, a.Hk, Skv, a.K.D}) : nullptr;
+  Tensor* pv_out = ctx.wants_output(2) ? &ctx.out(2, tq.dtype(), {B, a.V.H, Skv, Dv}) : nullptr;
+  a.qk_out = ctx.wants_output(3) ? &ctx.out(3, tq.dtype(), {B, Hq, Sq, Skv}) : nullptr;
+  if (pk_out)
+    for (size_t i = 0; i < a.K.v.size(); ++i) StoreF32(*pk_out, int64_t(i), a.K.v[i]);
+  if (pv_out)
+    for (size_t i = 0; i < a.V.v.size(); ++i) StoreF32(*pv_out, int64_t(i), a.V.v[i]);
+  if (UseAlgorithm(ctx, kAllAttentionAlgos, AttentionAlgoName, AttentionAlgo::kGemm, true))
+    AttentionGemm(ctx, a);
+  else
+    AttentionReference(a);
 }
 
 // ai.onnx.preview FlexAttention, following ONNX's reference: scores = (Q * sqrt(scale))

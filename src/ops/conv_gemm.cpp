@@ -144,6 +144,80 @@ bool ConvGemm2D(const OpContext& ctx, const ConvPlane& pl, const float* x, const
   return fuse;
 }
 
+namespace {
+
+// TapGemm's fix-up: the zero results at positions with a padding tap, recomputed by the
+// reference fold (output channels over the threads). bmin, bmax: per dimension the least
+// and greatest tap offset; in_st: the input's row-major strides.
+void RecomputePaddedZeros(const OpContext& ctx, const Taps& tg, const float* x, int64_t Cg, int64_t in_sp,
+                          const float* w, int64_t Mg, float* y, const std::vector<int64_t>& bmin,
+                          const std::vector<int64_t>& bmax, const std::vector<int64_t>& in_st) {
+  const size_t D = tg.in.size();
+  int64_t T = 1, P = 1;
+  for (const auto& v : tg.b) T *= int64_t(v.size());
+  for (int64_t n : tg.out) P *= n;
+  const int64_t Kg = Cg * T;
+  // Positions with a padding tap, per dimension.
+  std::vector<std::vector<uint8_t>> partial(D);
+  bool any = false;
+  for (size_t d = 0; d < D; ++d) {
+    for (int64_t o = 0; o < tg.out[d]; ++o) {
+      const int64_t i0 = tg.a[d] * o + bmin[d], i1 = tg.a[d] * o + bmax[d];
+      partial[d].push_back(uint8_t(i0 < 0 || i1 >= tg.in[d]));
+      any |= partial[d].back() != 0;
+    }
+  }
+  if (!any) return;
+  // Zero results at those positions, by the reference fold (output channels over the
+  // threads).
+  ParallelFor(ctx, Mg, 8, [&](int64_t m0, int64_t m1) {
+    std::vector<int64_t> pos(D), tix(D), tap_off, tap_t;
+    for (int64_t p = 0; p < P; ++p) {
+      int64_t rest = p;
+      bool pad = false;
+      for (size_t d = D; d-- > 0;) {
+        pos[d] = rest % tg.out[d];
+        rest /= tg.out[d];
+        pad |= partial[d][size_t(pos[d])] != 0;
+      }
+      if (!pad) continue;
+      bool zero = false;
+      for (int64_t m = m0; m < m1 && !zero; ++m) zero = y[m * P + p] == 0.0f;
+      if (!zero) continue;
+      tap_off.clear();
+      tap_t.clear();
+      for (int64_t t = 0; t < T; ++t) {
+        int64_t tt = t, off = 0;
+        bool inside = true;
+        for (size_t d = D; d-- > 0;) {
+          const int64_t nt = int64_t(tg.b[d].size());
+          const int64_t ic = tg.a[d] * pos[d] + tg.b[d][size_t(tt % nt)];
+          tt /= nt;
+          inside = inside && ic >= 0 && ic < tg.in[d];
+          off += ic * in_st[d];
+        }
+        if (inside) {
+          tap_off.push_back(off);
+          tap_t.push_back(t);
+        }
+      }
+      for (int64_t m = m0; m < m1; ++m) {
+        float& out = y[m * P + p];
+        if (out != 0.0f) continue;
+        float acc = -0.0f;
+        for (int64_t c = 0; c < Cg; ++c) {
+          const float* xc = x + c * in_sp;
+          const float* wc = w + m * Kg + c * T;
+          for (size_t k = 0; k < tap_off.size(); ++k) acc = acc + xc[tap_off[k]] * wc[tap_t[k]];
+        }
+        out = acc;
+      }
+    }
+  });
+}
+
+}  // namespace
+
 void TapGemm(const OpContext& ctx, const Taps& tg, const float* x, int64_t Cg, int64_t in_sp, const float* w,
              int64_t Mg, float* y) {
   const size_t D = tg.in.size();
@@ -231,63 +305,7 @@ void TapGemm(const OpContext& ctx, const Taps& tg, const float* x, int64_t Cg, i
     ParallelFor(ctx, Kg, 8, [&](int64_t r0, int64_t r1) { im2col(p0, np, cb, r0, r1); });
     ParallelGemmF32(ctx, Mg, np, Kg, w, Kg, 1, cb, np, 1, y + p0, P);
   }
-  // Positions with a padding tap, per dimension.
-  std::vector<std::vector<uint8_t>> partial(D);
-  bool any = false;
-  for (size_t d = 0; d < D; ++d) {
-    for (int64_t o = 0; o < tg.out[d]; ++o) {
-      const int64_t i0 = tg.a[d] * o + bmin[d], i1 = tg.a[d] * o + bmax[d];
-      partial[d].push_back(uint8_t(i0 < 0 || i1 >= tg.in[d]));
-      any |= partial[d].back() != 0;
-    }
-  }
-  if (!any) return;
-  // Zero results at those positions, by the reference fold (output channels over the
-  // threads).
-  ParallelFor(ctx, Mg, 8, [&](int64_t m0, int64_t m1) {
-    std::vector<int64_t> pos(D), tix(D), tap_off, tap_t;
-    for (int64_t p = 0; p < P; ++p) {
-      int64_t rest = p;
-      bool pad = false;
-      for (size_t d = D; d-- > 0;) {
-        pos[d] = rest % tg.out[d];
-        rest /= tg.out[d];
-        pad |= partial[d][size_t(pos[d])] != 0;
-      }
-      if (!pad) continue;
-      bool zero = false;
-      for (int64_t m = m0; m < m1 && !zero; ++m) zero = y[m * P + p] == 0.0f;
-      if (!zero) continue;
-      tap_off.clear();
-      tap_t.clear();
-      for (int64_t t = 0; t < T; ++t) {
-        int64_t tt = t, off = 0;
-        bool inside = true;
-        for (size_t d = D; d-- > 0;) {
-          const int64_t nt = int64_t(tg.b[d].size());
-          const int64_t ic = tg.a[d] * pos[d] + tg.b[d][size_t(tt % nt)];
-          tt /= nt;
-          inside = inside && ic >= 0 && ic < tg.in[d];
-          off += ic * in_st[d];
-        }
-        if (inside) {
-          tap_off.push_back(off);
-          tap_t.push_back(t);
-        }
-      }
-      for (int64_t m = m0; m < m1; ++m) {
-        float& out = y[m * P + p];
-        if (out != 0.0f) continue;
-        float acc = -0.0f;
-        for (int64_t c = 0; c < Cg; ++c) {
-          const float* xc = x + c * in_sp;
-          const float* wc = w + m * Kg + c * T;
-          for (size_t k = 0; k < tap_off.size(); ++k) acc = acc + xc[tap_off[k]] * wc[tap_t[k]];
-        }
-        out = acc;
-      }
-    }
-  });
+  RecomputePaddedZeros(ctx, tg, x, Cg, in_sp, w, Mg, y, bmin, bmax, in_st);
 }
 
 }  // namespace ops

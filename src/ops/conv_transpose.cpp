@@ -51,6 +51,61 @@ void ChooseAlgo(const OpContext& ctx, ConvTPrep* p) {
                             [&](ConvTransposeAlgo a) { return a != ConvTransposeAlgo::kPatchGemm || p->patch; });
 }
 
+// The stride phases: per dimension, the outputs o with o + pad = j * stride + r take the
+// kernel positions k with k * dilation = r (mod stride), each from input
+// j - (k * dilation - r) / stride.
+void MakePhases(ConvTPrep* pp) {
+  ConvTPrep& P = *pp;
+  const int64_t D = P.D;
+  const std::vector<int64_t>&kernel = P.kernel, &in = P.in, &stride = P.stride, &dil = P.dil, &out = P.out, &pb = P.pb;
+  const size_t Du = size_t(D);
+  auto floor_div = [](int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); };
+  for (int64_t ph = 0, phases = ProductOf(stride); ph < phases; ++ph) {
+    ConvTPrep::Phase f;
+    f.r.assign(Du, 0);
+    f.j0.assign(Du, 0);
+    int64_t rest = ph;
+    for (size_t d = Du; d-- > 0;) {
+      f.r[d] = rest % stride[d];
+      rest /= stride[d];
+    }
+    f.tg = Taps{in, {}, std::vector<int64_t>(Du, 1), {}};
+    std::vector<std::vector<int64_t>> ks(Du);  // the phase's kernel positions per dimension
+    bool none = false;
+    for (size_t d = 0; d < Du; ++d) {
+      f.j0[d] = floor_div(pb[d] - f.r[d] + stride[d] - 1, stride[d]);
+      const int64_t n_d = floor_div(out[d] - 1 + pb[d] - f.r[d], stride[d]) - f.j0[d] + 1;
+      none |= n_d <= 0;
+      f.tg.out.push_back(std::max<int64_t>(n_d, 0));
+      std::vector<int64_t> b;
+      for (int64_t k = 0; k < kernel[d]; ++k) {
+        if (k * dil[d] % stride[d] != f.r[d]) continue;
+        ks[d].push_back(k);
+        b.push_back(f.j0[d] - (k * dil[d] - f.r[d]) / stride[d]);
+      }
+      f.tg.b.push_back(std::move(b));
+    }
+    if (none) continue;  // no output in this phase
+    f.T = 1;
+    f.P = 1;
+    for (size_t d = 0; d < Du; ++d) {
+      f.T *= int64_t(ks[d].size());
+      f.P *= f.tg.out[d];
+    }
+    f.kt.assign(static_cast<size_t>(f.T), 0);
+    for (int64_t t = 0; t < f.T; ++t) {
+      int64_t tt = t, k = 0;
+      for (size_t d = Du; d-- > 0;) {
+        const int64_t nt = int64_t(ks[d].size());
+        k += ks[d][size_t(tt % nt)] * P.kst[d];
+        tt /= nt;
+      }
+      f.kt[size_t(t)] = k;
+    }
+    P.phases.push_back(std::move(f));
+  }
+}
+
 std::shared_ptr<ConvTPrep> MakeConvTPrep(const OpContext& ctx, const Tensor& x, const Tensor& w) {
   auto pp = std::make_shared<ConvTPrep>();
   ConvTPrep& P = *pp;
@@ -144,55 +199,7 @@ std::shared_ptr<ConvTPrep> MakeConvTPrep(const OpContext& ctx, const Tensor& x, 
     const size_t i = size_t(d);
     P.patch = kernel[i] == stride[i] && dil[i] == 1 && pb[i] == 0 && out[i] == in[i] * stride[i];
   }
-  // The stride phases: per dimension, the outputs o with o + pad = j * stride + r take
-  // the kernel positions k with k * dilation = r (mod stride), each from input
-  // j - (k * dilation - r) / stride.
-  const size_t Du = size_t(D);
-  auto floor_div = [](int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); };
-  for (int64_t ph = 0, phases = ProductOf(stride); ph < phases; ++ph) {
-    ConvTPrep::Phase f;
-    f.r.assign(Du, 0);
-    f.j0.assign(Du, 0);
-    int64_t rest = ph;
-    for (size_t d = Du; d-- > 0;) {
-      f.r[d] = rest % stride[d];
-      rest /= stride[d];
-    }
-    f.tg = Taps{in, {}, std::vector<int64_t>(Du, 1), {}};
-    std::vector<std::vector<int64_t>> ks(Du);  // the phase's kernel positions per dimension
-    bool none = false;
-    for (size_t d = 0; d < Du; ++d) {
-      f.j0[d] = floor_div(pb[d] - f.r[d] + stride[d] - 1, stride[d]);
-      const int64_t n_d = floor_div(out[d] - 1 + pb[d] - f.r[d], stride[d]) - f.j0[d] + 1;
-      none |= n_d <= 0;
-      f.tg.out.push_back(std::max<int64_t>(n_d, 0));
-      std::vector<int64_t> b;
-      for (int64_t k = 0; k < kernel[d]; ++k) {
-        if (k * dil[d] % stride[d] != f.r[d]) continue;
-        ks[d].push_back(k);
-        b.push_back(f.j0[d] - (k * dil[d] - f.r[d]) / stride[d]);
-      }
-      f.tg.b.push_back(std::move(b));
-    }
-    if (none) continue;  // no output in this phase
-    f.T = 1;
-    f.P = 1;
-    for (size_t d = 0; d < Du; ++d) {
-      f.T *= int64_t(ks[d].size());
-      f.P *= f.tg.out[d];
-    }
-    f.kt.assign(static_cast<size_t>(f.T), 0);
-    for (int64_t t = 0; t < f.T; ++t) {
-      int64_t tt = t, k = 0;
-      for (size_t d = Du; d-- > 0;) {
-        const int64_t nt = int64_t(ks[d].size());
-        k += ks[d][size_t(tt % nt)] * P.kst[d];
-        tt /= nt;
-      }
-      f.kt[size_t(t)] = k;
-    }
-    P.phases.push_back(std::move(f));
-  }
+  MakePhases(&P);
   ChooseAlgo(ctx, &P);
   return pp;
 }

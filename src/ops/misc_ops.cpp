@@ -252,12 +252,27 @@ void Unique(OpContext& ctx) {
 // Einsum: each output element sums, over the contracted letters (in order of first
 // appearance, row-major), the product of the operands' elements, one accumulator from
 // -0.0 left to right; products multiply operands left to right.
-void Einsum(OpContext& ctx) {
+// An Einsum equation resolved against its inputs: each input's term (ellipses replaced by
+// upper-case letters for the broadcast dimensions), the output's letters, the contracted
+// letters (in order of first appearance) and every letter's size.
+namespace {
+
+struct EinsumSpec {
+  std::vector<std::string> terms;
+  std::string out, contracted;
+  std::map<char, int64_t> dim;
+};
+
+EinsumSpec ParseEinsum(const OpContext& ctx) {
+  EinsumSpec sp;
+  std::vector<std::string>& terms = sp.terms;
+  std::map<char, int64_t>& dim = sp.dim;
+  std::string& out = sp.out;
+  std::string& contracted = sp.contracted;
   std::string eq = ctx.attr_s("equation", "");
   eq.erase(std::remove(eq.begin(), eq.end(), ' '), eq.end());
   const size_t arrow = eq.find("->");
   std::string lhs = eq.substr(0, arrow);
-  std::vector<std::string> terms;
   for (size_t st = 0;;) {
     const size_t c = lhs.find(',', st);
     terms.push_back(lhs.substr(st, c == std::string::npos ? std::string::npos : c - st));
@@ -279,7 +294,6 @@ void Einsum(OpContext& ctx) {
     const int64_t here = ctx.in(t).rank() - int64_t(terms[t].size() - 3);
     terms[t] = terms[t].substr(0, p) + ell_letters.substr(size_t(ell - here)) + terms[t].substr(p + 3);
   }
-  std::map<char, int64_t> dim;
   std::string letters;
   for (size_t t = 0; t < terms.size(); ++t) {
     const Tensor& x = ctx.in(t);
@@ -299,7 +313,6 @@ void Einsum(OpContext& ctx) {
       }
     }
   }
-  std::string out;
   if (arrow != std::string::npos) {
     out = eq.substr(arrow + 2);
     const size_t p = out.find("...");
@@ -316,9 +329,19 @@ void Einsum(OpContext& ctx) {
     std::sort(once.begin(), once.end());
     out += once;
   }
-  std::string contracted;
   for (char c : letters)
     if (out.find(c) == std::string::npos) contracted += c;
+  return sp;
+}
+
+}  // namespace
+
+void Einsum(OpContext& ctx) {
+  EinsumSpec sp = ParseEinsum(ctx);
+  const std::vector<std::string>& terms = sp.terms;
+  std::map<char, int64_t>& dim = sp.dim;
+  const std::string& out = sp.out;
+  const std::string& contracted = sp.contracted;
   Shape os;
   for (char c : out) os.push_back(dim[c]);
   const Tensor& x0 = ctx.in(0);

@@ -71,6 +71,99 @@ namespace {
 
 enum class Red { kSum, kMean, kMax, kMin, kProd, kL1, kL2, kSumSquare, kLogSum, kLogSumExp };
 
+// One output's reduction of the n elements at(0..n) (row: the first, for a contiguous
+// float sum, which goes to the session's sum kernel: the same canonical order).
+template <class T, class C, class At>
+C ReduceOne(const OpContext& ctx, Red kind, int64_t n, bool lanes, bool contiguous, const T* row, At at) {
+  C r{};
+  switch (kind) {
+    case Red::kSum:
+      if constexpr (std::is_same_v<T, float>) {
+        // A contiguous run in the canonical order: the session's sum kernel.
+        if (contiguous) {
+          r = ctx.kernels->SumF32(row, size_t(n));
+          break;
+        }
+      }
+      r = SumOrdered<C>(n, lanes, at);
+      break;
+    case Red::kMean: {
+      const C s = SumOrdered<C>(n, lanes, at);
+      if constexpr (std::is_floating_point_v<C>)
+        r = s / C(n);
+      else
+        r = n ? C(s / C(n)) : C(0);
+      break;
+    }
+    case Red::kSumSquare:
+      r = SumOrdered<C>(n, lanes, [&](int64_t i) {
+        const C v = at(i);
+        return C(v * v);
+      });
+      break;
+    case Red::kL1:
+      r = SumOrdered<C>(n, lanes, [&](int64_t i) {
+        const C v = at(i);
+        return v < C(0) ? C(-v) : v;
+      });
+      break;
+    case Red::kL2:
+      if constexpr (std::is_floating_point_v<C>) {
+        r = SqrtC(SumOrdered<C>(n, lanes, [&](int64_t i) {
+          const C v = at(i);
+          return v * v;
+        }));
+      } else {
+        throw ctx.Fail(ErrorCode::kUnsupportedOp, "integer ReduceL2 is not supported");
+      }
+      break;
+    case Red::kLogSum:
+      if constexpr (std::is_floating_point_v<C>)
+        r = LogC(SumOrdered<C>(n, lanes, at));
+      else
+        throw ctx.Fail(ErrorCode::kTypeMismatch, "input must be floating point");
+      break;
+    case Red::kLogSumExp:
+      if constexpr (std::is_floating_point_v<C>) {
+        C m = -std::numeric_limits<C>::infinity();
+        for (int64_t i = 0; i < n; ++i) m = MaxOf(m, at(i));
+        if (n == 0 || m == -std::numeric_limits<C>::infinity() || m == std::numeric_limits<C>::infinity()) {
+          r = LogC(SumOrdered<C>(n, lanes, [&](int64_t i) { return ExpC(at(i)); }));
+        } else {
+          r = LogC(SumOrdered<C>(n, lanes, [&](int64_t i) { return ExpC(C(at(i) - m)); })) + m;
+        }
+      } else {
+        throw ctx.Fail(ErrorCode::kTypeMismatch, "input must be floating point");
+      }
+      break;
+    case Red::kMax:
+    case Red::kMin: {
+      C acc;
+      if constexpr (std::is_floating_point_v<C>)
+        acc = kind == Red::kMax ? -std::numeric_limits<C>::infinity() : std::numeric_limits<C>::infinity();
+      else
+        acc = kind == Red::kMax ? std::numeric_limits<C>::lowest() : std::numeric_limits<C>::max();
+      for (int64_t i = 0; i < n; ++i) acc = kind == Red::kMax ? MaxOf(acc, at(i)) : MinOf(acc, at(i));
+      r = acc;
+      break;
+    }
+    case Red::kProd: {
+      if constexpr (std::is_floating_point_v<C>) {
+        C acc = C(1);
+        for (int64_t i = 0; i < n; ++i) acc = acc * at(i);
+        r = acc;
+      } else {
+        using U = std::make_unsigned_t<C>;
+        U acc = 1;
+        for (int64_t i = 0; i < n; ++i) acc = U(acc * U(at(i)));
+        r = C(acc);
+      }
+      break;
+    }
+  }
+  return r;
+}
+
 void Reduce(OpContext& ctx, Red kind, int64_t axes_input_since) {
   const Tensor& x = ctx.in(0);
   Shape axes;
@@ -113,93 +206,7 @@ void Reduce(OpContext& ctx, Red kind, int64_t axes_input_since) {
       for (int64_t o = 0; o < p.outputs; ++o) {
         const T* row = px + p.base[size_t(o)];
         auto at = [&](int64_t i) -> C { return Widen(row[p.offsets[size_t(i)]]); };
-        C r{};
-        switch (kind) {
-          case Red::kSum:
-            if constexpr (std::is_same_v<T, float>) {
-              // A contiguous run in the canonical order: the session's sum kernel.
-              if (contiguous) {
-                r = ctx.kernels->SumF32(row, size_t(n));
-                break;
-              }
-            }
-            r = SumOrdered<C>(n, p.lanes, at);
-            break;
-          case Red::kMean: {
-            const C s = SumOrdered<C>(n, p.lanes, at);
-            if constexpr (std::is_floating_point_v<C>)
-              r = s / C(n);
-            else
-              r = n ? C(s / C(n)) : C(0);
-            break;
-          }
-          case Red::kSumSquare:
-            r = SumOrdered<C>(n, p.lanes, [&](int64_t i) {
-              const C v = at(i);
-              return C(v * v);
-            });
-            break;
-          case Red::kL1:
-            r = SumOrdered<C>(n, p.lanes, [&](int64_t i) {
-              const C v = at(i);
-              return v < C(0) ? C(-v) : v;
-            });
-            break;
-          case Red::kL2:
-            if constexpr (std::is_floating_point_v<C>) {
-              r = SqrtC(SumOrdered<C>(n, p.lanes, [&](int64_t i) {
-                const C v = at(i);
-                return v * v;
-              }));
-            } else {
-              throw ctx.Fail(ErrorCode::kUnsupportedOp, "integer ReduceL2 is not supported");
-            }
-            break;
-          case Red::kLogSum:
-            if constexpr (std::is_floating_point_v<C>)
-              r = LogC(SumOrdered<C>(n, p.lanes, at));
-            else
-              throw ctx.Fail(ErrorCode::kTypeMismatch, "input must be floating point");
-            break;
-          case Red::kLogSumExp:
-            if constexpr (std::is_floating_point_v<C>) {
-              C m = -std::numeric_limits<C>::infinity();
-              for (int64_t i = 0; i < n; ++i) m = MaxOf(m, at(i));
-              if (n == 0 || m == -std::numeric_limits<C>::infinity() || m == std::numeric_limits<C>::infinity()) {
-                r = LogC(SumOrdered<C>(n, p.lanes, [&](int64_t i) { return ExpC(at(i)); }));
-              } else {
-                r = LogC(SumOrdered<C>(n, p.lanes, [&](int64_t i) { return ExpC(C(at(i) - m)); })) + m;
-              }
-            } else {
-              throw ctx.Fail(ErrorCode::kTypeMismatch, "input must be floating point");
-            }
-            break;
-          case Red::kMax:
-          case Red::kMin: {
-            C acc;
-            if constexpr (std::is_floating_point_v<C>)
-              acc = kind == Red::kMax ? -std::numeric_limits<C>::infinity() : std::numeric_limits<C>::infinity();
-            else
-              acc = kind == Red::kMax ? std::numeric_limits<C>::lowest() : std::numeric_limits<C>::max();
-            for (int64_t i = 0; i < n; ++i) acc = kind == Red::kMax ? MaxOf(acc, at(i)) : MinOf(acc, at(i));
-            r = acc;
-            break;
-          }
-          case Red::kProd: {
-            if constexpr (std::is_floating_point_v<C>) {
-              C acc = C(1);
-              for (int64_t i = 0; i < n; ++i) acc = acc * at(i);
-              r = acc;
-            } else {
-              using U = std::make_unsigned_t<C>;
-              U acc = 1;
-              for (int64_t i = 0; i < n; ++i) acc = U(acc * U(at(i)));
-              r = C(acc);
-            }
-            break;
-          }
-        }
-        po[o] = Narrow<T>(r);
+        po[o] = Narrow<T>(ReduceOne<T, C>(ctx, kind, n, p.lanes, contiguous, row, at));
       }
     }
   });
