@@ -6,6 +6,9 @@
    only core, simd and ref. The public headers (onemodel/) are for api and cli only.
 2. No file in src/ over 800 lines.
 3. No function in src/ over 120 lines (from its signature to its closing brace).
+4. Every kernel of src/kernels/kernels.inc is called as `kernels.<name>(` in
+   tests/test_kernels.cpp (its bitwise test against the reference kernel). Every
+   operator algorithm's test is checked by the suite itself (tests/ops/op_test.h).
 
 Prints each violation and exits 1 if there is any; --list prints every function's
 length, longest first.
@@ -141,9 +144,20 @@ def functions(text):
     return found
 
 
+def check_kernel_tests():
+    with open(os.path.join(ROOT, "src", "kernels", "kernels.inc"), encoding="utf-8") as f:
+        names = re.findall(r"^ONEMODEL_KERNEL\((\w+),", f.read(), re.M)
+    with open(os.path.join(ROOT, "tests", "test_kernels.cpp"), encoding="utf-8") as f:
+        tests = f.read()
+    if not names:
+        return ["src/kernels/kernels.inc: no ONEMODEL_KERNEL entries found"]
+    return [f"src/kernels/kernels.inc: kernel {n} has no test in tests/test_kernels.cpp (kernels.{n}(...))"
+            for n in names if f"kernels.{n}(" not in tests]
+
+
 def main():
     list_all = "--list" in sys.argv[1:]
-    errors, lengths = [], []
+    errors, lengths = check_kernel_tests(), []
     for path in sources():
         with open(path, encoding="utf-8") as f:
             text = f.read()
@@ -166,7 +180,8 @@ def main():
     if errors:
         print(f"check_tree: {len(errors)} violation(s)")
         return 1
-    print(f"check_tree: layers, file sizes (<= {MAX_FILE_LINES}) and function sizes (<= {MAX_FUNCTION_LINES}) ok")
+    print(f"check_tree: layers, file sizes (<= {MAX_FILE_LINES}), function sizes (<= {MAX_FUNCTION_LINES}) "
+          "and kernel tests ok")
     return 0
 
 

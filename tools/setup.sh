@@ -8,7 +8,7 @@ CACHE="${ONEMODEL_CACHE:-$HOME/.cache/onemodel}"
 SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"
 log() { echo "[setup] $*" >&2; }
 
-APT_PKGS=(cmake ninja-build g++ clang emscripten nodejs protobuf-compiler libprotobuf-dev
+APT_PKGS=(cmake ninja-build g++ clang clang-format emscripten nodejs protobuf-compiler libprotobuf-dev
   libonnx-dev catch2 python3-onnx python3-numpy libonnx-testdata dpkg-dev xz-utils pkg-config chromium)
 # The arm64 row is a cross build run under qemu: only on x86-64 hosts.
 if [ "$(uname -m)" = x86_64 ]; then APT_PKGS+=(qemu-user g++-aarch64-linux-gnu); fi

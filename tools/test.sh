@@ -14,7 +14,7 @@ set -uo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$ROOT"
 BUILD=1
-ROWS="native native-clang api sanitize arm64 wasm js cli cases golden"
+ROWS="lint native native-clang api sanitize arm64 wasm js cli cases golden"
 while [ $# -gt 0 ]; do
   case "$1" in
     --no-build) BUILD=0 ;;
@@ -27,7 +27,7 @@ done
 if [ "$BUILD" = 1 ]; then
   build_rows=""
   for r in $ROWS; do
-    case "$r" in cli|cases|golden) build_rows="$build_rows native wasm" ;; api) build_rows="$build_rows native" ;; sanitize) build_rows="$build_rows native native-asan native-tsan" ;; js) build_rows="$build_rows wasm" ;; *) build_rows="$build_rows $r" ;; esac
+    case "$r" in lint) ;; cli|cases|golden) build_rows="$build_rows native wasm" ;; api) build_rows="$build_rows native" ;; sanitize) build_rows="$build_rows native native-asan native-tsan" ;; js) build_rows="$build_rows wasm" ;; *) build_rows="$build_rows $r" ;; esac
   done
   # shellcheck disable=SC2086
   tools/build.sh $(echo $build_rows | tr ' ' '\n' | awk '!seen[$0]++') || { echo "0 passed, 1 failed, 0 skipped"; exit 1; }
@@ -96,6 +96,18 @@ native_rows() {  # build dir, row prefix: every target the build has, via test_n
 
 for row in $ROWS; do
   case "$row" in
+    lint)
+      # The tree's shape: the layer order of #includes, file and function sizes and the
+      # kernels' tests (tools/check_tree.py), and the format (tools/format.sh --check).
+      for check in "layers, sizes and kernel tests (tools/check_tree.py)|python3 tools/check_tree.py" \
+                   "format (tools/format.sh --check)|tools/format.sh --check"; do
+        label="${check%%|*}"; cmd="${check#*|}"
+        # shellcheck disable=SC2086
+        if out=$($cmd 2>&1); then p=1; f=0; else p=0; f=1; echo "$out" | head -30 | sed 's/^/    /'; fi
+        echo "row lint/$label: $(echo "$out" | tail -1) -> $p passed, $f failed, 0 skipped"
+        TOTAL_P=$((TOTAL_P + p)); TOTAL_F=$((TOTAL_F + f))
+      done
+      ;;
     native) native_rows build/native native ;;
     native-clang) native_rows build/native-clang native-clang ;;
     arm64)

@@ -15,10 +15,11 @@ int64_t ProductOf(const Dims& dims) {
   return p;
 }
 
-// Row-major strides of dims: the last is 1.
-template <class Dims>
-std::vector<int64_t> RowMajorStrides(const Dims& dims) {
-  std::vector<int64_t> st(dims.size(), 1);
+// Row-major strides of dims: the last is 1 (as an Out: std::vector, or a Shape, which
+// keeps short lists off the heap).
+template <class Out = std::vector<int64_t>, class Dims>
+Out RowMajorStrides(const Dims& dims) {
+  Out st(dims.size(), 1);
   for (size_t d = dims.size(); d-- > 1;) st[d - 1] = st[d] * int64_t(dims[d]);
   return st;
 }

@@ -9,6 +9,7 @@
 #include <limits>
 
 #include "core/exact.h"
+#include "core/index.h"
 #include "ref/math.h"
 #include "ops/ops.h"
 #include "ops/reduce_layout.h"
@@ -44,15 +45,15 @@ ReduceLayout MakeReduceLayout(const OpContext& ctx, const Shape& in, const Shape
     }
   }
   p.lanes = r > 0 && red[size_t(r - 1)];
+  // Each multi-index's offset, in row-major order (the position held inline: a steady
+  // run takes nothing from the heap for it).
   auto enumerate = [](const Shape& dims, const Shape& st) {
-    int64_t n = 1;
-    for (int64_t d : dims) n *= d;
-    IndexTable v(static_cast<size_t>(n));
+    IndexTable v(static_cast<size_t>(ProductOf(dims)));
     Shape pos(dims.size(), 0);
-    for (int64_t i = 0; i < n; ++i) {
+    for (size_t i = 0; i < v.size(); ++i) {
       int64_t off = 0;
       for (size_t k = 0; k < dims.size(); ++k) off += pos[k] * st[k];
-      v[size_t(i)] = off;
+      v[i] = off;
       for (size_t k = dims.size(); k-- > 0;) {
         if (++pos[k] < dims[k]) break;
         pos[k] = 0;

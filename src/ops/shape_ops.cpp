@@ -4,6 +4,7 @@
 
 #include <cstring>
 
+#include "core/index.h"
 #include "ops/ops.h"
 #include "ops/algorithm.h"
 #include "ops/shape_ops.h"
@@ -28,11 +29,7 @@ Tensor Reshaped(const OpContext& ctx, const Tensor& x, const Shape& shape) {
   return out;
 }
 
-Shape Strides(const Shape& s) {
-  Shape st(s.size(), 1);
-  for (size_t k = s.size(); k-- > 1;) st[k - 1] = st[k] * s[k];
-  return st;
-}
+Shape Strides(const Shape& s) { return RowMajorStrides<Shape>(s); }
 
 // Axes from the attribute (opset < since) or the optional second input.
 Shape AxesArg(const OpContext& ctx, int64_t since) {

@@ -7,6 +7,7 @@
 #include <numeric>
 
 #include "core/random.h"
+#include "core/index.h"
 #include "ops/ops.h"
 #include "ops/algorithm.h"
 #include "ops/tensor_ops.h"
@@ -17,25 +18,7 @@ namespace onemodel::impl {
 namespace ops {
 namespace {
 
-std::vector<int64_t> Strides(const Shape& s) {
-  std::vector<int64_t> st(s.size(), 1);
-  for (size_t k = s.size(); k-- > 1;) st[k - 1] = st[k] * s[k];
-  return st;
-}
-// Visits every multi-index of `shape` in row-major order.
-template <class F>
-void ForEachIndex(const Shape& shape, F f) {
-  int64_t n = 1;
-  for (int64_t d : shape) n *= d;
-  std::vector<int64_t> pos(shape.size(), 0);
-  for (int64_t i = 0; i < n; ++i) {
-    f(i, pos);
-    for (size_t k = shape.size(); k-- > 0;) {
-      if (++pos[k] < shape[k]) break;
-      pos[k] = 0;
-    }
-  }
-}
+std::vector<int64_t> Strides(const Shape& s) { return RowMajorStrides(s); }
 int64_t FixIndex(const OpContext& ctx, int64_t j, int64_t dim) {
   const int64_t jj = j < 0 ? j + dim : j;
   if (jj < 0 || jj >= dim) {
