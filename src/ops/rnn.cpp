@@ -1,7 +1,7 @@
-// Reference RNN, GRU and LSTM (ONNX Operators.md equations). Every gate's
-// pre-activation is ((x . W) + (h . R)) + (Wb + Rb): each dot product one accumulator
-// from -0.0 folding the input (or hidden) index in order, as ONNX's reference groups
-// the sums. Activations use the project's own functions. f32 compute.
+// RNN, GRU and LSTM. Their definition is ref/rnn.h (the cells' equations and the
+// products' folds); the reference algorithm runs it step by step, the GEMM algorithm
+// (ops/rnn.h) the same equations with the products as GEMMs and each activation over a
+// whole gate.
 #include <algorithm>
 #include <cmath>
 #include <string>
@@ -9,6 +9,7 @@
 
 #include "ref/elementwise.h"
 #include "ref/math.h"
+#include "ref/rnn.h"
 #include "ops/ops.h"
 #include "ops/algorithm.h"
 #include "ops/rnn.h"
@@ -19,37 +20,7 @@ namespace onemodel::impl {
 namespace ops {
 namespace {
 
-struct Act {
-  std::string name;
-  float alpha = 0, beta = 0;
-  int code = -1;  // the name's index in kNames, found once (not per element)
-  static constexpr const char* kNames[] = {"Sigmoid",         "Tanh",       "Relu",        "Affine", "LeakyRelu",
-                                           "ThresholdedRelu", "ScaledTanh", "HardSigmoid", "Elu",    "Softsign",
-                                           "Softplus"};
-  void Resolve() {
-    for (int i = 0; i < int(sizeof(kNames) / sizeof(kNames[0])); ++i)
-      if (name == kNames[i]) code = i;
-  }
-  float operator()(float x) const {
-    switch (code) {
-      case 0: return math::Sigmoid(x);
-      case 1: return math::Tanh(x);
-      case 2: return x > 0 ? x : (x != x ? x : 0.0f);
-      case 3: return alpha * x + beta;
-      case 4: return x < 0 ? alpha * x : x;
-      case 5: return x > alpha ? x : 0.0f;
-      case 6: return alpha * math::Tanh(beta * x);
-      case 7: {
-        const float y = alpha * x + beta;
-        return y < 0 ? 0.0f : y > 1 ? 1.0f : y;
-      }
-      case 8: return x < 0 ? alpha * (math::Exp(x) - 1.0f) : x;
-      case 9: return x / (1.0f + (x < 0 ? -x : x));
-      case 10: return math::Softplus(x);
-      default: return x;
-    }
-  }
-};
+using Act = ref::RnnActivation;
 
 enum class Kind { kRnn, kGru, kLstm };
 
@@ -61,9 +32,8 @@ struct Spec {
   std::string direction;
   std::vector<Act> acts;
   size_t per_dir = 1;
-  bool has_clip = false, lbr = false, input_forget = false;
-  float clip = 0.0f;
-  float Clip(float v) const { return has_clip ? (v < -clip ? -clip : v > clip ? clip : v) : v; }
+  ref::RnnCell cell;  // H, clip, linear_before_reset, input_forget
+  float Clip(float v) const { return cell.Clip(v); }
   const Act& act(int64_t d, size_t k) const { return acts[size_t(d) * per_dir + k]; }
 };
 
@@ -85,20 +55,18 @@ Spec ReadSpec(const OpContext& ctx, Kind kind) {
   for (int64_t d = 0; d < sp.D; ++d)
     for (size_t k = 0; k < sp.per_dir; ++k) {
       const size_t idx = size_t(d) * sp.per_dir + k;
+      const std::string name = idx < names.size() ? names[idx] : dflt[k];
       Act a;
-      a.name = idx < names.size() ? names[idx] : dflt[k];
-      a.alpha = idx < alphas.size() ? alphas[idx]
-                                    : (a.name == "LeakyRelu"     ? 0.01f
-                                       : a.name == "HardSigmoid" ? 0.2f
-                                                                 : 1.0f);
-      a.beta = idx < betas.size() ? betas[idx] : (a.name == "HardSigmoid" ? 0.5f : 0.0f);
-      a.Resolve();
+      a.code = Act::Code(name);
+      a.alpha = idx < alphas.size() ? alphas[idx] : (name == "LeakyRelu" ? 0.01f : name == "HardSigmoid" ? 0.2f : 1.0f);
+      a.beta = idx < betas.size() ? betas[idx] : (name == "HardSigmoid" ? 0.5f : 0.0f);
       sp.acts.push_back(a);
     }
-  sp.has_clip = ctx.has_attr("clip");
-  sp.clip = ctx.attr_f("clip", 0.0f);
-  sp.lbr = ctx.attr_i("linear_before_reset", 0) != 0;
-  sp.input_forget = ctx.attr_i("input_forget", 0) != 0;
+  sp.cell.H = sp.H;
+  sp.cell.has_clip = ctx.has_attr("clip");
+  sp.cell.clip = ctx.attr_f("clip", 0.0f);
+  sp.cell.linear_before_reset = ctx.attr_i("linear_before_reset", 0) != 0;
+  sp.cell.input_forget = ctx.attr_i("input_forget", 0) != 0;
   return sp;
 }
 
@@ -156,7 +124,8 @@ Inputs ReadInputs(const OpContext& ctx, const Spec& sp, const Tensor& tx) {
 // hr = h . R) the gates and the new hidden state hn (and the LSTM's cell state).
 // Every gate's pre-activation is ((x . W) + (h . R)) + (Wb + Rb). With the GEMM
 // algorithm each activation runs over a whole gate (Apply: MathF32 for Sigmoid and Tanh,
-// the scalar functions' bits), on the same clipped values.
+// the scalar functions' bits), on the same clipped values; the reference algorithm runs
+// the ref::*CellF32 definitions.
 struct Cell {
   const OpContext& ctx;
   const Spec& sp;
@@ -180,68 +149,48 @@ struct Cell {
     else
       for (int64_t i = 0; i < n; ++i) v[i] = a(v[i]);
   }
-  void Activate(const Act& a, std::vector<float>& v) const {
-    if (gemm)
-      Apply(a, v.data(), sp.H);
-    else
-      for (int64_t k = 0; k < sp.H; ++k) v[size_t(k)] = a(v[size_t(k)]);
-  }
-
   void Rnn() {
+    if (!gemm) return ref::RnnCellF32(sp.cell, sp.act(d, 0), pre.data(), hr.data(), wb, rb, hn.data());
     for (int64_t k = 0; k < sp.H; ++k) hn[size_t(k)] = sp.Clip(Gate(k));
-    Activate(sp.act(d, 0), hn);
+    Apply(sp.act(d, 0), hn.data(), sp.H);
   }
 
   void Gru(const float* h) {
+    if (!gemm)
+      return ref::GruCellF32(sp.cell, sp.act(d, 0), sp.act(d, 1), pre.data(), hr.data(), wb, rb, r, h, hn.data());
     const int64_t H = sp.H, G = sp.G;
     const Act& f = sp.act(d, 0);
     for (int64_t k = 0; k < H; ++k) {
       z[size_t(k)] = sp.Clip(Gate(k));
       rg[size_t(k)] = sp.Clip(Gate(H + k));
     }
-    Activate(f, z);
-    Activate(f, rg);
-    if (gemm && !sp.lbr) {
+    Apply(f, z.data(), H);
+    Apply(f, rg.data(), H);
+    if (!sp.cell.linear_before_reset) {
       // (r * h) . R_h for every row at once: the rounded products r[i] * h[i] as A.
       for (int64_t i = 0; i < H; ++i) rh_a[size_t(i)] = rg[size_t(i)] * h[i];
       ctx.kernels->GemmF32(1, H, H, rh_a.data(), H, 1, rt + 2 * H, G * H, 1, rgh.data(), H);
     }
     for (int64_t k = 0; k < H; ++k) {
       const int64_t row = 2 * H + k;
-      if (sp.lbr) {
+      if (sp.cell.linear_before_reset)
         hc[size_t(k)] = sp.Clip((pre[size_t(row)] + rg[size_t(k)] * (hr[size_t(row)] + rb[row])) + wb[row]);
-      } else {
-        float rh = -0.0f;  // (r . h) R_h, one accumulator
-        if (gemm)
-          rh = rgh[size_t(k)];
-        else
-          for (int64_t i = 0; i < H; ++i) rh = rh + (rg[size_t(i)] * h[i]) * r[row * H + i];
-        hc[size_t(k)] = sp.Clip((pre[size_t(row)] + rh) + (wb[row] + rb[row]));
-      }
+      else  // (r . h) R_h: the GEMM's fold, one accumulator from -0.0
+        hc[size_t(k)] = sp.Clip((pre[size_t(row)] + rgh[size_t(k)]) + (wb[row] + rb[row]));
     }
-    Activate(sp.act(d, 1), hc);
+    Apply(sp.act(d, 1), hc.data(), H);
     for (int64_t k = 0; k < H; ++k) hn[size_t(k)] = (1.0f - z[size_t(k)]) * hc[size_t(k)] + z[size_t(k)] * h[k];
   }
 
   // Gate order i, o, f, c; peepholes i, o, f.
   void Lstm(float* c) {
+    if (!gemm)
+      return ref::LstmCellF32(sp.cell, sp.act(d, 0), sp.act(d, 1), sp.act(d, 2), pre.data(), hr.data(), wb, rb, p, c,
+                              hn.data());
     const int64_t H = sp.H;
     const Act& f = sp.act(d, 0);
     const Act& g2 = sp.act(d, 1);
     const Act& h2 = sp.act(d, 2);
-    if (!gemm) {
-      for (int64_t k = 0; k < H; ++k) {
-        const float i_k = f(sp.Clip(Gate(k) + p[k] * c[k]));
-        float f_k = f(sp.Clip(Gate(2 * H + k) + p[2 * H + k] * c[k]));
-        if (sp.input_forget) f_k = 1.0f - i_k;
-        const float c_k = g2(sp.Clip(Gate(3 * H + k)));
-        cn[size_t(k)] = f_k * c[k] + i_k * c_k;
-        const float o_k = f(sp.Clip(Gate(H + k) + p[H + k] * cn[size_t(k)]));
-        hn[size_t(k)] = o_k * h2(cn[size_t(k)]);
-      }
-      for (int64_t k = 0; k < H; ++k) c[k] = cn[size_t(k)];
-      return;
-    }
     // The same expressions, each activation applied to a whole gate at a time.
     for (int64_t k = 0; k < H; ++k) {
       ig[size_t(k)] = sp.Clip(Gate(k) + p[k] * c[k]);
@@ -252,7 +201,7 @@ struct Cell {
     Apply(f, fg.data(), H);
     Apply(g2, cc.data(), H);
     for (int64_t k = 0; k < H; ++k) {
-      if (sp.input_forget) fg[size_t(k)] = 1.0f - ig[size_t(k)];
+      if (sp.cell.input_forget) fg[size_t(k)] = 1.0f - ig[size_t(k)];
       cn[size_t(k)] = fg[size_t(k)] * c[k] + ig[size_t(k)] * cc[size_t(k)];
       og[size_t(k)] = sp.Clip(Gate(H + k) + p[H + k] * cn[size_t(k)]);
     }
@@ -323,13 +272,7 @@ void Recurrent(OpContext& ctx, Kind kind) {
           std::copy(xw_all.begin() + xrow * G * H, xw_all.begin() + (xrow + 1) * G * H, cell.pre.begin());
           ctx.kernels->GemmF32(1, G * H, H, h, H, 1, rt.data(), G * H, 1, cell.hr.data(), G * H);
         } else {
-          for (int64_t g = 0; g < G * H; ++g) {
-            float xw = -0.0f, hh = -0.0f;
-            for (int64_t i = 0; i < I; ++i) xw = xw + x[i] * w[g * I + i];
-            for (int64_t i = 0; i < H; ++i) hh = hh + h[i] * r[g * H + i];
-            cell.hr[size_t(g)] = hh;
-            cell.pre[size_t(g)] = xw;
-          }
+          ref::RnnProductsF32(G, H, I, x, w, h, r, cell.pre.data(), cell.hr.data());
         }
         if (kind == Kind::kRnn)
           cell.Rnn();
