@@ -29,15 +29,14 @@ class LiveErr : public std::stringbuf {
     if (s.size() > shown_) {
       const std::string part = s.substr(shown_);
       shown_ = s.size();
-      EM_ASM(
-          {
-            const t = UTF8ToString($0);
-            if (typeof process != = 'undefined' && process.stderr)
-              process.stderr.write(t);
-            else
-              console.log(t);
-          },
-          part.c_str());
+      // JavaScript: clang-format leaves it alone.
+      // clang-format off
+      EM_ASM({
+        const t = UTF8ToString($0);
+        if (typeof process !== 'undefined' && process.stderr) process.stderr.write(t);
+        else console.log(t);
+      }, part.c_str());
+      // clang-format on
     }
     return 0;
   }

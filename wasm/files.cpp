@@ -11,12 +11,15 @@
 
 namespace onemodel::impl {
 
+// The EM_JS bodies are JavaScript: clang-format leaves them alone.
+// clang-format off
+
 // Files reached from the wasm module: node's fs, or, where there is none (a browser
 // page), the in-memory table a caller puts in Module.onemodelFiles (a Map from path to
 // Uint8Array; js/browser.mjs fills it). With neither, these report "no file system".
 EM_JS(int, om_js_has_fs, (), {
   if (Module['onemodelFiles']) return 1;
-  return (typeof process != = 'undefined' && process.versions && process.versions.node) ? 1 : 0;
+  return (typeof process !== 'undefined' && process.versions && process.versions.node) ? 1 : 0;
 });
 // Reads [offset, offset+length) (length < 0: to the end) into a malloc'ed buffer;
 // stores the pointer and size; returns 0, or -1 on error.
@@ -85,8 +88,7 @@ EM_JS(int, om_js_stat, (const char* path), {
     if (table) {
       if (table.has(p)) return 2;
       const dir = p.endsWith('/') ? p : p + '/';
-      for (const k of table.keys())
-        if (k.startsWith(dir)) return 1;
+      for (const k of table.keys()) if (k.startsWith(dir)) return 1;
       return 0;
     }
     const st = require('fs').statSync(p);
@@ -104,10 +106,9 @@ EM_JS(char*, om_js_list, (const char* path), {
     if (table) {
       const dir = p.endsWith('/') ? p : p + '/';
       const set = new Set();
-      for (const k of table.keys())
-        if (k.startsWith(dir)) set.add(k.slice(dir.length).split('/')[0]);
+      for (const k of table.keys()) if (k.startsWith(dir)) set.add(k.slice(dir.length).split('/')[0]);
       if (!set.size) return 0;
-      names = [... set].join('\n');
+      names = [...set].join('\n');
     } else {
       names = require('fs').readdirSync(p).join('\n');
     }
@@ -178,5 +179,7 @@ std::vector<std::string> ListDirectory(const std::string& path) {
   std::sort(out.begin(), out.end());
   return out;
 }
+
+// clang-format on
 
 }  // namespace onemodel::impl

@@ -7,7 +7,7 @@
 #include "onemodel/onemodel.h"
 
 #if defined(__EMSCRIPTEN__)
-// The library's wasm build defines these host functions (core/io.cpp, EM_JS): imports
+// The library's wasm build defines these host functions (wasm/files.cpp, EM_JS): imports
 // of the module's "env", declared here as EM_JS declares them.
 #define OM_HOST(name) __attribute__((import_module("env"), import_name(#name)))
 extern "C" {
