@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "core/bits.h"
 #include "runtime/dispatch.h"
 
 namespace onemodel::impl {
@@ -20,16 +21,8 @@ void SetActiveIsa(Isa isa);
 // subnormals, ties, saturation edges).
 const std::vector<float>& F32Specials();
 
-inline uint32_t F2U(float f) {
-  uint32_t u;
-  std::memcpy(&u, &f, 4);
-  return u;
-}
-inline float U2F(uint32_t u) {
-  float f;
-  std::memcpy(&f, &u, 4);
-  return f;
-}
+using ::onemodel::impl::F2U;
+using ::onemodel::impl::U2F;
 inline bool IsNaN(float f) { return (F2U(f) & 0x7FFFFFFFu) > 0x7F800000u; }
 // Bitwise equality where any NaN equals any NaN (NaN payloads are unspecified).
 inline bool SameF32(float a, float b) { return (IsNaN(a) && IsNaN(b)) || F2U(a) == F2U(b); }

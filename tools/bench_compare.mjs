@@ -1,8 +1,10 @@
 // Two OneModel builds side by side in one run (a change's speed against the build before
 // it): each reference model timed by both native CLIs in turn, `--rounds` times, at 1 and
-// 2 threads; per model the median of each build's medians and the ratio new / old (above
-// 1.0: the new build is slower). The builds alternate so that the machine's drift falls
-// on both. Never part of the tests.
+// 2 threads; per model each build's fastest run over all rounds (on a shared VM the
+// minimum is the steadiest statistic: interference only ever adds time) and the median
+// of its per-round medians, with the ratios new / old (above 1.0: the new build is
+// slower). The builds alternate so that the machine's drift falls on both. Never part
+// of the tests.
 //   node tools/bench_compare.mjs OLD_CLI NEW_CLI [--runs N] [--rounds R] [--only a,b] [--threads 1,2]
 //                                [--old-wasm DIR --new-wasm DIR]
 // OLD_CLI / NEW_CLI: paths of `onemodel` binaries (e.g. a worktree's build/native/onemodel).
@@ -43,16 +45,17 @@ function time(cmd, pre, file, m, t) {
   const a = [...pre, '--threads', String(t), 'bench', file, '--runs', String(runs)];
   for (const [name, f] of Object.entries(m.inputs)) a.push('--input', `${name}=${path.join(modelsDir, 'inputs', f)}`);
   const out = execFileSync(cmd, a, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 1 << 26 });
-  return Number(/median_ms=([0-9.]+)/.exec(out.trim().split('\n').pop())[1]);
+  const last = out.trim().split('\n').pop();
+  return { median: Number(/median_ms=([0-9.]+)/.exec(last)[1]), min: Number(/min_ms=([0-9.]+)/.exec(last)[1]) };
 }
 
 const cpu = fs.readFileSync('/proc/cpuinfo', 'utf8');
 const field = (k) => (new RegExp(`^${k}\\s*:\\s*(.*)$`, 'm').exec(cpu) || [])[1];
 console.log(`CPU: ${field('model name')} (family ${field('cpu family')}, model ${field('model')}); ` +
-            `medians of ${runs} runs, ${rounds} alternating rounds; ratio = new / old.`);
+            `${runs} runs per round, ${rounds} alternating rounds; min: the fastest run, median: of the rounds' medians; ratio = new / old.`);
 console.log('');
-const cols = threads.map((t) => `old ${t}t | new ${t}t | ratio`).join(' | ');
-const wasmCols = oldWasm && newWasm ? ' | old wasm | new wasm | ratio' : '';
+const cols = threads.map((t) => `${t}t min old / new | ratio | ${t}t median ratio`).join(' | ');
+const wasmCols = oldWasm && newWasm ? ' | wasm min old / new | ratio | wasm median ratio' : '';
 console.log(`| model | ${cols}${wasmCols} |`);
 console.log(`|---|${threads.map(() => '---|---|---|').join('')}${wasmCols ? '---|---|---|' : ''}`);
 const fmt = (x) => (x >= 100 ? x.toFixed(0) : x.toFixed(2));
@@ -71,9 +74,10 @@ for (const name of only || MODELS) {
     for (let r = 0; r < rounds; ++r) {
       if (r % 2 === 0) { o.push(k.old()); n.push(k.new()); } else { n.push(k.new()); o.push(k.old()); }
     }
-    const mo = median(o), mn = median(n);
-    log(`${name} ${k.label}: old ${fmt(mo)} ms, new ${fmt(mn)} ms, ratio ${(mn / mo).toFixed(3)}`);
-    cells.push(`${fmt(mo)} | ${fmt(mn)} | ${(mn / mo).toFixed(3)}`);
+    const mo = median(o.map((x) => x.median)), mn = median(n.map((x) => x.median));
+    const lo = Math.min(...o.map((x) => x.min)), ln = Math.min(...n.map((x) => x.min));
+    log(`${name} ${k.label}: min old ${fmt(lo)} new ${fmt(ln)} ms (${(ln / lo).toFixed(3)}), median ratio ${(mn / mo).toFixed(3)}`);
+    cells.push(`${fmt(lo)} / ${fmt(ln)} | ${(ln / lo).toFixed(3)} | ${(mn / mo).toFixed(3)}`);
   }
   console.log(`| ${name} | ${cells.join(' | ')} |`);
 }
