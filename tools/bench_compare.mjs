@@ -5,7 +5,7 @@
 // of its per-round medians, with the ratios new / old (above 1.0: the new build is
 // slower). The builds alternate so that the machine's drift falls on both. Never part
 // of the tests.
-//   node tools/bench_compare.mjs OLD_CLI NEW_CLI [--runs N] [--rounds R] [--only a,b] [--threads 1,2]
+//   node tools/bench_compare.mjs OLD_CLI NEW_CLI [--runs N] [--rounds R] [--only a,b] [--threads 1,2|none]
 //                                [--old-wasm DIR --new-wasm DIR]
 // OLD_CLI / NEW_CLI: paths of `onemodel` binaries (e.g. a worktree's build/native/onemodel).
 // --old-wasm / --new-wasm: two checkouts' roots; their js/bin/onemodel.mjs (SIMD build) are
@@ -24,7 +24,7 @@ for (let i = 0; i < args.length; ++i) {
   if (args[i] === '--runs') runs = Number(args[++i]);
   else if (args[i] === '--rounds') rounds = Number(args[++i]);
   else if (args[i] === '--only') only = args[++i].split(',');
-  else if (args[i] === '--threads') threads = args[++i].split(',').map(Number);
+  else if (args[i] === '--threads') threads = args[++i] === 'none' ? [] : args[i].split(',').map(Number);
   else if (args[i] === '--old-wasm') oldWasm = path.resolve(args[++i]);
   else if (args[i] === '--new-wasm') newWasm = path.resolve(args[++i]);
   else if (args[i].startsWith('--')) { console.error(`bench_compare: unknown option ${args[i]}`); process.exit(2); }
