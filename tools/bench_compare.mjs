@@ -54,10 +54,10 @@ const field = (k) => (new RegExp(`^${k}\\s*:\\s*(.*)$`, 'm').exec(cpu) || [])[1]
 console.log(`CPU: ${field('model name')} (family ${field('cpu family')}, model ${field('model')}); ` +
             `${runs} runs per round, ${rounds} alternating rounds; min: the fastest run, median: of the rounds' medians; ratio = new / old.`);
 console.log('');
-const cols = threads.map((t) => `${t}t min old / new | ratio | ${t}t median ratio`).join(' | ');
-const wasmCols = oldWasm && newWasm ? ' | wasm min old / new | ratio | wasm median ratio' : '';
-console.log(`| model | ${cols}${wasmCols} |`);
-console.log(`|---|${threads.map(() => '---|---|---|').join('')}${wasmCols ? '---|---|---|' : ''}`);
+const heads = threads.map((t) => `${t}t min old / new | ratio | ${t}t median ratio`);
+if (oldWasm && newWasm) heads.push('wasm min old / new | ratio | wasm median ratio');
+console.log(`| model | ${heads.join(' | ')} |`);
+console.log(`|---|${heads.map(() => '---|---|---|').join('')}`);
 const fmt = (x) => (x >= 100 ? x.toFixed(0) : x.toFixed(2));
 for (const name of only || MODELS) {
   const m = byName.get(name);
