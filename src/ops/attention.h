@@ -2,6 +2,8 @@
 // is the reference, every plan of the oracle session (ops/algorithm.h).
 #pragma once
 
+#include "ops/algorithm_name.h"
+
 namespace onemodel::impl {
 namespace ops {
 
@@ -11,11 +13,8 @@ enum class AttentionAlgo {
 };
 inline constexpr AttentionAlgo kAllAttentionAlgos[] = {AttentionAlgo::kReference, AttentionAlgo::kGemm};
 inline const char* AttentionAlgoName(AttentionAlgo a) {
-  switch (a) {
-    case AttentionAlgo::kReference: return "reference";
-    case AttentionAlgo::kGemm: return "gemm";
-  }
-  return "?";
+  static constexpr const char* kNames[] = {"reference", "gemm"};
+  return AlgorithmName(a, kNames);
 }
 
 }  // namespace ops

@@ -2,6 +2,8 @@
 // is the reference, every plan of the oracle session (ops/algorithm.h).
 #pragma once
 
+#include "ops/algorithm_name.h"
+
 namespace onemodel::impl {
 namespace ops {
 
@@ -11,11 +13,8 @@ enum class CastAlgo {
 };
 inline constexpr CastAlgo kAllCastAlgos[] = {CastAlgo::kReference, CastAlgo::kIntToFloat};
 inline const char* CastAlgoName(CastAlgo a) {
-  switch (a) {
-    case CastAlgo::kReference: return "reference";
-    case CastAlgo::kIntToFloat: return "int-to-float";
-  }
-  return "?";
+  static constexpr const char* kNames[] = {"reference", "int-to-float"};
+  return AlgorithmName(a, kNames);
 }
 
 }  // namespace ops

@@ -26,16 +26,9 @@ namespace onemodel::impl {
 namespace ops {
 
 const char* ConvAlgoName(ConvAlgo a) {
-  switch (a) {
-    case ConvAlgo::kReference: return "reference";
-    case ConvAlgo::kTapGemm: return "tap-gemm";
-    case ConvAlgo::kDirect: return "direct";
-    case ConvAlgo::kIm2colGemm: return "im2col-gemm";
-    case ConvAlgo::kDepthwise: return "depthwise";
-    case ConvAlgo::kPlane: return "plane";
-    case ConvAlgo::kPlaneMulAdd: return "plane-muladd";
-  }
-  return "?";
+  static constexpr const char* kNames[] = {"reference", "tap-gemm", "direct",      "im2col-gemm",
+                                           "depthwise", "plane",    "plane-muladd"};
+  return AlgorithmName(a, kNames);
 }
 
 namespace {
@@ -243,14 +236,14 @@ void RunPlaneMulAdd(const ConvRun& r) {
 }
 
 // The bias after the full sum, then (float output) the activation, in one pass.
-void BiasActivation(const ConvRun& r, bool act_here) {
+void BiasActivation(const ConvRun& r, const float* bias, bool act_here) {
   const ConvPlan& p = r.p;
   ParallelFor(r.ctx, p.N * p.M, std::max<int64_t>(1, 16384 / std::max<int64_t>(p.out_sp, 1)),
               [&](int64_t b, int64_t e) {
                 for (int64_t nm = b; nm < e; ++nm) {
                   float* o = r.y + nm * p.out_sp;
-                  if (r.bias != nullptr) {
-                    const float bv = r.bias[size_t(nm % p.M)];
+                  if (bias != nullptr) {
+                    const float bv = bias[size_t(nm % p.M)];
                     for (int64_t i = 0; i < p.out_sp; ++i) o[i] = o[i] + bv;
                   }
                   if (!act_here) continue;
@@ -297,8 +290,7 @@ void Conv(OpContext& ctx) {
   }
   const bool act_here = p.act != Activation::kNone && float_out;
   const bool bias_here = bias != nullptr && algo != ConvAlgo::kReference;  // the reference adds its bias
-  if (!epilogue_done && (bias_here || act_here))
-    BiasActivation(ConvRun{r.ctx, p, r.x, r.w, bias_here ? bias : nullptr, yf, r.kact}, act_here);
+  if (!epilogue_done && (bias_here || act_here)) BiasActivation(r, bias_here ? bias : nullptr, act_here);
   if (float_out) return;
   // Another type first rounds the sum to its element type, as the Conv node's output
   // would be, then takes the activation in f32, then rounds again.

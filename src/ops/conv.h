@@ -1,6 +1,8 @@
 // Conv's plans: the algorithms a Conv node can run and what its plan keeps (ops/conv.cpp).
 #pragma once
 
+#include "ops/algorithm_name.h"
+
 #include <cstdint>
 #include <vector>
 

@@ -403,12 +403,8 @@ void RunReference(OpContext& /*ctx*/, const ConvTPrep& P, const F32View& xv, con
 }  // namespace
 
 const char* ConvTransposeAlgoName(ConvTransposeAlgo a) {
-  switch (a) {
-    case ConvTransposeAlgo::kReference: return "reference";
-    case ConvTransposeAlgo::kPatchGemm: return "patch-gemm";
-    case ConvTransposeAlgo::kPhaseTaps: return "phase-taps";
-  }
-  return "?";
+  static constexpr const char* kNames[] = {"reference", "patch-gemm", "phase-taps"};
+  return AlgorithmName(a, kNames);
 }
 
 void ConvTranspose(OpContext& ctx) {

@@ -3,6 +3,8 @@
 // (row-major) of the taps that land on it, then the bias.
 #pragma once
 
+#include "ops/algorithm_name.h"
+
 namespace onemodel::impl {
 namespace ops {
 

@@ -2,6 +2,8 @@
 // is the reference, every plan of the oracle session (ops/algorithm.h).
 #pragma once
 
+#include "ops/algorithm_name.h"
+
 namespace onemodel::impl {
 namespace ops {
 
@@ -11,11 +13,8 @@ enum class WhereAlgo {
 };
 inline constexpr WhereAlgo kAllWhereAlgos[] = {WhereAlgo::kReference, WhereAlgo::kRows};
 inline const char* WhereAlgoName(WhereAlgo a) {
-  switch (a) {
-    case WhereAlgo::kReference: return "reference";
-    case WhereAlgo::kRows: return "rows";
-  }
-  return "?";
+  static constexpr const char* kNames[] = {"reference", "rows"};
+  return AlgorithmName(a, kNames);
 }
 
 }  // namespace ops

@@ -3,6 +3,8 @@
 // is the reference, every plan of the oracle session (ops/algorithm.h).
 #pragma once
 
+#include "ops/algorithm_name.h"
+
 namespace onemodel::impl {
 namespace ops {
 
@@ -12,11 +14,8 @@ enum class IntConvAlgo {
 };
 inline constexpr IntConvAlgo kAllIntConvAlgos[] = {IntConvAlgo::kReference, IntConvAlgo::kI16Pairs};
 inline const char* IntConvAlgoName(IntConvAlgo a) {
-  switch (a) {
-    case IntConvAlgo::kReference: return "reference";
-    case IntConvAlgo::kI16Pairs: return "i16-pairs";
-  }
-  return "?";
+  static constexpr const char* kNames[] = {"reference", "i16-pairs"};
+  return AlgorithmName(a, kNames);
 }
 
 }  // namespace ops

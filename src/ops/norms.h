@@ -2,6 +2,8 @@
 // is the reference, every plan of the oracle session (ops/algorithm.h).
 #pragma once
 
+#include "ops/algorithm_name.h"
+
 namespace onemodel::impl {
 namespace ops {
 
@@ -11,11 +13,8 @@ enum class LayerNormAlgo {
 };
 inline constexpr LayerNormAlgo kAllLayerNormAlgos[] = {LayerNormAlgo::kReference, LayerNormAlgo::kRows};
 inline const char* LayerNormAlgoName(LayerNormAlgo a) {
-  switch (a) {
-    case LayerNormAlgo::kReference: return "reference";
-    case LayerNormAlgo::kRows: return "rows";
-  }
-  return "?";
+  static constexpr const char* kNames[] = {"reference", "rows"};
+  return AlgorithmName(a, kNames);
 }
 
 enum class InstanceNormAlgo {
@@ -24,11 +23,8 @@ enum class InstanceNormAlgo {
 };
 inline constexpr InstanceNormAlgo kAllInstanceNormAlgos[] = {InstanceNormAlgo::kReference, InstanceNormAlgo::kPlanes};
 inline const char* InstanceNormAlgoName(InstanceNormAlgo a) {
-  switch (a) {
-    case InstanceNormAlgo::kReference: return "reference";
-    case InstanceNormAlgo::kPlanes: return "planes";
-  }
-  return "?";
+  static constexpr const char* kNames[] = {"reference", "planes"};
+  return AlgorithmName(a, kNames);
 }
 
 }  // namespace ops

@@ -124,13 +124,8 @@ std::shared_ptr<PoolPrep> MakePoolPrep(const OpContext& ctx, const Tensor& x, Po
 }  // namespace
 
 const char* PoolAlgoName(PoolAlgo a) {
-  switch (a) {
-    case PoolAlgo::kReference: return "reference";
-    case PoolAlgo::kGlobalAverage: return "global-average";
-    case PoolAlgo::kMaxPlanes: return "max-planes";
-    case PoolAlgo::kAveragePlanes: return "average-planes";
-  }
-  return "?";
+  static constexpr const char* kNames[] = {"reference", "global-average", "max-planes", "average-planes"};
+  return AlgorithmName(a, kNames);
 }
 
 namespace {

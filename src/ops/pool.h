@@ -3,6 +3,8 @@
 // first NaN sticks; average: the sum from -0.0, then one division by the count; Lp).
 #pragma once
 
+#include "ops/algorithm_name.h"
+
 namespace onemodel::impl {
 namespace ops {
 

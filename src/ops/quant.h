@@ -3,6 +3,8 @@
 // is the reference, every plan of the oracle session (ops/algorithm.h).
 #pragma once
 
+#include "ops/algorithm_name.h"
+
 namespace onemodel::impl {
 namespace ops {
 
@@ -13,11 +15,8 @@ enum class MatMulIntegerAlgo {
 inline constexpr MatMulIntegerAlgo kAllMatMulIntegerAlgos[] = {MatMulIntegerAlgo::kReference,
                                                                MatMulIntegerAlgo::kI16Pairs};
 inline const char* MatMulIntegerAlgoName(MatMulIntegerAlgo a) {
-  switch (a) {
-    case MatMulIntegerAlgo::kReference: return "reference";
-    case MatMulIntegerAlgo::kI16Pairs: return "i16-pairs";
-  }
-  return "?";
+  static constexpr const char* kNames[] = {"reference", "i16-pairs"};
+  return AlgorithmName(a, kNames);
 }
 
 enum class QuantizeAlgo {
@@ -26,11 +25,8 @@ enum class QuantizeAlgo {
 };
 inline constexpr QuantizeAlgo kAllQuantizeAlgos[] = {QuantizeAlgo::kReference, QuantizeAlgo::kRuns};
 inline const char* QuantizeAlgoName(QuantizeAlgo a) {
-  switch (a) {
-    case QuantizeAlgo::kReference: return "reference";
-    case QuantizeAlgo::kRuns: return "runs";
-  }
-  return "?";
+  static constexpr const char* kNames[] = {"reference", "runs"};
+  return AlgorithmName(a, kNames);
 }
 
 enum class DequantizeAlgo {
@@ -39,11 +35,8 @@ enum class DequantizeAlgo {
 };
 inline constexpr DequantizeAlgo kAllDequantizeAlgos[] = {DequantizeAlgo::kReference, DequantizeAlgo::kRuns};
 inline const char* DequantizeAlgoName(DequantizeAlgo a) {
-  switch (a) {
-    case DequantizeAlgo::kReference: return "reference";
-    case DequantizeAlgo::kRuns: return "runs";
-  }
-  return "?";
+  static constexpr const char* kNames[] = {"reference", "runs"};
+  return AlgorithmName(a, kNames);
 }
 
 enum class DynamicQuantizeAlgo {
@@ -53,11 +46,8 @@ enum class DynamicQuantizeAlgo {
 inline constexpr DynamicQuantizeAlgo kAllDynamicQuantizeAlgos[] = {DynamicQuantizeAlgo::kReference,
                                                                    DynamicQuantizeAlgo::kKernel};
 inline const char* DynamicQuantizeAlgoName(DynamicQuantizeAlgo a) {
-  switch (a) {
-    case DynamicQuantizeAlgo::kReference: return "reference";
-    case DynamicQuantizeAlgo::kKernel: return "kernel";
-  }
-  return "?";
+  static constexpr const char* kNames[] = {"reference", "kernel"};
+  return AlgorithmName(a, kNames);
 }
 
 }  // namespace ops

@@ -2,6 +2,8 @@
 // is the reference, every plan of the oracle session (ops/algorithm.h).
 #pragma once
 
+#include "ops/algorithm_name.h"
+
 namespace onemodel::impl {
 namespace ops {
 
@@ -12,12 +14,8 @@ enum class ResizeAlgo {
 };
 inline constexpr ResizeAlgo kAllResizeAlgos[] = {ResizeAlgo::kReference, ResizeAlgo::kNearest, ResizeAlgo::kSeparable};
 inline const char* ResizeAlgoName(ResizeAlgo a) {
-  switch (a) {
-    case ResizeAlgo::kReference: return "reference";
-    case ResizeAlgo::kNearest: return "nearest";
-    case ResizeAlgo::kSeparable: return "separable";
-  }
-  return "?";
+  static constexpr const char* kNames[] = {"reference", "nearest", "separable"};
+  return AlgorithmName(a, kNames);
 }
 
 }  // namespace ops

@@ -2,6 +2,8 @@
 // is the reference, every plan of the oracle session (ops/algorithm.h).
 #pragma once
 
+#include "ops/algorithm_name.h"
+
 namespace onemodel::impl {
 namespace ops {
 
@@ -12,11 +14,8 @@ enum class RnnAlgo {
 };
 inline constexpr RnnAlgo kAllRnnAlgos[] = {RnnAlgo::kReference, RnnAlgo::kGemm};
 inline const char* RnnAlgoName(RnnAlgo a) {
-  switch (a) {
-    case RnnAlgo::kReference: return "reference";
-    case RnnAlgo::kGemm: return "gemm";
-  }
-  return "?";
+  static constexpr const char* kNames[] = {"reference", "gemm"};
+  return AlgorithmName(a, kNames);
 }
 
 }  // namespace ops

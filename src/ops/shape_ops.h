@@ -2,6 +2,8 @@
 // is the reference, every plan of the oracle session (ops/algorithm.h).
 #pragma once
 
+#include "ops/algorithm_name.h"
+
 namespace onemodel::impl {
 namespace ops {
 
@@ -11,11 +13,8 @@ enum class TransposeAlgo {
 };
 inline constexpr TransposeAlgo kAllTransposeAlgos[] = {TransposeAlgo::kReference, TransposeAlgo::kBlocks32};
 inline const char* TransposeAlgoName(TransposeAlgo a) {
-  switch (a) {
-    case TransposeAlgo::kReference: return "reference";
-    case TransposeAlgo::kBlocks32: return "blocks32";
-  }
-  return "?";
+  static constexpr const char* kNames[] = {"reference", "blocks32"};
+  return AlgorithmName(a, kNames);
 }
 
 enum class GatherAlgo {
@@ -24,11 +23,8 @@ enum class GatherAlgo {
 };
 inline constexpr GatherAlgo kAllGatherAlgos[] = {GatherAlgo::kReference, GatherAlgo::kSlices};
 inline const char* GatherAlgoName(GatherAlgo a) {
-  switch (a) {
-    case GatherAlgo::kReference: return "reference";
-    case GatherAlgo::kSlices: return "slices";
-  }
-  return "?";
+  static constexpr const char* kNames[] = {"reference", "slices"};
+  return AlgorithmName(a, kNames);
 }
 
 }  // namespace ops

@@ -2,6 +2,8 @@
 // is the reference, every plan of the oracle session (ops/algorithm.h).
 #pragma once
 
+#include "ops/algorithm_name.h"
+
 namespace onemodel::impl {
 namespace ops {
 
@@ -11,11 +13,8 @@ enum class PadAlgo {
 };
 inline constexpr PadAlgo kAllPadAlgos[] = {PadAlgo::kReference, PadAlgo::kRows};
 inline const char* PadAlgoName(PadAlgo a) {
-  switch (a) {
-    case PadAlgo::kReference: return "reference";
-    case PadAlgo::kRows: return "rows";
-  }
-  return "?";
+  static constexpr const char* kNames[] = {"reference", "rows"};
+  return AlgorithmName(a, kNames);
 }
 
 }  // namespace ops
