@@ -19,7 +19,7 @@ namespace onemodel::impl {
 namespace {
 
 struct Features {
-  bool sse41 = false, avx2 = false, avx512 = false, neon = false, neondot = false;
+  bool sse41 = false, avx2 = false, avxvnni = false, avx512 = false, avx512vnni = false, neon = false, neondot = false;
 };
 
 #if defined(ONEMODEL_CPU_X86)
@@ -42,9 +42,15 @@ Features Detect() {
   const bool zmm_saved = (xcr0 & 0xE6) == 0xE6;
   if (__get_cpuid_max(0, nullptr) >= 7) {
     __cpuid_count(7, 0, a, b, c, d);
+    const unsigned max_subleaf = a;
     f.avx2 = avx && ymm_saved && ((b >> 5) & 1);
     const bool f512 = (b >> 16) & 1, dq = (b >> 17) & 1, bw = (b >> 30) & 1, vl = (b >> 31) & 1;
     f.avx512 = f.avx2 && zmm_saved && f512 && dq && bw && vl;
+    f.avx512vnni = f.avx512 && ((c >> 11) & 1);  // leaf 7.0 ecx: AVX512_VNNI
+    if (max_subleaf >= 1) {
+      __cpuid_count(7, 1, a, b, c, d);
+      f.avxvnni = f.avx2 && ((a >> 4) & 1);  // leaf 7.1 eax: AVX-VNNI
+    }
   }
 #elif defined(ONEMODEL_CPU_ARM64_LINUX)
   const unsigned long hw = getauxval(AT_HWCAP);
@@ -73,7 +79,9 @@ bool CpuSupports(Isa isa) {
     case Isa::kScalar: return true;
     case Isa::kSse41: return f.sse41;
     case Isa::kAvx2: return f.avx2;
+    case Isa::kAvxVnni: return f.avxvnni;
     case Isa::kAvx512: return f.avx512;
+    case Isa::kAvx512Vnni: return f.avx512vnni;
     case Isa::kNeon: return f.neon;
     case Isa::kNeonDot: return f.neondot;
     case Isa::kWasm128: return false;
@@ -93,7 +101,9 @@ std::string CpuDescription() {
 #endif
   if (f.sse41) s += " sse4.1";
   if (f.avx2) s += " avx2";
+  if (f.avxvnni) s += " avx-vnni";
   if (f.avx512) s += " avx512(f,bw,dq,vl)";
+  if (f.avx512vnni) s += " avx512-vnni";
   if (f.neon) s += " asimd";
   if (f.neondot) s += " asimddp";
   return s;

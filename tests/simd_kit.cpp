@@ -108,6 +108,12 @@ T* P(uint8_t* p) {
       Store(DotI8x4Acc(Load<VI32>(P<int32_t>(c) + i / 4), Load<VI8>(P<int8_t>(a) + i), Load<VI8>(P<int8_t>(b) + i)), \
             P<int32_t>(o) + i / 4);                                                                                  \
   }
+#define OM_DOTU(name)                                                                                       \
+  void name(const uint8_t* a, const uint8_t* b, const uint8_t* c, uint8_t* o) {                             \
+    for (size_t i = 0; i < kKitBytes; i += VU8::kLanes)                                                     \
+      Store(DotU8S8x4Acc(Load<VI32>(P<int32_t>(c) + i / 4), Load<VU8>(a + i), Load<VI8>(P<int8_t>(b) + i)), \
+            P<int32_t>(o) + i / 4);                                                                         \
+  }
 #include "tests/simd_ops.inc"
 #undef OM_BIN
 #undef OM_UN
@@ -117,6 +123,7 @@ T* P(uint8_t* p) {
 #undef OM_SELECT
 #undef OM_MADD
 #undef OM_DOT
+#undef OM_DOTU
 
 #define OM_ENTRY(name, ...) &name,
 #define OM_BIN OM_ENTRY
@@ -127,6 +134,7 @@ T* P(uint8_t* p) {
 #define OM_SELECT OM_ENTRY
 #define OM_MADD OM_ENTRY
 #define OM_DOT OM_ENTRY
+#define OM_DOTU OM_ENTRY
 const test::KitFn kFns[] = {
 #include "tests/simd_ops.inc"
 };

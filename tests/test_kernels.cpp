@@ -676,6 +676,47 @@ TEST_CASE("kernels: GemmI16PairsI32 equals the reference's wrapping int32 sums",
   INFO(cases << " products");
 }
 
+TEST_CASE("kernels: GemmU8S8I32 equals the reference's wrapping int32 sums", "[kernels][gemm]") {
+  const Dispatch d = MakeDispatch(ActiveIsa());
+  REQUIRE(d.kernels.GemmU8S8I32 != nullptr);
+  SplitMix64 rng(41);
+  int cases = 0;
+  // Shapes around both tiles (4 x 2 and 8 x 3 vectors of columns) and the lane counts;
+  // padded row strides; the extremes of both operands (255 * -128) in runs long enough
+  // for the int32 sums to wrap, and random bytes.
+  for (int64_t M : {1, 3, 4, 8, 9, 17})
+    for (int64_t N : {1, 5, 16, 17, 48, 50, 97})
+      for (int64_t K4 : {0, 1, 3, 64, 300})
+        for (int range : {0, 1}) {
+          if (K4 == 300 && M > 8) continue;  // keep the test quick
+          const int64_t lda = 4 * K4 + (M % 2) * 5, ldb = 4 * N + (N % 3) * 4;
+          std::vector<uint8_t> a(size_t(std::max<int64_t>(M * lda, 1)));
+          std::vector<int8_t> b(size_t(std::max<int64_t>(K4 * ldb, 1)));
+          for (auto& v : a) v = range == 0 ? uint8_t(rng.NextU32()) : (rng.NextU32() % 4 ? 255 : 0);
+          for (auto& v : b) v = range == 0 ? int8_t(rng.NextU32()) : (rng.NextU32() % 4 ? -128 : 127);
+          std::vector<int32_t> want(size_t(M * (N + 1)), 0x5A5A5A5A), got(want);
+          ref::GemmU8S8I32(M, N, K4, a.data(), lda, b.data(), ldb, want.data(), N + 1);
+          d.kernels.GemmU8S8I32(M, N, K4, a.data(), lda, b.data(), ldb, got.data(), N + 1);
+          ++cases;
+          if (want != got) {
+            size_t i = 0;
+            while (want[i] == got[i]) ++i;
+            FAIL_CHECK(IsaName(d.isa) << " M=" << M << " N=" << N << " K4=" << K4 << " range " << range
+                                      << ": first difference at " << i << ": " << want[i] << " vs " << got[i]);
+          }
+        }
+  // The wrap itself: 2^17 products of 255 * -128 sum to -4278190080, which is 16777216
+  // modulo 2^32.
+  const int64_t K4 = 32768;
+  std::vector<uint8_t> a(size_t(4 * K4), 255);
+  std::vector<int8_t> b(size_t(4 * K4), -128);
+  int32_t c = 1;
+  d.kernels.GemmU8S8I32(1, 1, K4, a.data(), 4 * K4, b.data(), 4, &c, 1);
+  CHECK(c == int32_t(uint32_t(uint64_t(4 * K4) * uint64_t(uint32_t(-32640)))));
+  CHECK(d.kernels.native_dot_u8s8 == (d.isa == Isa::kAvx512Vnni || d.isa == Isa::kAvxVnni));
+  INFO(cases << " products");
+}
+
 TEST_CASE("kernels: QuantizeF32 equals the reference rounding and saturation", "[kernels]") {
   const Dispatch d = MakeDispatch(ActiveIsa());
   REQUIRE(d.kernels.QuantizeF32 != nullptr);
@@ -873,7 +914,8 @@ TEST_CASE("dispatch: ISA names and errors", "[dispatch]") {
     CHECK(std::string(e.what()).find("unknown ISA 'avx9'") != std::string::npos);
   }
   bool found_unsupported = false;
-  for (Isa i : {Isa::kSse41, Isa::kAvx2, Isa::kAvx512, Isa::kNeon, Isa::kNeonDot, Isa::kWasm128}) {
+  for (Isa i : {Isa::kSse41, Isa::kAvx2, Isa::kAvxVnni, Isa::kAvx512, Isa::kAvx512Vnni, Isa::kNeon, Isa::kNeonDot,
+                Isa::kWasm128}) {
     bool compiled = false;
     for (Isa c : CompiledIsas()) compiled |= c == i;
     if (!compiled || !CpuSupports(i)) {

@@ -97,6 +97,7 @@ constexpr Kind OutKind(const char* op) {
 #define OM_SELECT(name, T) {#name, KindOf<T>(), OutKind<T>("Select"), kKitBytes, KindOf<T>()},
 #define OM_MADD(name) {#name, Kind::kI16, Kind::kI32, kKitBytes / 2, Kind::kI16},
 #define OM_DOT(name) {#name, Kind::kI8, Kind::kI32, kKitBytes, Kind::kI32},
+#define OM_DOTU(name) {#name, Kind::kU8, Kind::kI32, kKitBytes, Kind::kI32},
 const OpInfo kOps[] = {
 #include "tests/simd_ops.inc"
 };
@@ -108,6 +109,7 @@ const OpInfo kOps[] = {
 #undef OM_SELECT
 #undef OM_MADD
 #undef OM_DOT
+#undef OM_DOTU
 
 const SimdKit* KitFor(Isa isa) {
   switch (isa) {
@@ -119,8 +121,14 @@ const SimdKit* KitFor(Isa isa) {
 #if defined(ONEMODEL_HAVE_AVX2)
     case Isa::kAvx2: return &avx2::GetSimdKit();
 #endif
+#if defined(ONEMODEL_HAVE_AVXVNNI)
+    case Isa::kAvxVnni: return &avxvnni::GetSimdKit();
+#endif
 #if defined(ONEMODEL_HAVE_AVX512)
     case Isa::kAvx512: return &avx512::GetSimdKit();
+#endif
+#if defined(ONEMODEL_HAVE_AVX512VNNI)
+    case Isa::kAvx512Vnni: return &avx512vnni::GetSimdKit();
 #endif
 #if defined(ONEMODEL_HAVE_NEON)
     case Isa::kNeon: return &neon::GetSimdKit();
@@ -524,6 +532,13 @@ TEST_CASE("simd: integer dot products wrap and group lanes as documented", "[sim
     uint32_t want = uint32_t(At<int32_t>(acc, size_t(j)));
     for (int k = 0; k < 4; ++k) want += uint32_t(int32_t(a[size_t(4 * j + k)]) * b[size_t(4 * j + k)]);
     CHECK(At<int32_t>(o, size_t(j)) == int32_t(want));
+  }
+  // The unsigned x signed form (vpdpbusd's): A's bytes read as 0..255.
+  const auto u = RunOp("DotU8S8x4Acc", A, B, acc);
+  for (int j = 0; j < 4; ++j) {
+    uint32_t want = uint32_t(At<int32_t>(acc, size_t(j)));
+    for (int k = 0; k < 4; ++k) want += uint32_t(int32_t(A[size_t(4 * j + k)]) * b[size_t(4 * j + k)]);
+    CHECK(At<int32_t>(u, size_t(j)) == int32_t(want));
   }
   const auto m =
       RunOp("MulAddPairsI16", Bytes<int16_t>({-32768, -32768, 3, 4}), Bytes<int16_t>({-32768, -32768, 5, -6}));

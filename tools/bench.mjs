@@ -2,8 +2,11 @@
 // native (build/native/onemodel bench) vs onnxruntime-node at 1 and 2 threads, and
 // wasm SIMD in node (js/bin/onemodel.mjs bench) vs onnxruntime-web's wasm backend at
 // 1 thread, on the reference models with their stored inputs; then GEMM GFLOP/s at
-// 1024 x 1024 x 1024 per ISA cap against this CPU's peak. Medians of --runs timed
-// runs after one warm-up; ratios are ours / ORT (below 1.0: we are faster).
+// 1024 x 1024 x 1024 per ISA cap. First it prints the CPU (family, model) and the
+// register-only multiply+add peak per ISA (`onemodel bench-peak --all`); each model's
+// GFLOP/s (tools/model_flops.py: its Conv/MatMul/Gemm work) is given as a share of the
+// best ISA's peak. Medians of --runs timed runs after one warm-up; ratios are ours / ORT
+// (below 1.0: we are faster).
 //   node tools/bench.mjs [--runs N] [--only a,b] [--no-wasm] [--no-gemm] [--models DIR]
 // --only: these models, in this order (any of tools/models.json, e.g. the int8 ones;
 // default: the issue's table).
@@ -57,6 +60,32 @@ function timeOurs(cmd, pre, file, m, threads) {
   return Number(r[1]);
 }
 
+// The machine: a table read elsewhere says what it was measured on.
+const cpuinfo = fs.readFileSync('/proc/cpuinfo', 'utf8');
+const cpuField = (k) => (new RegExp(`^${k}\\s*:\\s*(.*)$`, 'm').exec(cpuinfo) || [])[1] || '?';
+const CPU = `${cpuField('model name')} (family ${cpuField('cpu family')}, model ${cpuField('model')})`;
+const OM = path.join(ROOT, 'build/native/onemodel');
+const peaks = execFileSync(OM, ['bench-peak', '--all'], { encoding: 'utf8' }).trim().split('\n').map((l) => {
+  const m = /target=(\S+) lanes=(\d+) gflops=([0-9.]+)/.exec(l);
+  return { isa: m[1], lanes: Number(m[2]), gflops: Number(m[3]) };
+});
+const bestPeak = peaks.reduce((a, b) => (b.gflops > a.gflops ? b : a));
+console.log(`CPU: ${CPU}, ${os.cpus().length} cores.`);
+console.log('');
+console.log('Register-only multiply+add peak, 1 thread (`onemodel bench-peak --all`; a separate multiply and add, exact mode\'s arithmetic):');
+console.log('');
+console.log('| ISA | f32 lanes | GFLOP/s |');
+console.log('|---|---|---|');
+for (const p of peaks) console.log(`| ${p.isa} | ${p.lanes} | ${p.gflops.toFixed(1)} |`);
+console.log('');
+function modelGflop(file, m) {
+  try {
+    const a = [path.join(ROOT, 'tools/model_flops.py'), file];
+    for (const [name, f] of Object.entries(m.inputs)) a.push(`${name}=${path.join(modelsDir, 'inputs', f)}`);
+    return Number(/GFLOP=([0-9.]+)/.exec(execFileSync('/usr/bin/python3', a, { encoding: 'utf8' }))[1]);
+  } catch (e) { log(`${file}: no FLOP count (${e.message.split('\n')[0]})`); return NaN; }
+}
+
 const ortNode = (await import('onnxruntime-node')).default ?? (await import('onnxruntime-node'));
 let ortWeb = null;
 if (wasm) { ortWeb = await import('onnxruntime-web'); ortWeb.env.wasm.numThreads = 1; }
@@ -67,7 +96,7 @@ for (const name of only ? [...only] : MODELS) {
   const m = byName.get(name);
   const file = path.join(modelsDir, `${name}.onnx`);
   if (!m || !fs.existsSync(file)) { log(`${name}: not prepared, skipped`); continue; }
-  const r = { name };
+  const r = { name, gflop: modelGflop(file, m) };
   const feeds = feedsFor(ortNode, m);
   for (const t of [1, 2]) {
     r[`ort${t}`] = await timeOrt(ortNode, file, feeds, { intraOpNumThreads: t, interOpNumThreads: 1 });
@@ -83,11 +112,14 @@ for (const name of only ? [...only] : MODELS) {
 }
 console.log(`Medians of ${runs} runs after one warm-up (ms); ratio = OneModel exact / ONNX Runtime 1.30.`);
 console.log('');
-console.log('| model | ORT 1t | ours 1t | ratio | ORT 2t | ours 2t | ratio | ours 2t vs 1t | ORT-web 1t | ours wasm 1t | ratio |');
-console.log('|---|---|---|---|---|---|---|---|---|---|---|');
+console.log(`CPU: ${CPU}. GFLOP/s at 1 thread: the model's Conv/MatMul/Gemm work (tools/model_flops.py) per second, and its share of the ${bestPeak.isa} multiply+add peak (${bestPeak.gflops.toFixed(1)} GFLOP/s).`);
+console.log('');
+console.log('| model | GFLOP | ORT 1t | ours 1t | ratio | ours 1t GFLOP/s (share of peak) | ORT 1t GFLOP/s (share) | ORT 2t | ours 2t | ratio | ours 2t vs 1t | ORT-web 1t | ours wasm 1t | ratio |');
+console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
+const rate = (ms, g) => (Number.isFinite(g) ? `${(g / ms * 1e3).toFixed(1)} (${(g / ms * 1e3 / bestPeak.gflops * 100).toFixed(0)}%)` : '-');
 for (const r of rows) {
   const w = r.web !== undefined ? `${fmt(r.web)} | ${fmt(r.wasm)} | ${ratio(r.wasm, r.web)}` : '- | - | -';
-  console.log(`| ${r.name} | ${fmt(r.ort1)} | ${fmt(r.ours1)} | ${ratio(r.ours1, r.ort1)} | ${fmt(r.ort2)} | ${fmt(r.ours2)} | ${ratio(r.ours2, r.ort2)} | ${ratio(r.ours1, r.ours2)}x | ${w} |`);
+  console.log(`| ${r.name} | ${Number.isFinite(r.gflop) ? r.gflop.toFixed(2) : '-'} | ${fmt(r.ort1)} | ${fmt(r.ours1)} | ${ratio(r.ours1, r.ort1)} | ${rate(r.ours1, r.gflop)} | ${rate(r.ort1, r.gflop)} | ${fmt(r.ort2)} | ${fmt(r.ours2)} | ${ratio(r.ours2, r.ort2)} | ${ratio(r.ours1, r.ours2)}x | ${w} |`);
 }
 
 if (gemm) {
@@ -106,25 +138,19 @@ onnx.save(m, '${file}')`]);
   const flops = 2 * 1024 ** 3;
   const targets = execFileSync(path.join(ROOT, 'build/native/onemodel'), ['targets'], { encoding: 'utf8' });
   const isas = (/^compiled:(.*)$/m.exec(targets)[1] || '').trim().split(/\s+/).filter((e) => !e.includes('('));
-  const mhz = Math.max(...fs.readFileSync('/proc/cpuinfo', 'utf8').split('\n').filter((l) => l.startsWith('cpu MHz')).map((l) => Number(l.split(':')[1])));
-  // A nominal f32 peak: the widest vector the CPU runs x 2 FLOP per FMA x 2 FMA ports.
-  // Cores that split 512-bit operations over 256-bit pipes (AMD Zen 4) reach half of it;
-  // exact mode's separate multiply and add issue to separate pipes on such cores, so
-  // its attainable rate is about the same as with FMA (docs/performance.md).
-  const lanes = { ref: 1, scalar: 1, sse41: 4, avx2: 8, avx512: 16, neon: 4, neondot: 4 };
-  const widest = Math.max(...isas.map((i) => lanes[i] || 1));
-  const peak = (mhz / 1000) * widest * 2 * 2;
+  const peakOf = new Map(peaks.map((p) => [p.isa, p.gflops]));
   console.log('');
-  console.log(`GEMM 1024 x 1024 x 1024 (f32), 1 thread. Nominal peak: ${peak.toFixed(0)} GFLOP/s (${mhz.toFixed(0)} MHz x ${widest} lanes x 2 FLOP per FMA x 2 ports); see docs/performance.md for what this core can reach.`);
+  console.log(`GEMM 1024 x 1024 x 1024 (f32), 1 thread, CPU ${CPU}; share: of the ISA's own multiply+add peak above (ONNX Runtime's: of the best, ${bestPeak.isa}).`);
   console.log('');
-  console.log('| ISA cap | median ms | GFLOP/s | share of nominal peak |');
+  console.log('| ISA cap | median ms | GFLOP/s | share of peak |');
   console.log('|---|---|---|---|');
   const ortMs = await timeOrt(ortNode, file, { a: new ortNode.Tensor('float32', new Float32Array(1024 * 1024).fill(0.5), [1024, 1024]) }, { intraOpNumThreads: 1 });
   for (const isa of isas) {
     const out = execFileSync(path.join(ROOT, 'build/native/onemodel'), ['--isa', isa, '--threads', '1', 'bench', file, '--runs', String(Math.min(runs, 3))], { encoding: 'utf8' });
     const ms = Number(/median_ms=([0-9.]+)/.exec(out)[1]);
-    console.log(`| ${isa} | ${fmt(ms)} | ${(flops / ms / 1e6).toFixed(1)} | ${((flops / ms / 1e6) / peak * 100).toFixed(1)}% |`);
+    const pk = peakOf.get(isa === 'ref' ? 'scalar' : isa);
+    console.log(`| ${isa} | ${fmt(ms)} | ${(flops / ms / 1e6).toFixed(1)} | ${pk ? ((flops / ms / 1e6) / pk * 100).toFixed(1) + '%' : '-'} |`);
   }
-  console.log(`| onnxruntime-node (its own choice) | ${fmt(ortMs)} | ${(flops / ortMs / 1e6).toFixed(1)} | ${((flops / ortMs / 1e6) / peak * 100).toFixed(1)}% |`);
+  console.log(`| onnxruntime-node (its own choice) | ${fmt(ortMs)} | ${(flops / ortMs / 1e6).toFixed(1)} | ${((flops / ortMs / 1e6) / bestPeak.gflops * 100).toFixed(1)}% |`);
   fs.rmSync(tmp, { recursive: true, force: true });
 }

@@ -287,7 +287,7 @@ struct SessionOptions {
   Mode mode = Mode::kExact;  // kFast runs the exact path until fast mode's rewrites exist
   int threads = 0;           // worker threads, 1 .. 1024; 0: every core
   // The instruction-set cap: "ref" (the reference kernels), "scalar", "sse41", "avx2",
-  // "avx512", "neon", "neondot", "wasm128"; "": the best this build and CPU have.
+  // "avxvnni", "avx512", "avx512vnni", "neon", "neondot", "wasm128"; "": the best this build and CPU have.
   std::string isa;
   bool prepack = true;      // keep constant GEMM weights packed (their memory once more)
   bool memory_plan = true;  // steady-state runs take intermediates from one arena
@@ -471,6 +471,17 @@ struct LaneBenchRow {
   bool equals_reference = false;
 };
 ONEMODEL_API std::vector<LaneBenchRow> BenchCanonicalSums(const std::string& isa, size_t n, int reps);
+
+// The register-only peak of exact mode's float arithmetic on target `isa` ("" the best),
+// one thread: independent chains of a separate multiply and add on whole vectors, no
+// memory traffic; the best of `reps` timings of about 50 ms each. What a kernel's
+// GFLOP/s is compared with (tools/bench.mjs).
+struct MulAddPeak {
+  std::string target;
+  int lanes = 0;  // f32 lanes per vector
+  double gflops = 0;
+};
+ONEMODEL_API MulAddPeak MeasureMulAddPeak(const std::string& isa, int reps);
 
 // -------------------------------------------------------------- template bodies
 

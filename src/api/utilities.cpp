@@ -278,4 +278,38 @@ std::vector<LaneBenchRow> BenchCanonicalSums(const std::string& isa, size_t n, i
   }
 }
 
+MulAddPeak MeasureMulAddPeak(const std::string& isa, int reps) {
+  try {
+    if (reps < 1 || reps > 1000) throw Error(ErrorCode::kInvalidArgument, "reps must be 1 .. 1000");
+    impl::Isa cap = isa.empty() ? impl::BestIsa() : impl::ParseIsa(isa);
+    if (cap == impl::Isa::kRef) cap = impl::Isa::kScalar;
+    const impl::Dispatch d = impl::MakeDispatch(cap);
+    const impl::LaneBench& b = *d.lane_bench;
+    // Calibrate: double the steps until one timing takes 50 ms.
+    int64_t iters = 1 << 16;
+    volatile float sink = 0;
+    for (;;) {
+      const auto t0 = std::chrono::steady_clock::now();
+      sink = b.muladd_loop(iters);
+      const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      if (s > 0.05 || iters > (int64_t(1) << 40)) break;
+      iters *= 2;
+    }
+    double best = 1e300;
+    for (int r = 0; r < reps; ++r) {
+      const auto t0 = std::chrono::steady_clock::now();
+      sink = b.muladd_loop(iters);
+      best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    }
+    (void)sink;
+    MulAddPeak p;
+    p.target = impl::IsaName(d.isa);
+    p.lanes = b.f32_lanes;
+    p.gflops = double(iters) * b.muladd_chains * b.f32_lanes * 2.0 / best / 1e9;
+    return p;
+  } catch (...) {
+    Rethrow();
+  }
+}
+
 }  // namespace onemodel

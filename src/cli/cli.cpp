@@ -13,9 +13,25 @@
 #include <sstream>
 
 #include "files.h"
+#include "options.h"
 #include "onemodel/onemodel.h"
 
 namespace onemodel::cli {
+int64_t ParseInt(const std::string& flag, const std::string& v, int64_t lo, int64_t hi) {
+  char* end = nullptr;
+  const long long x = std::strtoll(v.c_str(), &end, 10);
+  if (v.empty() || *end != 0 || x < lo || x > hi) {
+    throw Error(ErrorCode::kInvalidArgument, flag + " takes a whole number from " + std::to_string(lo) + " to " +
+                                                 std::to_string(hi) + ", not '" + v + "'");
+  }
+  return x;
+}
+
+std::string Env(const char* name) {
+  const char* v = std::getenv(name);
+  return v ? v : "";
+}
+
 namespace {
 
 const char* kUsage =
@@ -36,10 +52,13 @@ const char* kUsage =
     "  targets                 the CPU's features, the compiled targets and the chosen one\n"
     "  bench-lanes [--n N] [--reps R] [--all]\n"
     "                          time the canonical L-lane float sum (the benchmark that chose L)\n"
+    "  bench-peak [--reps R] [--all]\n"
+    "                          the register-only multiply+add peak (GFLOP/s, 1 thread) per target\n"
     "  version                 the version and build\n"
     "options:\n"
-    "  --isa ISA               cap the instruction set (ref, scalar, sse41, avx2, avx512, neon,\n"
-    "                          neondot, wasm128); default: ONEMODEL_ISA, else the best supported\n"
+    "  --isa ISA               cap the instruction set (ref, scalar, sse41, avx2, avxvnni, avx512,\n"
+    "                          avx512vnni, neon, neondot, wasm128); default: ONEMODEL_ISA, else the\n"
+    "                          best supported\n"
     "  --threads N             worker threads (default: ONEMODEL_THREADS, else all cores)\n"
     "  --mode exact|fast       default exact\n"
     "environment: ONEMODEL_ISA, ONEMODEL_THREADS, ONEMODEL_VERBOSE=1, ONEMODEL_PROFILE=1|2,\n"
@@ -83,37 +102,21 @@ const std::map<std::string, std::string>& CommandHelp() {
        "usage: onemodel bench-lanes [--n N] [--reps R] [--all]\n"
        "  Times the canonical L-lane float sum for L = 16, 32, 64, 128 and checks it against the\n"
        "  reference bit for bit; --all: every target the CPU runs (up to --isa).\n"},
+      {"bench-peak",
+       "usage: onemodel bench-peak [--reps R] [--all]\n"
+       "  Times independent chains of a separate float multiply and add on whole vectors, one\n"
+       "  thread, no memory traffic (best of R, default 5): the peak exact mode's arithmetic can\n"
+       "  reach on this core. One line per target: target=<t> lanes=<n> gflops=<x>; --all: every\n"
+       "  target the CPU runs (up to --isa).\n"},
       {"version", "usage: onemodel version\n  Prints the version and the build (architecture, compiler).\n"},
   };
   return h;
 }
 
-struct Options {
-  std::string isa;  // as given (or from ONEMODEL_ISA); "" = best
-  int threads = 0;
-  Mode mode = Mode::kExact;
-  std::vector<std::string> rest;
-};
-
 Mode ParseMode(const std::string& m) {
   if (m == "exact") return Mode::kExact;
   if (m == "fast") return Mode::kFast;
   throw Error(ErrorCode::kInvalidArgument, "--mode takes exact or fast, not '" + m + "'");
-}
-
-int64_t ParseInt(const std::string& flag, const std::string& v, int64_t lo, int64_t hi) {
-  char* end = nullptr;
-  const long long x = std::strtoll(v.c_str(), &end, 10);
-  if (v.empty() || *end != 0 || x < lo || x > hi) {
-    throw Error(ErrorCode::kInvalidArgument, flag + " takes a whole number from " + std::to_string(lo) + " to " +
-                                                 std::to_string(hi) + ", not '" + v + "'");
-  }
-  return x;
-}
-
-std::string Env(const char* name) {
-  const char* v = std::getenv(name);
-  return v ? v : "";
 }
 
 // The session options of a command: the global options plus the ONEMODEL_* variables.
@@ -154,69 +157,6 @@ std::vector<NamedValue> RunSession(const Session& s, const std::vector<NamedValu
   return out;
 }
 
-int CmdTargets(const Options& o, std::ostream& out, std::ostream& err) {
-  const std::string kernels = DescribeKernels(o.isa);  // errors before any output
-  if (Env("ONEMODEL_VERBOSE") == "1") err << kernels << std::flush;
-  const std::string first = kernels.substr(0, kernels.find('\n'));
-  const std::string selected =
-      first.substr(std::strlen("[onemodel] target: "), first.find(" (") - std::strlen("[onemodel] target: "));
-  out << "cpu: " << CpuDescription() << "\n";
-  out << "compiled:";
-  for (const TargetInfo& t : CompiledTargets()) out << " " << t.name << (t.supported ? "" : "(unsupported)");
-  out << "\n";
-  out << "selected: " << selected << "\n";
-  out << "threads: " << (o.threads ? o.threads : DefaultThreads()) << "\n";
-  out << "canonical lanes (L): " << CanonicalLanes() << "\n";
-  return 0;
-}
-
-int CmdBenchLanes(const Options& o, std::ostream& out, std::ostream& err) {
-  size_t n = 4096;
-  int reps = 7;
-  bool all = false;
-  for (size_t i = 0; i < o.rest.size(); ++i) {
-    const std::string& a = o.rest[i];
-    if (a == "--all")
-      all = true;
-    else if (a == "--n" && i + 1 < o.rest.size())
-      n = size_t(ParseInt("--n", o.rest[++i], 1, int64_t(1) << 28));
-    else if (a == "--reps" && i + 1 < o.rest.size())
-      reps = int(ParseInt("--reps", o.rest[++i], 1, 1000));
-    else
-      throw Error(ErrorCode::kInvalidArgument, "bench-lanes: unexpected argument '" + a + "'");
-  }
-  std::vector<std::string> isas;
-  const std::string cap = o.isa.empty() ? BestTarget() : o.isa;
-  if (all) {
-    const std::vector<TargetInfo> ts = CompiledTargets();
-    size_t cap_at = ts.size();
-    for (size_t k = 0; k < ts.size(); ++k)
-      if (ts[k].name == cap) cap_at = k;
-    if (cap_at == ts.size())
-      throw Error(ErrorCode::kUnsupportedIsa, "bench-lanes: '" + cap + "' is not compiled into this build");
-    for (size_t k = 0; k <= cap_at; ++k) {
-      if (ts[k].name != "ref" && ts[k].supported) isas.push_back(ts[k].name);
-    }
-  } else {
-    isas.push_back(cap);
-  }
-  out << "target   L     n         ns/elem   GB/s     equals-ref\n";
-  bool ok = true;
-  for (const std::string& isa : isas) {
-    for (const LaneBenchRow& r : BenchCanonicalSums(isa, n, reps)) {
-      ok &= r.equals_reference;
-      out << std::left << std::setw(9) << r.target << std::setw(6) << r.lanes << std::setw(10) << r.n << std::fixed
-          << std::setprecision(4) << std::setw(10) << r.ns_per_element << std::setprecision(2) << std::setw(9)
-          << (4.0 / r.ns_per_element) << (r.equals_reference ? "yes" : "NO") << "\n";
-    }
-  }
-  if (!ok) err << "bench-lanes: a vector sum differs from the reference: this is a bug\n";
-  return ok ? 0 : 1;
-}
-
-// Compares one output with the expected tensor (ONNX's backend-test rule: rtol 1e-3,
-// atol 1e-7 for floats, NaN equals NaN; integers, bools and strings exactly). Returns
-// "" when they agree, else what differs.
 std::string ShapeText(const std::vector<int64_t>& s) {
   std::string r = "[";
   for (size_t k = 0; k < s.size(); ++k) r += (k ? "," : "") + std::to_string(s[k]);
@@ -778,6 +718,7 @@ int RunCli(const std::vector<std::string>& args, std::ostream& out, std::ostream
     }
     if (cmd == "targets") return CmdTargets(o, out, err);
     if (cmd == "bench-lanes") return CmdBenchLanes(o, out, err);
+    if (cmd == "bench-peak") return CmdBenchPeak(o, out);
     if (cmd == "cases") return CmdCases(o, out, err);
     if (cmd == "hash") return CmdHash(o, out, err);
     if (cmd == "run") return CmdRun(o, out, err);

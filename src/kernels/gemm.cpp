@@ -413,57 +413,6 @@ void GemmPackedF32(int64_t M, int64_t N, int64_t K, const float* A, int64_t a_rs
 #endif
 }
 
-// Integer products: lanes across output columns, each lane an int32 accumulator; per
-// pair of k, MulAddPairsI16 multiplies a broadcast pair of A by the column pairs of B
-// and adds the two products (exact: 8-bit operands minus zero points are at most 255 in
-// magnitude), then Add accumulates. int32 sums wrap modulo 2^32 like the reference's, so
-// the grouping of the terms cannot change a bit. Tiles of 4 rows by 2 vectors; per block
-// of columns every row tile runs (the block of B stays in L1).
-void GemmI16PairsI32(int64_t M, int64_t N, int64_t K2, const int16_t* A, int64_t lda, const int16_t* Bp, int64_t ldb,
-                     int32_t* C, int64_t ldc) {
-  constexpr int64_t L = int64_t(Lanes<VI32>()), R = 4;
-  for (int64_t n0 = 0; n0 < N; n0 += 2 * L) {
-    const int64_t w = std::min<int64_t>(2 * L, N - n0);
-    const size_t w0 = size_t(std::min<int64_t>(w, L)), w1 = size_t(std::max<int64_t>(0, w - L));
-    for (int64_t m0 = 0; m0 < M; m0 += R) {
-      const int64_t mr = std::min<int64_t>(R, M - m0);
-      // Rows past the last read the last row again; their results are dropped.
-      const int16_t* ar[R];
-      for (int64_t r = 0; r < R; ++r) ar[r] = A + (m0 + std::min<int64_t>(r, mr - 1)) * lda;
-      VI32 acc[R * 2];
-      for (int64_t i = 0; i < R * 2; ++i) acc[i] = Zero<VI32>();
-      // One pair of k: a broadcast pair of each row's A times the two vectors of B pairs.
-      auto step = [&](int64_t kp, VI16 b0, VI16 b1) {
-#pragma GCC unroll 4
-        for (int64_t r = 0; r < R; ++r) {
-          int32_t pair;
-          std::memcpy(&pair, ar[r] + 2 * kp, sizeof pair);
-          const VI16 av = BitCast<VI16>(Set<VI32>(pair));
-          acc[2 * r] = Add(acc[2 * r], MulAddPairsI16(av, b0));
-          acc[2 * r + 1] = Add(acc[2 * r + 1], MulAddPairsI16(av, b1));
-        }
-      };
-      const int16_t* b = Bp + 2 * n0;
-      if (w == 2 * L) {
-        for (int64_t kp = 0; kp < K2; ++kp, b += ldb) step(kp, Load<VI16>(b), Load<VI16>(b + 2 * L));
-      } else {
-        for (int64_t kp = 0; kp < K2; ++kp, b += ldb)
-          step(kp, LoadN<VI16>(b, 2 * w0, 0), w1 ? LoadN<VI16>(b + 2 * L, 2 * w1, 0) : Zero<VI16>());
-      }
-      for (int64_t r = 0; r < mr; ++r) {
-        int32_t* c = C + (m0 + r) * ldc + n0;
-        if (w == 2 * L) {
-          Store(acc[2 * r], c);
-          Store(acc[2 * r + 1], c + L);
-        } else {
-          StoreN(acc[2 * r], c, w0);
-          if (w1) StoreN(acc[2 * r + 1], c + L, w1);
-        }
-      }
-    }
-  }
-}
-
 void MulAddStridedF32(float* acc, const float* x, int64_t stride, float w, int64_t n) {
   const VF32 wv = Set<VF32>(w);
   int64_t i = 0;

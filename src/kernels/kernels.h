@@ -14,6 +14,9 @@ struct KernelTable {
 #define ONEMODEL_KERNEL(name, ret, params) ret(*name) params = nullptr;
 #include "kernels/kernels.inc"
 #undef ONEMODEL_KERNEL
+  // GemmU8S8I32 runs on single dot-product instructions (VNNI): the integer operators
+  // prefer it to GemmI16PairsI32 then (the same bits either way).
+  bool native_dot_u8s8 = false;
 };
 
 // The oracle's table: every entry is the reference kernel ref::<name> (src/ref/).
@@ -25,6 +28,12 @@ struct LaneBench {
   float (*sum_l32)(const float*, size_t);
   float (*sum_l64)(const float*, size_t);
   float (*sum_l128)(const float*, size_t);
+  // The register-only peak of exact mode's arithmetic (tools/bench.mjs): `chains`
+  // independent chains of acc = acc * 0.5 + 1 (a multiply, then an add: 2 FLOP per lane),
+  // iters steps each, no memory traffic; returns a value of the accumulators.
+  float (*muladd_loop)(int64_t iters);
+  int muladd_chains;
+  int f32_lanes;
 };
 
 #define ONEMODEL_DECLARE_TARGET(ns)         \
@@ -35,7 +44,9 @@ struct LaneBench {
 ONEMODEL_DECLARE_TARGET(scalar)
 ONEMODEL_DECLARE_TARGET(sse41)
 ONEMODEL_DECLARE_TARGET(avx2)
+ONEMODEL_DECLARE_TARGET(avxvnni)
 ONEMODEL_DECLARE_TARGET(avx512)
+ONEMODEL_DECLARE_TARGET(avx512vnni)
 ONEMODEL_DECLARE_TARGET(neon)
 ONEMODEL_DECLARE_TARGET(neondot)
 ONEMODEL_DECLARE_TARGET(wasm128)

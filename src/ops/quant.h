@@ -11,11 +11,12 @@ namespace ops {
 enum class MatMulIntegerAlgo {
   kReference,  // the definition's loops
   kI16Pairs,   // 8-bit operands minus zero points as int16 pairs through GemmI16PairsI32
+  kU8S8Dot,    // raw operands as u8 x s8 quads through GemmU8S8I32, zero points applied after
 };
-inline constexpr MatMulIntegerAlgo kAllMatMulIntegerAlgos[] = {MatMulIntegerAlgo::kReference,
-                                                               MatMulIntegerAlgo::kI16Pairs};
+inline constexpr MatMulIntegerAlgo kAllMatMulIntegerAlgos[] = {
+    MatMulIntegerAlgo::kReference, MatMulIntegerAlgo::kI16Pairs, MatMulIntegerAlgo::kU8S8Dot};
 inline const char* MatMulIntegerAlgoName(MatMulIntegerAlgo a) {
-  static constexpr const char* kNames[] = {"reference", "i16-pairs"};
+  static constexpr const char* kNames[] = {"reference", "i16-pairs", "u8s8-dot"};
   return AlgorithmName(a, kNames);
 }
 

@@ -4,9 +4,13 @@
 // with the saturate attribute). Integer products accumulate exactly in int32 (wrap).
 // Requantisation (QLinear*) multiplies the int32 sum by the f32 multiplier
 // a_scale * b_scale / y_scale in binary64, then rounds half to even and saturates.
+#include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
+#include <vector>
 
+#include "core/index.h"
 #include "core/minifloat.h"
 #include "ref/gemm.h"
 #include "ref/math.h"
@@ -152,10 +156,101 @@ Tensor PairsB(const Tensor& b, const Tensor* bzp, int64_t K, int64_t N) {
   return t;  // an odd K's last row of pairs keeps its zeros
 }
 
-// The int32 sum of (a - azp)(b - bzp) products of an [M, K] x [K, N] product, wrapping.
+// B [K, N] for GemmU8S8I32: b' = b as int8 (int8 B) or b - 128 (uint8 B), in quads of k
+// (K4 = ceil(K / 4) rows of 4N bytes, an incomplete last quad padded with zeros), followed
+// by the N column sums of b' as int32. Zero points are not folded in (IntMatMulDot).
+Tensor QuadsB(const Tensor& b, int64_t K, int64_t N) {
+  const int64_t K4 = (K + 3) / 4;
+  Tensor t(DType::kInt8, Shape{K4 * 4 * N + 4 * N}, "integer GEMM operand");
+  int8_t* q = t.mutable_data<int8_t>();
+  std::fill(q, q + K4 * 4 * N, int8_t(0));
+  std::vector<uint32_t> sums(static_cast<size_t>(N), 0);
+  const int32_t shift = b.dtype() == DType::kUInt8 ? 128 : 0;
+  for (int64_t k = 0; k < K; ++k)
+    for (int64_t n = 0; n < N; ++n) {
+      const int32_t v = Elem8(b, k * N + n) - shift;
+      q[(k / 4) * 4 * N + 4 * n + k % 4] = int8_t(v);
+      sums[size_t(n)] += uint32_t(v);
+    }
+  std::memcpy(q + K4 * 4 * N, sums.data(), size_t(N) * sizeof(uint32_t));
+  return t;
+}
+
+// The [M, K] x [K, N] product on GemmU8S8I32 (8-bit A and 2-D B, as the pairs path).
+// With a = a' + ca (a' = a as uint8, or a + 128 for int8 A: ca = -128) and b = b' + cb,
+// (a - za)(b - zb) = (a' - Za)(b' - Zb) for Za = za - ca, Zb = zb - cb, and
+// sum_k (a' - Za)(b' - Zb) = sum a'b' - Zb sum a' - Za sum b' + K Za Zb: the kernel's
+// raw sums, then the row and column sums, all modulo 2^32 (the reference's wrap).
+void IntMatMulDot(const OpContext& ctx, const Tensor& a, const Tensor& b, const Tensor* azp, const Tensor* bzp,
+                  int64_t M, int64_t K, int64_t N, int32_t* out, size_t b_in) {
+  const int64_t K4 = (K + 3) / 4, rows = a.numel() / K;
+  const Tensor* bq = ctx.ConstDerived(b_in, "B quads", [&](const Tensor& t) { return QuadsB(t, K, N); });
+  Tensor local;
+  if (!bq) {
+    local = QuadsB(b, K, N);
+    bq = &local;
+  }
+  const int8_t* quads = bq->data<int8_t>();
+  const uint8_t* sums_bytes = reinterpret_cast<const uint8_t*>(quads + K4 * 4 * N);
+  thread_local std::vector<uint32_t> zb_buf, cs_buf, za_buf, ra_buf;
+  std::vector<uint32_t>& Zb = zb_buf;
+  std::vector<uint32_t>& cs = cs_buf;
+  std::vector<uint32_t>& Za = za_buf;
+  std::vector<uint32_t>& ra = ra_buf;
+  Zb.assign(size_t(N), 0);
+  cs.resize(size_t(N));
+  std::memcpy(cs.data(), sums_bytes, size_t(N) * sizeof(uint32_t));
+  const int32_t cb = b.dtype() == DType::kUInt8 ? 128 : 0, ca = a.dtype() == DType::kInt8 ? -128 : 0;
+  for (int64_t n = 0; n < N; ++n) Zb[size_t(n)] = uint32_t(int32_t(bzp ? Get(*bzp, bzp->numel() > 1 ? n : 0) : 0) - cb);
+  bool zb_uniform = true;
+  for (int64_t n = 1; n < N; ++n) zb_uniform &= Zb[size_t(n)] == Zb[0];
+  Za.assign(size_t(M), 0);
+  for (int64_t m = 0; m < M; ++m) Za[size_t(m)] = uint32_t(int32_t(azp ? Get(*azp, azp->numel() > 1 ? m : 0) : 0) - ca);
+  ra.resize(size_t(rows));
+  // A' in place when it is uint8 with whole quads per row; else copied, padded with zeros.
+  const bool in_place = a.dtype() == DType::kUInt8 && K % 4 == 0;
+  const int64_t lda = in_place ? K : 4 * K4;
+  thread_local std::vector<uint8_t> a8_buf;
+  std::vector<uint8_t>& a8 = a8_buf;
+  if (!in_place && a8.size() < size_t(rows * lda)) a8.resize(size_t(rows * lda));
+  const uint8_t* a_raw =
+      a.dtype() == DType::kUInt8 ? a.data<uint8_t>() : reinterpret_cast<const uint8_t*>(a.data<int8_t>());
+  const uint8_t flip = a.dtype() == DType::kInt8 ? 0x80 : 0;
+  const uint8_t* ap = in_place ? a_raw : a8.data();
+  auto* kernel = ctx.kernels->GemmU8S8I32;
+  ParallelFor(ctx, (rows + 7) / 8, 1, [&](int64_t t0, int64_t t1) {
+    const int64_t r0 = t0 * 8, r1 = std::min(rows, t1 * 8);
+    for (int64_t r = r0; r < r1; ++r) {
+      const uint8_t* src = a_raw + r * K;
+      uint32_t s = 0;
+      if (in_place) {
+        for (int64_t k = 0; k < K; ++k) s += src[k];
+      } else {
+        uint8_t* dst = a8.data() + r * lda;
+        for (int64_t k = 0; k < K; ++k) s += (dst[k] = uint8_t(src[k] ^ flip));
+        for (int64_t k = K; k < lda; ++k) dst[k] = 0;
+      }
+      ra[size_t(r)] = s;
+    }
+    kernel(r1 - r0, N, K4, ap + r0 * lda, lda, quads, 4 * N, out + r0 * N, N);
+    for (int64_t r = r0; r < r1; ++r) {
+      uint32_t* c = reinterpret_cast<uint32_t*>(out + r * N);
+      const uint32_t za = Za[size_t(r % M)], t = uint32_t(K) * za - ra[size_t(r)];
+      if (zb_uniform) {  // one zero point for B: the row's term is one number
+        const uint32_t rt = t * Zb[0];
+        for (int64_t n = 0; n < N; ++n) c[n] += rt - za * cs[size_t(n)];
+      } else {
+        for (int64_t n = 0; n < N; ++n) c[n] += t * Zb[size_t(n)] - za * cs[size_t(n)];
+      }
+    }
+  });
+}
+
+// The int32 sum of (a - azp)(b - bzp) products of an [M, K] x [K, N] product, wrapping,
+// written to output(shape) (a buffer of the product's shape, contents undefined).
 // b_in, bzp_in: the node's input indices of b and its zero point (for constant layouts).
 void IntMatMul(const OpContext& ctx, const Tensor& a, const Tensor& b, const Tensor* azp, const Tensor* bzp,
-               Shape* out_shape, std::vector<int32_t>* acc, size_t b_in, size_t bzp_in) {
+               FunctionRef<int32_t*(const Shape&)> output, size_t b_in, size_t bzp_in) {
   Shape sa = a.shape(), sb = b.shape();
   // Vector kernel tables, 8-bit operands and a 2-D B (a weight): the integer GEMM kernel
   // on the operands minus their zero points as int16 (exact), B laid out in pairs once
@@ -164,14 +259,38 @@ void IntMatMul(const OpContext& ctx, const Tensor& a, const Tensor& b, const Ten
   const bool pairs_fit = Is8Bit(a) && Is8Bit(b) && sa.size() >= 2 && sb.size() == 2 && sa.back() == sb[0] &&
                          (!azp || azp->numel() == 1 || (azp->rank() == 1 && azp->numel() == sa[sa.size() - 2])) &&
                          (!bzp || bzp->numel() == 1 || (bzp->rank() == 1 && bzp->numel() == sb[1]));
-  if (UseAlgorithm(ctx, kAllMatMulIntegerAlgos, MatMulIntegerAlgoName, MatMulIntegerAlgo::kI16Pairs, pairs_fit)) {
+  // On dot-product instructions the raw operands go in quads (IntMatMulDot), else in pairs.
+  const MatMulIntegerAlgo fast =
+      ctx.kernels->native_dot_u8s8 ? MatMulIntegerAlgo::kU8S8Dot : MatMulIntegerAlgo::kI16Pairs;
+  const MatMulIntegerAlgo algo =
+      ChooseAlgorithm(ctx, kAllMatMulIntegerAlgos, MatMulIntegerAlgoName, pairs_fit ? fast : kAllMatMulIntegerAlgos[0],
+                      [&](MatMulIntegerAlgo x) { return x == MatMulIntegerAlgo::kReference || pairs_fit; });
+  if (algo == MatMulIntegerAlgo::kU8S8Dot) {
+    const int64_t M = sa[sa.size() - 2], K = sa.back(), N = sb[1];
+    Shape out_shape(sa.begin(), sa.end() - 1);
+    out_shape.push_back(N);
+    const int64_t total = CheckedNumElements(out_shape, sizeof(int32_t), "MatMulInteger output");
+    int32_t* out = output(out_shape);
+    if (total == 0) return;
+    if (K == 0) {
+      std::fill(out, out + total, 0);
+      return;
+    }
+    IntMatMulDot(ctx, a, b, azp, bzp, M, K, N, out, b_in);
+    return;
+  }
+  if (algo == MatMulIntegerAlgo::kI16Pairs) {
     const int64_t M = sa[sa.size() - 2], K = sa.back(), N = sb[1], K2 = (K + 1) / 2, lda = 2 * K2;
     const int64_t rows = K ? a.numel() / K : 0;  // A's rows over every batch
-    *out_shape = Shape(sa.begin(), sa.end() - 1);
-    out_shape->push_back(N);
-    const int64_t total = CheckedNumElements(*out_shape, sizeof(int32_t), "MatMulInteger output");
-    acc->assign(size_t(total), 0);
-    if (total == 0 || K == 0) return;
+    Shape out_shape(sa.begin(), sa.end() - 1);
+    out_shape.push_back(N);
+    const int64_t total = CheckedNumElements(out_shape, sizeof(int32_t), "MatMulInteger output");
+    int32_t* out = output(out_shape);
+    if (total == 0) return;
+    if (K == 0) {
+      std::fill(out, out + total, 0);
+      return;
+    }
     const Tensor* bp = nullptr;
     if (!bzp || ctx.IsConstInput(bzp_in))
       bp = ctx.ConstDerived(b_in, "B pairs", [&](const Tensor& t) { return PairsB(t, bzp, K, N); });
@@ -198,7 +317,6 @@ void IntMatMul(const OpContext& ctx, const Tensor& a, const Tensor& b, const Ten
       }
     });
     const int16_t* pb = bp->data<int16_t>();
-    int32_t* out = acc->data();
     auto* kernel = ctx.kernels->GemmI16PairsI32;
     ParallelFor(ctx, (rows + 3) / 4, 1, [&](int64_t t0, int64_t t1) {
       const int64_t r0 = t0 * 4, r1 = std::min(rows, t1 * 4);
@@ -213,11 +331,12 @@ void IntMatMul(const OpContext& ctx, const Tensor& a, const Tensor& b, const Ten
   if (sb[sb.size() - 2] != K) throw ctx.Fail(ErrorCode::kShapeMismatch, "A and B do not agree on K");
   const Shape ba(sa.begin(), sa.end() - 2), bb(sb.begin(), sb.end() - 2);
   const Shape batch = BroadcastShapes(ctx, {ba, bb});
-  *out_shape = batch;
-  if (!a1) out_shape->push_back(M);
-  if (!b1) out_shape->push_back(N);
+  Shape out_shape = batch;
+  if (!a1) out_shape.push_back(M);
+  if (!b1) out_shape.push_back(N);
   const auto ia = BroadcastIndex(ba, batch), ib = BroadcastIndex(bb, batch);
-  acc->assign(ia.size() * size_t(M * N), 0);
+  int32_t* result = output(out_shape);
+  std::fill(result, result + ia.size() * size_t(M * N), 0);
   // Operands minus their zero points, read once. Integer sums modulo 2^32 do not depend
   // on the order of the terms, so the loops run row by row (k outer, n inner).
   auto centred = [](const Tensor& t, const Tensor* zp, int64_t rows, int64_t cols, bool zp_per_row) {
@@ -232,7 +351,7 @@ void IntMatMul(const OpContext& ctx, const Tensor& a, const Tensor& b, const Ten
   };
   const std::vector<uint32_t> av = centred(a, azp, M, K, true), bv = centred(b, bzp, K, N, false);
   for (size_t bi = 0; bi < ia.size(); ++bi) {
-    uint32_t* out = reinterpret_cast<uint32_t*>(acc->data()) + bi * size_t(M * N);
+    uint32_t* out = reinterpret_cast<uint32_t*>(result) + bi * size_t(M * N);
     for (int64_t m = 0; m < M; ++m) {
       const uint32_t* arow = av.data() + ia[bi] * M * K + m * K;
       uint32_t* orow = out + m * N;
@@ -400,12 +519,9 @@ void DynamicQuantizeLinear(OpContext& ctx) {
 }
 
 void MatMulInteger(OpContext& ctx) {
-  Shape s;
-  thread_local std::vector<int32_t> acc;  // reused: no allocation per run
-  IntMatMul(ctx, ctx.in(0), ctx.in(1), ctx.has_input(2) ? &ctx.in(2) : nullptr, ctx.has_input(3) ? &ctx.in(3) : nullptr,
-            &s, &acc, 1, 3);
-  Tensor& y = ctx.out(0, DType::kInt32, s);
-  std::copy(acc.begin(), acc.end(), y.mutable_data<int32_t>());
+  IntMatMul(
+      ctx, ctx.in(0), ctx.in(1), ctx.has_input(2) ? &ctx.in(2) : nullptr, ctx.has_input(3) ? &ctx.in(3) : nullptr,
+      [&](const Shape& s) { return ctx.out_uninit(0, DType::kInt32, s).mutable_data<int32_t>(); }, 1, 3);
 }
 
 void QLinearMatMul(OpContext& ctx) {
@@ -413,7 +529,14 @@ void QLinearMatMul(OpContext& ctx) {
   const Tensor& b = ctx.in(3);
   Shape s;
   thread_local std::vector<int32_t> acc;  // reused: no allocation per run
-  IntMatMul(ctx, a, b, &ctx.in(2), &ctx.in(5), &s, &acc, 3, 5);
+  IntMatMul(
+      ctx, a, b, &ctx.in(2), &ctx.in(5),
+      [&](const Shape& shape) {
+        s = shape;
+        acc.resize(size_t(ProductOf(shape)));
+        return acc.data();
+      },
+      3, 5);
   const float m = float(float(Get(ctx.in(1), 0)) * float(Get(ctx.in(4), 0))) / float(Get(ctx.in(6), 0));
   const Tensor& yzp = ctx.in(7);
   Tensor& y = ctx.out(0, yzp.dtype(), s);

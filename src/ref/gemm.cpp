@@ -57,5 +57,16 @@ void GemmI16PairsI32(int64_t M, int64_t N, int64_t K2, const int16_t* A, int64_t
     }
 }
 
+void GemmU8S8I32(int64_t M, int64_t N, int64_t K4, const uint8_t* A, int64_t lda, const int8_t* Bq, int64_t ldb,
+                 int32_t* C, int64_t ldc) {
+  for (int64_t m = 0; m < M; ++m)
+    for (int64_t n = 0; n < N; ++n) {
+      uint32_t acc = 0;  // unsigned: wrapping is defined
+      for (int64_t k = 0; k < 4 * K4; ++k)
+        acc += uint32_t(int32_t(A[m * lda + k]) * int32_t(Bq[(k / 4) * ldb + 4 * n + k % 4]));
+      C[m * ldc + n] = int32_t(acc);
+    }
+}
+
 }  // namespace ref
 }  // namespace onemodel::impl

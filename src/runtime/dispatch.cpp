@@ -25,8 +25,14 @@ const std::vector<TargetEntry>& Targets() {
 #if defined(ONEMODEL_HAVE_AVX2)
     {Isa::kAvx2, &avx2::FillKernelTable, &avx2::GetLaneBench},
 #endif
+#if defined(ONEMODEL_HAVE_AVXVNNI)
+    {Isa::kAvxVnni, &avxvnni::FillKernelTable, &avxvnni::GetLaneBench},
+#endif
 #if defined(ONEMODEL_HAVE_AVX512)
     {Isa::kAvx512, &avx512::FillKernelTable, &avx512::GetLaneBench},
+#endif
+#if defined(ONEMODEL_HAVE_AVX512VNNI)
+    {Isa::kAvx512Vnni, &avx512vnni::FillKernelTable, &avx512vnni::GetLaneBench},
 #endif
 #if defined(ONEMODEL_HAVE_NEON)
     {Isa::kNeon, &neon::FillKernelTable, &neon::GetLaneBench},
@@ -51,7 +57,9 @@ const char* IsaName(Isa isa) {
     case Isa::kScalar: return "scalar";
     case Isa::kSse41: return "sse41";
     case Isa::kAvx2: return "avx2";
+    case Isa::kAvxVnni: return "avxvnni";
     case Isa::kAvx512: return "avx512";
+    case Isa::kAvx512Vnni: return "avx512vnni";
     case Isa::kNeon: return "neon";
     case Isa::kNeonDot: return "neondot";
     case Isa::kWasm128: return "wasm128";
@@ -60,12 +68,13 @@ const char* IsaName(Isa isa) {
 }
 
 Isa ParseIsa(const std::string& name) {
-  for (Isa i :
-       {Isa::kRef, Isa::kScalar, Isa::kSse41, Isa::kAvx2, Isa::kAvx512, Isa::kNeon, Isa::kNeonDot, Isa::kWasm128}) {
+  for (Isa i : {Isa::kRef, Isa::kScalar, Isa::kSse41, Isa::kAvx2, Isa::kAvxVnni, Isa::kAvx512, Isa::kAvx512Vnni,
+                Isa::kNeon, Isa::kNeonDot, Isa::kWasm128}) {
     if (name == IsaName(i)) return i;
   }
   throw Error(ErrorCode::kInvalidArgument,
-              "unknown ISA '" + name + "' (valid: ref, scalar, sse41, avx2, avx512, neon, neondot, wasm128)");
+              "unknown ISA '" + name +
+                  "' (valid: ref, scalar, sse41, avx2, avxvnni, avx512, avx512vnni, neon, neondot, wasm128)");
 }
 
 std::vector<Isa> CompiledIsas() {

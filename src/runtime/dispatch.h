@@ -11,10 +11,13 @@ namespace onemodel::impl {
 
 // In upgrade order. kRef is the oracle (reference kernels); kScalar the vector kernels
 // on the scalar backend.
-enum class Isa { kRef, kScalar, kSse41, kAvx2, kAvx512, kNeon, kNeonDot, kWasm128 };
+// kAvxVnni is AVX2 with the VEX-encoded 8-bit dot products (vpdpbusd, AVX-VNNI);
+// kAvx512Vnni AVX-512 with its EVEX-encoded ones (AVX512_VNNI).
+enum class Isa { kRef, kScalar, kSse41, kAvx2, kAvxVnni, kAvx512, kAvx512Vnni, kNeon, kNeonDot, kWasm128 };
 
 const char* IsaName(Isa isa);
-// Parses "ref", "scalar", "sse41", "avx2", "avx512", "neon", "neondot", "wasm128";
+// Parses "ref", "scalar", "sse41", "avx2", "avxvnni", "avx512", "avx512vnni", "neon", "neondot",
+// "wasm128";
 // throws kInvalidArgument listing the valid names otherwise.
 Isa ParseIsa(const std::string& name);
 

@@ -344,6 +344,12 @@ inline VI32 DotI8x4Acc(VI32 acc, VI8 a, VI8 b) {
   const __m256i hi = _mm256_madd_epi16(WidenHi(a).r, WidenHi(b).r);
   return {_mm256_add_epi32(acc.r, Fix(_mm256_hadd_epi32(lo, hi)))};
 }
+#if defined(ONEMODEL_TARGET_AVXVNNI)
+// AVX-VNNI's non-saturating u8 x s8 dot product (vpdpbusd, VEX form): exact products,
+// their four-term sum exact in int32, added to acc with wrap.
+#define ONEMODEL_SIMD_NATIVE_DOT_U8S8 1
+inline VI32 DotU8S8x4Acc(VI32 acc, VU8 a, VI8 b) { return {_mm256_dpbusd_avx_epi32(acc.r, a.r, b.r)}; }
+#endif
 
 // Horizontal: lanes j += j+4 (the two 128-bit halves), then the 4-lane tree.
 // Data movement: 8x8 by unpacks and shuffles within 128-bit halves, then half swaps.

@@ -353,6 +353,12 @@ inline VI32 DotI8x4Acc(VI32 acc, VI8 a, VI8 b) {
   const __m512i s = _mm512_add_epi32(_mm512_permutex2var_epi32(lo, even, hi), _mm512_permutex2var_epi32(lo, odd, hi));
   return {_mm512_add_epi32(acc.r, s)};
 }
+#if defined(ONEMODEL_TARGET_AVX512VNNI)
+// AVX512_VNNI's non-saturating u8 x s8 dot product (vpdpbusd): exact products, their
+// four-term sum exact in int32, added to acc with wrap.
+#define ONEMODEL_SIMD_NATIVE_DOT_U8S8 1
+inline VI32 DotU8S8x4Acc(VI32 acc, VU8 a, VI8 b) { return {_mm512_dpbusd_epi32(acc.r, a.r, b.r)}; }
+#endif
 
 // Horizontal: lanes j += j+8, then j += j+4, then the 4-lane tree.
 // Data movement: 16x16 by unpacks and shuffles within 128-bit lanes, then two rounds of

@@ -37,5 +37,18 @@ inline void StoreN(V a, typename V::Lane* p, size_t n) {
   for (size_t i = 0; i < n && i < V::kLanes; ++i) p[i] = buf[i];
 }
 
+#if defined(ONEMODEL_SIMD_NATIVE_DOT_U8S8)
+inline constexpr bool kNativeDotU8S8 = true;
+#else
+inline constexpr bool kNativeDotU8S8 = false;
+// a read as int8 after flipping its top bit is a - 128, so sum a*b is the signed dot
+// product of (a ^ 0x80) and b plus 128 * sum b (both exact, int32 sums wrapping).
+inline VI32 DotU8S8x4Acc(VI32 acc, VU8 a, VI8 b) {
+  const VI8 centred = BitCast<VI8>(Xor(a, Set<VU8>(uint8_t(0x80))));
+  const VI32 bsum = DotI8x4Acc(Zero<VI32>(), Set<VI8>(int8_t(1)), b);
+  return Add(DotI8x4Acc(acc, centred, b), ShiftLeft<7>(bsum));
+}
+#endif
+
 }  // namespace ONEMODEL_NS
 }  // namespace onemodel::impl

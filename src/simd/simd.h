@@ -2,8 +2,8 @@
 //
 // Kernels are compiled once per target, with exactly one ONEMODEL_TARGET_<X> macro
 // defined and ONEMODEL_NS set to the target's namespace (scalar, sse41, avx2, avx512,
-// neon, neondot, wasm128). Every op below exists on every target with the same result
-// bits (floating-point NaNs excepted: a NaN result is some NaN, its sign and payload
+// neon, neondot, wasm128; avxvnni and avx512vnni define their base target's macro too). Every op below exists on every
+// target with the same result bits (floating-point NaNs excepted: a NaN result is some NaN, its sign and payload
 // unspecified, exact-contract section 5). The vocabulary is defined on 128-bit lane
 // groups; AVX2 and AVX-512 implement the same ops on 256/512-bit registers, so lane
 // order is always plain index order across the whole vector.
@@ -62,6 +62,9 @@
 // Integer products (wrap in int32)
 //   MulAddPairsI16(a, b)  Returns r[j] = a[2j]*b[2j] + a[2j+1]*b[2j+1] as i32.
 //   DotI8x4Acc(acc, a, b) Returns acc[j] + sum_{k<4} a[4j+k]*b[4j+k].
+//   DotU8S8x4Acc(acc, a, b)  The same with a unsigned (VU8) and b signed (VI8). One
+//                         instruction (vpdpbusd, never its saturating vpdpbusds) where
+//                         kNativeDotU8S8 is true, a composition of the ops above elsewhere.
 // Data movement
 //   TransposeSquare(v)    f32, v an array of kLanes vectors, the rows of a square:
 //                         afterwards v[q]'s lane j is the old v[j]'s lane q (bits kept).

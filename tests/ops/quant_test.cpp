@@ -40,6 +40,26 @@ std::vector<OpCase> QuantCases() {
                                     TypedGraph(xs, inits, nodes, {"Y", "P", "Xq"}),
                                     {{"X", Input(xs, Values(rng, 2 * 37 * K, kind, -3.0f, 5.0f))}}));
         }
+    // MatMulInteger's other operand kinds: int8 A (QuantizeLinear to int8) with a zero
+    // point per row against uint8 B, and uint8 A with K a multiple of 4 (the dot path reads
+    // A in place) against int8 B with a zero point per column.
+    for (bool a_signed : {true, false}) {
+      const int64_t M = 6, K = a_signed ? 30 : 32, N = 21;
+      const Shape xs{M, K};
+      const std::vector<TInit> inits = {{"s", F, {}, {0.03}},
+                                        {"z", a_signed ? I8 : U8, {}, {a_signed ? -7.0 : 131.0}},
+                                        {"W", a_signed ? U8 : I8, {K, N}, Ints8(rng, K * N, !a_signed)},
+                                        {"Az", a_signed ? I8 : U8, a_signed ? Shape{M} : Shape{},
+                                         a_signed ? Ints8(rng, M, true) : std::vector<double>{129.0}},
+                                        {"Wz", a_signed ? U8 : I8, a_signed ? Shape{} : Shape{N},
+                                         a_signed ? std::vector<double>{250.0} : Ints8(rng, N, true)}};
+      const std::vector<TNode> nodes = {{"QuantizeLinear", {"X", "s", "z"}, {"Xq"}},
+                                        {"MatMulInteger", {"Xq", "W", "Az", "Wz"}, {"P"}},
+                                        {"Cast", {"P"}, {"Y"}, {AI("to", 1)}}};
+      cases.push_back(
+          FeedsCase(std::string("MatMulInteger ") + (a_signed ? "int8 A, zero point per row" : "uint8 A, K 32"),
+                    TypedGraph(xs, inits, nodes, {"Y", "P"}), {{"X", Input(xs, Values(rng, M * K, 1, -4.0f, 4.0f))}}));
+    }
     // QDQ convolution: X quantised (per tensor) and dequantised, the weight dequantised per
     // output channel (constant: folded once per session), a float Conv with bias, then
     // quantised again (int8) and dequantised; also QuantizeLinear per axis.
