@@ -717,6 +717,39 @@ TEST_CASE("kernels: GemmU8S8I32 equals the reference's wrapping int32 sums", "[k
   INFO(cases << " products");
 }
 
+TEST_CASE("kernels: RangeF32 equals the reference's fold from +0", "[kernels]") {
+  const Dispatch d = MakeDispatch(ActiveIsa());
+  SplitMix64 rng(43);
+  int cases = 0;
+  // Random values with specials (NaN, infinities, signed zeros), all-positive and
+  // all-negative inputs, and zeros of both signs only (the result's zero is +0).
+  for (int64_t n : {0, 1, 3, 15, 16, 17, 63, 64, 65, 67, 1000})
+    for (int variant = 0; variant < 6; ++variant) {
+      std::vector<float> x(static_cast<size_t>(n));
+      Fill(rng, x.data(), x.size(), variant % 3);
+      for (float& v : x) {
+        if (variant == 3) v = std::fabs(v);
+        if (variant == 4) v = -std::fabs(v);
+        if (variant == 5) v = (rng.NextU32() & 1) ? -0.0f : 0.0f;
+      }
+      float want_lo = 1, want_hi = 1, got_lo = 2, got_hi = 2;
+      ref::RangeF32(x.data(), n, &want_lo, &want_hi);
+      d.kernels.RangeF32(x.data(), n, &got_lo, &got_hi);
+      ++cases;
+      CHECK(F2U(want_lo) == F2U(got_lo));
+      CHECK(F2U(want_hi) == F2U(got_hi));
+    }
+  const float xs[] = {-0.0f, std::numeric_limits<float>::quiet_NaN(), 3.0f, -2.0f, 0.0f};
+  float lo = 1, hi = 1;
+  ref::RangeF32(xs, 5, &lo, &hi);
+  CHECK(lo == -2.0f);
+  CHECK(hi == 3.0f);
+  ref::RangeF32(xs, 2, &lo, &hi);
+  CHECK(F2U(lo) == 0u);  // +0, not the -0 input
+  CHECK(F2U(hi) == 0u);
+  INFO(cases << " ranges");
+}
+
 TEST_CASE("kernels: QuantizeF32 equals the reference rounding and saturation", "[kernels]") {
   const Dispatch d = MakeDispatch(ActiveIsa());
   REQUIRE(d.kernels.QuantizeF32 != nullptr);

@@ -210,6 +210,36 @@ void QuantizeF32(const float* x, int64_t n, float scale, int32_t zp, int32_t lo,
   if (i < n) ref::QuantizeF32(x + i, n - i, scale, zp, lo, hi, y + i);
 }
 
+// The range: per lane the reference's fold from +0 (Lt/Gt are false on NaNs), four
+// vectors at a time, then the lanes folded the same way from +0. The fold's result does
+// not depend on the order (ref/elementwise.h), so the lanes give the reference's bits.
+void RangeF32(const float* x, int64_t n, float* lo, float* hi) {
+  VF32 mn[4], mx[4];
+  for (int j = 0; j < 4; ++j) mn[j] = mx[j] = Zero<VF32>();
+  int64_t i = 0;
+  for (; i + 4 * int64_t(kN) <= n; i += 4 * int64_t(kN)) {
+#pragma GCC unroll 4
+    for (int j = 0; j < 4; ++j) {
+      const VF32 v = Load<VF32>(x + i + j * int64_t(kN));
+      mn[j] = IfThenElse(Lt(v, mn[j]), v, mn[j]);
+      mx[j] = IfThenElse(Gt(v, mx[j]), v, mx[j]);
+    }
+  }
+  alignas(64) float lanes[2][4 * kN];
+  for (int j = 0; j < 4; ++j) {
+    Store(mn[j], lanes[0] + j * kN);
+    Store(mx[j], lanes[1] + j * kN);
+  }
+  float a = 0.0f, b = 0.0f;
+  ref::RangeF32(x + i, n - i, &a, &b);
+  for (size_t j = 0; j < 4 * kN; ++j) {
+    a = lanes[0][j] < a ? lanes[0][j] : a;
+    b = lanes[1][j] > b ? lanes[1][j] : b;
+  }
+  *lo = a;
+  *hi = b;
+}
+
 // The transpose in lanes x lanes tiles through the vocabulary's TransposeSquare, the
 // tiles in blocks of 4 x 4 of them (reads and writes stay within a few cache lines per
 // row); partial tiles element by element. Floats are moved as bits (loads, shuffles and

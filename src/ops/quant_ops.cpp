@@ -488,12 +488,7 @@ void DynamicQuantizeLinear(OpContext& ctx) {
   const bool kernel = UseAlgorithm(ctx, kAllDynamicQuantizeAlgos, DynamicQuantizeAlgoName, DynamicQuantizeAlgo::kKernel,
                                    x.dtype() == DType::kFloat);
   if (kernel) {
-    const float* xp = x.data<float>();
-    for (int64_t i = 0; i < x.numel(); ++i) {
-      const float v = xp[i];
-      mn = v < mn ? v : mn;
-      mx = v > mx ? v : mx;
-    }
+    ctx.kernels->RangeF32(x.data<float>(), x.numel(), &mn, &mx);
   } else {
     for (int64_t i = 0; i < x.numel(); ++i) {
       const float v = float(Get(x, i));

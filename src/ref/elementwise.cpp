@@ -82,6 +82,17 @@ void MathF64(int32_t op, const double* x, double* out, int64_t n) {
   for (int64_t i = 0; i < n; ++i) out[i] = f(x[i]);
 }
 
+void RangeF32(const float* x, int64_t n, float* lo, float* hi) {
+  float mn = 0.0f, mx = 0.0f;
+  for (int64_t i = 0; i < n; ++i) {
+    const float v = x[i];
+    mn = v < mn ? v : mn;
+    mx = v > mx ? v : mx;
+  }
+  *lo = mn;
+  *hi = mx;
+}
+
 void QuantizeF32(const float* x, int64_t n, float scale, int32_t zp, int32_t lo, int32_t hi, uint8_t* y) {
   for (int64_t i = 0; i < n; ++i) {
     const float q = x[i] / scale;

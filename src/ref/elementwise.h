@@ -131,5 +131,11 @@ void MathF64(int32_t op, const double* x, double* out, int64_t n);
 // 0, 255 (uint8) or -128, 127 (int8); zp inside [lo, hi].
 void QuantizeF32(const float* x, int64_t n, float scale, int32_t zp, int32_t lo, int32_t hi, uint8_t* y);
 
+// DynamicQuantizeLinear's range: *lo = the fold of lo = x[i] < lo ? x[i] : lo from +0,
+// *hi = the fold of hi = x[i] > hi ? x[i] : hi from +0 (NaNs never replace; -0 never
+// replaces +0). Starting from +0 makes the result independent of the order: a zero result
+// is +0, any other is the one smallest (largest) value.
+void RangeF32(const float* x, int64_t n, float* lo, float* hi);
+
 }  // namespace ref
 }  // namespace onemodel::impl
