@@ -4,7 +4,8 @@
 # a line-by-line comparison (tools/golden_hash.mjs) that ends with the verdict
 # `ALL ROWS EQUAL (R rows, L lines)` or the differing lines and rows (exit 1).
 #   reference     g++ build, reference kernels (--isa ref), 1 thread: the oracle row
-#   native-ISA    g++ build at every ISA cap this CPU runs, 1 thread and default threads
+#   native-ISA    g++ build at every ISA cap this CPU runs, 1 thread and default threads;
+#                 the AVX-512 caps also with the GEMM tiles of the other width, 1 thread
 #   clang         clang build, best ISA, default threads
 #   debug-O0      g++ -O0 build, best ISA                    (partial, see below)
 #   arm64-*       cross build under qemu-aarch64: -cpu max at neondot and neon,
@@ -37,6 +38,11 @@ if has native; then
     [ "$isa" = ref ] && continue
     rows+=(--row "native-$isa-t1=$(full "build/native/onemodel --isa $isa --threads 1")")
     rows+=(--row "native-$isa-tdefault=$(full "build/native/onemodel --isa $isa")")
+    # The AVX-512 targets' GEMM tiles of the other width than the core's own choice.
+    if [[ "$isa" == avx512* ]]; then
+      other=512; build/native/onemodel targets | grep -q "^gemm tiles: 512" && other=256
+      rows+=(--row "native-$isa-tiles$other-t1=$(full "ONEMODEL_AVX512_TILES=$other build/native/onemodel --isa $isa --threads 1")")
+    fi
   done
 fi
 has clang && rows+=(--row "clang-$best=$(full "build/native-clang/onemodel --isa $best")")

@@ -289,7 +289,11 @@ struct SessionOptions {
   // The instruction-set cap: "ref" (the reference kernels), "scalar", "sse41", "avx2",
   // "avxvnni", "avx512", "avx512vnni", "neon", "neondot", "wasm128"; "": the best this build and CPU have.
   std::string isa;
-  bool prepack = true;      // keep constant GEMM weights packed (their memory once more)
+  bool prepack = true;  // keep constant GEMM weights packed (their memory once more)
+  // The AVX-512 targets' GEMM tiles: 0 by the core's measured 512-bit width (`onemodel
+  // targets` prints the choice), 256 or 512 forces them (tests, benchmarks); else
+  // kInvalidArgument.
+  int avx512_tile_bits = 0;
   bool memory_plan = true;  // steady-state runs take intermediates from one arena
   // Exact-mode graph passes to leave out: "constant-folding", "conv-activation",
   // "elementwise-chain" (unknown names are kInvalidArgument).

@@ -94,6 +94,9 @@ OM_API OmStatus om_session_options_set_mode(OmSessionOptions* o, const char* mod
 OM_API OmStatus om_session_options_set_threads(OmSessionOptions* o, int threads);   /* 0: every core */
 OM_API OmStatus om_session_options_set_isa(OmSessionOptions* o, const char* isa);   /* "" or NULL: best */
 OM_API OmStatus om_session_options_set_prepack(OmSessionOptions* o, int on);
+// 0: the AVX-512 targets' GEMM tiles by the core's measured width; 256 or 512 forces them
+// (SessionOptions::avx512_tile_bits; a bad value is an error at session creation).
+OM_API OmStatus om_session_options_set_avx512_tile_bits(OmSessionOptions* o, int bits);
 OM_API OmStatus om_session_options_set_memory_plan(OmSessionOptions* o, int on);
 OM_API OmStatus om_session_options_disable_pass(OmSessionOptions* o, const char* pass);
 OM_API OmStatus om_session_options_set_profiling(OmSessionOptions* o, int level); /* 0 off, 1 op type, 2 node */

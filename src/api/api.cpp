@@ -196,6 +196,7 @@ impl::SessionOptions ToImplOptions(const SessionOptions& o) {
   r.threads = o.threads;
   r.isa = o.isa;
   r.prepack = o.prepack;
+  r.avx512_tile_bits = o.avx512_tile_bits;
   r.memory_plan = o.memory_plan;
   r.disabled_passes = o.disabled_passes;
   switch (o.profiling) {

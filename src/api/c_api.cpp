@@ -139,6 +139,12 @@ OmStatus om_session_options_set_prepack(OmSessionOptions* o, int on) {
   return OM_OK;
 }
 
+OmStatus om_session_options_set_avx512_tile_bits(OmSessionOptions* o, int bits) {
+  OM_REQUIRE(o, "options");
+  o->o.avx512_tile_bits = bits;
+  return OM_OK;
+}
+
 OmStatus om_session_options_set_memory_plan(OmSessionOptions* o, int on) {
   OM_REQUIRE(o, "options");
   o->o.memory_plan = on != 0;

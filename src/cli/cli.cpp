@@ -62,7 +62,8 @@ const char* kUsage =
     "  --threads N             worker threads (default: ONEMODEL_THREADS, else all cores)\n"
     "  --mode exact|fast       default exact\n"
     "environment: ONEMODEL_ISA, ONEMODEL_THREADS, ONEMODEL_VERBOSE=1, ONEMODEL_PROFILE=1|2,\n"
-    "  ONEMODEL_MEMORY_PLAN=0, ONEMODEL_PREPACK=0, ONEMODEL_DISABLE_PASSES=a,b (README)\n";
+    "  ONEMODEL_MEMORY_PLAN=0, ONEMODEL_PREPACK=0, ONEMODEL_DISABLE_PASSES=a,b,\n"
+    "  ONEMODEL_AVX512_TILES=256|512 (README)\n";
 
 const std::map<std::string, std::string>& CommandHelp() {
   static const std::map<std::string, std::string> h = {
@@ -127,6 +128,8 @@ SessionOptions MakeSessionOptions(const Options& o) {
   so.isa = o.isa;
   so.memory_plan = Env("ONEMODEL_MEMORY_PLAN") != "0";
   so.prepack = Env("ONEMODEL_PREPACK") != "0";
+  const std::string tiles = Env("ONEMODEL_AVX512_TILES");
+  if (!tiles.empty()) so.avx512_tile_bits = int(ParseInt("ONEMODEL_AVX512_TILES", tiles, 0, 512));
   std::stringstream passes(Env("ONEMODEL_DISABLE_PASSES"));
   for (std::string p; std::getline(passes, p, ',');) {
     if (!p.empty()) so.disabled_passes.push_back(p);

@@ -38,6 +38,11 @@ int CmdTargets(const Options& o, std::ostream& out, std::ostream& err) {
   for (const TargetInfo& t : CompiledTargets()) out << " " << t.name << (t.supported ? "" : "(unsupported)");
   out << "\n";
   out << "selected: " << selected << "\n";
+  const size_t tiles = kernels.find("[onemodel] gemm tiles: ");
+  if (tiles != std::string::npos) {
+    const size_t from = tiles + std::strlen("[onemodel] ");
+    out << kernels.substr(from, kernels.find('\n', from) - from) << "\n";
+  }
   out << "threads: " << (o.threads ? o.threads : DefaultThreads()) << "\n";
   out << "canonical lanes (L): " << CanonicalLanes() << "\n";
   return 0;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/bits.h"
+#include "core/cache_info.h"
 #include "kernels/kernels.h"
 #include "ref/conv.h"
 #include "ref/gemm.h"
@@ -17,17 +18,6 @@
 #include "kernels/activation_v.h"
 
 namespace onemodel::impl {
-#if defined(ONEMODEL_TARGET_AVX512)
-namespace avx2 {
-void GemmF32(int64_t M, int64_t N, int64_t K, const float* A, int64_t a_rs, int64_t a_cs, const float* B, int64_t b_rs,
-             int64_t b_cs, float* C, int64_t ldc);
-void GemmBiasActF32(int64_t M, int64_t N, int64_t K, const float* A, int64_t a_rs, int64_t a_cs, const float* B,
-                    int64_t b_rs, int64_t b_cs, float* C, int64_t ldc, const float* row_bias, Activation act);
-void GemmPackBF32(int64_t K, int64_t N, const float* B, int64_t b_rs, int64_t b_cs, float* packed);
-void GemmPackedF32(int64_t M, int64_t N, int64_t K, const float* A, int64_t a_rs, int64_t a_cs, const float* packed,
-                   int64_t n_begin, int64_t n_end, float* C, int64_t ldc, const float* row_bias, Activation act);
-}  // namespace avx2
-#endif
 namespace ONEMODEL_NS {
 namespace {
 
@@ -36,21 +26,39 @@ template <size_t... I, class F>
 inline void Unroll(std::index_sequence<I...>, F&& f) {
   (f(std::integral_constant<size_t, I>{}), ...);
 }
-#if !defined(ONEMODEL_TARGET_AVX512)
-// Register tile: kMR rows of C by kNV vectors. Targets with 32 vector registers take
-// 8 rows; AVX2 (16) takes 6: 12 accumulators, two B vectors, a broadcast and a product
-// fill its registers exactly (measured against 4 rows: GEMM 1024^3 22.5 ms against 23.7,
-// 3x3 convolution layers 3-8% faster); the other 16-register targets take 4.
-#if defined(ONEMODEL_TARGET_AVX512) || defined(ONEMODEL_TARGET_NEON) || defined(ONEMODEL_TARGET_NEONDOT)
+// Register tile: kMR rows of C by kNV vectors. AVX-512 takes 6 rows of four 16-lane
+// vectors: 24 accumulators, four B vectors, a broadcast and a product in its 32
+// registers, and one broadcast of A per four multiplies (measured on Zen 4 among 512-bit
+// tiles, GEMM 1024^3: 12x2 34 ms, 8x2 30, 6x2 30, 5x4 27, 6x4 27, 4x4 26; broadcasts
+// cost there); NEON (32 registers of 4 lanes) takes 8; AVX2 (16) takes 6: 12 accumulators,
+// two B vectors, a broadcast and a product fill its registers exactly (measured against
+// 4 rows: GEMM 1024^3 22.5 ms against 23.7, 3x3 convolution layers 3-8% faster); the other
+// 16-register targets take 4.
+#if defined(ONEMODEL_TARGET_AVX512)
+constexpr size_t kMR = 6;
+#elif defined(ONEMODEL_TARGET_NEON) || defined(ONEMODEL_TARGET_NEONDOT)
 constexpr size_t kMR = 8;
 #elif defined(ONEMODEL_TARGET_AVX2)
 constexpr size_t kMR = 6;
 #else
 constexpr size_t kMR = 4;
 #endif
+#if defined(ONEMODEL_TARGET_AVX512)
+constexpr size_t kNV = 4;
+#else
 constexpr size_t kNV = 2;
+#endif
 constexpr size_t kNR = kNV * kN;
-constexpr int64_t kKC = 256;  // K block: a packed B block is kKC x kNC floats (512 KiB)
+// K block: a B panel (kc x kNR floats) takes at most half the L1 data cache (the CPU's
+// own, core/cache_info.h), between 64 and 256 steps; a packed B block is kc x kNC floats.
+int64_t KBlock() {
+  static const int64_t kc = [] {
+    const int64_t fit = Caches().l1d / 2 / int64_t(kNR * sizeof(float));
+    return std::clamp<int64_t>(fit / 16 * 16, 64, 256);
+  }();
+  return kc;
+}
+constexpr int64_t kKCMax = 256;
 constexpr int64_t kNC = 512;
 constexpr int64_t kMC = 128 / int64_t(kMR) * int64_t(kMR);  // rows per A block (a multiple of kMR)
 static_assert(kNC % kNR == 0, "kNC must be a whole number of panels");
@@ -166,11 +174,9 @@ void PackA(const float* A, int64_t a_rs, int64_t a_cs, int64_t m0, int64_t mr, i
   }
 }
 
-#endif  // !ONEMODEL_TARGET_AVX512
 }  // namespace
 
 namespace {
-#if !defined(ONEMODEL_TARGET_AVX512)
 // The epilogue on rows already holding their full sums (paths without register tiles).
 void RowEpilogue(int64_t M, int64_t N, float* C, int64_t ldc, const float* bias, Activation act) {
   if (!bias && act == Activation::kNone) return;
@@ -183,9 +189,7 @@ void RowEpilogue(int64_t M, int64_t N, float* C, int64_t ldc, const float* bias,
     if (n < N) StoreN(f(LoadN<VF32>(c + n, size_t(N - n), 0.0f)), c + n, size_t(N - n));
   }
 }
-#endif
 
-#if !defined(ONEMODEL_TARGET_AVX512)
 // The register-tiled product for columns [n_begin, n_end) of B, written to C's columns
 // from 0 (C points at column n_begin). B is packed block by block on the fly, or, when
 // `packed` is not null, read from GemmPackBF32's layout of the whole B (Ntot columns;
@@ -195,9 +199,10 @@ void TiledGemm(int64_t M, int64_t K, const float* A, int64_t a_rs, int64_t a_cs,
                int64_t b_cs, const float* packed, int64_t Ntot, int64_t n_begin, int64_t n_end, float* C, int64_t ldc,
                const float* row_bias, Activation act) {
   // Scratch grows once per thread, then is reused (no allocation in steady state).
+  const int64_t kKC = KBlock();
   thread_local std::vector<float> bpack, apack;
-  if (!packed && bpack.size() < size_t(kKC * kNC)) bpack.resize(size_t(kKC * kNC));
-  if (apack.size() < size_t(kKC * kMC)) apack.resize(size_t(kKC * kMC));
+  if (!packed && bpack.size() < size_t(kKCMax * kNC)) bpack.resize(size_t(kKCMax * kNC));
+  if (apack.size() < size_t(kKCMax * kMC)) apack.resize(size_t(kKCMax * kMC));
   for (int64_t n0 = n_begin / kNC * kNC; n0 < n_end; n0 += kNC) {
     // This call's columns of the block [n0, n0 + kNC): [lo, hi).
     const int64_t lo = std::max(n0, n_begin), hi = std::min(n0 + kNC, n_end), nc = hi - lo;
@@ -240,30 +245,26 @@ void TiledGemm(int64_t M, int64_t K, const float* A, int64_t a_rs, int64_t a_cs,
             float* c = C + t.m0 * ldc + (lo - n_begin) + j;
             const bool last = k0 + kc == K;
             const float* bias = row_bias ? row_bias + t.m0 : nullptr;
-            if (nr <= int64_t(kN))
-              Tile<1>(kc, t.p, t.rs, t.ks, bp, c, ldc, size_t(t.mr), size_t(nr), k0 == 0, last, bias, act);
-            else
+            // A last panel of fewer columns takes the tile of as many vectors as it needs.
+            const int64_t nv = (nr + int64_t(kN) - 1) / int64_t(kN);
+            if (nv >= int64_t(kNV))
               Tile<kNV>(kc, t.p, t.rs, t.ks, bp, c, ldc, size_t(t.mr), size_t(nr), k0 == 0, last, bias, act);
+            else if (nv == 1)
+              Tile<1>(kc, t.p, t.rs, t.ks, bp, c, ldc, size_t(t.mr), size_t(nr), k0 == 0, last, bias, act);
+            else if (kNV > 2 && nv == 3)
+              Tile<(kNV > 2 ? 3 : 1)>(kc, t.p, t.rs, t.ks, bp, c, ldc, size_t(t.mr), size_t(nr), k0 == 0, last, bias,
+                                      act);
+            else
+              Tile<2>(kc, t.p, t.rs, t.ks, bp, c, ldc, size_t(t.mr), size_t(nr), k0 == 0, last, bias, act);
           }
         }
       }
     }
   }
 }
-#endif
 
 void GemmImpl(int64_t M, int64_t N, int64_t K, const float* A, int64_t a_rs, int64_t a_cs, const float* B, int64_t b_rs,
               int64_t b_cs, float* C, int64_t ldc, const float* row_bias, Activation act) {
-#if defined(ONEMODEL_TARGET_AVX512)
-  // Measured (GEMM 1024^3, 1 thread, on this project's AMD EPYC, which runs AVX-512
-  // double-pumped): 8x32 tiles of 512-bit vectors took 32 ms, the AVX2 kernel's 4x16
-  // tiles 24.5 ms; the bits are the same, so the AVX-512 table carries the AVX2 kernel.
-  if (row_bias || act != Activation::kNone)
-    avx2::GemmBiasActF32(M, N, K, A, a_rs, a_cs, B, b_rs, b_cs, C, ldc, row_bias, act);
-  else
-    avx2::GemmF32(M, N, K, A, a_rs, a_cs, B, b_rs, b_cs, C, ldc);
-#else
-
   if (M <= 0 || N <= 0) return;
   if (K <= 0) {
     for (int64_t m = 0; m < M; ++m) std::fill(C + m * ldc, C + m * ldc + N, -0.0f);
@@ -369,7 +370,6 @@ void GemmImpl(int64_t M, int64_t N, int64_t K, const float* A, int64_t a_rs, int
     return;
   }
   TiledGemm(M, K, A, a_rs, a_cs, B, b_rs, b_cs, nullptr, N, 0, N, C, ldc, row_bias, act);
-#endif
 }
 }  // namespace
 
@@ -384,25 +384,19 @@ void GemmBiasActF32(int64_t M, int64_t N, int64_t K, const float* A, int64_t a_r
 }
 
 void GemmPackBF32(int64_t K, int64_t N, const float* B, int64_t b_rs, int64_t b_cs, float* packed) {
-#if defined(ONEMODEL_TARGET_AVX512)
-  avx2::GemmPackBF32(K, N, B, b_rs, b_cs, packed);  // the AVX2 kernel's layout (see GemmImpl)
-#else
   // Blocks of kNC columns, each K x (its width rounded up to kNR) floats, in k blocks of
   // kKC rows, each as PackB's panels: the layout TiledGemm reads.
+  const int64_t kKC = KBlock();
   for (int64_t n0 = 0; n0 < N; n0 += kNC) {
     const int64_t nc = std::min(kNC, N - n0);
     const int64_t ncp = (nc + int64_t(kNR) - 1) / int64_t(kNR) * int64_t(kNR);
     for (int64_t k0 = 0; k0 < K; k0 += kKC)
       PackB(B, b_rs, b_cs, k0, std::min(kKC, K - k0), n0, nc, packed + n0 * K + k0 * ncp);
   }
-#endif
 }
 
 void GemmPackedF32(int64_t M, int64_t N, int64_t K, const float* A, int64_t a_rs, int64_t a_cs, const float* packed,
                    int64_t n_begin, int64_t n_end, float* C, int64_t ldc, const float* row_bias, Activation act) {
-#if defined(ONEMODEL_TARGET_AVX512)
-  avx2::GemmPackedF32(M, N, K, A, a_rs, a_cs, packed, n_begin, n_end, C, ldc, row_bias, act);
-#else
   if (M <= 0 || n_end <= n_begin) return;
   if (K <= 0) {
     for (int64_t m = 0; m < M; ++m) std::fill(C + m * ldc, C + m * ldc + (n_end - n_begin), -0.0f);
@@ -410,7 +404,6 @@ void GemmPackedF32(int64_t M, int64_t N, int64_t K, const float* A, int64_t a_rs
     return;
   }
   TiledGemm(M, K, A, a_rs, a_cs, nullptr, 0, 0, packed, N, n_begin, n_end, C, ldc, row_bias, act);
-#endif
 }
 
 void MulAddStridedF32(float* acc, const float* x, int64_t stride, float w, int64_t n) {

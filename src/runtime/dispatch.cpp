@@ -1,6 +1,8 @@
 // Dispatch table construction (see dispatch.h).
 #include "runtime/dispatch.h"
 
+#include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -83,7 +85,39 @@ std::vector<Isa> CompiledIsas() {
   return v;
 }
 
-Dispatch MakeDispatch(Isa cap) {
+namespace {
+#if defined(ONEMODEL_HAVE_AVX512) && defined(ONEMODEL_HAVE_AVX2)
+// Best of three timings of the register-only multiply+add loop, in FLOP per second.
+double MulAddRate(const LaneBench& b) {
+  const int64_t iters = 100000;
+  double best = 1e300;
+  volatile float sink = 0;
+  for (int r = 0; r < 3; ++r) {
+    const auto t0 = std::chrono::steady_clock::now();
+    sink = b.muladd_loop(iters);
+    best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  }
+  (void)sink;
+  return double(iters) * b.muladd_chains * b.f32_lanes * 2.0 / std::max(best, 1e-9);
+}
+#endif
+}  // namespace
+
+bool Avx512FullWidth(double* ratio) {
+  static const double measured = [] {
+#if defined(ONEMODEL_HAVE_AVX512) && defined(ONEMODEL_HAVE_AVX2)
+    if (!CpuSupports(Isa::kAvx512)) return 0.0;
+    MulAddRate(avx512::GetLaneBench());  // warm up (clock ramp, page-in)
+    return MulAddRate(avx512::GetLaneBench()) / MulAddRate(avx2::GetLaneBench());
+#else
+    return 0.0;
+#endif
+  }();
+  if (ratio) *ratio = measured;
+  return measured >= 1.5;
+}
+
+Dispatch MakeDispatch(Isa cap, Avx512Tiles tiles) {
   bool compiled = false;
   for (Isa i : CompiledIsas()) compiled |= (i == cap);
   if (!compiled) {
@@ -106,6 +140,22 @@ Dispatch MakeDispatch(Isa cap) {
     d.isa = t.isa;
     d.lane_bench = &t.bench();
   }
+#if defined(ONEMODEL_HAVE_AVX512) && defined(ONEMODEL_HAVE_AVX2)
+  if (d.isa == Isa::kAvx512 || d.isa == Isa::kAvx512Vnni) {
+    const bool full = tiles == Avx512Tiles::k512 || (tiles == Avx512Tiles::kAuto && Avx512FullWidth());
+    d.gemm_tile_bits = full ? 512 : 256;
+    if (!full) {  // the AVX2 kernels' GEMM entries (one layout of packed B for all four)
+      KernelTable half;
+      avx2::FillKernelTable(&half);
+      d.kernels.GemmF32 = half.GemmF32;
+      d.kernels.GemmBiasActF32 = half.GemmBiasActF32;
+      d.kernels.GemmPackBF32 = half.GemmPackBF32;
+      d.kernels.GemmPackedF32 = half.GemmPackedF32;
+    }
+  }
+#else
+  (void)tiles;
+#endif
   return d;
 }
 
@@ -119,6 +169,16 @@ Isa BestIsa() {
 
 std::string DescribeDispatch(const Dispatch& d) {
   std::string s = std::string("[onemodel] target: ") + IsaName(d.isa) + " (cpu: " + CpuDescription() + ")\n";
+  if (d.gemm_tile_bits) {
+    double ratio = 0;
+    Avx512FullWidth(&ratio);
+    char t[160];
+    std::snprintf(t, sizeof t,
+                  "[onemodel] gemm tiles: %d-bit (512-bit multiply+add measured at %.2fx the 256-bit rate; "
+                  "512-bit tiles from 1.5x)\n",
+                  d.gemm_tile_bits, ratio);
+    s += t;
+  }
   KernelTable ref_table;
   FillRef(&ref_table);
   char line[96];

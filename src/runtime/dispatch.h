@@ -29,15 +29,27 @@ bool CpuSupports(Isa isa);
 // A one-line description of the CPU features the platform layer detected.
 std::string CpuDescription();
 
+// The GEMM tiles of the AVX-512 targets: 512-bit vectors (6 x 64 tiles) or the AVX2
+// kernels' 256-bit ones. kAuto takes 512-bit tiles where the core runs 512-bit
+// arithmetic at full width (Avx512FullWidth); cores that split it in two 256-bit halves
+// (AMD Zen 4) run the 256-bit tiles faster. The bits are the same either way; the tests
+// run both.
+enum class Avx512Tiles { kAuto, k256, k512 };
+
 struct Dispatch {
   Isa isa = Isa::kRef;
   KernelTable kernels;
   const LaneBench* lane_bench = nullptr;  // null for kRef
+  int gemm_tile_bits = 0;                 // the AVX-512 targets: 256 or 512; 0 elsewhere
 };
 
 // Returns the table for the best target at or below `cap`. Asking for a target this
 // build lacks or this CPU cannot run is a kUnsupportedIsa error naming it.
-Dispatch MakeDispatch(Isa cap);
+Dispatch MakeDispatch(Isa cap, Avx512Tiles tiles = Avx512Tiles::kAuto);
+// Whether this core's 512-bit multiply+add rate is at least 1.5x its 256-bit rate,
+// measured once per process (about 10 ms, the register-only loops of LaneBench);
+// *ratio receives the measured ratio. False where AVX-512 is not compiled or supported.
+bool Avx512FullWidth(double* ratio = nullptr);
 // The best target this build has and this CPU runs.
 Isa BestIsa();
 // The chosen target and each kernel's provider, one line each.

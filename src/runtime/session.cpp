@@ -369,7 +369,14 @@ struct Session::ProfileBox {
 
 void Session::Prepare(const SessionOptions& opts) {
   opts_ = opts;
-  dispatch_ = MakeDispatch(opts.isa.empty() ? BestIsa() : ParseIsa(opts.isa));
+  if (opts.avx512_tile_bits != 0 && opts.avx512_tile_bits != 256 && opts.avx512_tile_bits != 512) {
+    throw Error(ErrorCode::kInvalidArgument,
+                "avx512_tile_bits must be 0 (by the core), 256 or 512, got " + std::to_string(opts.avx512_tile_bits));
+  }
+  const Avx512Tiles tiles = opts.avx512_tile_bits == 256   ? Avx512Tiles::k256
+                            : opts.avx512_tile_bits == 512 ? Avx512Tiles::k512
+                                                           : Avx512Tiles::kAuto;
+  dispatch_ = MakeDispatch(opts.isa.empty() ? BestIsa() : ParseIsa(opts.isa), tiles);
   if (opts.threads < 0 || opts.threads > 1024) {
     throw Error(ErrorCode::kInvalidArgument,
                 "threads must be 0 (every core) or 1 .. 1024, got " + std::to_string(opts.threads));

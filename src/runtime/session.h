@@ -24,9 +24,10 @@ enum class Mode { kExact, kFast };
 // engine reads no environment variable).
 struct SessionOptions {
   Mode mode = Mode::kExact;
-  int threads = 0;      // 0: every core
-  std::string isa;      // "": the best the CPU has
-  bool prepack = true;  // constant GEMM weights kept packed (ref/parallel.h)
+  int threads = 0;           // 0: every core
+  std::string isa;           // "": the best the CPU has
+  bool prepack = true;       // constant GEMM weights kept packed (ref/parallel.h)
+  int avx512_tile_bits = 0;  // 0: by the core's measured width (runtime/dispatch.h); 256 or 512
   bool memory_plan = true;
   std::vector<std::string> disabled_passes;  // names from ExactPassNames()
   int profiling = 0;                         // 0 off, 1 per operator type, 2 per node (last_profile())

@@ -190,6 +190,18 @@ int main(void) {
               om_session_create(model, o, &none) == OM_INVALID_ARGUMENT,
           "unknown pass: OM_INVALID_ARGUMENT");
     check(om_session_create(model, NULL, NULL) == OM_INVALID_ARGUMENT, "NULL out pointer: OM_INVALID_ARGUMENT");
+    {
+      OmSessionOptions* t = NULL;
+      check(om_session_options_create(&t) == OM_OK && om_session_options_set_avx512_tile_bits(t, 300) == OM_OK &&
+                om_session_create(model, t, &none) == OM_INVALID_ARGUMENT &&
+                strstr(om_last_error(), "avx512_tile_bits") != NULL,
+            "AVX-512 tiles 300: OM_INVALID_ARGUMENT naming the option");
+      check(om_session_options_set_avx512_tile_bits(t, 512) == OM_OK && om_session_create(model, t, &none) == OM_OK,
+            "AVX-512 tiles 512: a session (on any CPU; only AVX-512 tables use it)");
+      om_session_free(none);
+      none = NULL;
+      om_session_options_free(t);
+    }
     check(om_session_run(s, in_names, (const OmTensor* const*)&x, 1, probs, 1, outs) == OM_OK,
           "the session still runs");
     om_tensor_free(outs[0]);

@@ -236,11 +236,12 @@ std::vector<OpFamily>& FamilyList() {
 
 // The runs of one session: `runs` runs of the case's feeds.
 std::vector<std::vector<Value>> RunSession(const OpCase& c, const std::string& isa, int threads, int runs,
-                                           const std::map<std::string, std::string>& algorithms) {
+                                           const std::map<std::string, std::string>& algorithms, int tile_bits = 0) {
   SessionOptions o;
   o.isa = isa;
   o.threads = threads;
   o.algorithms = algorithms;
+  o.avx512_tile_bits = tile_bits;
   Session s = Session::FromBytes(reinterpret_cast<const uint8_t*>(c.model.data()), c.model.size(), o, c.what);
   std::vector<std::vector<Value>> out;
   // The second run reads what the first derived from constants (OpContext::ConstDerived);
@@ -293,6 +294,16 @@ void CheckCase(const OpCase& c, std::map<std::string, std::vector<std::string>>*
       CompareOutputs(want, got[r],
                      c.what + " at " + isa + ", " + std::to_string(threads) + " threads, run " + std::to_string(r + 1));
   }
+  // The AVX-512 targets' two GEMM tile widths (a session takes one by the core's width).
+  if (ActiveIsa() == Isa::kAvx512 || ActiveIsa() == Isa::kAvx512Vnni)
+    for (int bits : {256, 512})
+      for (int threads : {1, 3}) {
+        const auto got = RunSession(c, isa, threads, 2, {}, bits);
+        for (size_t r = 0; r < got.size(); ++r)
+          CompareOutputs(want, got[r],
+                         c.what + " at " + isa + " with " + std::to_string(bits) + "-bit GEMM tiles, " +
+                             std::to_string(threads) + " threads, run " + std::to_string(r + 1));
+      }
   for (const std::string& op : ForcibleOps(c)) {
     const auto& table = ops::AlgorithmTable();
     const auto entry = std::find_if(table.begin(), table.end(), [&](const auto& e) { return e.op_type == op; });
