@@ -97,9 +97,134 @@ void IntConvGemm(OpContext& ctx, const ConvPlane& pl, const Tensor& x, const Ten
   });
 }
 
-// The int32 sums into *acc_out (resized; a caller's reused buffer).
-void IntConv(OpContext& ctx, const Tensor& x, const Tensor& w, const Tensor* xzp, const Tensor* wzp, Shape* out_shape,
-             size_t w_in, size_t wzp_in, std::vector<int32_t>* acc) {
+// IntConv's 1-D/2-D path on GemmU8S8I32: Y[Mg x P] = W'[Mg x Kp] * col'[Kp x P] on raw
+// 8-bit values, W' = w (uint8 W) or w + 128 (int8 W: ca = -128), col' = x - 128 (uint8 X:
+// cb = 128) or x (int8 X), with k running over (kh, kw, channel) and the channels padded
+// to Cq quads: X' is laid out per pixel (channels innermost), so each quad of col' is one
+// 32-bit word of X'. Padding taps and padded channels hold ZX = xz - cb (x - xz = 0 there,
+// as a skipped tap; padded channels meet zero weights). With ZW = wz - ca:
+// sum (W' - ZW)(col' - ZX) = sum W'col' - ZX rowsum W' - ZW colsum col' + Kp ZW ZX, all
+// modulo 2^32 (ops/quant_ops.cpp's IntMatMulDot derives the same identity); colsum col'
+// per column is the sum, over its taps, of the pixel's channel sum (or Cq*4*ZX).
+void IntConvDot(OpContext& ctx, const ConvPlane& pl, const Tensor& x, const Tensor& w, int64_t xz, const Tensor* wzp,
+                int64_t N, int64_t C, int64_t M, int64_t group, size_t w_in, int32_t* acc_out) {
+  const int64_t Cg = C / group, Mg = M / group, ksp = pl.KH * pl.KW, Cq = (Cg + 3) / 4, Kp = ksp * Cq * 4;
+  const int64_t in_sp = pl.IH * pl.IW, P = pl.OH * pl.OW;
+  const bool w_signed = w.dtype() == DType::kInt8, x_unsigned = x.dtype() == DType::kUInt8;
+  // The weights as u8 rows of Kp in (kh, kw, channel) order (zeros for padded channels),
+  // then their M row sums as int32.
+  auto make_a = [&](const Tensor& wt) {
+    Tensor t(DType::kUInt8, Shape{M * Kp + 4 * M}, "integer convolution weights");
+    uint8_t* a = t.mutable_data<uint8_t>();
+    std::fill(a, a + M * Kp, uint8_t(0));
+    std::vector<uint32_t> sums(static_cast<size_t>(M), 0);
+    const uint8_t* raw = w_signed ? reinterpret_cast<const uint8_t*>(wt.data<int8_t>()) : wt.data<uint8_t>();
+    for (int64_t m = 0; m < M; ++m)
+      for (int64_t c = 0; c < Cg; ++c)
+        for (int64_t t = 0; t < ksp; ++t) {
+          const uint8_t v = uint8_t(raw[(m * Cg + c) * ksp + t] ^ (w_signed ? 0x80 : 0));
+          a[m * Kp + t * Cq * 4 + c] = v;
+          sums[size_t(m)] += v;
+        }
+    std::memcpy(a + M * Kp, sums.data(), size_t(M) * sizeof(uint32_t));
+    return t;
+  };
+  const Tensor* wa = ctx.ConstDerived(w_in, "W u8 quads", make_a);
+  Tensor local;
+  if (!wa) {
+    local = make_a(w);
+    wa = &local;
+  }
+  const uint8_t* wq = wa->data<uint8_t>();
+  std::vector<uint32_t> rowsum(static_cast<size_t>(M)), zw(static_cast<size_t>(M));
+  std::memcpy(rowsum.data(), wq + M * Kp, size_t(M) * sizeof(uint32_t));
+  for (int64_t m = 0; m < M; ++m) {
+    const int32_t wz = wzp && wzp->numel() ? int32_t(ElementAsDouble(*wzp, wzp->numel() > 1 ? m : 0)) : 0;
+    zw[size_t(m)] = uint32_t(wz + (w_signed ? 128 : 0));
+  }
+  const int8_t zx = int8_t(int32_t(xz) - (x_unsigned ? 128 : 0));
+  uint32_t zx_word;  // four bytes of ZX
+  std::memset(&zx_word, int(uint8_t(zx)), sizeof zx_word);
+  // X' per image and group, pixel-major with Cq quads of channels (reused per calling
+  // thread; the workers reach it through the reference), and each pixel's channel sum.
+  thread_local std::vector<uint32_t> xt_buf, pix_buf;
+  std::vector<uint32_t>& xt = xt_buf;
+  std::vector<uint32_t>& pixsum = pix_buf;
+  const int64_t planes = N * group;
+  if (xt.size() < size_t(planes * in_sp * Cq)) xt.resize(size_t(planes * in_sp * Cq));
+  if (pixsum.size() < size_t(planes * in_sp)) pixsum.resize(size_t(planes * in_sp));
+  const uint8_t* xraw = x_unsigned ? x.data<uint8_t>() : reinterpret_cast<const uint8_t*>(x.data<int8_t>());
+  const uint8_t flip = x_unsigned ? 0x80 : 0;
+  ParallelFor(ctx, planes * pl.IH, 1, [&](int64_t b, int64_t e) {
+    for (int64_t t = b; t < e; ++t) {
+      const int64_t ng = t / pl.IH, ih = t % pl.IH, n = ng / group, grp = ng % group;
+      const uint8_t* src = xraw + (n * C + grp * Cg) * in_sp + ih * pl.IW;
+      uint8_t* dst = reinterpret_cast<uint8_t*>(xt.data() + (ng * in_sp + ih * pl.IW) * Cq);
+      for (int64_t iw = 0; iw < pl.IW; ++iw) {
+        uint8_t* px = dst + iw * Cq * 4;
+        int32_t s = 0;
+        for (int64_t c = 0; c < Cg; ++c) s += int8_t(px[c] = uint8_t(src[c * in_sp + iw] ^ flip));
+        for (int64_t c = Cg; c < Cq * 4; ++c) s += int8_t(px[c] = uint8_t(zx));
+        pixsum[size_t(ng * in_sp + ih * pl.IW + iw)] = uint32_t(s);
+      }
+    }
+  });
+  const uint32_t pad_sum = uint32_t(int32_t(zx) * int32_t(Cq * 4));
+  // Column blocks of about 512 KiB of quads, at least 64 columns.
+  const int64_t pc = std::max<int64_t>(64, std::min<int64_t>(P, (int64_t(1) << 19) / std::max<int64_t>(Kp, 1)));
+  const int64_t blocks = (P + pc - 1) / pc;
+  auto* kernel = ctx.kernels->GemmU8S8I32;
+  ParallelFor(ctx, planes * blocks, 1, [&](int64_t b, int64_t e) {
+    thread_local std::vector<uint32_t> col;
+    thread_local std::vector<uint32_t> colsum;
+    if (col.size() < size_t(Kp / 4 * pc)) col.resize(size_t(Kp / 4 * pc));
+    if (colsum.size() < size_t(pc)) colsum.resize(size_t(pc));
+    for (int64_t t = b; t < e; ++t) {
+      const int64_t ng = t / blocks, n = ng / group, grp = ng % group, p0 = t % blocks * pc, np = std::min(pc, P - p0);
+      const uint32_t* xg = xt.data() + ng * in_sp * Cq;
+      const uint32_t* sg = pixsum.data() + ng * in_sp;
+      uint32_t* cb = col.data();  // quad q of column i at cb[q * np + i]
+      std::fill(colsum.begin(), colsum.begin() + np, 0u);
+      for (int64_t tap = 0; tap < ksp; ++tap) {
+        const int64_t kh = tap / pl.KW, kw = tap % pl.KW;
+        uint32_t* dq = cb + tap * Cq * np;
+        int64_t oh = p0 / pl.OW, ow = p0 % pl.OW;
+        for (int64_t i = 0; i < np;) {
+          const int64_t run = std::min(np - i, pl.OW - ow);  // the rest of output row oh
+          const int64_t ih = oh * pl.SH - pl.PH + kh * pl.DH;
+          for (int64_t j = 0; j < run; ++j) {
+            const int64_t iw = (ow + j) * pl.SW - pl.PW + kw * pl.DW, col_i = i + j;
+            if (ih >= 0 && ih < pl.IH && iw >= 0 && iw < pl.IW) {
+              const uint32_t* px = xg + (ih * pl.IW + iw) * Cq;
+              for (int64_t q = 0; q < Cq; ++q) dq[q * np + col_i] = px[q];
+              colsum[size_t(col_i)] += sg[ih * pl.IW + iw];
+            } else {
+              for (int64_t q = 0; q < Cq; ++q) dq[q * np + col_i] = zx_word;
+              colsum[size_t(col_i)] += pad_sum;
+            }
+          }
+          i += run;
+          ow = 0;
+          ++oh;
+        }
+      }
+      int32_t* y = acc_out + (n * M + grp * Mg) * P + p0;
+      kernel(Mg, np, Kp / 4, wq + grp * Mg * Kp, Kp, reinterpret_cast<const int8_t*>(cb), 4 * np, y, P);
+      for (int64_t m = 0; m < Mg; ++m) {
+        const int64_t mm = grp * Mg + m;
+        const uint32_t z = zw[size_t(mm)],
+                       row = uint32_t(Kp) * z * uint32_t(int32_t(zx)) - uint32_t(int32_t(zx)) * rowsum[size_t(mm)];
+        uint32_t* yr = reinterpret_cast<uint32_t*>(y + m * P);
+        for (int64_t i = 0; i < np; ++i) yr[i] += row - z * colsum[size_t(i)];
+      }
+    }
+  });
+}
+
+// The int32 sums, written to output(shape) (a buffer of the result's shape, contents
+// undefined).
+void IntConv(OpContext& ctx, const Tensor& x, const Tensor& w, const Tensor* xzp, const Tensor* wzp,
+             FunctionRef<int32_t*(const Shape&)> output, size_t w_in, size_t wzp_in) {
   const int64_t group = ctx.attr_i("group", 1);
   std::vector<int64_t> kernel = ctx.attr_ints("kernel_shape", Shape(w.shape().begin() + 2, w.shape().end()));
   const ConvGeometry g = MakeGeometry(ctx, x.shape(), kernel, false);
@@ -111,20 +236,29 @@ void IntConv(OpContext& ctx, const Tensor& x, const Tensor& w, const Tensor* xzp
     return t.dtype() == DType::kInt8 ? int64_t(t.data<int8_t>()[i]) : int64_t(t.data<uint8_t>()[i]);
   };
   const int64_t xz = xzp && xzp->numel() ? get(*xzp, 0) : 0;
-  *out_shape = Shape{N, M};
-  out_shape->insert(out_shape->end(), g.out.begin(), g.out.end());
+  Shape out_shape{N, M};
+  out_shape.insert(out_shape.end(), g.out.begin(), g.out.end());
   const int64_t in_sp = ProductOf(g.in), out_sp = ProductOf(g.out), k_sp = ProductOf(g.kernel);
   std::vector<int64_t> in_st(size_t(g.dims), 1);
   for (int64_t d = g.dims - 1; d > 0; --d) in_st[size_t(d - 1)] = in_st[size_t(d)] * g.in[size_t(d)];
-  acc->assign(static_cast<size_t>(N * M * out_sp), 0);
-  std::vector<int32_t>& acc_out = *acc;
+  int32_t* acc_out = output(out_shape);  // the fast paths write every element
   const bool is8 = (x.dtype() == DType::kInt8 || x.dtype() == DType::kUInt8) &&
                    (w.dtype() == DType::kInt8 || w.dtype() == DType::kUInt8);
-  if (UseAlgorithm(ctx, kAllIntConvAlgos, IntConvAlgoName, IntConvAlgo::kI16Pairs,
-                   g.dims <= 2 && is8 && (!wzp || wzp->numel() <= 1 || wzp->numel() == M))) {
-    IntConvGemm(ctx, MakeConvPlane(g), x, w, xz, wzp, N, C, M, group, w_in, wzp_in, acc_out.data());
+  const bool gemm_fits = g.dims <= 2 && is8 && (!wzp || wzp->numel() <= 1 || wzp->numel() == M);
+  // On dot-product instructions the raw operands go in quads (IntConvDot), else in pairs.
+  const IntConvAlgo fast = ctx.kernels->native_dot_u8s8 ? IntConvAlgo::kU8S8Dot : IntConvAlgo::kI16Pairs;
+  const IntConvAlgo algo =
+      ChooseAlgorithm(ctx, kAllIntConvAlgos, IntConvAlgoName, gemm_fits ? fast : kAllIntConvAlgos[0],
+                      [&](IntConvAlgo a) { return a == IntConvAlgo::kReference || gemm_fits; });
+  if (algo == IntConvAlgo::kU8S8Dot) {
+    IntConvDot(ctx, MakeConvPlane(g), x, w, xz, wzp, N, C, M, group, w_in, acc_out);
     return;
   }
+  if (algo == IntConvAlgo::kI16Pairs) {
+    IntConvGemm(ctx, MakeConvPlane(g), x, w, xz, wzp, N, C, M, group, w_in, wzp_in, acc_out);
+    return;
+  }
+  std::fill(acc_out, acc_out + N * M * out_sp, 0);
   // Operands minus their zero points, read once; padding taps are skipped (as padding
   // with the zero point). Sums modulo 2^32 do not depend on the order of the terms.
   std::vector<uint32_t> xc(static_cast<size_t>(x.numel())), wc(static_cast<size_t>(w.numel()));
@@ -170,12 +304,9 @@ void IntConv(OpContext& ctx, const Tensor& x, const Tensor& w, const Tensor* xzp
 }  // namespace
 
 void ConvInteger(OpContext& ctx) {
-  Shape s;
-  thread_local std::vector<int32_t> acc;  // reused: no allocation per run
-  IntConv(ctx, ctx.in(0), ctx.in(1), ctx.has_input(2) ? &ctx.in(2) : nullptr, ctx.has_input(3) ? &ctx.in(3) : nullptr,
-          &s, 1, 3, &acc);
-  Tensor& y = ctx.out(0, DType::kInt32, s);
-  std::copy(acc.begin(), acc.end(), y.mutable_data<int32_t>());
+  IntConv(
+      ctx, ctx.in(0), ctx.in(1), ctx.has_input(2) ? &ctx.in(2) : nullptr, ctx.has_input(3) ? &ctx.in(3) : nullptr,
+      [&](const Shape& s) { return ctx.out_uninit(0, DType::kInt32, s).mutable_data<int32_t>(); }, 1, 3);
 }
 
 // y = saturate(round_half_even((acc + bias) * m) + y_zp), m = x_scale * w_scale / y_scale
@@ -185,7 +316,14 @@ void QLinearConv(OpContext& ctx) {
   const Tensor& w = ctx.in(3);
   Shape s;
   thread_local std::vector<int32_t> acc;  // reused: no allocation per run
-  IntConv(ctx, x, w, &ctx.in(2), &ctx.in(5), &s, 3, 5, &acc);
+  IntConv(
+      ctx, x, w, &ctx.in(2), &ctx.in(5),
+      [&](const Shape& shape) {
+        s = shape;
+        acc.resize(size_t(ProductOf(shape)));
+        return acc.data();
+      },
+      3, 5);
   const float xs = ctx.in(1).data<float>()[0], ys = ctx.in(6).data<float>()[0];
   const Tensor& wsc = ctx.in(4);
   const Tensor& yzp = ctx.in(7);
