@@ -17,7 +17,6 @@ import os from 'node:os';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { readNpy } from './lib/npy.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
@@ -36,22 +35,6 @@ const byName = new Map(spec.models.map((m) => [m.name, m]));
 const median = (v) => { const s = [...v].sort((a, b) => a - b); const n = s.length; return n % 2 ? s[(n - 1) / 2] : (s[n / 2 - 1] + s[n / 2]) / 2; };
 const log = (s) => process.stderr.write(`[bench] ${s}\n`);
 
-function feedsFor(ort, m) {
-  const feeds = {};
-  for (const [name, f] of Object.entries(m.inputs)) {
-    const t = readNpy(path.join(modelsDir, 'inputs', f));
-    feeds[name] = new ort.Tensor(t.type, t.data, t.dims);
-  }
-  return feeds;
-}
-async function timeOrt(ort, file, feeds, opts) {
-  const s = await ort.InferenceSession.create(file, opts);
-  await s.run(feeds);
-  const t = [];
-  for (let r = 0; r < runs; ++r) { const t0 = performance.now(); await s.run(feeds); t.push(performance.now() - t0); }
-  await s.release?.();
-  return median(t);
-}
 function timeOurs(cmd, pre, file, m, threads) {
   const a = [...pre, '--threads', String(threads), 'bench', file, '--runs', String(runs)];
   for (const [name, f] of Object.entries(m.inputs)) a.push('--input', `${name}=${path.join(modelsDir, 'inputs', f)}`);
@@ -86,9 +69,14 @@ function modelGflop(file, m) {
   } catch (e) { log(`${file}: no FLOP count (${e.message.split('\n')[0]})`); return NaN; }
 }
 
-const ortNode = (await import('onnxruntime-node')).default ?? (await import('onnxruntime-node'));
-let ortWeb = null;
-if (wasm) { ortWeb = await import('onnxruntime-web'); ortWeb.env.wasm.numThreads = 1; }
+// ONNX Runtime runs in a child process per measurement (tools/lib/ort_time.mjs): its
+// thread pool must not share the cores while OneModel is timed.
+function timeOrtChild(backend, file, m, threads) {
+  const a = [path.join(ROOT, 'tools/lib/ort_time.mjs'), backend, file, String(threads), String(runs)];
+  for (const [name, f] of Object.entries(m.inputs)) a.push(`${name}=${path.isAbsolute(f) ? f : path.join(modelsDir, 'inputs', f)}`);
+  const out = execFileSync('node', a, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 1 << 26 });
+  return Number(/median_ms=([0-9.]+)/.exec(out)[1]);
+}
 const fmt = (x) => (x >= 100 ? x.toFixed(0) : x.toFixed(1));
 const ratio = (a, b) => (a / b).toFixed(2);
 const rows = [];
@@ -97,14 +85,13 @@ for (const name of only ? [...only] : MODELS) {
   const file = path.join(modelsDir, `${name}.onnx`);
   if (!m || !fs.existsSync(file)) { log(`${name}: not prepared, skipped`); continue; }
   const r = { name, gflop: modelGflop(file, m) };
-  const feeds = feedsFor(ortNode, m);
   for (const t of [1, 2]) {
-    r[`ort${t}`] = await timeOrt(ortNode, file, feeds, { intraOpNumThreads: t, interOpNumThreads: 1 });
+    r[`ort${t}`] = timeOrtChild('node', file, m, t);
     r[`ours${t}`] = timeOurs(path.join(ROOT, 'build/native/onemodel'), [], file, m, t);
     log(`${name} ${t} thread(s): ORT ${fmt(r[`ort${t}`])} ms, ours ${fmt(r[`ours${t}`])} ms`);
   }
-  if (ortWeb) {
-    r.web = await timeOrt(ortWeb, file, feedsFor(ortWeb, m), { executionProviders: ['wasm'] });
+  if (wasm) {
+    r.web = timeOrtChild('web', file, m, 1);
     r.wasm = timeOurs('node', [path.join(ROOT, 'js/bin/onemodel.mjs'), '--simd', 'on'], file, m, 1);
     log(`${name} wasm: onnxruntime-web ${fmt(r.web)} ms, ours ${fmt(r.wasm)} ms`);
   }
@@ -134,7 +121,8 @@ g = helper.make_graph([helper.make_node('MatMul', ['a', 'b'], ['y'])], 'gemm',
     [helper.make_tensor_value_info('a', TensorProto.FLOAT, [1024, 1024])],
     [helper.make_tensor_value_info('y', TensorProto.FLOAT, [1024, 1024])], [numpy_helper.from_array(b, 'b')])
 m = helper.make_model(g, opset_imports=[helper.make_opsetid('', 17)]); m.ir_version = 8
-onnx.save(m, '${file}')`]);
+onnx.save(m, '${file}')
+np.save('${file}.a.npy', np.full((1024, 1024), 0.5, np.float32))`]);
   const flops = 2 * 1024 ** 3;
   const targets = execFileSync(path.join(ROOT, 'build/native/onemodel'), ['targets'], { encoding: 'utf8' });
   const isas = (/^compiled:(.*)$/m.exec(targets)[1] || '').trim().split(/\s+/).filter((e) => !e.includes('('));
@@ -144,7 +132,7 @@ onnx.save(m, '${file}')`]);
   console.log('');
   console.log('| ISA cap | median ms | GFLOP/s | share of peak |');
   console.log('|---|---|---|---|');
-  const ortMs = await timeOrt(ortNode, file, { a: new ortNode.Tensor('float32', new Float32Array(1024 * 1024).fill(0.5), [1024, 1024]) }, { intraOpNumThreads: 1 });
+  const ortMs = timeOrtChild('node', file, { inputs: { a: `${file}.a.npy` } }, 1);
   for (const isa of isas) {
     const out = execFileSync(path.join(ROOT, 'build/native/onemodel'), ['--isa', isa, '--threads', '1', 'bench', file, '--runs', String(Math.min(runs, 3))], { encoding: 'utf8' });
     const ms = Number(/median_ms=([0-9.]+)/.exec(out)[1]);
