@@ -83,7 +83,7 @@ check "global options after the command equal options before it" bash -c "test -
 c_n=$($NATIVE cases "$CASES" --filter test_abs --threads 1 2>/dev/null); c_w=$("${NODE[@]}" cases "$CASES" --filter test_abs --threads 1 2>/dev/null)
 check "cases DIR --threads 1 (once a usage error) runs, natively and on wasm" bash -c "grep -q '^case/abs ' <<<'$c_n' && test '$c_n' = '$c_w'"
 help_ok=1
-for cmd in run hash golden cases bench info targets bench-lanes version; do
+for cmd in run hash golden cases bench info targets bench-lanes bench-peak version; do
   h=$($NATIVE $cmd --help 2>&1) && grep -q "^usage: onemodel $cmd" <<<"$h" || help_ok=0
 done
 check "--help on every command prints its usage (exit 0)" test "$help_ok" = 1
@@ -96,6 +96,10 @@ r_w=$("${NODE[@]}" run $G/conv_net.onnx --input x=$G/conv_net.x.npy 2>&1)
 check "run: the node CLI prints the same outputs" bash -c "test \"\$(grep -v '^mode ' <<<'$r')\" = \"\$(grep -v '^mode ' <<<'$r_w')\""
 err=$(ONEMODEL_THREADS=lots $NATIVE version 2>&1); rc=$?
 check "a bad ONEMODEL_THREADS is an error naming the variable" bash -c "test $rc = 1 && grep -q 'ONEMODEL_THREADS' <<<\"\$0\"" "$err"
+err=$(ONEMODEL_AVX512_TILES=300 $NATIVE hash $G/conv_net.onnx 2>&1); rc=$?
+check "ONEMODEL_AVX512_TILES reaches the session: 300 is an error naming the option" bash -c "test $rc = 1 && grep -q 'avx512_tile_bits' <<<\"\$0\"" "$err"
+p=$($NATIVE --isa scalar bench-peak --reps 1)
+check "bench-peak prints the target's multiply+add GFLOP/s" bash -c "grep -Eq '^target=scalar lanes=[0-9]+ gflops=[0-9.]+$' <<<'$p'"
 err=$(ONEMODEL_DISABLE_PASSES=no-such-pass $NATIVE hash $G/conv_net.onnx 2>&1); rc=$?
 check "ONEMODEL_DISABLE_PASSES reaches the session: an unknown pass is named" bash -c "test $rc = 1 && grep -q \"'no-such-pass'\" <<<\"\$0\"" "$err"
 p1=$(ONEMODEL_PROFILE=1 $NATIVE hash $G/conv_net.onnx 2>&1 >/dev/null)

@@ -265,23 +265,8 @@ void IntMatMul(const OpContext& ctx, const Tensor& a, const Tensor& b, const Ten
   const MatMulIntegerAlgo algo =
       ChooseAlgorithm(ctx, kAllMatMulIntegerAlgos, MatMulIntegerAlgoName, pairs_fit ? fast : kAllMatMulIntegerAlgos[0],
                       [&](MatMulIntegerAlgo x) { return x == MatMulIntegerAlgo::kReference || pairs_fit; });
-  if (algo == MatMulIntegerAlgo::kU8S8Dot) {
-    const int64_t M = sa[sa.size() - 2], K = sa.back(), N = sb[1];
-    Shape out_shape(sa.begin(), sa.end() - 1);
-    out_shape.push_back(N);
-    const int64_t total = CheckedNumElements(out_shape, sizeof(int32_t), "MatMulInteger output");
-    int32_t* out = output(out_shape);
-    if (total == 0) return;
-    if (K == 0) {
-      std::fill(out, out + total, 0);
-      return;
-    }
-    IntMatMulDot(ctx, a, b, azp, bzp, M, K, N, out, b_in);
-    return;
-  }
-  if (algo == MatMulIntegerAlgo::kI16Pairs) {
+  if (algo != MatMulIntegerAlgo::kReference) {  // both fast paths: [..., M, K] x [K, N]
     const int64_t M = sa[sa.size() - 2], K = sa.back(), N = sb[1], K2 = (K + 1) / 2, lda = 2 * K2;
-    const int64_t rows = K ? a.numel() / K : 0;  // A's rows over every batch
     Shape out_shape(sa.begin(), sa.end() - 1);
     out_shape.push_back(N);
     const int64_t total = CheckedNumElements(out_shape, sizeof(int32_t), "MatMulInteger output");
@@ -291,6 +276,11 @@ void IntMatMul(const OpContext& ctx, const Tensor& a, const Tensor& b, const Ten
       std::fill(out, out + total, 0);
       return;
     }
+    if (algo == MatMulIntegerAlgo::kU8S8Dot) {
+      IntMatMulDot(ctx, a, b, azp, bzp, M, K, N, out, b_in);
+      return;
+    }
+    const int64_t rows = a.numel() / K;  // A's rows over every batch
     const Tensor* bp = nullptr;
     if (!bzp || ctx.IsConstInput(bzp_in))
       bp = ctx.ConstDerived(b_in, "B pairs", [&](const Tensor& t) { return PairsB(t, bzp, K, N); });
