@@ -49,19 +49,28 @@ constexpr size_t kNV = 4;
 constexpr size_t kNV = 2;
 #endif
 constexpr size_t kNR = kNV * kN;
-// K block: a B panel (kc x kNR floats) takes at most half the L1 data cache (the CPU's
-// own, core/cache_info.h), between 64 and 256 steps; a packed B block is kc x kNC floats.
-int64_t KBlock() {
-  static const int64_t kc = [] {
-    const int64_t fit = Caches().l1d / 2 / int64_t(kNR * sizeof(float));
-    return std::clamp<int64_t>(fit / 16 * 16, 64, 256);
+// Cache blocks from the CPU's own cache sizes (core/cache_info.h), read once: a B panel
+// (kc x kNR floats) takes at most half the L1 data cache, 64 to 256 steps of k; a block
+// of A (kc x mc) an eighth of L2, a block of B (kc x nc) half of L2. On a 32 KiB L1 and
+// 1 MiB L2 with AVX2's 16-column panels: kc 256, mc 126, nc 512. nc is a multiple of 64
+// (GemmPackedF32's column ranges start at multiples of 64) and so of kNR.
+struct Blocks {
+  int64_t kc, mc, nc;
+};
+constexpr int64_t kKCMax = 256, kMCMax = 256, kNCMax = 2048;
+static_assert(64 % kNR == 0, "a panel must divide 64 columns");
+const Blocks& GemmBlocks() {
+  static const Blocks b = [] {
+    const CacheInfo& c = Caches();
+    Blocks r;
+    r.kc = std::clamp<int64_t>(c.l1d / 2 / int64_t(kNR * sizeof(float)) / 16 * 16, 64, kKCMax);
+    const int64_t row = r.kc * int64_t(sizeof(float));
+    r.mc = std::clamp<int64_t>(c.l2 / 8 / row, int64_t(kMR), kMCMax) / int64_t(kMR) * int64_t(kMR);
+    r.nc = std::clamp<int64_t>(c.l2 / 2 / row / 64 * 64, 64, kNCMax);
+    return r;
   }();
-  return kc;
+  return b;
 }
-constexpr int64_t kKCMax = 256;
-constexpr int64_t kNC = 512;
-constexpr int64_t kMC = 128 / int64_t(kMR) * int64_t(kMR);  // rows per A block (a multiple of kMR)
-static_assert(kNC % kNR == 0, "kNC must be a whole number of panels");
 
 // One kMR x kNR tile of C over a K block. Ap: kc x kMR (rows past mr are zeros), Bp:
 // kc x kNR (columns past nr are zeros). first: the block starts the fold (-0.0),
@@ -199,10 +208,11 @@ void TiledGemm(int64_t M, int64_t K, const float* A, int64_t a_rs, int64_t a_cs,
                int64_t b_cs, const float* packed, int64_t Ntot, int64_t n_begin, int64_t n_end, float* C, int64_t ldc,
                const float* row_bias, Activation act) {
   // Scratch grows once per thread, then is reused (no allocation in steady state).
-  const int64_t kKC = KBlock();
+  const Blocks& blk = GemmBlocks();
+  const int64_t kKC = blk.kc, kMC = blk.mc, kNC = blk.nc;
   thread_local std::vector<float> bpack, apack;
-  if (!packed && bpack.size() < size_t(kKCMax * kNC)) bpack.resize(size_t(kKCMax * kNC));
-  if (apack.size() < size_t(kKCMax * kMC)) apack.resize(size_t(kKCMax * kMC));
+  if (!packed && bpack.size() < size_t(kKC * kNC)) bpack.resize(size_t(kKC * kNC));
+  if (apack.size() < size_t(kKC * kMC)) apack.resize(size_t(kKC * kMC));
   for (int64_t n0 = n_begin / kNC * kNC; n0 < n_end; n0 += kNC) {
     // This call's columns of the block [n0, n0 + kNC): [lo, hi).
     const int64_t lo = std::max(n0, n_begin), hi = std::min(n0 + kNC, n_end), nc = hi - lo;
@@ -222,7 +232,7 @@ void TiledGemm(int64_t M, int64_t K, const float* A, int64_t a_rs, int64_t a_cs,
           const float* p;
           int64_t rs, ks, m0, mr;
         };
-        TileA tiles[kMC / int64_t(kMR)];
+        TileA tiles[kMCMax / int64_t(kMR)];
         int64_t nt = 0;
         for (int64_t m0 = mb; m0 < mb + mcnt; m0 += int64_t(kMR), ++nt) {
           const int64_t mr = std::min<int64_t>(int64_t(kMR), M - m0);
@@ -386,7 +396,7 @@ void GemmBiasActF32(int64_t M, int64_t N, int64_t K, const float* A, int64_t a_r
 void GemmPackBF32(int64_t K, int64_t N, const float* B, int64_t b_rs, int64_t b_cs, float* packed) {
   // Blocks of kNC columns, each K x (its width rounded up to kNR) floats, in k blocks of
   // kKC rows, each as PackB's panels: the layout TiledGemm reads.
-  const int64_t kKC = KBlock();
+  const int64_t kKC = GemmBlocks().kc, kNC = GemmBlocks().nc;
   for (int64_t n0 = 0; n0 < N; n0 += kNC) {
     const int64_t nc = std::min(kNC, N - n0);
     const int64_t ncp = (nc + int64_t(kNR) - 1) / int64_t(kNR) * int64_t(kNR);
