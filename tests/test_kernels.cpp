@@ -884,73 +884,76 @@ TEST_CASE("kernels: DepthwiseConvF32 equals the reference planes for every geome
 }
 
 TEST_CASE("kernels: ConvDirectF32 equals the reference fold for every geometry and row range", "[kernels]") {
-  const Dispatch d = MakeDispatch(ActiveIsa());
-  REQUIRE(d.kernels.ConvDirectF32 != nullptr);
-  SplitMix64 rng(131);
-  int cases = 0;
-  // Input channels 1-5, output channels around the tile (4) and lanes; kernels, strides
-  // (3 takes the reference path), dilations, pads (also past the kernel: rows and columns
-  // without taps); widths around the vector and tile widths; row ranges that start and
-  // end inside the plane; a plane stride larger than the plane.
-  for (int64_t Cg : {1, 3, 5})
-    for (int64_t Mg : {1, 4, 7, 16})
-      for (int64_t K : {1, 3, 7})
-        for (int64_t S : {1, 2, 3})
-          for (int64_t D : {1, 2})
-            for (int64_t P : {0, 1, 3, 8})
-              for (int64_t IW : {1, 9, 24, 71}) {
-                if ((Mg + K + IW) % 2 && D == 2) continue;  // keep the test quick
-                const int64_t IH = 3 + (IW + Cg + K) % 7, KH = K, KW = K == 7 ? 5 : K;
-                const int64_t OH = (IH + 2 * P - D * (KH - 1) - 1) / S + 1,
-                              OW = (IW + 2 * P - D * (KW - 1) - 1) / S + 1;
-                if (OH <= 0 || OW <= 0) continue;
-                const Conv2DGeometry g{IH, IW, OH, OW, KH, KW, S, S, D, D, P, P};
-                const int64_t in_sp = IH * IW + (Cg % 2) * 5;
-                const int variant = int(IW + K + S + Cg + Mg) % 3;
-                std::vector<float> x(size_t(Cg * in_sp)), w(size_t(Mg * Cg * KH * KW)), bias(static_cast<size_t>(Mg));
-                Fill(rng, x.data(), x.size(), variant);
-                Fill(rng, w.data(), w.size(), variant);  // specials in weights too
-                Fill(rng, bias.data(), bias.size(), 2);
-                const int e = int(IW + K + P + Mg) % 4;
-                const float* bp = e == 1 || e == 2 ? bias.data() : nullptr;
-                const Activation act = e == 2 ? Activation::kRelu : e == 3 ? Activation::kHardSwish : Activation::kNone;
-                const size_t out = size_t(Mg * OH * OW);
-                // The whole plane, then a range of rows inside it (rows outside stay guards).
-                for (const auto& rows : {std::pair<int64_t, int64_t>{0, OH}, {OH / 3, OH - OH / 4}}) {
-                  std::vector<float> want(out + 3, U2F(kGuard)), got(out + 3, U2F(kGuard));
-                  ref::ConvDirectF32(x.data(), in_sp, w.data(), want.data(), Cg, Mg, g, rows.first, rows.second, bp,
-                                     act);
-                  d.kernels.ConvDirectF32(x.data(), in_sp, w.data(), got.data(), Cg, Mg, g, rows.first, rows.second, bp,
-                                          act);
-                  ++cases;
-                  const std::string diff = DiffF32(want.data(), got.data(), want.size());
-                  if (!diff.empty())
-                    FAIL_CHECK(IsaName(d.isa)
-                               << " C" << Cg << " M" << Mg << " K" << K << " S" << S << " D" << D << " P" << P << " IW"
-                               << IW << " rows [" << rows.first << ", " << rows.second << "): " << diff);
+  for (const Dispatch& d : GemmDispatches()) {
+    REQUIRE(d.kernels.ConvDirectF32 != nullptr);
+    SplitMix64 rng(131);
+    int cases = 0;
+    // Input channels 1-5, output channels around the tile (4) and lanes; kernels, strides
+    // (3 takes the reference path), dilations, pads (also past the kernel: rows and columns
+    // without taps); widths around the vector and tile widths; row ranges that start and
+    // end inside the plane; a plane stride larger than the plane.
+    for (int64_t Cg : {1, 3, 5})
+      for (int64_t Mg : {1, 4, 7, 16})
+        for (int64_t K : {1, 3, 7})
+          for (int64_t S : {1, 2, 3})
+            for (int64_t D : {1, 2})
+              for (int64_t P : {0, 1, 3, 8})
+                for (int64_t IW : {1, 9, 24, 71}) {
+                  if ((Mg + K + IW) % 2 && D == 2) continue;  // keep the test quick
+                  const int64_t IH = 3 + (IW + Cg + K) % 7, KH = K, KW = K == 7 ? 5 : K;
+                  const int64_t OH = (IH + 2 * P - D * (KH - 1) - 1) / S + 1,
+                                OW = (IW + 2 * P - D * (KW - 1) - 1) / S + 1;
+                  if (OH <= 0 || OW <= 0) continue;
+                  const Conv2DGeometry g{IH, IW, OH, OW, KH, KW, S, S, D, D, P, P};
+                  const int64_t in_sp = IH * IW + (Cg % 2) * 5;
+                  const int variant = int(IW + K + S + Cg + Mg) % 3;
+                  std::vector<float> x(size_t(Cg * in_sp)), w(size_t(Mg * Cg * KH * KW)), bias(static_cast<size_t>(Mg));
+                  Fill(rng, x.data(), x.size(), variant);
+                  Fill(rng, w.data(), w.size(), variant);  // specials in weights too
+                  Fill(rng, bias.data(), bias.size(), 2);
+                  const int e = int(IW + K + P + Mg) % 4;
+                  const float* bp = e == 1 || e == 2 ? bias.data() : nullptr;
+                  const Activation act = e == 2   ? Activation::kRelu
+                                         : e == 3 ? Activation::kHardSwish
+                                                  : Activation::kNone;
+                  const size_t out = size_t(Mg * OH * OW);
+                  // The whole plane, then a range of rows inside it (rows outside stay guards).
+                  for (const auto& rows : {std::pair<int64_t, int64_t>{0, OH}, {OH / 3, OH - OH / 4}}) {
+                    std::vector<float> want(out + 3, U2F(kGuard)), got(out + 3, U2F(kGuard));
+                    ref::ConvDirectF32(x.data(), in_sp, w.data(), want.data(), Cg, Mg, g, rows.first, rows.second, bp,
+                                       act);
+                    d.kernels.ConvDirectF32(x.data(), in_sp, w.data(), got.data(), Cg, Mg, g, rows.first, rows.second,
+                                            bp, act);
+                    ++cases;
+                    const std::string diff = DiffF32(want.data(), got.data(), want.size());
+                    if (!diff.empty())
+                      FAIL_CHECK(IsaName(d.isa)
+                                 << " C" << Cg << " M" << Mg << " K" << K << " S" << S << " D" << D << " P" << P
+                                 << " IW" << IW << " rows [" << rows.first << ", " << rows.second << "): " << diff);
+                  }
                 }
-              }
-  // The reference fold against a direct sum for one output (the oracle's own order), and
-  // signed zeros: -0.0 inputs with positive weights fold to -0.0 (padding taps skipped).
-  {
-    std::vector<float> x(2 * 5 * 6), w(3 * 2 * 9);
-    for (size_t i = 0; i < x.size(); ++i) x[i] = float(int(i % 7) - 3) * 0.25f;
-    for (size_t i = 0; i < w.size(); ++i) w[i] = float(int(i % 5) - 2) * 0.5f;
-    const Conv2DGeometry g{5, 6, 5, 6, 3, 3, 1, 1, 1, 1, 1, 1};
-    std::vector<float> y(3 * 30);
-    d.kernels.ConvDirectF32(x.data(), 30, w.data(), y.data(), 2, 3, g, 0, 5, nullptr, Activation::kNone);
-    // Output (m=2, oh=0, ow=0): taps kh 1..2, kw 1..2 of each channel, exact in binary.
-    float acc = -0.0f;
-    for (int c = 0; c < 2; ++c)
-      for (int kh = 1; kh < 3; ++kh)
-        for (int kw = 1; kw < 3; ++kw)
-          acc = acc + x[size_t(c * 30 + (kh - 1) * 6 + (kw - 1))] * w[size_t(2 * 18 + c * 9 + kh * 3 + kw)];
-    CHECK(F2U(y[2 * 30]) == F2U(acc));
-    std::vector<float> xz(2 * 30, -0.0f), wz(3 * 2 * 9, 0.5f), yz(3 * 30, 1.0f);
-    d.kernels.ConvDirectF32(xz.data(), 30, wz.data(), yz.data(), 2, 3, g, 0, 5, nullptr, Activation::kNone);
-    for (float v : yz) CHECK(F2U(v) == 0x80000000u);
+    // The reference fold against a direct sum for one output (the oracle's own order), and
+    // signed zeros: -0.0 inputs with positive weights fold to -0.0 (padding taps skipped).
+    {
+      std::vector<float> x(2 * 5 * 6), w(3 * 2 * 9);
+      for (size_t i = 0; i < x.size(); ++i) x[i] = float(int(i % 7) - 3) * 0.25f;
+      for (size_t i = 0; i < w.size(); ++i) w[i] = float(int(i % 5) - 2) * 0.5f;
+      const Conv2DGeometry g{5, 6, 5, 6, 3, 3, 1, 1, 1, 1, 1, 1};
+      std::vector<float> y(3 * 30);
+      d.kernels.ConvDirectF32(x.data(), 30, w.data(), y.data(), 2, 3, g, 0, 5, nullptr, Activation::kNone);
+      // Output (m=2, oh=0, ow=0): taps kh 1..2, kw 1..2 of each channel, exact in binary.
+      float acc = -0.0f;
+      for (int c = 0; c < 2; ++c)
+        for (int kh = 1; kh < 3; ++kh)
+          for (int kw = 1; kw < 3; ++kw)
+            acc = acc + x[size_t(c * 30 + (kh - 1) * 6 + (kw - 1))] * w[size_t(2 * 18 + c * 9 + kh * 3 + kw)];
+      CHECK(F2U(y[2 * 30]) == F2U(acc));
+      std::vector<float> xz(2 * 30, -0.0f), wz(3 * 2 * 9, 0.5f), yz(3 * 30, 1.0f);
+      d.kernels.ConvDirectF32(xz.data(), 30, wz.data(), yz.data(), 2, 3, g, 0, 5, nullptr, Activation::kNone);
+      for (float v : yz) CHECK(F2U(v) == 0x80000000u);
+    }
+    INFO(cases << " geometries");
   }
-  INFO(cases << " geometries");
 }
 
 TEST_CASE("dispatch: ISA names and errors", "[dispatch]") {

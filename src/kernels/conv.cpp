@@ -13,12 +13,6 @@
 #include "kernels/activation_v.h"
 
 namespace onemodel::impl {
-#if defined(ONEMODEL_TARGET_AVX512)
-namespace avx2 {
-void ConvDirectF32(const float* x, int64_t in_sp, const float* w, float* y, int64_t Cg, int64_t Mg,
-                   const Conv2DGeometry& g, int64_t oh_begin, int64_t oh_end, const float* bias, Activation act);
-}
-#endif
 namespace ONEMODEL_NS {
 namespace {
 constexpr int64_t kL = int64_t(Lanes<VF32>());
@@ -78,12 +72,10 @@ inline void DirectTile(const float* const* pp, const int64_t* wo, int64_t nt, co
 // [channel tile][k][kDR] (data movement).
 void ConvDirectF32(const float* x, int64_t in_sp, const float* w, float* y, int64_t Cg, int64_t Mg,
                    const Conv2DGeometry& g, int64_t oh_begin, int64_t oh_end, const float* bias, Activation act) {
-#if defined(ONEMODEL_TARGET_AVX512)
-  // As for the GEMM (gemm.cpp): on this project's AMD EPYC (AVX-512 double-pumped) the
-  // AVX2 kernel's 256-bit tiles measured faster (a 3-channel 3x3 stride-2 layer at
-  // 224x224: 0.19 ms against 0.21 ms; 7x7: 3.6 against 4.3 ms); the bits are the same.
-  avx2::ConvDirectF32(x, in_sp, w, y, Cg, Mg, g, oh_begin, oh_end, bias, act);
-#else
+  // The AVX-512 targets' 512-bit version runs where the GEMM's 512-bit tiles do: on AMD
+  // Zen 4 (AVX-512 on 256-bit pipes) the AVX2 kernel's 256-bit tiles measured faster (a
+  // 3-channel 3x3 stride-2 layer at 224x224: 0.19 ms against 0.21 ms; 7x7: 3.6 against
+  // 4.3 ms), so MakeDispatch gives such cores AVX2's entry (runtime/dispatch.h).
   const int64_t IH = g.IH, IW = g.IW, OH = g.OH, OW = g.OW, KH = g.KH, KW = g.KW, SH = g.SH, SW = g.SW, DH = g.DH,
                 DW = g.DW, PH = g.PH, PW = g.PW;
   if (SW != 1 && SW != 2) {
@@ -214,7 +206,6 @@ void ConvDirectF32(const float* x, int64_t in_sp, const float* w, float* y, int6
       for (int64_t o = hi; o < OW; ++o) border(o);
     }
   }
-#endif
 }
 
 // Depthwise planes with lanes across channels: per block of kL channels the planes are

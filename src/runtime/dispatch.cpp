@@ -144,13 +144,14 @@ Dispatch MakeDispatch(Isa cap, Avx512Tiles tiles) {
   if (d.isa == Isa::kAvx512 || d.isa == Isa::kAvx512Vnni) {
     const bool full = tiles == Avx512Tiles::k512 || (tiles == Avx512Tiles::kAuto && Avx512FullWidth());
     d.gemm_tile_bits = full ? 512 : 256;
-    if (!full) {  // the AVX2 kernels' GEMM entries (one layout of packed B for all four)
+    if (!full) {  // the AVX2 kernels' GEMM entries (one layout of packed B for all four) and direct conv
       KernelTable half;
       avx2::FillKernelTable(&half);
       d.kernels.GemmF32 = half.GemmF32;
       d.kernels.GemmBiasActF32 = half.GemmBiasActF32;
       d.kernels.GemmPackBF32 = half.GemmPackBF32;
       d.kernels.GemmPackedF32 = half.GemmPackedF32;
+      d.kernels.ConvDirectF32 = half.ConvDirectF32;
     }
   }
 #else

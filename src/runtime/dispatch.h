@@ -29,8 +29,8 @@ bool CpuSupports(Isa isa);
 // A one-line description of the CPU features the platform layer detected.
 std::string CpuDescription();
 
-// The GEMM tiles of the AVX-512 targets: 512-bit vectors (6 x 64 tiles) or the AVX2
-// kernels' 256-bit ones. kAuto takes 512-bit tiles where the core runs 512-bit
+// The GEMM and direct-convolution tiles of the AVX-512 targets: 512-bit vectors (GEMM
+// 6 x 64 tiles) or the AVX2 kernels' 256-bit ones. kAuto takes 512-bit tiles where the core runs 512-bit
 // arithmetic at full width (Avx512FullWidth); cores that split it in two 256-bit halves
 // (AMD Zen 4) run the 256-bit tiles faster. The bits are the same either way; the tests
 // run both.
