@@ -287,25 +287,14 @@ MulAddPeak MeasureMulAddPeak(const std::string& isa, int reps) {
     const impl::LaneBench& b = *d.lane_bench;
     // Calibrate: double the steps until one timing takes 50 ms.
     int64_t iters = 1 << 16;
-    volatile float sink = 0;
-    for (;;) {
-      const auto t0 = std::chrono::steady_clock::now();
-      sink = b.muladd_loop(iters);
-      const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      if (s > 0.05 || iters > (int64_t(1) << 40)) break;
+    while (iters < (int64_t(1) << 40) &&
+           double(iters) * b.muladd_chains * b.f32_lanes * 2.0 / impl::MulAddRate(b, iters, 1) < 0.05)
       iters *= 2;
-    }
-    double best = 1e300;
-    for (int r = 0; r < reps; ++r) {
-      const auto t0 = std::chrono::steady_clock::now();
-      sink = b.muladd_loop(iters);
-      best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-    }
-    (void)sink;
+    const double rate = impl::MulAddRate(b, iters, reps);
     MulAddPeak p;
     p.target = impl::IsaName(d.isa);
     p.lanes = b.f32_lanes;
-    p.gflops = double(iters) * b.muladd_chains * b.f32_lanes * 2.0 / best / 1e9;
+    p.gflops = rate / 1e9;
     return p;
   } catch (...) {
     Rethrow();

@@ -136,7 +136,11 @@ void IntConvDot(OpContext& ctx, const ConvPlane& pl, const Tensor& x, const Tens
     wa = &local;
   }
   const uint8_t* wq = wa->data<uint8_t>();
-  std::vector<uint32_t> rowsum(static_cast<size_t>(M)), zw(static_cast<size_t>(M));
+  thread_local std::vector<uint32_t> rowsum_buf, zw_buf;  // reused: no allocation per run
+  std::vector<uint32_t>& rowsum = rowsum_buf;
+  std::vector<uint32_t>& zw = zw_buf;
+  rowsum.resize(size_t(M));
+  zw.resize(size_t(M));
   std::memcpy(rowsum.data(), wq + M * Kp, size_t(M) * sizeof(uint32_t));
   for (int64_t m = 0; m < M; ++m) {
     const int32_t wz = wzp && wzp->numel() ? int32_t(ElementAsDouble(*wzp, wzp->numel() > 1 ? m : 0)) : 0;

@@ -85,14 +85,10 @@ std::vector<Isa> CompiledIsas() {
   return v;
 }
 
-namespace {
-#if defined(ONEMODEL_HAVE_AVX512) && defined(ONEMODEL_HAVE_AVX2)
-// Best of three timings of the register-only multiply+add loop, in FLOP per second.
-double MulAddRate(const LaneBench& b) {
-  const int64_t iters = 100000;
+double MulAddRate(const LaneBench& b, int64_t iters, int reps) {
   double best = 1e300;
   volatile float sink = 0;
-  for (int r = 0; r < 3; ++r) {
+  for (int r = 0; r < reps; ++r) {
     const auto t0 = std::chrono::steady_clock::now();
     sink = b.muladd_loop(iters);
     best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
@@ -100,15 +96,13 @@ double MulAddRate(const LaneBench& b) {
   (void)sink;
   return double(iters) * b.muladd_chains * b.f32_lanes * 2.0 / std::max(best, 1e-9);
 }
-#endif
-}  // namespace
 
 bool Avx512FullWidth(double* ratio) {
   static const double measured = [] {
 #if defined(ONEMODEL_HAVE_AVX512) && defined(ONEMODEL_HAVE_AVX2)
     if (!CpuSupports(Isa::kAvx512)) return 0.0;
-    MulAddRate(avx512::GetLaneBench());  // warm up (clock ramp, page-in)
-    return MulAddRate(avx512::GetLaneBench()) / MulAddRate(avx2::GetLaneBench());
+    MulAddRate(avx512::GetLaneBench(), 100000, 1);  // warm up (clock ramp, page-in)
+    return MulAddRate(avx512::GetLaneBench(), 100000, 3) / MulAddRate(avx2::GetLaneBench(), 100000, 3);
 #else
     return 0.0;
 #endif

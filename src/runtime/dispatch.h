@@ -50,6 +50,9 @@ Dispatch MakeDispatch(Isa cap, Avx512Tiles tiles = Avx512Tiles::kAuto);
 // measured once per process (about 10 ms, the register-only loops of LaneBench);
 // *ratio receives the measured ratio. False where AVX-512 is not compiled or supported.
 bool Avx512FullWidth(double* ratio = nullptr);
+// The target's register-only multiply+add rate in FLOP per second: the best of `reps`
+// timings of LaneBench::muladd_loop(iters).
+double MulAddRate(const LaneBench& b, int64_t iters, int reps);
 // The best target this build has and this CPU runs.
 Isa BestIsa();
 // The chosen target and each kernel's provider, one line each.

@@ -193,6 +193,16 @@ TEST_CASE("api: every element type goes in and comes out of Identity bit for bit
   }
 }
 
+TEST_CASE("api: MeasureMulAddPeak times a target's multiply+add loop") {
+  const onemodel::MulAddPeak p = onemodel::MeasureMulAddPeak("scalar", 1);
+  CHECK(p.target == "scalar");
+  CHECK(p.lanes >= 1);
+  CHECK(p.gflops > 0);
+  CHECK(onemodel::MeasureMulAddPeak("", 1).target == onemodel::BestTarget());
+  CHECK_THROWS_AS(onemodel::MeasureMulAddPeak("scalar", 0), onemodel::Error);
+  CHECK_THROWS_AS(onemodel::MeasureMulAddPeak("avx9", 1), onemodel::Error);
+}
+
 TEST_CASE("api: typed access checks the element type") {
   Tensor f = Floats({1, 2}, {2});
   CHECK(f.data<float>()[1] == 2.0f);
@@ -391,6 +401,15 @@ TEST_CASE("api: every error code a caller can cause, with a message naming what 
   }
   INFO("unsupported target tried: " << o.isa << (foreign ? " (not compiled)" : " (not run by this CPU)"));
   CHECK(CodeOf([&] { FromModel(good, o); }) == ErrorCode::kUnsupportedIsa);
+  o = SessionOptions();
+  o.avx512_tile_bits = 300;
+  const std::string tiles = MessageOf([&] { FromModel(good, o); });
+  CHECK(tiles.find("invalid_argument") == 0);
+  CHECK(tiles.find("avx512_tile_bits") != std::string::npos);
+  for (int bits : {0, 256, 512}) {  // every width gives a session (only AVX-512 tables use it)
+    o.avx512_tile_bits = bits;
+    CHECK_NOTHROW(FromModel(good, o));
+  }
   o = SessionOptions();
   o.disabled_passes = {"constant-folding", "no-such-pass"};
   const std::string pass = MessageOf([&] { FromModel(good, o); });
