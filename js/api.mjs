@@ -69,10 +69,32 @@ function sessionOptions(options, name, profiling) {
       throw new OneModelError('invalid_argument', `freeDimensionOverrides['${k}'] must be a whole number >= 0, not ${dims[k]}`);
     }
   }
+  // extra.onemodel.limits: SessionOptions' max_* (docs/reliability.md); each a whole
+  // number >= 0 (0: off), the defaults for those not given.
+  const given = options.extra?.onemodel?.limits ?? {};
+  const limits = { maxModelBytes: 4 * 2 ** 30, maxTensorBytes: 4 * 2 ** 30 - 1, maxSessionBytes: 0, maxGraphDepth: 32, maxNodes: 4000000 };
+  for (const [k, v] of Object.entries(given)) {
+    if (!(k in limits)) throw new OneModelError('invalid_argument', `unknown limit '${k}' (limits: ${Object.keys(limits).join(', ')})`);
+    if (!Number.isSafeInteger(v) || v < 0) throw new OneModelError('invalid_argument', `limit ${k} must be a whole number >= 0, not ${v}`);
+    limits[k] = v;
+  }
+  if (limits.maxGraphDepth > 2 ** 31 - 1) throw new OneModelError('invalid_argument', `limit maxGraphDepth is at most ${2 ** 31 - 1}`);
   return {
     mode, name, profiling, isa: options.extra?.onemodel?.isa ?? '',
     freeDimensionNames: names, freeDimensionSizes: names.map((k) => dims[k]),
+    limits,
   };
+}
+
+// A run's options: onnxruntime-common's `terminate` (true: the run does not start, a
+// 'cancelled' error) and OneModel's extra.onemodel.timeLimitMs (> 0: the run stops with a
+// 'cancelled' error once it has taken that long; a Loop or Scan is stopped between
+// iterations).
+function runTimeLimit(options) {
+  if (options.terminate) throw new OneModelError('cancelled', 'the run was terminated (RunOptions.terminate) before it started');
+  const ms = options.extra?.onemodel?.timeLimitMs ?? 0;
+  if (typeof ms !== 'number' || !(ms >= 0)) throw new OneModelError('invalid_argument', `timeLimitMs must be a number >= 0, not ${ms}`);
+  return ms;
 }
 
 // Copies tensors into wasm memory for the bindings: [{name, elementType, dims, ptr,
@@ -98,7 +120,7 @@ function toWasm(m, entries, what) {
       const data = t.data;
       const bytes = data.byteLength;
       const ptr = m._malloc(Math.max(bytes, 1)) >>> 0;
-      if (!ptr) throw new OneModelError('out_of_range', `out of wasm memory for ${what} '${name}' (${bytes} bytes)`);
+      if (!ptr) throw new OneModelError('out_of_memory', `out of wasm memory for ${what} '${name}' (${bytes} bytes)`);
       allocated.push(ptr);
       m.HEAPU8.set(new Uint8Array(data.buffer, data.byteOffset, bytes), ptr);
       inputs.push({ name, elementType, dims, ptr, bytes });
@@ -152,13 +174,14 @@ export function createBackend(ort, platform) {
         if (this.descPtr) this.module._free(this.descPtr);
         this.descWords = Math.max(words, 64);
         this.descPtr = this.module._malloc(this.descWords * 8) >>> 0;
-        if (!this.descPtr) { this.descWords = 0; throw new OneModelError('out_of_range', 'out of wasm memory'); }
+        if (!this.descPtr) { this.descWords = 0; throw new OneModelError('out_of_memory', 'out of wasm memory'); }
       }
       return this.descPtr;
     }
 
-    runNow(feeds, fetches) {
+    runNow(feeds, fetches, options = {}) {
       if (!this.session) throw new OneModelError('invalid_argument', 'the session was released');
+      const timeLimit = runTimeLimit(options);
       const m = this.module;
       const entries = Object.entries(feeds);
       for (const [name] of entries) {
@@ -180,6 +203,7 @@ export function createBackend(ort, platform) {
         if (!all) for (const n of names) desc.push(this.outputNames.indexOf(n));
         const ptr = this.descriptor(desc.length);
         m.HEAPF64.set(desc, ptr >>> 3);
+        this.session.setTimeLimit(timeLimit);
         const outPtr = strings ? this.session.runStrings(ptr, strings) : this.session.run(ptr);
         if (!outPtr) check(this.session.lastError());
         try {
@@ -269,7 +293,7 @@ export function createBackend(ort, platform) {
       const profiling = !!options.enableProfiling;
       const opts = sessionOptions(options, name, profiling);
       const ptr = m._malloc(Math.max(bytes.byteLength, 1)) >>> 0;
-      if (!ptr) throw new OneModelError('out_of_range', `out of wasm memory for the model (${bytes.byteLength} bytes)`);
+      if (!ptr) throw new OneModelError('out_of_memory', `out of wasm memory for the model (${bytes.byteLength} bytes)`);
       const session = new m.Session();
       try {
         m.HEAPU8.set(bytes, ptr);

@@ -1,6 +1,6 @@
 // The Web Worker behind env.wasm.proxy = true (js/proxy.mjs is its other side): runs the
 // backend of js/api.mjs off the page's main thread. Messages in: {id, op: 'create',
-// bytes | url, options, envWasm} | {id, op: 'run', handle, feeds, fetches} |
+// bytes | url, options, envWasm} | {id, op: 'run', handle, feeds, fetches, runOptions} |
 // {id, op: 'release', handle}; out: {id, ok: true, ...} | {id, ok: false, code, message}
 // | {id, progress: [loaded, total]}.
 import * as ort from 'onnxruntime-common';
@@ -30,7 +30,7 @@ self.onmessage = async ({ data: msg }) => {
       const feeds = {};
       for (const [k, t] of Object.entries(msg.feeds)) feeds[k] = new ort.Tensor(t.type, t.data, t.dims);
       const fetches = Object.fromEntries(msg.fetches.map((n) => [n, null]));
-      const out = await h.run(feeds, fetches, {});
+      const out = await h.run(feeds, fetches, msg.runOptions ?? {});
       const outputs = {};
       const transfer = [];
       for (const [k, t] of Object.entries(out)) {

@@ -53,11 +53,13 @@ export function createProxyBackend(ort, workerUrl) {
       this.inputMetadata = r.inputMetadata;
       this.outputMetadata = r.outputMetadata;
     }
-    async run(feeds, fetches) {
+    async run(feeds, fetches, options = {}) {
       if (this.handle === null) throw new OneModelError('invalid_argument', 'the session was released');
+      // The options the worker's run reads (terminate, the time limit), as plain data.
+      const runOptions = { terminate: !!options.terminate, extra: { onemodel: { timeLimitMs: options.extra?.onemodel?.timeLimitMs ?? 0 } } };
       const plain = {};
       for (const [k, t] of Object.entries(feeds)) plain[k] = { type: t.type, dims: Array.from(t.dims), data: t.data };
-      const r = await call({ op: 'run', handle: this.handle, feeds: plain, fetches: Object.keys(fetches) });
+      const r = await call({ op: 'run', handle: this.handle, feeds: plain, fetches: Object.keys(fetches), runOptions });
       const out = {};
       for (const [k, t] of Object.entries(r.outputs)) {
         const given = fetches[k];

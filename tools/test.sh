@@ -2,7 +2,7 @@
 # The test command (README): builds every row, then runs the Catch2 suite natively once
 # per ISA cap (gcc and clang); the public API's tests (C++, C, ctypes, the install test);
 # sanitizer rows (ASan+UBSan: the suite, the API tests, the node cases; TSan: the threaded
-# and concurrent tests);
+# and concurrent tests); the fuzz harnesses' smoke run (tools/fuzz.sh --smoke);
 # the suite on arm64 under qemu (a CPU with and one without the dot-product extension)
 # and on wasm (SIMD128 and scalar builds) under node; the JS API's tests (tests/js) on
 # both wasm builds; then the CLI checks, the node cases on every row, and the committed
@@ -14,7 +14,7 @@ set -uo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$ROOT"
 BUILD=1
-ROWS="lint native native-clang api sanitize arm64 wasm js cli cases golden"
+ROWS="lint native native-clang api sanitize fuzz arm64 wasm js cli cases golden"
 while [ $# -gt 0 ]; do
   case "$1" in
     --no-build) BUILD=0 ;;
@@ -178,12 +178,23 @@ for row in $ROWS; do
         TOTAL_P=$((TOTAL_P + p)); TOTAL_F=$((TOTAL_F + f))
       done
       ;;
+    fuzz)
+      # The libFuzzer harnesses' smoke run (tools/fuzz.sh --smoke: seeds, libFuzzer seed
+      # 1, a fixed number of executions each); the long runs are docs/reliability.md's.
+      while read -r line; do
+        echo "row $line"
+        if [[ "$line" =~ findings\ 0\ \(exit\ 0 ]]; then TOTAL_P=$((TOTAL_P + 1)); else TOTAL_F=$((TOTAL_F + 1)); fi
+      done < <(tools/fuzz.sh --smoke 2>/dev/null | grep '^fuzz ')
+      ;;
     sanitize)
       # AddressSanitizer + UndefinedBehaviorSanitizer (clang): the whole suite at every ISA
       # cap this CPU runs, the API tests (C++ and C) and the node cases (the same lines as
       # the plain build, no sanitizer report). ThreadSanitizer: the threaded tests (1, 2,
       # 3 and 7 threads), the API tests' concurrent runs and the C test's. Tests that count
       # allocations ([allocs]) cannot run under TSan (its runtime owns operator new): skipped.
+      # An allocation the system refuses must reach the library as a null (its kOutOfMemory
+      # test), not stop the process in ASan's allocator.
+      export ASAN_OPTIONS="allocator_may_return_null=1${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
       native_rows build/native-asan asan
       run_row "asan/api" "" build/native-asan/onemodel_api_tests
       out=$(build/native-asan/onemodel_c_tests 2>&1); last=$(echo "$out" | tail -1)

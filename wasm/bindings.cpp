@@ -78,7 +78,7 @@ val Guarded(F&& f) {
   } catch (const onemodel::Error& e) {
     return ErrorValue(onemodel::ErrorCodeName(e.code()), e.message());
   } catch (const std::bad_alloc&) {
-    return ErrorValue("out_of_range", "out of wasm memory");
+    return ErrorValue("out_of_memory", "out of wasm memory (an allocation was refused)");
   } catch (const std::exception& e) {
     return ErrorValue("internal", e.what());
   }
@@ -157,6 +157,14 @@ class JsSession {
       for (int k = 0; k < names["length"].as<int>(); ++k) {
         o.free_dimension_overrides[names[k].as<std::string>()] = int64_t(sizes[k].as<double>());
       }
+      const val limits = options["limits"];  // numbers >= 0, checked by js/api.mjs
+      if (!limits.isUndefined()) {
+        o.max_model_bytes = uint64_t(limits["maxModelBytes"].as<double>());
+        o.max_tensor_bytes = uint64_t(limits["maxTensorBytes"].as<double>());
+        o.max_session_bytes = uint64_t(limits["maxSessionBytes"].as<double>());
+        o.max_graph_depth = int(limits["maxGraphDepth"].as<double>());
+        o.max_nodes = int64_t(limits["maxNodes"].as<double>());
+      }
       s_ = std::make_unique<onemodel::Session>(
           onemodel::Session::FromBytes(reinterpret_cast<const void*>(ptr), size, o, options["name"].as<std::string>()));
       return val::object();
@@ -185,6 +193,8 @@ class JsSession {
   // bytes, dims...], the outputs kept until ReleaseOutputs; or 0, with LastError()
   // saying why.
   uintptr_t Run(uintptr_t desc_ptr) { return RunStrings(desc_ptr, val::undefined()); }
+  // The next runs' time limit in milliseconds (0: none; RunOptions::time_limit_ms).
+  void SetTimeLimit(double ms) { run_options_.time_limit_ms = ms; }
   uintptr_t RunStrings(uintptr_t desc_ptr, val strings) {
     last_.clear();
     error_ = val::undefined();
@@ -223,7 +233,7 @@ class JsSession {
           throw onemodel::Error(onemodel::ErrorCode::kInvalidArgument, "output index out of range");
         names.push_back(outs[index].name);
       }
-      last_ = S().Run(feeds, names);
+      last_ = S().Run(feeds, names, run_options_);
       out_desc_.assign(1, 0.0);
       for (const auto& nv : last_) {
         if (!nv.value.is_tensor()) {
@@ -246,7 +256,7 @@ class JsSession {
     } catch (const onemodel::Error& e) {
       error_ = ErrorValue(onemodel::ErrorCodeName(e.code()), e.message());
     } catch (const std::bad_alloc&) {
-      error_ = ErrorValue("out_of_range", "out of wasm memory");
+      error_ = ErrorValue("out_of_memory", "out of wasm memory (an allocation was refused)");
     } catch (const std::exception& e) {
       error_ = ErrorValue("internal", e.what());
     }
@@ -280,6 +290,7 @@ class JsSession {
   }
   std::unique_ptr<onemodel::Session> s_;
   std::vector<onemodel::NamedValue> last_;  // the last run's outputs, until ReleaseOutputs
+  onemodel::RunOptions run_options_;        // the time limit of SetTimeLimit
   std::vector<double> out_desc_;
   val error_ = val::undefined();
 };
@@ -309,6 +320,7 @@ EMSCRIPTEN_BINDINGS(onemodel) {
       .function("outputs", &JsSession::Outputs)
       .function("target", &JsSession::Target)
       .function("run", &JsSession::Run)
+      .function("setTimeLimit", &JsSession::SetTimeLimit)
       .function("runStrings", &JsSession::RunStrings)
       .function("outputStrings", &JsSession::OutputStrings)
       .function("releaseOutputs", &JsSession::ReleaseOutputs)

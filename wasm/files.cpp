@@ -81,6 +81,46 @@ EM_JS(int, om_js_write, (const char* path, const uint8_t* data, double size), {
   }
 });
 // 1 directory, 2 file, 0 missing. In the table, a directory is a prefix of a path.
+// External data confinement under node: 0 when `rel` inside `dir` resolves (links
+// followed) to a regular file inside dir with one hard link; else 1 outside, 2 not a
+// regular file, 3 more than one hard link, 4 cannot be resolved. A browser's table has
+// no links: 0 when the path is in it.
+EM_JS(int, om_js_confined, (const char* dir, const char* rel, double* out_size), {
+  try {
+    const d = UTF8ToString(dir), r = UTF8ToString(rel);
+    const table = Module['onemodelFiles'];
+    if (table) {
+      const key = d ? (d.endsWith('/') ? d + r : d + '/' + r) : r;
+      const bytes = table.get(key);
+      if (!bytes) return 4;
+      HEAPF64[(out_size >>> 0) >>> 3] = bytes.length;
+      return 0;
+    }
+    const fs = require('fs'), path = require('path');
+    const base = fs.realpathSync(d || '.');
+    const full = fs.realpathSync(path.join(base, r));
+    if (full === base) return 2;
+    if (!(full.startsWith(base.endsWith(path.sep) ? base : base + path.sep))) return 1;
+    const st = fs.statSync(full);
+    if (!st.isFile()) return 2;
+    if (st.nlink > 1) return 3;
+    HEAPF64[(out_size >>> 0) >>> 3] = st.size;
+    return 0;
+  } catch (e) {
+    return 4;
+  }
+});
+// A file's size, or -1.
+EM_JS(double, om_js_size, (const char* path), {
+  try {
+    const p = UTF8ToString(path);
+    const table = Module['onemodelFiles'];
+    if (table) return table.has(p) ? table.get(p).length : -1;
+    return require('fs').statSync(p).size;
+  } catch (e) {
+    return -1;
+  }
+});
 EM_JS(int, om_js_stat, (const char* path), {
   try {
     const p = UTF8ToString(path);
@@ -157,6 +197,27 @@ std::vector<uint8_t> ReadFileRange(const std::string& path, int64_t offset, int6
 void WriteFile(const std::string& path, const uint8_t* data, size_t size) {
   RequireFs();
   if (om_js_write(path.c_str(), data, double(size)) != 0) throw Error(ErrorCode::kIo, "cannot write '" + path + "'");
+}
+
+int64_t FileSize(const std::string& path) { return om_js_has_fs() ? int64_t(om_js_size(path.c_str())) : -1; }
+
+std::string ConfinedPath(const std::string& dir, const std::string& location, const std::string& what) {
+  CheckRelativeLocation(location, what);
+  RequireFs();
+  double size = -1;
+  switch (om_js_confined(dir.c_str(), location.c_str(), &size)) {
+    case 0: return JoinPath(dir, location);
+    case 1:
+      throw Error(ErrorCode::kInvalidModel,
+                  what + ": external data '" + location + "' resolves outside the model's folder '" + dir + "'");
+    case 2: throw Error(ErrorCode::kInvalidModel, what + ": external data '" + location + "' is not a regular file");
+    case 3:
+      throw Error(ErrorCode::kInvalidModel, what + ": external data '" + location +
+                                                "' has more than one hard link (refused: a hard link may duplicate a "
+                                                "file from anywhere)");
+    default:
+      throw Error(ErrorCode::kIo, what + ": cannot open external data '" + location + "' in '" + dir + "'");
+  }
 }
 
 bool IsDirectory(const std::string& path) { return om_js_has_fs() && om_js_stat(path.c_str()) == 1; }

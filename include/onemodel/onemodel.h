@@ -50,6 +50,9 @@ enum class ErrorCode : int {
   kIo = 10,               // a file could not be read or written
   kUnsupportedIsa = 11,   // an instruction set was requested that this CPU or build lacks
   kInternal = 12,         // a bug in OneModel: please report it
+  kLimitExceeded = 13,    // a limit of SessionOptions (max_*) would be exceeded; the message names it
+  kCancelled = 14,        // the run was terminated (RunOptions::Terminate) or ran past its time limit
+  kOutOfMemory = 15,      // the system (or the wasm memory) refused an allocation
 };
 
 // Returns the code's stable lower-case name ("invalid_model", ...).
@@ -159,6 +162,9 @@ struct ElementTypeOf<bool> {
 
 namespace detail {
 struct Access;
+}
+namespace impl {
+struct RunControl;
 }
 
 // A tensor: an element type, a shape and its elements in row-major order. Owning
@@ -302,6 +308,37 @@ struct SessionOptions {
   // Symbolic input dimensions fixed to a size (name -> size >= 0): inputs() shows the
   // size and runs check it. A name that no input dimension has is kInvalidArgument.
   std::map<std::string, int64_t> free_dimension_overrides;
+
+  // Limits (docs/reliability.md). Going over one is a kLimitExceeded error naming it,
+  // raised before the allocation or the work it would take; 0 turns a limit off.
+  // The model's bytes plus its external data. Default 16 GiB (wasm: 4 GiB).
+  uint64_t max_model_bytes = sizeof(void*) <= 4 ? (uint64_t(4) << 30) : (uint64_t(16) << 30);
+  // One tensor's bytes (weights, inputs' copies, intermediates, outputs). Default 16 GiB
+  // (wasm: 4 GiB - 1).
+  uint64_t max_tensor_bytes = sizeof(void*) <= 4 ? (uint64_t(4) << 30) - 1 : (uint64_t(16) << 30);
+  // The session's weights plus the tensors its runs hold at once. Default: no limit.
+  uint64_t max_session_bytes = 0;
+  int max_graph_depth = 32;       // nested If / Loop / Scan bodies
+  int64_t max_nodes = 4'000'000;  // nodes of every graph, subgraph and function together
+};
+
+// Per-run options. Copies share one terminate flag: Terminate() on any copy, from any
+// thread, stops every run given one of them (now or later, until Reset()) with a
+// kCancelled error at its next node or loop iteration. A single long kernel (one large
+// MatMul) is not interrupted; the check follows it.
+class ONEMODEL_API RunOptions {
+ public:
+  RunOptions();
+  void Terminate();
+  void Reset();
+  bool terminated() const;
+  // > 0: the run stops with kCancelled once it has taken this long (checked like
+  // Terminate). 0: no limit.
+  double time_limit_ms = 0;
+
+ private:
+  friend struct detail::Access;
+  std::shared_ptr<void> flag_;
 };
 
 // Where the last run's tensor buffers came from (the memory plan, docs/exact-mode.md).
@@ -356,6 +393,9 @@ class ONEMODEL_API Session {
   // that order, or every output in graph order when it is empty.
   std::vector<NamedValue> Run(const std::vector<NamedValue>& inputs,
                               const std::vector<std::string>& output_names = {}) const;
+  // The same under run options (terminate flag, time limit).
+  std::vector<NamedValue> Run(const std::vector<NamedValue>& inputs, const std::vector<std::string>& output_names,
+                              const RunOptions& run_options) const;
   // Static type and shape inference of every output for inputs like these (their
   // element types and shapes are used, not their values), without running the model.
   std::vector<ValueInfo> InferOutputs(const std::vector<NamedValue>& inputs) const;
@@ -368,6 +408,8 @@ class ONEMODEL_API Session {
 
  private:
   Session();
+  std::vector<NamedValue> RunWith(const std::vector<NamedValue>& inputs, const std::vector<std::string>& output_names,
+                                  const impl::RunControl* control) const;
   const Impl& impl() const;
   std::unique_ptr<Impl> impl_;
 };

@@ -40,7 +40,10 @@ typedef enum OmStatus {
   OM_OUT_OF_RANGE = 9,
   OM_IO = 10,
   OM_UNSUPPORTED_ISA = 11,
-  OM_INTERNAL = 12
+  OM_INTERNAL = 12,
+  OM_LIMIT_EXCEEDED = 13,
+  OM_CANCELLED = 14,
+  OM_OUT_OF_MEMORY = 15
 } OmStatus;
 
 /* ONNX's TensorProto.DataType numbering (onemodel::ElementType). */
@@ -77,6 +80,7 @@ typedef enum OmElementType {
 typedef struct OmSessionOptions OmSessionOptions;
 typedef struct OmSession OmSession;
 typedef struct OmTensor OmTensor;
+typedef struct OmRunOptions OmRunOptions;
 
 /* ------------------------------------------------------------------ errors, build */
 OM_API const char* om_version(void);                /* "0.1.0" */
@@ -101,6 +105,11 @@ OM_API OmStatus om_session_options_set_memory_plan(OmSessionOptions* o, int on);
 OM_API OmStatus om_session_options_disable_pass(OmSessionOptions* o, const char* pass);
 OM_API OmStatus om_session_options_set_profiling(OmSessionOptions* o, int level); /* 0 off, 1 op type, 2 node */
 OM_API OmStatus om_session_options_set_free_dimension(OmSessionOptions* o, const char* name, int64_t size);
+/* A limit of SessionOptions by name: "max_model_bytes", "max_tensor_bytes",
+ * "max_session_bytes", "max_graph_depth", "max_nodes" (0: no limit; docs/reliability.md).
+ * Going over one is OM_LIMIT_EXCEEDED; an unknown name or a value out of range is
+ * OM_INVALID_ARGUMENT. */
+OM_API OmStatus om_session_options_set_limit(OmSessionOptions* o, const char* name, uint64_t value);
 
 /* ------------------------------------------------------------------------ sessions */
 /* options may be NULL (the defaults: exact mode, every core, the best target). */
@@ -134,6 +143,21 @@ OM_API const char* om_session_target(const OmSession* s);
  * that are not tensors (sequences, optionals) are OM_TYPE_MISMATCH in this ABI. */
 OM_API OmStatus om_session_run(const OmSession* s, const char* const* input_names, const OmTensor* const* inputs,
                                size_t n_inputs, const char* const* output_names, size_t n_outputs, OmTensor** outputs);
+
+/* Run options: a terminate flag and a time limit. om_run_options_terminate may be called
+ * from any thread while runs given these options are under way: they fail with
+ * OM_CANCELLED at their next node or loop iteration (until om_run_options_reset). */
+OM_API OmStatus om_run_options_create(OmRunOptions** out);
+OM_API void om_run_options_free(OmRunOptions* o); /* NULL is a no-op; not while a run uses it */
+OM_API OmStatus om_run_options_terminate(OmRunOptions* o);
+OM_API OmStatus om_run_options_reset(OmRunOptions* o);
+/* > 0: a run stops with OM_CANCELLED after this many milliseconds; 0: no limit. */
+OM_API OmStatus om_run_options_set_time_limit_ms(OmRunOptions* o, double ms);
+/* om_session_run under run options (NULL: none). */
+OM_API OmStatus om_session_run_with_options(const OmSession* s, const OmRunOptions* run_options,
+                                            const char* const* input_names, const OmTensor* const* inputs,
+                                            size_t n_inputs, const char* const* output_names, size_t n_outputs,
+                                            OmTensor** outputs);
 
 /* ------------------------------------------------------------------------- tensors */
 /* Zero-filled (strings: empty). dims may be NULL when rank is 0 (a scalar). */

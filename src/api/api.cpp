@@ -12,6 +12,7 @@
 #include "core/exact.h"
 #include "core/golden.h"
 #include "core/io.h"
+#include "core/limits.h"
 #include "core/minifloat.h"
 #include "core/npy.h"
 #include "core/random.h"
@@ -37,6 +38,7 @@ namespace onemodel {
 static_assert(int(ErrorCode::kInvalidArgument) == int(impl::ErrorCode::kInvalidArgument) + 1);
 static_assert(int(ErrorCode::kUnsupportedIsa) == int(impl::ErrorCode::kUnsupportedIsa) + 1);
 static_assert(int(ErrorCode::kInternal) == int(impl::ErrorCode::kInternal) + 1);
+static_assert(int(ErrorCode::kOutOfMemory) == int(impl::ErrorCode::kOutOfMemory) + 1);
 // The public element types are the engine's (both ONNX's numbering).
 static_assert(int32_t(ElementType::kFloat) == int32_t(impl::DType::kFloat));
 static_assert(int32_t(ElementType::kString) == int32_t(impl::DType::kString));
@@ -47,7 +49,7 @@ static_assert(int32_t(ElementType::kInt2) == impl::kMaxDType);
 
 const char* ErrorCodeName(ErrorCode code) {
   const int c = int(code);
-  if (c < int(ErrorCode::kInvalidArgument) || c > int(ErrorCode::kInternal)) return "unknown";
+  if (c < int(ErrorCode::kInvalidArgument) || c > int(ErrorCode::kOutOfMemory)) return "unknown";
   return impl::ErrorCodeName(impl::ErrorCode(c - 1));
 }
 
@@ -66,7 +68,7 @@ ErrorCode FromImpl(impl::ErrorCode c) { return ErrorCode(int(c) + 1); }
   } catch (const impl::Error& e) {
     throw Error(FromImpl(e.code()), e.message());
   } catch (const std::bad_alloc&) {
-    throw Error(ErrorCode::kOutOfRange, "out of memory");
+    throw Error(ErrorCode::kOutOfMemory, "out of memory (an allocation was refused)");
   } catch (const std::exception& e) {
     throw Error(ErrorCode::kInternal, e.what());
   }
@@ -206,6 +208,16 @@ impl::SessionOptions ToImplOptions(const SessionOptions& o) {
     default: throw Error(ErrorCode::kInvalidArgument, "unknown profiling level " + std::to_string(int(o.profiling)));
   }
   r.free_dimension_overrides = o.free_dimension_overrides;
+  if (o.max_graph_depth < 0 || o.max_nodes < 0) {
+    throw Error(ErrorCode::kInvalidArgument, "max_graph_depth and max_nodes must be >= 0 (0: no limit), got " +
+                                                 std::to_string(o.max_graph_depth) + " and " +
+                                                 std::to_string(o.max_nodes));
+  }
+  r.limits.max_model_bytes = o.max_model_bytes;
+  r.limits.max_tensor_bytes = o.max_tensor_bytes;
+  r.limits.max_session_bytes = o.max_session_bytes;
+  r.limits.max_graph_depth = o.max_graph_depth;
+  r.limits.max_nodes = o.max_nodes;
   return r;
 }
 
@@ -266,8 +278,47 @@ RunProfile Session::last_profile() const {
   return r;
 }
 
+RunOptions::RunOptions() : flag_(std::make_shared<std::atomic<bool>>(false)) {}
+void RunOptions::Terminate() { static_cast<std::atomic<bool>*>(flag_.get())->store(true); }
+void RunOptions::Reset() { static_cast<std::atomic<bool>*>(flag_.get())->store(false); }
+bool RunOptions::terminated() const { return static_cast<const std::atomic<bool>*>(flag_.get())->load(); }
+
+std::shared_ptr<const std::atomic<bool>> Access::TerminateFlag(const RunOptions& o) {
+  return std::static_pointer_cast<const std::atomic<bool>>(o.flag_);
+}
+
 std::vector<NamedValue> Session::Run(const std::vector<NamedValue>& inputs,
                                      const std::vector<std::string>& output_names) const {
+  return RunWith(inputs, output_names, nullptr);
+}
+
+std::vector<NamedValue> Session::Run(const std::vector<NamedValue>& inputs,
+                                     const std::vector<std::string>& output_names,
+                                     const RunOptions& run_options) const {
+  try {
+    if (!(run_options.time_limit_ms >= 0)) {
+      throw Error(ErrorCode::kInvalidArgument,
+                  "RunOptions::time_limit_ms must be >= 0 (0: none), got " + std::to_string(run_options.time_limit_ms));
+    }
+  } catch (...) {
+    Rethrow();
+  }
+  impl::RunControl control;
+  control.terminate = Access::TerminateFlag(run_options);
+  if (run_options.time_limit_ms > 0) {
+    control.has_deadline = true;
+    control.time_limit_ms = run_options.time_limit_ms;
+    const double capped = std::min(run_options.time_limit_ms, 1e12);
+    control.deadline =
+        std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                               std::chrono::duration<double, std::milli>(capped));
+  }
+  return RunWith(inputs, output_names, &control);
+}
+
+std::vector<NamedValue> Session::RunWith(const std::vector<NamedValue>& inputs,
+                                         const std::vector<std::string>& output_names,
+                                         const impl::RunControl* control) const {
   const Impl& im = impl();
   try {
     std::map<std::string, impl::Value> feeds;
@@ -291,7 +342,10 @@ std::vector<NamedValue> Session::Run(const std::vector<NamedValue>& inputs,
         pick.push_back(k);
       }
     }
-    std::vector<impl::Value> outs = im.session.Run(feeds);
+    if (control) {
+      if (const int why = control->Stop()) control->Throw(why, "the start of the run");
+    }
+    std::vector<impl::Value> outs = im.session.Run(feeds, control);
     // An output that points into a view of the caller's memory (Identity of a view, ...)
     // is copied: the caller may reuse that memory as soon as Run returns.
     auto detach = [&](impl::Tensor& t) {

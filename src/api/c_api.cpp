@@ -2,6 +2,7 @@
 // objects; every exception becomes a status code and the thread's last error message.
 #include "onemodel/onemodel_c.h"
 
+#include <cstdint>
 #include <cstring>
 #include <new>
 #include <string>
@@ -22,6 +23,10 @@ struct OmTensor {
   onemodel::Tensor t;
 };
 
+struct OmRunOptions {
+  onemodel::RunOptions o;
+};
+
 namespace {
 
 thread_local std::string tl_last_error;
@@ -40,7 +45,7 @@ OmStatus Guard(F&& f) {
   } catch (const onemodel::Error& e) {
     return Fail(OmStatus(int(e.code())), e.what());
   } catch (const std::bad_alloc&) {
-    return Fail(OM_OUT_OF_RANGE, "out_of_range: out of memory");
+    return Fail(OM_OUT_OF_MEMORY, "out_of_memory: out of memory (an allocation was refused)");
   } catch (const std::exception& e) {
     return Fail(OM_INTERNAL, std::string("internal: ") + e.what());
   } catch (...) {
@@ -230,8 +235,72 @@ const char* om_session_input_dim_name(const OmSession* s, size_t i, size_t d) {
 
 const char* om_session_target(const OmSession* s) { return s ? s->target.c_str() : nullptr; }
 
+OmStatus om_session_options_set_limit(OmSessionOptions* o, const char* name, uint64_t value) {
+  OM_REQUIRE(o, "options");
+  OM_REQUIRE(name, "name");
+  const std::string n = name;
+  if (n == "max_model_bytes") {
+    o->o.max_model_bytes = value;
+  } else if (n == "max_tensor_bytes") {
+    o->o.max_tensor_bytes = value;
+  } else if (n == "max_session_bytes") {
+    o->o.max_session_bytes = value;
+  } else if (n == "max_graph_depth" || n == "max_nodes") {
+    const uint64_t cap = n == "max_graph_depth" ? uint64_t(INT32_MAX) : uint64_t(INT64_MAX);
+    if (value > cap) {
+      return Fail(OM_INVALID_ARGUMENT, "invalid_argument: " + n + " takes at most " + std::to_string(cap) + ", got " +
+                                           std::to_string(value));
+    }
+    if (n == "max_graph_depth")
+      o->o.max_graph_depth = int(value);
+    else
+      o->o.max_nodes = int64_t(value);
+  } else {
+    return Fail(OM_INVALID_ARGUMENT, "invalid_argument: unknown limit '" + n +
+                                         "' (limits: max_model_bytes, max_tensor_bytes, max_session_bytes, "
+                                         "max_graph_depth, max_nodes)");
+  }
+  return OM_OK;
+}
+
+OmStatus om_run_options_create(OmRunOptions** out) {
+  OM_REQUIRE(out, "out");
+  *out = nullptr;
+  return Guard([&] { *out = new OmRunOptions(); });
+}
+
+void om_run_options_free(OmRunOptions* o) { delete o; }
+
+OmStatus om_run_options_terminate(OmRunOptions* o) {
+  OM_REQUIRE(o, "run options");
+  o->o.Terminate();
+  return OM_OK;
+}
+
+OmStatus om_run_options_reset(OmRunOptions* o) {
+  OM_REQUIRE(o, "run options");
+  o->o.Reset();
+  return OM_OK;
+}
+
+OmStatus om_run_options_set_time_limit_ms(OmRunOptions* o, double ms) {
+  OM_REQUIRE(o, "run options");
+  if (!(ms >= 0)) {
+    return Fail(OM_INVALID_ARGUMENT,
+                "invalid_argument: the time limit must be >= 0 ms (0: none), got " + std::to_string(ms));
+  }
+  o->o.time_limit_ms = ms;
+  return OM_OK;
+}
+
 OmStatus om_session_run(const OmSession* s, const char* const* input_names, const OmTensor* const* inputs,
                         size_t n_inputs, const char* const* output_names, size_t n_outputs, OmTensor** outputs) {
+  return om_session_run_with_options(s, nullptr, input_names, inputs, n_inputs, output_names, n_outputs, outputs);
+}
+
+OmStatus om_session_run_with_options(const OmSession* s, const OmRunOptions* run_options,
+                                     const char* const* input_names, const OmTensor* const* inputs, size_t n_inputs,
+                                     const char* const* output_names, size_t n_outputs, OmTensor** outputs) {
   OM_REQUIRE(s, "session");
   OM_REQUIRE(outputs || n_outputs == 0, "outputs");
   for (size_t k = 0; k < n_outputs; ++k) outputs[k] = nullptr;
@@ -258,7 +327,8 @@ OmStatus om_session_run(const OmSession* s, const char* const* input_names, cons
         throw onemodel::Error(onemodel::ErrorCode::kInvalidArgument, "output name " + std::to_string(k) + " is NULL");
       names.push_back(output_names[k]);
     }
-    std::vector<onemodel::NamedValue> res = s->s.Run(feeds, names);
+    std::vector<onemodel::NamedValue> res =
+        run_options ? s->s.Run(feeds, names, run_options->o) : s->s.Run(feeds, names);
     for (auto& nv : res) {
       if (!nv.value.is_tensor()) {
         throw onemodel::Error(onemodel::ErrorCode::kTypeMismatch,

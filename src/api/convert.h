@@ -2,6 +2,8 @@
 // engine's, shared by the C++ API (api.cpp) and the C ABI (c_api.cpp).
 #pragma once
 
+#include <atomic>
+
 #include "onemodel/onemodel.h"
 
 #include "core/error.h"
@@ -18,6 +20,8 @@ struct Access {
   static impl::Tensor ToImpl(const Tensor& t);
   // True when p points into the memory of `view` (a Tensor::View).
   static bool Overlaps(const Tensor& view, const void* p);
+  // RunOptions' terminate flag (shared by its copies).
+  static std::shared_ptr<const std::atomic<bool>> TerminateFlag(const RunOptions& o);
 };
 
 ErrorCode FromImpl(impl::ErrorCode c);

@@ -568,25 +568,10 @@ int CmdBench(const Options& o, std::ostream& out, std::ostream& err) {
 // The stored inputs of DIR/<stem>.onnx, from DIR/<stem>.inputs: one `NAME=PATH` per line,
 // PATH relative to DIR (tools/prepare.sh writes them); none when the file is absent.
 std::map<std::string, std::string> ReadInputList(const std::string& dir, const std::string& stem) {
-  std::map<std::string, std::string> files;
   const std::string list = JoinPath(dir, stem + ".inputs");
-  if (!FileExists(list)) return files;
+  if (!FileExists(list)) return {};
   const std::vector<uint8_t> bytes = ReadFile(list);
-  std::string text(bytes.begin(), bytes.end());
-  size_t start = 0;
-  while (start < text.size()) {
-    size_t nl = text.find('\n', start);
-    if (nl == std::string::npos) nl = text.size();
-    const std::string line = text.substr(start, nl - start);
-    start = nl + 1;
-    if (line.empty() || line[0] == '#') continue;
-    const size_t eq = line.find('=');
-    if (eq == std::string::npos || eq == 0)
-      throw Error(ErrorCode::kInvalidArgument, list + ": a line is not NAME=PATH: '" + line + "'");
-    const std::string path = line.substr(eq + 1);
-    files[line.substr(0, eq)] = !path.empty() && path[0] == '/' ? path : JoinPath(dir, path);
-  }
-  return files;
+  return ParseInputList(std::string(bytes.begin(), bytes.end()), dir, list);
 }
 
 // golden: every model of --models (its stored inputs from <stem>.inputs, others generated)
@@ -657,6 +642,25 @@ int CmdInfo(const Options& o, std::ostream& out) {
 }
 
 }  // namespace
+
+std::map<std::string, std::string> ParseInputList(const std::string& text, const std::string& dir,
+                                                  const std::string& where) {
+  std::map<std::string, std::string> files;
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t nl = text.find('\n', start);
+    if (nl == std::string::npos) nl = text.size();
+    const std::string line = text.substr(start, nl - start);
+    start = nl + 1;
+    if (line.empty() || line[0] == '#') continue;
+    const size_t eq = line.find('=');
+    if (eq == std::string::npos || eq == 0)
+      throw Error(ErrorCode::kInvalidArgument, where + ": a line is not NAME=PATH: '" + line + "'");
+    const std::string path = line.substr(eq + 1);
+    files[line.substr(0, eq)] = !path.empty() && path[0] == '/' ? path : JoinPath(dir, path);
+  }
+  return files;
+}
 
 int RunCli(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   try {

@@ -17,6 +17,9 @@ const char* ErrorCodeName(ErrorCode code) {
     case ErrorCode::kIo: return "io";
     case ErrorCode::kUnsupportedIsa: return "unsupported_isa";
     case ErrorCode::kInternal: return "internal";
+    case ErrorCode::kLimitExceeded: return "limit_exceeded";
+    case ErrorCode::kCancelled: return "cancelled";
+    case ErrorCode::kOutOfMemory: return "out_of_memory";
   }
   return "unknown";
 }

@@ -8,7 +8,7 @@
 namespace onemodel::impl {
 
 // The public API (include/onemodel/onemodel.h) numbers these from 1 in this order (static_asserts in
-// src/api/api.cpp): append new codes before kInternal in both.
+// src/api/api.cpp): append new codes at the end in both (the numbers are stable).
 enum class ErrorCode {
   kInvalidArgument,   // a caller-supplied option or value is not acceptable
   kInvalidModel,      // the model bytes are not a well-formed ONNX model
@@ -22,6 +22,9 @@ enum class ErrorCode {
   kIo,                // a file could not be read or written
   kUnsupportedIsa,    // an instruction set was requested that this CPU or build lacks
   kInternal,          // a bug in OneModel: please report it
+  kLimitExceeded,     // a configured limit (SessionOptions' max_*) would be exceeded
+  kCancelled,         // the run was terminated or ran past its time limit
+  kOutOfMemory,       // the system (or wasm memory) refused an allocation
 };
 
 // Returns the stable lower-case name of a code ("invalid_model", ...).

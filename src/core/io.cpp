@@ -9,6 +9,8 @@
 #include "core/error.h"
 
 #if !defined(__EMSCRIPTEN__)
+#include <sys/stat.h>
+
 #include <filesystem>
 #endif
 
@@ -30,12 +32,18 @@ class VectorBytes : public FileBytes {
 }  // namespace
 
 std::vector<uint8_t> ReadFileRange(const std::string& path, int64_t offset, int64_t length) {
+  {
+    struct stat st;
+    if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode))
+      throw Error(ErrorCode::kIo, "cannot read '" + path + "': not a regular file");
+  }
   std::FILE* f = std::fopen(path.c_str(), "rb");
   if (!f) throw Error(ErrorCode::kIo, "cannot open '" + path + "': " + std::strerror(errno));
   std::vector<uint8_t> out;
   try {
     if (std::fseek(f, 0, SEEK_END) != 0) throw Error(ErrorCode::kIo, "cannot seek in '" + path + "'");
     const long long total = std::ftell(f);
+    if (total < 0) throw Error(ErrorCode::kIo, "cannot tell the size of '" + path + "'");
     if (offset < 0 || offset > total) {
       throw Error(ErrorCode::kIo, "offset " + std::to_string(offset) + " is past the end of '" + path + "' (" +
                                       std::to_string(total) + " bytes)");
@@ -65,6 +73,43 @@ void WriteFile(const std::string& path, const uint8_t* data, size_t size) {
   if (std::fclose(f) != 0 || !ok) throw Error(ErrorCode::kIo, "cannot write '" + path + "'");
 }
 
+int64_t FileSize(const std::string& path) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0)
+    throw Error(ErrorCode::kIo, "cannot open '" + path + "': " + std::strerror(errno));
+  return int64_t(st.st_size);
+}
+
+std::string ConfinedPath(const std::string& dir, const std::string& location, const std::string& what) {
+  CheckRelativeLocation(location, what);
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path base = fs::canonical(dir.empty() ? fs::path(".") : fs::path(dir), ec);
+  if (ec) throw Error(ErrorCode::kIo, what + ": cannot resolve the model's folder '" + dir + "': " + ec.message());
+  const fs::path full = fs::canonical(base / fs::path(location), ec);
+  if (ec) {
+    throw Error(ErrorCode::kIo,
+                what + ": cannot open external data '" + location + "' in '" + base.string() + "': " + ec.message());
+  }
+  // Inside: every component of base is a prefix of full's (after resolving links).
+  auto b = base.begin(), f = full.begin();
+  for (; b != base.end() && f != full.end() && *b == *f; ++b, ++f) {}
+  if (b != base.end()) {
+    throw Error(ErrorCode::kInvalidModel, what + ": external data '" + location + "' resolves to '" + full.string() +
+                                              "', outside the model's folder '" + base.string() + "'");
+  }
+  struct stat st;
+  if (::stat(full.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) {
+    throw Error(ErrorCode::kInvalidModel, what + ": external data '" + location + "' is not a regular file");
+  }
+  if (st.st_nlink > 1) {
+    throw Error(ErrorCode::kInvalidModel, what + ": external data '" + location + "' has " +
+                                              std::to_string(uint64_t(st.st_nlink)) +
+                                              " hard links (refused: a hard link may duplicate a file from anywhere)");
+  }
+  return full.string();
+}
+
 bool IsDirectory(const std::string& path) {
   std::error_code ec;
   return std::filesystem::is_directory(path, ec);
@@ -85,6 +130,24 @@ std::vector<std::string> ListDirectory(const std::string& path) {
 }
 
 #endif
+
+void CheckRelativeLocation(const std::string& location, const std::string& what) {
+  auto refuse = [&](const char* why) {
+    throw Error(ErrorCode::kInvalidModel, what + ": external data location '" + location + "' " + why +
+                                              " (it must be a relative path inside the model's folder)");
+  };
+  if (location.empty()) refuse("is empty");
+  if (location.find('\0') != std::string::npos) refuse("contains a NUL");
+  if (location[0] == '/' || location[0] == '\\') refuse("is absolute");
+  if (location.size() >= 2 && location[1] == ':') refuse("names a drive");
+  size_t start = 0;
+  while (start <= location.size()) {
+    size_t end = location.find_first_of("/\\", start);
+    if (end == std::string::npos) end = location.size();
+    if (location.compare(start, end - start, "..") == 0 && end - start == 2) refuse("has a '..' component");
+    start = end + 1;
+  }
+}
 
 std::string JoinPath(const std::string& dir, const std::string& name) {
   if (dir.empty()) return name;

@@ -25,6 +25,16 @@ std::vector<uint8_t> ReadFileRange(const std::string& path, int64_t offset, int6
 // Creates or replaces the file at path with [data, data + size).
 void WriteFile(const std::string& path, const uint8_t* data, size_t size);
 bool IsDirectory(const std::string& path);
+// A file's size in bytes; -1 when it cannot be known without reading it.
+int64_t FileSize(const std::string& path);
+// The path of `location` (an external-data reference) inside folder `dir`, or a
+// kInvalidModel error naming `what` when it leaves the folder: empty, absolute, a ".."
+// component, a NUL, a symbolic link resolving outside `dir` (native), not a regular
+// file, or a file with more than one hard link (native: a hard link is indistinguishable
+// from the file it duplicates, wherever that lives).
+std::string ConfinedPath(const std::string& dir, const std::string& location, const std::string& what);
+// The lexical part of that check (shared by the native and wasm builds).
+void CheckRelativeLocation(const std::string& location, const std::string& what);
 bool FileExists(const std::string& path);
 // Entry names (not paths) in a directory, sorted by byte value.
 std::vector<std::string> ListDirectory(const std::string& path);

@@ -72,13 +72,14 @@ Tensor ParseNpy(const uint8_t* data, size_t size, const std::string& what) {
     shape.push_back(v);
     p = size_t(end - shape_s.c_str());
   }
-  Tensor t(dt, shape, what);
-  const size_t need = t.nbytes();
+  // The data must be there before the tensor is allocated (a header may declare anything).
+  const size_t need = size_t(CheckedNumElements(shape, DTypeStorageSize(dt), what)) * DTypeStorageSize(dt);
   if (size - off - hlen < need) {
     throw Error(ErrorCode::kInvalidArgument, what + ": .npy data is " + std::to_string(size - off - hlen) +
                                                  " bytes, shape " + ShapeToString(shape) + " needs " +
                                                  std::to_string(need));
   }
+  Tensor t = Tensor::Uninitialized(dt, shape, what);
   if (need) std::memcpy(t.mutable_data<uint8_t>(), data + off + hlen, need);
   return t;
 }

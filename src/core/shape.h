@@ -71,10 +71,12 @@ class Shape {
   const int64_t& operator[](size_t i) const { return ptr_[i]; }
   int64_t& at(size_t i) { return ptr_[i]; }
   const int64_t& at(size_t i) const { return ptr_[i]; }
-  int64_t& front() { return ptr_[0]; }
-  const int64_t& front() const { return ptr_[0]; }
-  int64_t& back() { return ptr_[size_ - 1]; }
-  const int64_t& back() const { return ptr_[size_ - 1]; }
+  // front()/back() of a rank-0 shape are kShapeMismatch errors (an operator given a
+  // scalar where it needs a dimension), never a read before the array.
+  int64_t& front() { return ptr_[NonEmpty()]; }
+  const int64_t& front() const { return ptr_[NonEmpty()]; }
+  int64_t& back() { return ptr_[NonEmpty() + size_ - 1]; }
+  const int64_t& back() const { return ptr_[NonEmpty() + size_ - 1]; }
   iterator begin() { return ptr_; }
   iterator end() { return ptr_ + size_; }
   const_iterator begin() const { return ptr_; }
@@ -166,6 +168,11 @@ class Shape {
   }
 
  private:
+  size_t NonEmpty() const {
+    if (size_ == 0) ThrowRankZero();
+    return 0;
+  }
+  [[noreturn]] static void ThrowRankZero();
   // Makes room for n elements at index at (elements from there move up).
   void Open(size_t at, size_t n) {
     if (size_ + n > cap_) reserve(std::max(size_ + n, 2 * cap_));

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "core/limits.h"
 #include "core/minifloat.h"
 
 namespace onemodel::impl {
@@ -44,7 +45,13 @@ class BufferCache {
       }
     }
     if (!p) {
-      p = new uint8_t[bytes ? bytes : 1];
+      p = new (std::nothrow) uint8_t[bytes ? bytes : 1];
+      if (!p) {
+        Trim();  // the waiting buffers back to the system, then once more
+        p = new (std::nothrow) uint8_t[bytes ? bytes : 1];
+      }
+      if (!p)
+        throw Error(ErrorCode::kOutOfMemory, "cannot allocate a tensor buffer of " + std::to_string(bytes) + " bytes");
       if (bytes >= kMinBytes) {
         std::lock_guard<std::mutex> lock(mu_);
         owned_ += cap;
@@ -108,7 +115,40 @@ TensorAllocator* SetThreadTensorAllocator(TensorAllocator* a) {
   return prev;
 }
 
+namespace {
+// The buffer, counted in the thread's session budget while it lives (when one is set).
+std::shared_ptr<uint8_t> Budgeted(std::shared_ptr<uint8_t> p, size_t bytes, const std::shared_ptr<MemoryBudget>& b) {
+  return std::shared_ptr<uint8_t>(p.get(), [p, b, bytes](uint8_t*) mutable {
+    b->live.fetch_sub(bytes, std::memory_order_relaxed);
+    p.reset();
+  });
+}
+}  // namespace
+
 std::shared_ptr<uint8_t> AllocateTensorBuffer(size_t bytes, bool zero) {
+  const std::shared_ptr<MemoryBudget>& budget = ThreadBudget();
+  if (budget && budget->limit > 0 && bytes) {
+    const uint64_t now = budget->live.fetch_add(bytes, std::memory_order_relaxed) + bytes;
+    if (now > budget->limit) {
+      budget->live.fetch_sub(bytes, std::memory_order_relaxed);
+      throw Error(ErrorCode::kLimitExceeded,
+                  "a tensor of " + std::to_string(bytes) + " bytes would bring the session to " + std::to_string(now) +
+                      " bytes, over max_session_bytes (" + std::to_string(budget->limit) + ")");
+    }
+    try {
+      std::shared_ptr<uint8_t> p;
+      if (tl_allocator) p = tl_allocator->Allocate(bytes);
+      if (p) {
+        if (zero) std::memset(p.get(), 0, bytes);
+      } else {
+        p = Cache().Get(bytes, zero);
+      }
+      return Budgeted(std::move(p), bytes, budget);
+    } catch (...) {
+      budget->live.fetch_sub(bytes, std::memory_order_relaxed);
+      throw;
+    }
+  }
   if (tl_allocator && bytes) {
     if (std::shared_ptr<uint8_t> p = tl_allocator->Allocate(bytes)) {
       if (zero) std::memset(p.get(), 0, bytes);
@@ -127,6 +167,7 @@ size_t MaxTensorBytes() {
 
 int64_t CheckedNumElements(const Shape& shape, size_t elem_size, std::string_view what) {
   int64_t n = 1;
+  const Limits* limits = ThreadLimits();
   const uint64_t limit = MaxTensorBytes() / (elem_size ? elem_size : 1);
   for (int64_t d : shape) {
     if (d < 0)
@@ -137,7 +178,17 @@ int64_t CheckedNumElements(const Shape& shape, size_t elem_size, std::string_vie
     }
     n *= d;
   }
+  if (limits && limits->max_tensor_bytes > 0 && uint64_t(n) * (elem_size ? elem_size : 1) > limits->max_tensor_bytes) {
+    throw Error(ErrorCode::kLimitExceeded, std::string(what) + ": shape " + ShapeToString(shape) + " is " +
+                                               std::to_string(uint64_t(n) * elem_size) +
+                                               " bytes, over max_tensor_bytes (" +
+                                               std::to_string(limits->max_tensor_bytes) + ")");
+  }
   return n;
+}
+
+void Shape::ThrowRankZero() {
+  throw Error(ErrorCode::kShapeMismatch, "a rank-0 (scalar) tensor where a dimension is needed");
 }
 
 std::string ShapeToString(const Shape& shape) {

@@ -27,6 +27,9 @@ namespace {
 struct ImportContext {
   std::string origin, model_dir;
   std::shared_ptr<const void> owner;
+  const Limits* limits = nullptr;
+  int* depth = nullptr;      // subgraph nesting of the graph being imported
+  int64_t* nodes = nullptr;  // nodes imported so far
 };
 
 TensorType ImportTensorType(int32_t elem, const onnx::TensorShapeProto* shape) {
@@ -121,6 +124,10 @@ Attribute ImportAttribute(const onnx::AttributeProto& ap, const ImportContext& c
 }
 
 Node ImportNode(const onnx::NodeProto& np, const ImportContext& ctx) {
+  if (ctx.limits->max_nodes > 0 && ++*ctx.nodes > ctx.limits->max_nodes) {
+    throw Error(ErrorCode::kLimitExceeded, ctx.origin + ": the model has more than max_nodes (" +
+                                               std::to_string(ctx.limits->max_nodes) + ") nodes");
+  }
   Node n;
   n.name = np.name();
   n.op_type = np.op_type();
@@ -212,17 +219,32 @@ void SortGraph(Graph& g, const std::set<std::string>& defined_outside, bool top,
 }
 
 std::shared_ptr<Graph> ImportGraph(const onnx::GraphProto& gp, const ImportContext& ctx, bool top) {
+  struct DepthGuard {
+    int* d;
+    ~DepthGuard() { --*d; }
+  } guard{ctx.depth};
+  if (++*ctx.depth - 1 > ctx.limits->max_graph_depth && ctx.limits->max_graph_depth > 0) {
+    throw Error(ErrorCode::kLimitExceeded, ctx.origin + ": subgraph '" + gp.name() + "' is nested " +
+                                               std::to_string(*ctx.depth - 1) + " deep, past max_graph_depth (" +
+                                               std::to_string(ctx.limits->max_graph_depth) + ")");
+  }
   auto g = std::make_shared<Graph>();
   g->name = gp.name();
   std::set<std::string> defined;
   for (const auto& vi : gp.input()) {
+    if (!defined.insert(vi.name()).second) {
+      throw Error(ErrorCode::kInvalidModel,
+                  ctx.origin + ": graph '" + gp.name() + "': input '" + vi.name() + "' is declared twice");
+    }
     g->inputs.push_back({vi.name(), ImportType(vi.type())});
-    defined.insert(vi.name());
   }
   for (const auto& vi : gp.output()) g->outputs.push_back({vi.name(), ImportType(vi.type())});
   for (const auto& vi : gp.value_info()) g->value_infos.push_back({vi.name(), ImportType(vi.type())});
   for (const auto& tp : gp.initializer()) {
     if (tp.name().empty()) throw Error(ErrorCode::kInvalidModel, ctx.origin + ": an initializer has no name");
+    if (g->initializers.count(tp.name())) {
+      throw Error(ErrorCode::kInvalidModel, ctx.origin + ": initializer '" + tp.name() + "' is defined twice");
+    }
     g->initializers[tp.name()] =
         TensorFromProto(tp, ctx.model_dir, ctx.owner, ctx.origin + ": initializer '" + tp.name() + "'");
     defined.insert(tp.name());
@@ -256,16 +278,20 @@ std::shared_ptr<Graph> ImportGraph(const onnx::GraphProto& gp, const ImportConte
 
 }  // namespace
 
-Model ImportModel(const uint8_t* data, size_t size, const std::string& origin, const std::string& model_dir) {
+Model ImportModel(const uint8_t* data, size_t size, const std::string& origin, const std::string& model_dir,
+                  const Limits& limits) {
   auto mp = std::make_shared<onnx::ModelProto>();
   if (size == 0) throw Error(ErrorCode::kInvalidModel, origin + ": the model is empty (0 bytes)");
+  CheckModelBytes(size, limits, origin);
   if (size > size_t(INT32_MAX)) {
     throw Error(ErrorCode::kInvalidModel, origin +
                                               ": a protobuf message cannot exceed 2 GiB; store the weights as "
                                               "external data");
   }
   if (!mp->ParseFromArray(data, int(size))) {
-    throw Error(ErrorCode::kInvalidModel, origin + ": not an ONNX model (the protobuf is truncated or corrupt)");
+    throw Error(ErrorCode::kInvalidModel, origin +
+                                              ": not an ONNX model (the protobuf is truncated or corrupt, or nests "
+                                              "messages deeper than protobuf's limit of 100)");
   }
   if (!mp->has_graph()) throw Error(ErrorCode::kInvalidModel, origin + ": the model has no graph");
   Model m;
@@ -292,7 +318,10 @@ Model ImportModel(const uint8_t* data, size_t size, const std::string& origin, c
   }
   if (!m.opsets.count("")) m.opsets[""] = 1;  // IR < 3 style models omit it
   m.producer = mp->producer_name();
-  ImportContext ctx{origin, model_dir, mp};
+  int depth = 0;
+  int64_t nodes = 0;
+  ImportContext ctx{origin, model_dir, mp, &limits, &depth, &nodes};
+  ModelBytesScope bytes_scope(size);
   for (const auto& fp : mp->functions()) {
     Function f;
     f.name = fp.name();
@@ -308,9 +337,11 @@ Model ImportModel(const uint8_t* data, size_t size, const std::string& origin, c
   return m;
 }
 
-Model LoadModelFile(const std::string& path) {
+Model LoadModelFile(const std::string& path, const Limits& limits) {
+  const int64_t size = FileSize(path);  // -1: unknown before reading (checked after)
+  if (size >= 0) CheckModelBytes(uint64_t(size), limits, path);
   auto bytes = ReadFile(path);
-  return ImportModel(bytes->data(), bytes->size(), path, DirName(path));
+  return ImportModel(bytes->data(), bytes->size(), path, DirName(path), limits);
 }
 
 }  // namespace onemodel::impl

@@ -5,6 +5,7 @@
 #include <memory>
 #include <string>
 
+#include "core/limits.h"
 #include "graph/graph.h"
 
 namespace onemodel::impl {
@@ -17,9 +18,12 @@ constexpr int64_t kMaxMlOpset = 5;        // ai.onnx.ml
 // Imports a model. `origin` names it in messages; `model_dir` (may be empty) is where
 // external data files are read from. `owner` keeps `data` alive when tensors borrow it
 // (may be null: then nothing borrows the caller's bytes).
-Model ImportModel(const uint8_t* data, size_t size, const std::string& origin, const std::string& model_dir);
+// `limits`: max_model_bytes (with the external data), max_graph_depth, max_nodes
+// (kLimitExceeded naming the limit; max_tensor_bytes is the thread's LimitScope's).
+Model ImportModel(const uint8_t* data, size_t size, const std::string& origin, const std::string& model_dir,
+                  const Limits& limits = Limits());
 
-// Reads and imports a model file.
-Model LoadModelFile(const std::string& path);
+// Reads and imports a model file (its size checked against max_model_bytes first).
+Model LoadModelFile(const std::string& path, const Limits& limits = Limits());
 
 }  // namespace onemodel::impl

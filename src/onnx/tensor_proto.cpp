@@ -1,10 +1,13 @@
 // TensorProto conversion (see tensor_proto.h).
 #include "onnx/tensor_proto.h"
 
+#include <cerrno>
+#include <cstdlib>
 #include <cstring>
 
 #include "core/error.h"
 #include "core/io.h"
+#include "core/limits.h"
 #include "onnx/onnx-data.pb.h"
 #include "onnx/onnx.pb.h"
 #include "core/value.h"
@@ -37,28 +40,70 @@ std::shared_ptr<std::vector<uint8_t>> ReadExternal(const onnx::TensorProto& tp, 
                                                    const std::string& what) {
   std::string location;
   int64_t offset = 0, length = -1;
+  auto number = [&](const std::string& key, const std::string& text) {
+    char* end = nullptr;
+    errno = 0;
+    const long long v = std::strtoll(text.c_str(), &end, 10);
+    if (text.empty() || *end || errno || v < 0) {
+      throw Error(ErrorCode::kInvalidModel, what + ": external data " + key + " '" + text + "' is not a number >= 0");
+    }
+    return int64_t(v);
+  };
   for (const auto& kv : tp.external_data()) {
     if (kv.key() == "location")
       location = kv.value();
     else if (kv.key() == "offset")
-      offset = std::strtoll(kv.value().c_str(), nullptr, 10);
+      offset = number("offset", kv.value());
     else if (kv.key() == "length")
-      length = std::strtoll(kv.value().c_str(), nullptr, 10);
+      length = number("length", kv.value());
   }
   if (location.empty()) throw Error(ErrorCode::kInvalidModel, what + ": external data without a location");
-  if (location.find("..") != std::string::npos || location[0] == '/') {
-    throw Error(ErrorCode::kInvalidModel,
-                what + ": external data location '" + location + "' must be a path inside the model's folder");
-  }
+  CheckRelativeLocation(location, what);
   if (model_dir.empty()) {
     throw Error(ErrorCode::kInvalidModel, what + ": uses external data, which needs the model loaded from a path");
   }
-  return std::make_shared<std::vector<uint8_t>>(ReadFileRange(JoinPath(model_dir, location), offset, length));
+  const std::string path = ConfinedPath(model_dir, location, what);
+  const int64_t total = FileSize(path);
+  if (total >= 0 && (offset > total || (length >= 0 && length > total - offset))) {
+    throw Error(ErrorCode::kInvalidModel, what + ": external data [" + std::to_string(offset) + ", " +
+                                              (length >= 0 ? std::to_string(offset + length) : std::string("end")) +
+                                              ") lies past the end of '" + location + "' (" + std::to_string(total) +
+                                              " bytes)");
+  }
+  const int64_t n = length >= 0 ? length : (total >= 0 ? total - offset : 0);
+  AddModelBytes(uint64_t(n), what);
+  return std::make_shared<std::vector<uint8_t>>(ReadFileRange(path, offset, length));
 }
 
 // A tensor from the typed fields (float_data, int64_data, ...) for n elements of dt.
 Tensor FromTypedFields(const onnx::TensorProto& tp, DType dt, const Shape& shape, int64_t n, const std::string& what) {
   const int bits = DTypeBits(dt);
+  // Every value the shape declares must be there before the tensor is allocated (a
+  // declared 4 GiB initializer without data is an error, not a 4 GiB allocation).
+  {
+    int64_t have = tp.int32_data_size(), want = n;
+    const char* field = "int32_data";
+    switch (dt) {
+      case DType::kFloat:
+      case DType::kComplex64:
+        have = tp.float_data_size(), field = "float_data", want = dt == DType::kComplex64 ? 2 * n : n;
+        break;
+      case DType::kDouble:
+      case DType::kComplex128:
+        have = tp.double_data_size(), field = "double_data", want = dt == DType::kComplex128 ? 2 * n : n;
+        break;
+      case DType::kInt64: have = tp.int64_data_size(), field = "int64_data"; break;
+      case DType::kUInt64:
+      case DType::kUInt32: have = tp.uint64_data_size(), field = "uint64_data"; break;
+      default:
+        if (bits < 8) want = (n + 8 / bits - 1) / (8 / bits);
+        break;
+    }
+    if (have < want) {
+      throw Error(ErrorCode::kInvalidModel, what + ": " + field + " holds " + std::to_string(have) + " values, shape " +
+                                                ShapeToString(shape) + " needs " + std::to_string(want));
+    }
+  }
   Tensor t(dt, shape, what);
   auto need_count = [&](int64_t have, int64_t want, const char* field) {
     if (have < want) {
@@ -136,11 +181,11 @@ Tensor TensorFromProto(const onnx::TensorProto& tp, const std::string& model_dir
   const int bits = DTypeBits(dt);
 
   if (dt == DType::kString) {
-    Tensor t(dt, shape, what);
     if (tp.string_data_size() != n) {
       throw Error(ErrorCode::kInvalidModel,
                   what + ": " + std::to_string(tp.string_data_size()) + " strings for shape " + ShapeToString(shape));
     }
+    Tensor t(dt, shape, what);
     for (int64_t i = 0; i < n; ++i) t.mutable_strings()[size_t(i)] = tp.string_data(int(i));
     return t;
   }
@@ -158,6 +203,11 @@ Tensor TensorFromProto(const onnx::TensorProto& tp, const std::string& model_dir
 
   if (bytes) {
     if (bits < 8) {
+      if (uint64_t(nbytes) * uint64_t(8 / bits) < uint64_t(n)) {
+        throw Error(ErrorCode::kInvalidModel, what + ": tensor data is " + std::to_string(nbytes) + " bytes, shape " +
+                                                  ShapeToString(shape) + " of " + DTypeName(dt) + " needs " +
+                                                  std::to_string((n + 8 / bits - 1) / (8 / bits)));
+      }
       Tensor t(dt, shape, what);
       UnpackSubByte(bytes, nbytes, bits, IsSigned(dt), n, t.mutable_data<uint8_t>(), what);
       return t;

@@ -89,6 +89,10 @@ void Loop(OpContext& ctx) {
   const bool has_m = ctx.has_input(0) && ctx.in(0).numel() > 0;
   const int64_t max_trips = has_m ? ctx.in(0).data<int64_t>()[0] : 0;
   bool cond = ctx.has_input(1) && ctx.in(1).numel() > 0 ? ScalarTrue(ctx, ctx.in(1)) : true;
+  if (ctx.num_inputs() < 2 || ctx.outputs.size() < ctx.num_inputs() - 2) {
+    throw ctx.Fail(ErrorCode::kInvalidModel,
+                   "Loop takes M, cond and its loop-carried values, and has an output for each");
+  }
   const size_t n_carried = ctx.num_inputs() - 2;
   std::vector<Value> carried;
   for (size_t i = 0; i < n_carried; ++i) {
@@ -284,9 +288,21 @@ void SplitToSequence(OpContext& ctx) {
     const Tensor& sp = ctx.in(1);
     const auto v = ReadInts(ctx, sp);
     if (sp.rank() == 0) {
+      if (v.empty() || v[0] <= 0) throw ctx.Fail(ErrorCode::kInvalidArgument, "a scalar split must be > 0");
       for (int64_t st = 0; st < dim; st += v[0]) sizes.push_back(std::min(v[0], dim - st));
     } else {
+      if (sp.rank() != 1) throw ctx.Fail(ErrorCode::kShapeMismatch, "split must be a scalar or 1-D");
       sizes = v;
+      int64_t total = 0;
+      for (int64_t sz : sizes) {
+        if (sz < 0 || sz > dim - total)
+          throw ctx.Fail(ErrorCode::kInvalidArgument,
+                         "the split sizes must be >= 0 and sum to the axis' length " + std::to_string(dim));
+        total += sz;
+      }
+      if (total != dim)
+        throw ctx.Fail(ErrorCode::kInvalidArgument, "the split sizes sum to " + std::to_string(total) +
+                                                        ", not the axis' length " + std::to_string(dim));
     }
   } else {
     sizes.assign(size_t(dim), 1);

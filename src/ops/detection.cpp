@@ -103,6 +103,11 @@ void RoiAlign(OpContext& ctx) {
   if (x.rank() != 4 || rois.rank() != 2 || rois.shape()[1] != 4)
     throw ctx.Fail(ErrorCode::kShapeMismatch, "X must be 4-D and rois [R, 4]");
   const int64_t C = x.shape()[1], H = x.shape()[2], W = x.shape()[3], R = rois.shape()[0];
+  if (int64_t(bidx.size()) != R) throw ctx.Fail(ErrorCode::kShapeMismatch, "batch_indices must hold one index per roi");
+  for (int64_t b : bidx)
+    if (b < 0 || b >= x.shape()[0]) throw ctx.Fail(ErrorCode::kOutOfRange, "a batch index is outside [0, N)");
+  if (PH <= 0 || PW <= 0) throw ctx.Fail(ErrorCode::kInvalidArgument, "output_height and output_width must be > 0");
+  if (R > 0 && (H <= 0 || W <= 0)) throw ctx.Fail(ErrorCode::kShapeMismatch, "X's height and width must be > 0");
   const auto xv = ToF32(ctx, x);
   const auto rv = ToF32(ctx, rois);
   Tensor& y = ctx.out(0, x.dtype(), {R, C, PH, PW});

@@ -230,6 +230,8 @@ void IntConvDot(OpContext& ctx, const ConvPlane& pl, const Tensor& x, const Tens
 void IntConv(OpContext& ctx, const Tensor& x, const Tensor& w, const Tensor* xzp, const Tensor* wzp,
              FunctionRef<int32_t*(const Shape&)> output, size_t w_in, size_t wzp_in) {
   const int64_t group = ctx.attr_i("group", 1);
+  if (w.rank() < 3 || x.rank() != w.rank())
+    throw ctx.Fail(ErrorCode::kShapeMismatch, "X and W must have the same rank, at least 3");
   std::vector<int64_t> kernel = ctx.attr_ints("kernel_shape", Shape(w.shape().begin() + 2, w.shape().end()));
   const ConvGeometry g = MakeGeometry(ctx, x.shape(), kernel, false);
   const int64_t N = x.shape()[0], C = x.shape()[1], M = w.shape()[0];

@@ -79,19 +79,25 @@ Tensor OpContext::NewTensor(DType dtype, const Shape& shape, bool zero, const st
 }
 
 Tensor& OpContext::out(size_t i, DType dtype, const Shape& shape) {
-  if (i >= outputs.size()) throw Fail(ErrorCode::kInternal, "output " + std::to_string(i) + " does not exist");
+  if (i >= outputs.size())
+    throw Fail(ErrorCode::kInvalidModel, "the node names " + std::to_string(outputs.size()) +
+                                             " outputs; the operator gives more (output " + std::to_string(i) + ")");
   outputs[i] = Value::FromTensor(NewTensor(dtype, shape, true, "output " + std::to_string(i)));
   return outputs[i].tensor;
 }
 
 Tensor& OpContext::out_uninit(size_t i, DType dtype, const Shape& shape) {
-  if (i >= outputs.size()) throw Fail(ErrorCode::kInternal, "output " + std::to_string(i) + " does not exist");
+  if (i >= outputs.size())
+    throw Fail(ErrorCode::kInvalidModel, "the node names " + std::to_string(outputs.size()) +
+                                             " outputs; the operator gives more (output " + std::to_string(i) + ")");
   outputs[i] = Value::FromTensor(NewTensor(dtype, shape, false, "output " + std::to_string(i)));
   return outputs[i].tensor;
 }
 
 void OpContext::set_out(size_t i, Tensor t) {
-  if (i >= outputs.size()) throw Fail(ErrorCode::kInternal, "output " + std::to_string(i) + " does not exist");
+  if (i >= outputs.size())
+    throw Fail(ErrorCode::kInvalidModel, "the node names " + std::to_string(outputs.size()) +
+                                             " outputs; the operator gives more (output " + std::to_string(i) + ")");
   outputs[i] = Value::FromTensor(std::move(t));
 }
 

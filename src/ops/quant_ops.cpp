@@ -329,7 +329,11 @@ void IntMatMul(const OpContext& ctx, const Tensor& a, const Tensor& b, const Ten
   std::fill(result, result + ia.size() * size_t(M * N), 0);
   // Operands minus their zero points, read once. Integer sums modulo 2^32 do not depend
   // on the order of the terms, so the loops run row by row (k outer, n inner).
-  auto centred = [](const Tensor& t, const Tensor* zp, int64_t rows, int64_t cols, bool zp_per_row) {
+  auto centred = [&ctx](const Tensor& t, const Tensor* zp, int64_t rows, int64_t cols, bool zp_per_row) {
+    if (zp && zp->numel() != 1 && zp->numel() != (zp_per_row ? rows : cols)) {
+      throw ctx.Fail(ErrorCode::kShapeMismatch, "a zero point must be a scalar or hold one value per " +
+                                                    std::string(zp_per_row ? "row of A" : "column of B"));
+    }
     std::vector<uint32_t> v(static_cast<size_t>(t.numel()));
     std::vector<int64_t> z(static_cast<size_t>(zp_per_row ? rows : cols), 0);
     for (size_t i = 0; i < z.size(); ++i) z[i] = zp ? int64_t(Get(*zp, zp->numel() > 1 ? int64_t(i) : 0)) : 0;

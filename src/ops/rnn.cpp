@@ -92,15 +92,22 @@ Inputs ReadInputs(const OpContext& ctx, const Spec& sp, const Tensor& tx) {
     throw ctx.Fail(ErrorCode::kShapeMismatch, "W or R has the wrong shape");
   in.Bv.assign(static_cast<size_t>(D * 2 * G * H), 0.0f);
   if (ctx.has_input(3)) in.Bv = ToF32(ctx, ctx.in(3));
+  if (int64_t(in.Bv.size()) != D * 2 * G * H) throw ctx.Fail(ErrorCode::kShapeMismatch, "B has the wrong shape");
   in.lens.assign(static_cast<size_t>(B), S);
   if (ctx.has_input(4)) {
     const Shape l = ReadInts(ctx, ctx.in(4));
     in.lens.assign(l.begin(), l.end());
+    if (int64_t(in.lens.size()) != B)
+      throw ctx.Fail(ErrorCode::kShapeMismatch, "sequence_lens must hold one length per batch row");
+    for (int64_t len : in.lens)
+      if (len < 0 || len > S) throw ctx.Fail(ErrorCode::kOutOfRange, "a sequence length is outside [0, seq_length]");
   }
   auto initial = [&](size_t i) {
     std::vector<float> v(static_cast<size_t>(D * B * H), 0.0f);
     if (ctx.has_input(i)) {
       const auto t = ToF32(ctx, ctx.in(i));
+      if (int64_t(t.size()) != D * B * H)
+        throw ctx.Fail(ErrorCode::kShapeMismatch, "an initial state has the wrong shape");
       if (sp.layout) {  // [B, D, H] -> [D, B, H]
         for (int64_t b = 0; b < B; ++b)
           for (int64_t d = 0; d < D; ++d)
@@ -116,6 +123,7 @@ Inputs ReadInputs(const OpContext& ctx, const Spec& sp, const Tensor& tx) {
   if (sp.kind == Kind::kLstm) {
     in.Cs = initial(6);
     if (ctx.has_input(7)) in.P = ToF32(ctx, ctx.in(7));
+    if (int64_t(in.P.size()) != D * 3 * H) throw ctx.Fail(ErrorCode::kShapeMismatch, "P has the wrong shape");
   }
   return in;
 }

@@ -31,8 +31,22 @@ void RotaryEmbedding(OpContext& ctx) {
   const auto xv = ToF32(ctx, x), cosv = ToF32(ctx, ctx.in(1)), sinv = ToF32(ctx, ctx.in(2));
   const bool has_pos = ctx.has_input(3);
   const Shape pos = has_pos ? ReadInts(ctx, ctx.in(3)) : Shape{};
-  if (ctx.in(1).shape().back() != half)
+  if (rd < 0 || rd > D || rd % 2)
+    throw ctx.Fail(ErrorCode::kInvalidArgument, "rotary_embedding_dim must be even and in [0, head size]");
+  if (ctx.in(1).rank() < 1 || ctx.in(1).shape().back() != half)
     throw ctx.Fail(ErrorCode::kShapeMismatch, "cos_cache's last dimension must be rotary_embedding_dim / 2");
+  if (ctx.in(2).shape() != ctx.in(1).shape())
+    throw ctx.Fail(ErrorCode::kShapeMismatch, "sin_cache must have cos_cache's shape");
+  const int64_t rows = half ? ctx.in(1).numel() / half : 0;
+  if (has_pos && int64_t(pos.size()) != B * S)
+    throw ctx.Fail(ErrorCode::kShapeMismatch, "position_ids must hold batch x sequence values");
+  for (int64_t b = 0; b < B; ++b)
+    for (int64_t s = 0; s < S; ++s) {
+      const int64_t row = has_pos ? pos[size_t(b * S + s)] : (ctx.in(1).rank() == 3 ? b * S + s : s);
+      if (half && (row < 0 || row >= rows))
+        throw ctx.Fail(ErrorCode::kOutOfRange, "a position (" + std::to_string(row) + ") is outside the caches' " +
+                                                   std::to_string(rows) + " rows");
+    }
   Tensor& y = ctx.out(0, x.dtype(), x.shape());
   auto xi = [&](int64_t b, int64_t s, int64_t h, int64_t d) {
     return four ? ((b * NH + h) * S + s) * D + d : ((b * S + s) * NH + h) * D + d;

@@ -554,6 +554,20 @@ void ReverseSequence(OpContext& ctx) {
   const Tensor& x = ctx.in(0);
   const auto lens = ReadInts(ctx, ctx.in(1));
   const int64_t ba = ctx.attr_i("batch_axis", 1), ta = ctx.attr_i("time_axis", 0);
+  if (x.rank() < 2 || (ba != 0 && ba != 1) || (ta != 0 && ta != 1) || ba == ta) {
+    throw ctx.Fail(ErrorCode::kInvalidArgument,
+                   "batch_axis and time_axis must be 0 and 1 (either way) of an input of rank >= 2");
+  }
+  if (int64_t(lens.size()) != x.shape()[size_t(ba)]) {
+    throw ctx.Fail(ErrorCode::kShapeMismatch, "sequence_lens has " + std::to_string(lens.size()) +
+                                                  " entries for a batch of " + std::to_string(x.shape()[size_t(ba)]));
+  }
+  for (int64_t l : lens) {
+    if (l < 0 || l > x.shape()[size_t(ta)]) {
+      throw ctx.Fail(ErrorCode::kInvalidArgument, "a sequence length " + std::to_string(l) + " is outside [0, " +
+                                                      std::to_string(x.shape()[size_t(ta)]) + "]");
+    }
+  }
   Tensor out = CopyOf(x);
   const auto st = Strides(x.shape());
   ForEachIndex(x.shape(), [&](int64_t i, const std::vector<int64_t>& pos) {

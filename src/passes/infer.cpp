@@ -1,6 +1,8 @@
 // Static inference (see infer.h).
 #include "passes/infer.h"
 
+#include "core/limits.h"
+
 #include <functional>
 
 #include "core/error.h"
@@ -255,8 +257,11 @@ bool TryFold(const Model& model, const Node& n, const std::vector<const Inferred
                                   "RandomNormalLike", "Bernoulli",    "Multinomial"};
   const bool random = In(n.op_type, kRandom, 6);
   // Shape of a statically shaped tensor is a constant.
-  if (n.op_type == "Shape" && ins.size() == 1 && ins[0] && Static(ins[0]->type) && n.domain.empty()) {
-    Tensor t(ins[0]->type.dtype, ins[0]->type.dims);
+  if (n.op_type == "Shape" && ins.size() == 1 && ins[0] && Static(ins[0]->type) && n.domain.empty() &&
+      ins[0]->type.dtype != DType::kString) {
+    // Shape reads no element: a tensor of that shape without memory (a declared shape may
+    // be far larger than memory).
+    Tensor t = Tensor::Borrow(ins[0]->type.dtype, ins[0]->type.dims, nullptr, nullptr, "Shape's input");
     Value tv = Value::FromTensor(t);
     OpContext ctx(n, model.opsets.count("") ? model.opsets.at("") : 1);
     ctx.inputs.push_back(&tv);
@@ -271,6 +276,13 @@ bool TryFold(const Model& model, const Node& n, const std::vector<const Inferred
   // Constant folding with the reference kernels.
   OpFn fn = FindRefOp(n.domain, n.op_type);
   if (all_const && fn && !has_subgraph && !random) {
+    // Folding is an optimisation: a fold that would make a tensor over 64 MiB (or the
+    // thread's own limit) is left to run time.
+    Limits fold_limits = ThreadLimits() ? *ThreadLimits() : Limits();
+    const uint64_t kFoldCap = uint64_t(64) << 20;
+    if (fold_limits.max_tensor_bytes == 0 || fold_limits.max_tensor_bytes > kFoldCap)
+      fold_limits.max_tensor_bytes = kFoldCap;
+    LimitScope fold_scope(&fold_limits, ThreadBudget());
     try {
       std::vector<Value> vals;
       vals.reserve(ins.size());

@@ -99,6 +99,13 @@ class Executor final : public SubgraphRunner {
     RunGraphInto(g, bind, &scope, true, out);
   }
 
+  // Stops the run (kCancelled) when its control says so; `node` names where.
+  void CheckControl(const Node* node, const Graph& g) const {
+    if (!control_) return;
+    if (const int why = control_->Stop()) control_->Throw(why, node ? node->Describe() : "graph '" + g.name + "'");
+  }
+  void SetControl(const RunControl* c) { control_ = c && c->active() ? c : nullptr; }
+
   // vector_kernels: kernels is a vector target's table (any ISA but ref), so operators may
   // plan their vector algorithms; false: every plan is the reference (the oracle).
   Executor(const Model& m, const KernelTable* kernels, bool vector_kernels, ThreadPool* pool, DerivedCache* derived,
@@ -174,6 +181,7 @@ class Executor final : public SubgraphRunner {
   // The same with the graph's outputs assigned to *out (resized; its capacity reused).
   void RunGraphInto(const Graph& g, FunctionRef<void(const GraphPlan&, std::vector<Value>&)> bind, const Scope* outer,
                     bool cached, std::vector<Value>* out) {
+    CheckControl(nullptr, g);  // a Loop or Scan whose body has no node stops here too
     std::unique_ptr<GraphPlan> own;
     if (!cached || !plans_) own = MakePlan(g);
     const GraphPlan& plan = own ? *own : PlanFor(g);
@@ -201,6 +209,7 @@ class Executor final : public SubgraphRunner {
       const Node& node = g.nodes[i];
       const GraphPlan::Step& st = plan.steps[i];
       if (!st.fn && !st.func) throw UnsupportedOpError(model_.origin, node);
+      CheckControl(&node, g);
       OpContext ctx(node, OpsetFor(node.domain), std::move(in_buf), std::move(out_buf));
       ctx.executor = this;
       ctx.kernels = kernels_;
@@ -220,8 +229,10 @@ class Executor final : public SubgraphRunner {
         }
         const Value* v = at(st.in[k]);
         if (!v && outer) v = (*outer)(node.inputs[k]);
-        if (!v)
-          throw Error(ErrorCode::kInternal, node.Describe() + ": value '" + node.inputs[k] + "' is not available");
+        if (!v) {
+          throw Error(ErrorCode::kInvalidModel, node.Describe() + ": value '" + node.inputs[k] +
+                                                    "' was not produced (its node names more outputs than it gives)");
+        }
         ctx.inputs.push_back(v);
       }
       const auto t0 = profile_ ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
@@ -249,7 +260,10 @@ class Executor final : public SubgraphRunner {
     for (size_t k = 0; k < plan.outputs.size(); ++k) {
       const Value* v = at(plan.outputs[k]);
       if (!v && outer) v = (*outer)(g.outputs[k].name);
-      if (!v) throw Error(ErrorCode::kInternal, "graph output '" + g.outputs[k].name + "' was not computed");
+      if (!v) {
+        throw Error(ErrorCode::kInvalidModel, "graph output '" + g.outputs[k].name +
+                                                  "' was not produced (its node names more outputs than it gives)");
+      }
       out->push_back(*v);
     }
   }
@@ -326,6 +340,7 @@ class Executor final : public SubgraphRunner {
   DerivedCache* derived_;
   GraphPlans* plans_;
   Profile* profile_ = nullptr;
+  const RunControl* control_ = nullptr;
   bool prepack_ = true;
   int depth_ = 0;
 };
@@ -336,17 +351,34 @@ Session& Session::operator=(Session&&) noexcept = default;
 
 Session Session::Load(const std::string& path, const SessionOptions& opts) {
   Session s;
-  s.model_ = std::make_shared<Model>(LoadModelFile(path));
+  LimitScope limits(&opts.limits, nullptr);
+  s.model_ = std::make_shared<Model>(LoadModelFile(path, opts.limits));
   s.Prepare(opts);
   return s;
 }
 
 Session Session::FromBytes(const uint8_t* data, size_t size, const SessionOptions& opts, const std::string& name) {
   Session s;
-  s.model_ = std::make_shared<Model>(ImportModel(data, size, name, ""));
+  LimitScope limits(&opts.limits, nullptr);
+  s.model_ = std::make_shared<Model>(ImportModel(data, size, name, "", opts.limits));
   s.Prepare(opts);
   return s;
 }
+
+namespace {
+// The bytes of a graph's initializers, its subgraphs' included.
+uint64_t WeightBytes(const Graph& g) {
+  uint64_t n = 0;
+  for (const auto& [name, t] : g.initializers) n += t.nbytes();
+  for (const Node& node : g.nodes) {
+    for (const auto& [k, a] : node.attributes) {
+      if (a.g) n += WeightBytes(*a.g);
+      for (const auto& sg : a.graphs) n += WeightBytes(*sg);
+    }
+  }
+  return n;
+}
+}  // namespace
 
 namespace {
 void CheckOps(const Model& m, const Graph& g) {
@@ -400,6 +432,17 @@ void Session::Prepare(const SessionOptions& opts) {
     // Fast mode does not exist yet: it runs the exact path (same bits).
   }
   CheckOps(*model_, *model_->graph);
+  if (opts.limits.max_session_bytes > 0) {
+    budget_ = std::make_shared<MemoryBudget>();
+    budget_->limit = opts.limits.max_session_bytes;
+    const uint64_t weights = WeightBytes(*model_->graph);
+    if (weights > budget_->limit) {
+      throw Error(ErrorCode::kLimitExceeded, model_->origin + ": the weights are " + std::to_string(weights) +
+                                                 " bytes, over max_session_bytes (" + std::to_string(budget_->limit) +
+                                                 ")");
+    }
+    budget_->live = weights;  // held for the session's life
+  }
   // The graph that runs: the model's own at ISA ref (the oracle, unfused), else a copy
   // rewritten by the exact-mode passes (passes/passes.h, docs/graph-passes.md); either
   // with the free-dimension overrides written into its inputs' shapes.
@@ -456,8 +499,9 @@ RunProfile Session::last_profile() const {
   return profile_->last;
 }
 
-std::vector<Value> Session::Run(const std::map<std::string, Value>& feeds) const {
+std::vector<Value> Session::Run(const std::map<std::string, Value>& feeds, const RunControl* control) const {
   FpEnvGuard env_guard;
+  LimitScope limits(&opts_.limits, budget_);
   const Graph& g = *run_graph_;
   for (const auto& [name, v] : feeds) {
     bool known = false;
@@ -513,6 +557,7 @@ std::vector<Value> Session::Run(const std::map<std::string, Value>& feeds) const
   Executor ex(*model_, &dispatch_.kernels, dispatch_.isa != Isa::kRef, pool_.get(), derived_.get(), plans_.get());
   ex.SetPrepack(opts_.prepack);
   ex.SetAlgorithms(&opts_.algorithms);
+  ex.SetControl(control);
   // The memory plan is keyed by the inputs' element types and shapes (the key's text is
   // built in a buffer kept by the thread, so that steady runs allocate nothing for it).
   std::optional<MemoryPlanner::RunScope> plan;

@@ -10,6 +10,7 @@
 #include <tuple>
 #include <vector>
 
+#include "core/limits.h"
 #include "graph/graph.h"
 #include "ops/op_context.h"
 #include "runtime/dispatch.h"
@@ -37,6 +38,7 @@ struct SessionOptions {
   // every algorithm this way; benchmarks compare them). A name the family does not know,
   // or an algorithm the node's geometry cannot take, is kInvalidArgument at that node.
   std::map<std::string, std::string> algorithms;
+  Limits limits;  // core/limits.h: checked while loading and running
 };
 
 // One run's profile: milliseconds and node counts per operator type (or per node),
@@ -69,7 +71,8 @@ class Session {
   // Runs the model. Every required input must be given with the declared element type
   // and a shape that matches the declared static dimensions; typed errors otherwise.
   // Returns the outputs in graph order.
-  std::vector<Value> Run(const std::map<std::string, Value>& feeds) const;
+  // `control` (may be null) stops the run at a node or loop iteration (kCancelled).
+  std::vector<Value> Run(const std::map<std::string, Value>& feeds, const RunControl* control = nullptr) const;
 
   // The memory plan's figures (runtime/memory_plan.h): arena size, buffers placed, and
   // where the last run's buffers came from. Zero before the first run, and at ISA ref
@@ -95,7 +98,8 @@ class Session {
   std::shared_ptr<MemoryPlanner> planner_;  // null at ISA ref
   std::shared_ptr<GraphPlans> plans_;       // each graph's schedule, made on its first run
   struct ProfileBox;
-  std::shared_ptr<ProfileBox> profile_;  // the last run's profile, under its mutex
+  std::shared_ptr<ProfileBox> profile_;   // the last run's profile, under its mutex
+  std::shared_ptr<MemoryBudget> budget_;  // max_session_bytes (null: no limit)
 };
 
 }  // namespace onemodel::impl

@@ -427,6 +427,16 @@ TEST_CASE("api: every error code a caller can cause, with a message naming what 
   CHECK(AsFloats(s.Run({{"x0", Floats({-1, 2}, {2})}})[0].value) == std::vector<float>{0, 2});
   // Error codes have stable names, and what() starts with the name.
   CHECK(std::string(onemodel::ErrorCodeName(ErrorCode::kShapeMismatch)) == "shape_mismatch");
+  CHECK(std::string(onemodel::ErrorCodeName(ErrorCode::kLimitExceeded)) == "limit_exceeded");
+  CHECK(std::string(onemodel::ErrorCodeName(ErrorCode::kCancelled)) == "cancelled");
+  CHECK(std::string(onemodel::ErrorCodeName(ErrorCode::kOutOfMemory)) == "out_of_memory");
+  CHECK(std::string(onemodel::ErrorCodeName(ErrorCode(16))) == "unknown");
+  // Run options: a terminated RunOptions stops the run; Reset lets the next one through.
+  onemodel::RunOptions stop;
+  stop.Terminate();
+  CHECK(CodeOf([&] { s.Run({{"x0", Floats({-1, 2}, {2})}}, {}, stop); }) == ErrorCode::kCancelled);
+  stop.Reset();
+  CHECK(AsFloats(s.Run({{"x0", Floats({-1, 2}, {2})}}, {}, stop)[0].value) == std::vector<float>{0, 2});
 }
 
 TEST_CASE("api: moved and destroyed sessions") {

@@ -202,6 +202,30 @@ int main(void) {
       none = NULL;
       om_session_options_free(t);
     }
+    {
+      OmSessionOptions* t = NULL;
+      check(om_session_options_create(&t) == OM_OK &&
+                om_session_options_set_limit(t, "max_widgets", 1) == OM_INVALID_ARGUMENT &&
+                strstr(om_last_error(), "unknown limit") != NULL,
+            "an unknown limit: OM_INVALID_ARGUMENT");
+      check(om_session_options_set_limit(t, "max_model_bytes", 100) == OM_OK &&
+                om_session_create(model, t, &none) == OM_LIMIT_EXCEEDED &&
+                strstr(om_last_error(), "max_model_bytes (100)") != NULL,
+            "max_model_bytes 100: OM_LIMIT_EXCEEDED naming the limit");
+      om_session_options_free(t);
+      OmRunOptions* r = NULL;
+      check(om_run_options_create(&r) == OM_OK && om_run_options_set_time_limit_ms(r, -1) == OM_INVALID_ARGUMENT &&
+                om_run_options_terminate(r) == OM_OK &&
+                om_session_run_with_options(s, r, in_names, (const OmTensor* const*)&x, 1, probs, 1, outs) ==
+                    OM_CANCELLED &&
+                outs[0] == NULL,
+            "a terminated run: OM_CANCELLED, no output");
+      check(om_run_options_reset(r) == OM_OK && om_run_options_set_time_limit_ms(r, 60000) == OM_OK &&
+                om_session_run_with_options(s, r, in_names, (const OmTensor* const*)&x, 1, probs, 1, outs) == OM_OK,
+            "after reset, under a time limit of a minute: a result");
+      om_tensor_free(outs[0]);
+      om_run_options_free(r);
+    }
     check(om_session_run(s, in_names, (const OmTensor* const*)&x, 1, probs, 1, outs) == OM_OK,
           "the session still runs");
     om_tensor_free(outs[0]);

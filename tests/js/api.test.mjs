@@ -244,3 +244,70 @@ test('a tensor too big for wasm memory is a typed error, and the module keeps wo
   assert.deepEqual(Array.from((await ok.run({ x0: new ort.Tensor('float32', new Float32Array([1, -2]), [2]) })).y.data), [-1, 2]);
   await Promise.all([s.release(), ok.release()]);
 });
+
+// Loop(M, true, v): v + 1 per iteration (a model run for as long as M says).
+function countingLoop() {
+  const one = new Uint8Array(new Float32Array([1]).buffer);
+  const t = new Uint8Array([1]);
+  return model({
+    nodes: [{
+      op: 'Loop', inputs: ['M', 'cond', 'v0'], outputs: ['v'],
+      graphs: {
+        body: {
+          nodes: [{ op: 'Add', inputs: ['v_in', 'one'], outputs: ['v_out'] }],
+          inputs: [valueInfo('i', tensorType(7, [])), valueInfo('c', tensorType(9, [])), valueInfo('v_in', tensorType(1, [1]))],
+          outputs: [valueInfo('c', tensorType(9, [])), valueInfo('v_out', tensorType(1, [1]))],
+          initializers: [{ name: 'one', elemType: 1, dims: [1], raw: one }],
+        },
+      },
+    }],
+    inputs: [valueInfo('M', tensorType(7, [])), valueInfo('v0', tensorType(1, [1]))],
+    outputs: [valueInfo('v', tensorType(1, [1]))],
+    initializers: [{ name: 'cond', elemType: 9, dims: [], raw: t }],
+    opset: 18,
+  });
+}
+
+test('run options: terminate and a time limit stop a Loop of 10^15 trips; the session keeps working', async () => {
+  const s = await ort.InferenceSession.create(countingLoop());
+  const v0 = new ort.Tensor('float32', new Float32Array([0]), [1]);
+  const big = new ort.Tensor('int64', new BigInt64Array([10n ** 15n]), []);
+  await rejectsWith(s.run({ M: big, v0 }, { extra: { onemodel: { timeLimitMs: 50 } } }), 'cancelled', 'time limit of 50 ms');
+  await rejectsWith(s.run({ M: big, v0 }, { terminate: true }), 'cancelled', 'terminated');
+  await rejectsWith(s.run({ M: big, v0 }, { extra: { onemodel: { timeLimitMs: -1 } } }), 'invalid_argument', 'timeLimitMs');
+  const three = new ort.Tensor('int64', new BigInt64Array([3n]), []);
+  assert.deepEqual(Array.from((await s.run({ M: three, v0 })).v.data), [3]);
+  await s.release();
+});
+
+test('limits: extra.onemodel.limits, each a limit_exceeded error naming it', async () => {
+  const shape = new BigInt64Array([1n << 20n]);
+  const bytes = model({
+    nodes: [{ op: 'ConstantOfShape', inputs: ['shape'], outputs: ['y'] }],
+    inputs: [valueInfo('shape', tensorType(7, [1]))],
+    outputs: [valueInfo('y', tensorType(1, ['n']))],
+    opset: 18,
+  });
+  const s = await ort.InferenceSession.create(bytes, { extra: { onemodel: { limits: { maxTensorBytes: 1 << 20 } } } });
+  await rejectsWith(s.run({ shape: new ort.Tensor('int64', shape, [1]) }), 'limit_exceeded', 'max_tensor_bytes (1048576)');
+  assert.equal((await s.run({ shape: new ort.Tensor('int64', new BigInt64Array([10n]), [1]) })).y.size, 10);
+  await rejectsWith(ort.InferenceSession.create(bytes, { extra: { onemodel: { limits: { maxModelBytes: 8 } } } }), 'limit_exceeded', 'max_model_bytes (8)');
+  await rejectsWith(ort.InferenceSession.create(bytes, { extra: { onemodel: { limits: { maxWidgets: 8 } } } }), 'invalid_argument', 'unknown limit');
+  await s.release();
+});
+
+test('8 sessions with interleaved runs give identical hashes', async () => {
+  const bytes = readFileSync(`${G}/transformer_block.onnx`);
+  const x = loadNpy(`${G}/transformer_block.x.npy`);
+  const sessions = await Promise.all(Array.from({ length: 8 }, () => ort.InferenceSession.create(bytes)));
+  const name = sessions[0].inputNames[0];
+  const want = await goldenHash(await sessions[0].run({ [name]: x }));
+  const hashes = [];
+  for (let round = 0; round < 5; ++round) {
+    const outs = await Promise.all(sessions.map((s) => s.run({ [name]: x })));
+    for (const o of outs) hashes.push(await goldenHash(o));
+  }
+  assert.equal(hashes.length, 40);
+  assert.ok(hashes.every((h) => h === want), 'every hash equal');
+  await Promise.all(sessions.map((s) => s.release()));
+});

@@ -34,9 +34,10 @@ export function tensorType(elemType, dims) {
 
 export const valueInfo = (name, type) => new Msg().bytes(1, name).sub(2, type);
 
-// nodes: [{op, inputs, outputs, ints: {name: value}}]; inputs/outputs: valueInfo()s;
-// initializers: [{name, elemType, dims, raw: Uint8Array}].
-export function model({ nodes, inputs, outputs, initializers = [], opset = 21, irVersion = 10 }) {
+// nodes: [{op, inputs, outputs, ints: {name: value}, graphs: {name: {nodes, inputs,
+// outputs, initializers}}}]; inputs/outputs: valueInfo()s; initializers: [{name, elemType,
+// dims, raw: Uint8Array}].
+function graph({ nodes, inputs, outputs, initializers = [] }, name) {
   const g = new Msg();
   for (const n of nodes) {
     const m = new Msg();
@@ -44,9 +45,10 @@ export function model({ nodes, inputs, outputs, initializers = [], opset = 21, i
     for (const o of n.outputs) m.bytes(2, o);
     m.bytes(4, n.op);
     for (const [k, v] of Object.entries(n.ints ?? {})) m.sub(5, new Msg().bytes(1, k).varint(3, v).varint(20, 2));
+    for (const [k, v] of Object.entries(n.graphs ?? {})) m.sub(5, new Msg().bytes(1, k).sub(6, graph(v, k)).varint(20, 5));
     g.sub(1, m);
   }
-  g.bytes(2, 'js_test');
+  g.bytes(2, name);
   for (const t of initializers) {
     const tp = new Msg();
     for (const d of t.dims) tp.varint(1, d);
@@ -54,6 +56,11 @@ export function model({ nodes, inputs, outputs, initializers = [], opset = 21, i
   }
   for (const i of inputs) g.sub(11, i);
   for (const o of outputs) g.sub(12, o);
+  return g;
+}
+
+export function model({ nodes, inputs, outputs, initializers = [], opset = 21, irVersion = 10 }) {
+  const g = graph({ nodes, inputs, outputs, initializers }, 'js_test');
   return new Msg().varint(1, irVersion).bytes(2, 'onemodel-js-test').sub(7, g).sub(8, new Msg().bytes(1, '').varint(2, opset)).toBytes();
 }
 

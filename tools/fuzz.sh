@@ -1,0 +1,111 @@
+#!/usr/bin/env bash
+# Runs the libFuzzer harnesses (tests/fuzz; docs/reliability.md):
+#   tools/fuzz.sh [--seconds N] [--jobs J] [--keep-going] [--smoke] [HARNESS...]
+# HARNESS: model, npy, cli, op (default: all), each for N seconds (default 60) with one
+# worker, one after another (J > 1: J at a time). Builds the fuzz row first (clang,
+# libFuzzer, ASan+UBSan). Corpora live in build/fuzz/corpus/<harness> (kept between runs,
+# seeded at the first run from the ONNX node cases, testdata/graphs and hand-written
+# seeds); findings go to build/fuzz/findings/<harness>/. Prints one line per harness:
+#   fuzz <harness>: <execs> execs in <s> s, corpus <n> files, findings <k>
+# and exits 1 when any harness found a crash, leak, timeout or out-of-memory (--keep-going:
+# libFuzzer's fork mode, which records each finding and goes on searching). A finding
+# becomes a regression input in tests/regress/<harness>/ before its fix lands.
+# --smoke (CI, the fuzz row of tools/test.sh): a fresh copy of the seeds, libFuzzer's
+# seed 1 and a fixed number of executions per harness instead of a time (the same search
+# on every machine with this compiler), nothing kept.
+set -euo pipefail
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$ROOT"
+SECONDS_EACH=60
+JOBS=1
+KEEP=0
+SMOKE=0
+HARNESSES=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --seconds) SECONDS_EACH="$2"; shift 2 ;;
+    --jobs) JOBS="$2"; shift 2 ;;
+    --keep-going) KEEP=1; shift ;;
+    --smoke) SMOKE=1; shift ;;
+    -h|--help) sed -n 2,12p "$0"; exit 0 ;;
+    model|npy|cli|op) HARNESSES+=("$1"); shift ;;
+    *) echo "fuzz.sh: unknown argument '$1'" >&2; exit 2 ;;
+  esac
+done
+[ ${#HARNESSES[@]} -gt 0 ] || HARNESSES=(model npy cli op)
+CASES="${ONEMODEL_CASES:-$ROOT/../shared/onnx-node-1.22}"
+
+tools/build.sh fuzz >&2
+seed() {  # harness corpus-dir: the seed files, once
+  local h="$1" dir="$2"
+  [ -n "$(ls -A "$dir" 2>/dev/null)" ] && return 0
+  mkdir -p "$dir"
+  case "$h" in
+    model)
+      if [ -d "$CASES" ]; then
+        for m in "$CASES"/*/model.onnx; do cp "$m" "$dir/$(basename "$(dirname "$m")").onnx"; done
+      fi
+      cp testdata/graphs/*.onnx "$dir/" 2>/dev/null || true
+      [ -d tests/regress/model ] && cp tests/regress/model/* "$dir/" 2>/dev/null || true ;;
+    npy)
+      cp testdata/graphs/*.npy "$dir/"
+      [ -d tests/regress/npy ] && cp tests/regress/npy/* "$dir/" 2>/dev/null || true ;;
+    cli)
+      printf '\001X=x.npy\n# comment\nY=y.npy\n' >"$dir/inputs1"
+      printf '\000run\nm.onnx\n--input\nX=x.npy' >"$dir/run1"
+      printf '\000hash\nm.onnx\n--dim\nN=3' >"$dir/hash1"
+      printf '\000info\nm.onnx' >"$dir/info1"
+      printf '\000run\nm.onnx\n--isa\nref\n--mode\nexact' >"$dir/run2"
+      [ -d tests/regress/cli ] && cp tests/regress/cli/* "$dir/" 2>/dev/null || true ;;
+    op)
+      # op index, counts, then per input: type, rank, dims; attributes; element bytes.
+      printf '\000\001\000\002\003\004\001\002\003\004\000' >"$dir/add"
+      printf '\054\001\000\002\002\003\000\002\004\005\000' >"$dir/matmul"
+      printf '\056\001\200\004\001\002\005\005\000\003\004\002\003\003\000' >"$dir/conv"
+      [ -d tests/regress/op ] && cp tests/regress/op/* "$dir/" 2>/dev/null || true ;;
+  esac
+}
+
+run_one() {  # harness
+  local h="$1" corpus="$ROOT/build/fuzz/corpus/$1" findings="$ROOT/build/fuzz/findings/$1" log="$ROOT/build/fuzz/log-$1.txt"
+  local budget=(-max_total_time="$SECONDS_EACH")
+  if [ "$SMOKE" = 1 ]; then
+    corpus="$ROOT/build/fuzz/smoke-corpus/$h"; findings="$ROOT/build/fuzz/smoke-findings/$h"; log="$ROOT/build/fuzz/smoke-$h.txt"
+    rm -rf "$corpus" "$findings"
+    local n=2000; case "$h" in npy|cli) n=100000 ;; esac
+    budget=(-seed=1 -runs="$n")
+  fi
+  seed "$h" "$corpus"
+  mkdir -p "$findings"
+  local dict=() mode=()
+  [ "$KEEP" = 1 ] && mode=(-fork=1 -ignore_crashes=1 -ignore_ooms=1 -ignore_timeouts=1)
+  case "$h" in model|op) dict=(-dict="$ROOT/tests/fuzz/onnx.dict") ;; esac
+  local t0; t0=$(date +%s)
+  set +e
+  ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=1}" \
+    "$ROOT/build/fuzz/fuzz_$h" "$corpus" "${dict[@]}" "${mode[@]}" "${budget[@]}" -timeout=10 -rss_limit_mb=3072 \
+      -malloc_limit_mb=2048 -max_len=65536 -print_final_stats=1 -artifact_prefix="$findings/" >"$log" 2>&1
+  local rc=$?
+  set -e
+  local t1; t1=$(date +%s)
+  local execs; execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' | tail -1)
+  # fork mode prints no final stats: its last status line (#<execs> ...) counts them
+  [ -n "$execs" ] || execs=$(grep -oE '^#[0-9]+' "$log" | tail -1 | tr -d '#')
+  local n; n=$(ls "$corpus" | wc -l)
+  local k; k=$(ls "$findings" | grep -cE '^(crash|leak|timeout|oom)-' || true)
+  echo "fuzz $h: ${execs:-0} execs in $((t1 - t0)) s, corpus $n files, findings $k (exit $rc; log $log)"
+  [ "$rc" -eq 0 ] && [ "$k" -eq 0 ]
+}
+
+status=0
+if [ "$JOBS" -le 1 ]; then
+  for h in "${HARNESSES[@]}"; do run_one "$h" || status=1; done
+else
+  pids=()
+  for h in "${HARNESSES[@]}"; do
+    run_one "$h" & pids+=($!)
+    if [ ${#pids[@]} -ge "$JOBS" ]; then wait "${pids[0]}" || status=1; pids=("${pids[@]:1}"); fi
+  done
+  for p in "${pids[@]}"; do wait "$p" || status=1; done
+fi
+exit $status
