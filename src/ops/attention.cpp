@@ -126,6 +126,10 @@ void ReadAttention(OpContext& ctx, AttnArgs& a) {
   a.has_past = ctx.has_input(4) && ctx.has_input(5);
   if (a.has_past) {
     const Heads pk = ToHeads(ctx, ctx.in(4), kvh_attr), pv = ToHeads(ctx, ctx.in(5), kvh_attr);
+    if (pk.B != a.K.B || pk.H != a.K.H || pk.D != a.K.D || pv.B != a.V.B || pv.H != a.V.H || pv.D != a.V.D ||
+        pk.S != pv.S) {
+      throw ctx.Fail(ErrorCode::kShapeMismatch, "past_key / past_value do not agree with K / V");
+    }
     a.past_len = pk.S;
     a.K = ConcatSeq(pk, a.K);
     a.V = ConcatSeq(pv, a.V);
@@ -134,6 +138,8 @@ void ReadAttention(OpContext& ctx, AttnArgs& a) {
   if (a.has_nonpad) {
     const Shape np = ReadInts(ctx, ctx.in(6));
     a.nonpad.assign(np.begin(), np.end());
+    if (int64_t(a.nonpad.size()) != a.Q.B)
+      throw ctx.Fail(ErrorCode::kShapeMismatch, "nonpad_kv_seqlen must hold one length per batch");
   }
   a.B = a.Q.B, a.Hq = a.Q.H, a.Sq = a.Q.S, a.Dq = a.Q.D, a.Hk = a.K.H, a.Skv = a.K.S, a.Dv = a.V.D;
   if (a.K.B != a.B || a.V.B != a.B || a.K.D != a.Dq || a.V.S != a.Skv || a.Hk == 0 || a.Hq % a.Hk) {
@@ -151,6 +157,14 @@ void ReadAttention(OpContext& ctx, AttnArgs& a) {
   a.mask = ctx.has_input(3) ? &ctx.in(3) : nullptr;
   if (a.mask) {
     a.mshape = a.mask->shape();
+    const int64_t r = int64_t(a.mshape.size());
+    const int64_t want[4] = {a.B, a.Hq, a.Sq, a.Skv};
+    bool ok = r >= 1 && r <= 4 && a.mshape[size_t(r - 1)] >= 0;
+    for (int64_t k = 0; ok && k + 1 < r; ++k) {
+      const int64_t d = a.mshape[size_t(k)];
+      ok = d == 1 || d == want[4 - r + k];
+    }
+    if (!ok) throw ctx.Fail(ErrorCode::kShapeMismatch, "attn_mask must broadcast to [batch, heads, q, kv] (rank 1 to 4)");
     if (a.mask->dtype() == DType::kBool) {
       a.maskf.resize(static_cast<size_t>(a.mask->numel()));
       for (int64_t i = 0; i < a.mask->numel(); ++i)

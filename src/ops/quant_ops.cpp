@@ -252,6 +252,7 @@ void IntMatMulDot(const OpContext& ctx, const Tensor& a, const Tensor& b, const 
 void IntMatMul(const OpContext& ctx, const Tensor& a, const Tensor& b, const Tensor* azp, const Tensor* bzp,
                FunctionRef<int32_t*(const Shape&)> output, size_t b_in, size_t bzp_in) {
   Shape sa = a.shape(), sb = b.shape();
+  if (sa.empty() || sb.empty()) throw ctx.Fail(ErrorCode::kShapeMismatch, "A and B must have rank >= 1");
   // Vector kernel tables, 8-bit operands and a 2-D B (a weight): the integer GEMM kernel
   // on the operands minus their zero points as int16 (exact), B laid out in pairs once
   // per session when it and its zero point are constants. Sums modulo 2^32 do not

@@ -17,11 +17,16 @@ void CausalConvWithState(OpContext& ctx) {
   const std::string act = ctx.attr_s("activation", "none");
   if (act != "none" && act != "silu" && act != "swish")
     throw ctx.Fail(ErrorCode::kInvalidModel, "activation must be none, silu or swish");
+  if (K < 1 || w.shape()[0] != C || w.shape()[1] != 1)
+    throw ctx.Fail(ErrorCode::kShapeMismatch, "the weight must be [channels, 1, kernel] with kernel >= 1");
   const auto xv = ToF32(ctx, x), wv = ToF32(ctx, w);
   std::vector<float> bias;
   if (ctx.has_input(2)) bias = ToF32(ctx, ctx.in(2));
+  if (!bias.empty() && int64_t(bias.size()) != C) throw ctx.Fail(ErrorCode::kShapeMismatch, "the bias must hold one value per channel");
   std::vector<float> past(static_cast<size_t>(B * C * (K - 1)), 0.0f);
   if (ctx.has_input(3)) past = ToF32(ctx, ctx.in(3));
+  if (int64_t(past.size()) != B * C * (K - 1))
+    throw ctx.Fail(ErrorCode::kShapeMismatch, "the past state must be [batch, channels, kernel - 1]");
   Tensor& y = ctx.out(0, x.dtype(), x.shape());
   Tensor* st = ctx.wants_output(1) ? &ctx.out(1, x.dtype(), {B, C, K - 1}) : nullptr;
   const int64_t P = L + K - 1;
