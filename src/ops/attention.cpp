@@ -164,7 +164,8 @@ void ReadAttention(OpContext& ctx, AttnArgs& a) {
       const int64_t d = a.mshape[size_t(k)];
       ok = d == 1 || d == want[4 - r + k];
     }
-    if (!ok) throw ctx.Fail(ErrorCode::kShapeMismatch, "attn_mask must broadcast to [batch, heads, q, kv] (rank 1 to 4)");
+    if (!ok)
+      throw ctx.Fail(ErrorCode::kShapeMismatch, "attn_mask must broadcast to [batch, heads, q, kv] (rank 1 to 4)");
     if (a.mask->dtype() == DType::kBool) {
       a.maskf.resize(static_cast<size_t>(a.mask->numel()));
       for (int64_t i = 0; i < a.mask->numel(); ++i)

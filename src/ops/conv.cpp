@@ -311,19 +311,28 @@ void DeformConv(OpContext& ctx) {
   const Tensor& w = ctx.in(1);
   const Tensor& off = ctx.in(2);
   if (x.rank() != 4) throw ctx.Fail(ErrorCode::kUnsupportedOp, "only 2-D DeformConv is supported");
+  if (w.rank() != 4 || off.rank() != 4) throw ctx.Fail(ErrorCode::kShapeMismatch, "W and offset must be 4-D");
   const int64_t N = x.shape()[0], IC = x.shape()[1], IH = x.shape()[2], IW = x.shape()[3], OC = w.shape()[0];
   const int64_t group = ctx.attr_i("group", 1), og = ctx.attr_i("offset_group", 1);
   const auto kernel = ctx.attr_ints("kernel_shape", Shape(w.shape().begin() + 2, w.shape().end()));
   const auto st = ctx.attr_ints("strides", {1, 1}), dil = ctx.attr_ints("dilations", {1, 1});
   const auto pads = ctx.attr_ints("pads", {0, 0, 0, 0});
+  if (kernel.size() != 2 || st.size() != 2 || dil.size() != 2 || pads.size() != 4)
+    throw ctx.Fail(ErrorCode::kInvalidArgument, "kernel_shape, strides, dilations and pads must fit 2-D");
   const int64_t KH = kernel[0], KW = kernel[1], OH = off.shape()[2], OW = off.shape()[3];
-  if (IC != w.shape()[1] * group || OC % group || IC % og)
+  if (group <= 0 || og <= 0 || IC != w.shape()[1] * group || OC % group || IC % og)
     throw ctx.Fail(ErrorCode::kShapeMismatch, "channels, group and offset_group disagree");
+  if (KH != w.shape()[2] || KW != w.shape()[3] || off.shape()[0] != N || off.shape()[1] != og * KH * KW * 2)
+    throw ctx.Fail(ErrorCode::kShapeMismatch, "offset must be [N, offset_group * kH * kW * 2, oH, oW] for W's kernel");
   const int64_t icg = w.shape()[1], ocg = OC / group, icog = IC / og;
   const auto xv = ToF32(ctx, x), wv = ToF32(ctx, w), ov = ToF32(ctx, off);
   std::vector<float> bias, mask;
   if (ctx.has_input(3)) bias = ToF32(ctx, ctx.in(3));
   if (ctx.has_input(4)) mask = ToF32(ctx, ctx.in(4));
+  if (!bias.empty() && int64_t(bias.size()) != OC)
+    throw ctx.Fail(ErrorCode::kShapeMismatch, "B must hold one value per output channel");
+  if (!mask.empty() && int64_t(mask.size()) != N * og * KH * KW * OH * OW)
+    throw ctx.Fail(ErrorCode::kShapeMismatch, "mask must be [N, offset_group * kH * kW, oH, oW]");
   Tensor& y = ctx.out(0, x.dtype(), {N, OC, OH, OW});
   auto pix = [&](const float* img, int64_t r, int64_t c) {
     return (r < 0 || r >= IH || c < 0 || c >= IW) ? 0.0f : img[r * IW + c];

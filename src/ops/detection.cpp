@@ -53,6 +53,8 @@ void NonMaxSuppression(OpContext& ctx) {
     throw ctx.Fail(ErrorCode::kShapeMismatch, "boxes must be [B, S, 4], scores [B, C, S]");
   const auto boxes = ToF32(ctx, tb), scores = ToF32(ctx, ts);
   const int64_t B = tb.shape()[0], S = tb.shape()[1], C = ts.shape()[1];
+  if (ts.shape()[0] != B || ts.shape()[2] != S)
+    throw ctx.Fail(ErrorCode::kShapeMismatch, "scores must be [B, C, S] for boxes [B, S, 4]");
   const int64_t max_out = ctx.has_input(2) && ctx.in(2).numel() ? std::max<int64_t>(0, ReadInts(ctx, ctx.in(2))[0]) : 0;
   const float iou = ctx.has_input(3) && ctx.in(3).numel() ? ToF32(ctx, ctx.in(3))[0] : 0.0f;
   const bool has_score = ctx.has_input(4) && ctx.in(4).numel();

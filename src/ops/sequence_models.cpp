@@ -22,7 +22,8 @@ void CausalConvWithState(OpContext& ctx) {
   const auto xv = ToF32(ctx, x), wv = ToF32(ctx, w);
   std::vector<float> bias;
   if (ctx.has_input(2)) bias = ToF32(ctx, ctx.in(2));
-  if (!bias.empty() && int64_t(bias.size()) != C) throw ctx.Fail(ErrorCode::kShapeMismatch, "the bias must hold one value per channel");
+  if (!bias.empty() && int64_t(bias.size()) != C)
+    throw ctx.Fail(ErrorCode::kShapeMismatch, "the bias must hold one value per channel");
   std::vector<float> past(static_cast<size_t>(B * C * (K - 1)), 0.0f);
   if (ctx.has_input(3)) past = ToF32(ctx, ctx.in(3));
   if (int64_t(past.size()) != B * C * (K - 1))
