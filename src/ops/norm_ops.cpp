@@ -48,6 +48,8 @@ void LastAxesNorm(OpContext& ctx, bool rms) {
   std::optional<F32View> bias_view;
   if (!rms && ctx.has_input(2)) bias_view.emplace(ctx, ctx.in(2));
   const float* bias = bias_view ? bias_view->data() : nullptr;
+  if (!Broadcasts(sc.shape(), norm_shape) || (bias && !Broadcasts(ctx.in(2).shape(), norm_shape)))
+    throw ctx.Fail(ErrorCode::kShapeMismatch, "scale and bias must broadcast to the normalised axes' shape");
   Tensor& y = ctx.out_uninit(0, x.dtype(), x.shape());  // every element is written
   Shape stat_shape(x.shape().begin(), x.shape().begin() + axis);
   for (int64_t k = axis; k < x.rank(); ++k) stat_shape.push_back(1);

@@ -62,6 +62,10 @@ void LinearAttention(OpContext& ctx) {
   if (tq.rank() != 3 || tk.rank() != 3 || tv.rank() != 3)
     throw ctx.Fail(ErrorCode::kShapeMismatch, "query, key and value must be rank 3");
   const int64_t B = tq.shape()[0], T = tq.shape()[1], dk = tq.shape()[2] / Hq, dv = tv.shape()[2] / Hk, G = Hq / Hk;
+  if (tq.shape()[2] % Hq || tv.shape()[2] % Hk || tk.shape() != Shape{B, T, Hk * dk} || tv.shape()[0] != B ||
+      tv.shape()[1] != T) {
+    throw ctx.Fail(ErrorCode::kShapeMismatch, "query, key and value must be [B, T, heads * head size] of one B, T");
+  }
   const auto q = ToF32(ctx, tq), k = ToF32(ctx, tk), v = ToF32(ctx, tv);
   std::vector<float> decay, beta;
   int64_t decay_last = 0, beta_last = 0;
@@ -75,8 +79,18 @@ void LinearAttention(OpContext& ctx) {
     beta = ToF32(ctx, ctx.in(5));
     beta_last = ctx.in(5).shape().back();
   }
+  if (gating && !((decay_last == Hk && int64_t(decay.size()) == B * T * Hk) ||
+                  (decay_last != Hk && int64_t(decay.size()) == B * T * Hk * dk))) {
+    throw ctx.Fail(ErrorCode::kShapeMismatch, "decay must be [B, T, kv heads] or [B, T, kv heads * key size]");
+  }
+  if (delta &&
+      !((beta_last == 1 && int64_t(beta.size()) == B * T) || (beta_last == Hk && int64_t(beta.size()) == B * T * Hk))) {
+    throw ctx.Fail(ErrorCode::kShapeMismatch, "beta must be [B, T, 1] or [B, T, kv heads]");
+  }
   std::vector<float> S(static_cast<size_t>(B * Hk * dk * dv), 0.0f);
   if (ctx.has_input(3)) S = ToF32(ctx, ctx.in(3));
+  if (int64_t(S.size()) != B * Hk * dk * dv)
+    throw ctx.Fail(ErrorCode::kShapeMismatch, "the past state must be [B, kv heads, key size, value size]");
   const float sc = ctx.has_attr("scale") && ctx.attr_f("scale", 0.0f) != 0.0f ? ctx.attr_f("scale", 0.0f)
                                                                               : 1.0f / __builtin_sqrtf(float(dk));
   Tensor& y = ctx.out(0, tq.dtype(), {B, T, Hq * dv});

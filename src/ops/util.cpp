@@ -61,8 +61,18 @@ IndexTable& IndexTable::operator=(IndexTable&& o) noexcept {
 }
 IndexTable::~IndexTable() { GiveIndexVector(std::move(v_)); }
 
+bool Broadcasts(const Shape& in, const Shape& out) {
+  bool fits = in.size() <= out.size();
+  for (size_t k = 0; fits && k < in.size(); ++k) fits = in[k] == 1 || in[k] == out[out.size() - in.size() + k];
+  return fits;
+}
+
 IndexTable BroadcastIndex(const Shape& in, const Shape& out) {
   const size_t rank = out.size();
+  if (!Broadcasts(in, out)) {
+    throw Error(ErrorCode::kShapeMismatch,
+                "shape " + ShapeToString(in) + " does not broadcast to " + ShapeToString(out));
+  }
   int64_t total = 1;
   for (int64_t d : out) total *= d;
   IndexTable idx(static_cast<size_t>(total));

@@ -102,6 +102,9 @@ class IndexTable {
 };
 // For each output index (row-major), the flat index into an input of shape `in`
 // broadcast to `out`. Returned as a table (ref kernels favour clarity over speed).
+// Whether `in` broadcasts to `out` (numpy rules, `in` aligned right); BroadcastIndex
+// throws kShapeMismatch when it does not.
+bool Broadcasts(const Shape& in, const Shape& out);
 IndexTable BroadcastIndex(const Shape& in, const Shape& out);
 // Normalises an axis in [-rank, rank) (or [-rank-1, rank] with `inclusive`).
 int64_t NormAxis(const OpContext& ctx, int64_t axis, int64_t rank, bool inclusive = false);

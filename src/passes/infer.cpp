@@ -206,7 +206,8 @@ TensorType ShapeRule(const Node& n, const std::vector<const InferredValue*>& ins
       out.dims.push_back(a.dims[a.dims.size() - 2]);
       out.dims.push_back(b.dims.back());
       out.dim_params.assign(out.dims.size(), "");
-    } else if (n.op_type == "Gemm" && t(1) && x->has_shape && t(1)->has_shape) {
+    } else if (n.op_type == "Gemm" && t(1) && x->has_shape && t(1)->has_shape && x->dims.size() == 2 &&
+               t(1)->dims.size() == 2) {
       const bool ta = n.attr("transA") && n.attr("transA")->i, tb = n.attr("transB") && n.attr("transB")->i;
       out = Of(x->dtype, {ta ? x->dims[1] : x->dims[0], tb ? t(1)->dims[0] : t(1)->dims[1]});
     } else if ((n.op_type == "Reshape") && x->has_shape) {

@@ -237,7 +237,13 @@ class Executor final : public SubgraphRunner {
       }
       const auto t0 = profile_ ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
       if (st.fn) {
-        st.fn(ctx);
+        try {
+          st.fn(ctx);
+        } catch (const std::logic_error& e) {
+          // An operator's checked access (.at()) or size (length_error) refused what the
+          // model gave it: the model's fault, named, not a crash or an internal error.
+          throw Error(ErrorCode::kInvalidModel, node.Describe() + ": " + e.what());
+        }
       } else {
         std::vector<Value> outs = CallFunction(*st.func, node, ctx.inputs);
         for (size_t k = 0; k < outs.size() && k < ctx.outputs.size(); ++k) ctx.outputs[k] = std::move(outs[k]);
