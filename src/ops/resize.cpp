@@ -367,6 +367,13 @@ void HoldInputs(const OpContext& ctx, ResizePrep* prep) {
       h.bytes.assign(static_cast<const uint8_t*>(t.raw()), static_cast<const uint8_t*>(t.raw()) + t.nbytes());
   }
 }
+// An output size from scales: a whole number in [0, 2^62] (an absurd scale, NaN or a
+// negative one is an error, not an undefined conversion).
+int64_t OutputSize(const OpContext& ctx, double v) {
+  if (!(v >= 0.0) || v > 4611686018427387904.0)
+    throw ctx.Fail(ErrorCode::kOutOfRange, "scales give an output size outside [0, 2^62]");
+  return int64_t(v);
+}
 
 std::shared_ptr<ResizePrep> MakeResizePrep(const OpContext& ctx) {
   const Tensor& x = ctx.in(0);
@@ -413,7 +420,7 @@ std::shared_ptr<ResizePrep> MakeResizePrep(const OpContext& ctx) {
       const double sc = double(s.data<float>()[i]);
       if (!(sc > 0)) throw ctx.Fail(ErrorCode::kInvalidArgument, "scales must be positive");
       scales[size_t(axes[i])] = sc;
-      out[size_t(axes[i])] = int64_t(sc * double(x.shape()[size_t(axes[i])]));
+      out[size_t(axes[i])] = OutputSize(ctx, sc * double(x.shape()[size_t(axes[i])]));
     }
   } else if (has_sizes) {
     const auto sz = ReadInts(ctx, ctx.in(3));
@@ -432,11 +439,16 @@ std::shared_ptr<ResizePrep> MakeResizePrep(const OpContext& ctx) {
       }
       for (size_t i = 0; i < axes.size(); ++i) {
         scales[size_t(axes[i])] = sc;
-        out[size_t(axes[i])] = int64_t(math::RoundEvenD(sc * double(x.shape()[size_t(axes[i])])));
+        out[size_t(axes[i])] = OutputSize(ctx, math::RoundEvenD(sc * double(x.shape()[size_t(axes[i])])));
       }
     }
   } else {
     throw ctx.Fail(ErrorCode::kMissingInput, "one of scales or sizes is required");
+  }
+  for (size_t k = 0; k < out.size(); ++k) {
+    if (out[k] < 0) throw ctx.Fail(ErrorCode::kInvalidArgument, "an output size is negative");
+    if (x.shape()[k] == 0 && out[k] > 0)
+      throw ctx.Fail(ErrorCode::kInvalidArgument, "an empty axis cannot be resized to a non-empty one");
   }
   auto prep = std::make_shared<ResizePrep>();
   HoldInputs(ctx, prep.get());

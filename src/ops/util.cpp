@@ -146,8 +146,14 @@ void StoreF32(Tensor& t, int64_t i, float v) {
     case DType::kFloat16: t.mutable_data<uint16_t>()[i] = F32ToHalf(v); break;
     case DType::kBFloat16: t.mutable_data<uint16_t>()[i] = F32ToBF16(v); break;
     case DType::kDouble: t.mutable_data<double>()[i] = v; break;
-    case DType::kUInt8: t.mutable_data<uint8_t>()[i] = uint8_t(v); break;
-    case DType::kInt8: t.mutable_data<int8_t>()[i] = int8_t(v); break;
+    // Out of range (an empty pooling window's -inf, ...) saturates and NaN is 0: a
+    // defined result where C++'s conversion is undefined.
+    case DType::kUInt8:
+      t.mutable_data<uint8_t>()[i] = uint8_t(v != v ? 0.0f : v < 0.0f ? 0.0f : v > 255.0f ? 255.0f : v);
+      break;
+    case DType::kInt8:
+      t.mutable_data<int8_t>()[i] = int8_t(v != v ? 0.0f : v < -128.0f ? -128.0f : v > 127.0f ? 127.0f : v);
+      break;
     default: break;
   }
 }
