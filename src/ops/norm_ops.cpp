@@ -212,11 +212,16 @@ void BatchNormalization(OpContext& ctx) {
 void GroupStats(OpContext& ctx, int64_t groups, bool per_channel_affine, bool instance) {
   const Tensor& x = ctx.in(0);
   const float eps = ctx.attr_f("epsilon", 1e-5f);
+  if (x.rank() < 2) throw ctx.Fail(ErrorCode::kShapeMismatch, "input must have rank >= 2");
   const auto xv = ToF32(ctx, x), sc = ToF32(ctx, ctx.in(1)), b = ToF32(ctx, ctx.in(2));
   const int64_t N = x.shape()[0], C = x.shape()[1];
   int64_t inner = 1;
   for (int64_t k = 2; k < x.rank(); ++k) inner *= x.shape()[size_t(k)];
   if (groups <= 0 || C % groups) throw ctx.Fail(ErrorCode::kInvalidModel, "channels must divide into num_groups");
+  const int64_t per = per_channel_affine || instance ? C : groups;
+  if (int64_t(sc.size()) != per || int64_t(b.size()) != per) {
+    throw ctx.Fail(ErrorCode::kShapeMismatch, "scale and bias must hold " + std::to_string(per) + " values");
+  }
   const int64_t cg = C / groups, n = cg * inner;
   Tensor& y = ctx.out(0, x.dtype(), x.shape());
   for (int64_t bn = 0; bn < N; ++bn)
@@ -241,7 +246,10 @@ void GroupStats(OpContext& ctx, int64_t groups, bool per_channel_affine, bool in
     }
 }
 
-void InstanceNormalization(OpContext& ctx) { GroupStats(ctx, ctx.in(0).shape()[1], true, true); }
+void InstanceNormalization(OpContext& ctx) {
+  if (ctx.in(0).rank() < 2) throw ctx.Fail(ErrorCode::kShapeMismatch, "input must have rank >= 2");
+  GroupStats(ctx, ctx.in(0).shape()[1], true, true);
+}
 void GroupNormalization(OpContext& ctx) { GroupStats(ctx, ctx.attr_i("num_groups", 0), ctx.opset >= 21, false); }
 
 void LpNormalization(OpContext& ctx) {

@@ -400,6 +400,8 @@ void QuantizeLinear(OpContext& ctx) {
   const Tensor& x = ctx.in(0);
   const Tensor& scale = ctx.in(1);
   const Tensor* zp = ctx.has_input(2) ? &ctx.in(2) : nullptr;
+  if (zp && zp->numel() != scale.numel())
+    throw ctx.Fail(ErrorCode::kShapeMismatch, "the zero point must hold as many values as the scale");
   DType out_t = zp ? zp->dtype() : DType::kUInt8;
   if (ctx.has_attr("output_dtype") && ctx.attr_i("output_dtype", 0) != 0) out_t = DType(ctx.attr_i("output_dtype", 2));
   const bool saturate = ctx.attr_i("saturate", 1) != 0;
@@ -442,6 +444,8 @@ void DequantizeLinear(OpContext& ctx) {
   const Tensor& x = ctx.in(0);
   const Tensor& scale = ctx.in(1);
   const Tensor* zp = ctx.has_input(2) ? &ctx.in(2) : nullptr;
+  if (zp && zp->numel() != scale.numel())
+    throw ctx.Fail(ErrorCode::kShapeMismatch, "the zero point must hold as many values as the scale");
   DType out_t = scale.dtype();
   if (ctx.has_attr("output_dtype") && ctx.attr_i("output_dtype", 0) != 0) out_t = DType(ctx.attr_i("output_dtype", 1));
   // 8-bit integers to float with float scales, per tensor or per axis: the same

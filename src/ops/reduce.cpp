@@ -220,6 +220,8 @@ void ArgReduce(OpContext& ctx, bool is_max) {
   const bool keepdims = ctx.attr_i("keepdims", 1) != 0;
   const bool last = ctx.attr_i("select_last_index", 0) != 0;
   const ReduceLayout p = MakeReduceLayout(ctx, x.shape(), Shape{axis}, keepdims, false);
+  if (p.per_output == 0 && p.outputs > 0)
+    throw ctx.Fail(ErrorCode::kInvalidArgument, "the axis is empty: no index to pick");
   Tensor& out = ctx.out(0, DType::kInt64, p.out_shape);
   const bool ok = DispatchNumeric(x.dtype(), [&]<class T>() {
     const T* px = x.data<T>();

@@ -496,6 +496,10 @@ void Tile(OpContext& ctx) {
 void Range(OpContext& ctx) {
   const Tensor& ts = ctx.in(0);
   const DType dt = ts.dtype();
+  for (size_t k = 0; k < 3; ++k) {
+    if (ctx.in(k).dtype() != dt || ctx.in(k).numel() != 1)
+      throw ctx.Fail(ErrorCode::kShapeMismatch, "start, limit and delta must be scalars of one element type");
+  }
   const bool ok = DispatchNumeric(dt, [&]<class T>() {
     if constexpr (std::is_same_v<T, bool>) {
       throw ctx.Fail(ErrorCode::kTypeMismatch, "unsupported element type");

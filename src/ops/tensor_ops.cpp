@@ -388,8 +388,12 @@ void OneHot(OpContext& ctx) {
   const Tensor& ind = ctx.in(0);
   const Tensor& depth_t = ctx.in(1);
   const Tensor& values = ctx.in(2);
+  if (depth_t.numel() != 1 || values.numel() != 2)
+    throw ctx.Fail(ErrorCode::kShapeMismatch, "depth must hold one value and values two");
   double depth_d = 0;
   DispatchNumeric(depth_t.dtype(), [&]<class T>() { depth_d = double(Widen(depth_t.data<T>()[0])); });
+  if (!(depth_d >= 1.0 && depth_d < 4294967296.0))
+    throw ctx.Fail(ErrorCode::kInvalidArgument, "depth must be in [1, 2^32)");
   const int64_t depth = int64_t(depth_d);
   const int64_t axis = NormAxis(ctx, ctx.attr_i("axis", -1), ind.rank() + 1);  // an axis of the output
   Shape s = ind.shape();
