@@ -105,6 +105,7 @@ void PutFloat(Tensor& t, int64_t i, float v) {
 // Index into scale / zero point for element i of x: per tensor, per axis or blocked.
 std::vector<int64_t> ParamIndex(const OpContext& ctx, const Tensor& x, const Tensor& scale) {
   std::vector<int64_t> idx(static_cast<size_t>(x.numel()), 0);
+  if (scale.numel() == 0) throw ctx.Fail(ErrorCode::kShapeMismatch, "the scale is empty");
   if (scale.numel() <= 1 && scale.rank() <= 1) return idx;
   const int64_t axis = NormAxis(ctx, ctx.attr_i("axis", 1), x.rank());
   const int64_t block = ctx.attr_i("block_size", 0);
@@ -119,6 +120,12 @@ std::vector<int64_t> ParamIndex(const OpContext& ctx, const Tensor& x, const Ten
   }
   // Blocked: scale has x's shape with the axis divided (rounded up) by block_size.
   if (scale.rank() != x.rank()) throw ctx.Fail(ErrorCode::kShapeMismatch, "blocked scale must have the input's rank");
+  for (int64_t k = 0; k < x.rank(); ++k) {
+    const int64_t d = x.shape()[size_t(k)], want = k == axis ? (d + block - 1) / block : d;
+    if (scale.shape()[size_t(k)] != want)
+      throw ctx.Fail(ErrorCode::kShapeMismatch,
+                     "blocked scale must have the input's shape, the axis divided by block_size");
+  }
   std::vector<int64_t> xs(size_t(x.rank()), 1), ss(size_t(x.rank()), 1);
   for (int64_t k = x.rank() - 1; k > 0; --k) {
     xs[size_t(k - 1)] = xs[size_t(k)] * x.shape()[size_t(k)];
@@ -376,6 +383,7 @@ int64_t SatRound(double v, double zp, DType t) {
 // runs of *inner consecutive elements share a scale and zero point, run r taking
 // parameter r % *dim (per tensor: one run of the whole tensor, *dim = 1).
 bool ParamRuns(const OpContext& ctx, const Tensor& x, const Tensor& scale, int64_t* inner, int64_t* dim) {
+  if (scale.numel() == 0) return false;  // the general path reports it
   if (scale.numel() <= 1 && scale.rank() <= 1) {
     *inner = std::max<int64_t>(x.numel(), 1);
     *dim = 1;
@@ -446,6 +454,8 @@ void DequantizeLinear(OpContext& ctx) {
   const Tensor* zp = ctx.has_input(2) ? &ctx.in(2) : nullptr;
   if (zp && zp->numel() != scale.numel())
     throw ctx.Fail(ErrorCode::kShapeMismatch, "the zero point must hold as many values as the scale");
+  if (zp && zp->dtype() != x.dtype())
+    throw ctx.Fail(ErrorCode::kTypeMismatch, "the zero point must have the input's element type");
   DType out_t = scale.dtype();
   if (ctx.has_attr("output_dtype") && ctx.attr_i("output_dtype", 0) != 0) out_t = DType(ctx.attr_i("output_dtype", 1));
   // 8-bit integers to float with float scales, per tensor or per axis: the same

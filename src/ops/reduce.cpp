@@ -99,13 +99,23 @@ C ReduceOne(const OpContext& ctx, Red kind, int64_t n, bool lanes, bool contiguo
     case Red::kSumSquare:
       r = SumOrdered<C>(n, lanes, [&](int64_t i) {
         const C v = at(i);
-        return C(v * v);
+        if constexpr (std::is_integral_v<C>) {
+          using U = std::make_unsigned_t<C>;  // wrapping, as the sums (reduce_layout.h)
+          return C(U(U(v) * U(v)));
+        } else {
+          return C(v * v);
+        }
       });
       break;
     case Red::kL1:
       r = SumOrdered<C>(n, lanes, [&](int64_t i) {
         const C v = at(i);
-        return v < C(0) ? C(-v) : v;
+        if constexpr (std::is_integral_v<C>) {
+          using U = std::make_unsigned_t<C>;
+          return v < C(0) ? C(U(0) - U(v)) : v;
+        } else {
+          return v < C(0) ? C(-v) : v;
+        }
       });
       break;
     case Red::kL2:

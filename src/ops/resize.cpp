@@ -414,6 +414,7 @@ std::shared_ptr<ResizePrep> MakeResizePrep(const OpContext& ctx) {
   const bool has_sizes = ctx.opset >= 11 && ctx.has_input(3) && ctx.in(3).numel() > 0;
   if (has_scales) {
     const Tensor& s = ctx.in(scales_at);
+    if (s.dtype() != DType::kFloat) throw ctx.Fail(ErrorCode::kTypeMismatch, "scales must be float");
     if (size_t(s.numel()) != axes.size())
       throw ctx.Fail(ErrorCode::kShapeMismatch, "scales must have one value per axis");
     for (size_t i = 0; i < axes.size(); ++i) {

@@ -117,6 +117,8 @@ void Reshape(OpContext& ctx) {
     if (d < 0)
       throw ctx.Fail(ErrorCode::kShapeMismatch, "negative dimension " + std::to_string(d) + " in the requested shape");
     shape[i] = d;
+    if (d != 0 && known > std::numeric_limits<int64_t>::max() / d)
+      throw ctx.Fail(ErrorCode::kOutOfRange, "the requested shape's element count overflows 64 bits");
     known *= d;
   }
   if (infer >= 0) {

@@ -107,6 +107,11 @@ void GatherElements(OpContext& ctx) {
   const Tensor& ind = ctx.in(1);
   const int64_t axis = NormAxis(ctx, ctx.attr_i("axis", 0), x.rank());
   const auto idx = ReadInts(ctx, ind);
+  if (ind.rank() != x.rank()) throw ctx.Fail(ErrorCode::kShapeMismatch, "indices must have the data's rank");
+  for (int64_t k = 0; k < x.rank(); ++k) {
+    if (k != axis && ind.shape()[size_t(k)] > x.shape()[size_t(k)])
+      throw ctx.Fail(ErrorCode::kShapeMismatch, "indices may not be larger than the data off the axis");
+  }
   Tensor& out = ctx.out(0, x.dtype(), ind.shape());
   const auto st = Strides(x.shape());
   ForEachIndex(ind.shape(), [&](int64_t i, const std::vector<int64_t>& pos) {
@@ -126,6 +131,13 @@ void ScatterElements(OpContext& ctx) {
   const int64_t axis = NormAxis(ctx, ctx.attr_i("axis", 0), x.rank());
   const std::string red = ctx.attr_s("reduction", "none");
   const auto idx = ReadInts(ctx, ind);
+  if (ind.rank() != x.rank() || upd.shape() != ind.shape() || upd.dtype() != x.dtype())
+    throw ctx.Fail(ErrorCode::kShapeMismatch,
+                   "indices must have the data's rank, updates the indices' shape and the data's type");
+  for (int64_t k = 0; k < x.rank(); ++k) {
+    if (k != axis && ind.shape()[size_t(k)] > x.shape()[size_t(k)])
+      throw ctx.Fail(ErrorCode::kShapeMismatch, "indices may not be larger than the data off the axis");
+  }
   Tensor out = CopyOf(x);
   const auto st = Strides(x.shape());
   ForEachIndex(ind.shape(), [&](int64_t i, const std::vector<int64_t>& pos) {
