@@ -53,6 +53,7 @@ void GridSample(OpContext& ctx) {
   if (D < 1 || tg.rank() != D + 2 || tg.shape().back() != D)
     throw ctx.Fail(ErrorCode::kShapeMismatch, "grid must be [N, out..., spatial rank]");
   const int64_t N = tx.shape()[0], C = tx.shape()[1];
+  if (tg.shape()[0] != N) throw ctx.Fail(ErrorCode::kShapeMismatch, "grid must have the input's batch size");
   const auto xv = ToF32(ctx, tx), gv = ToF32(ctx, tg);
   std::vector<int64_t> dims(tx.shape().begin() + 2, tx.shape().end());
   Shape os{N, C};

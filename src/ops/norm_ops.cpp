@@ -279,6 +279,7 @@ void LpNormalization(OpContext& ctx) {
 void MeanVarianceNormalization(OpContext& ctx) {
   const Tensor& x = ctx.in(0);
   std::vector<int64_t> axes = ctx.attr_ints("axes", {0, 2, 3});
+  if (x.rank() < 1) throw ctx.Fail(ErrorCode::kShapeMismatch, "input must have rank >= 1");
   const auto xv = ToF32(ctx, x);
   std::vector<bool> red(size_t(x.rank()), false);
   for (int64_t a : axes) red[size_t(NormAxis(ctx, a, x.rank()))] = true;

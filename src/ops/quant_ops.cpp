@@ -260,6 +260,8 @@ void IntMatMul(const OpContext& ctx, const Tensor& a, const Tensor& b, const Ten
                FunctionRef<int32_t*(const Shape&)> output, size_t b_in, size_t bzp_in) {
   Shape sa = a.shape(), sb = b.shape();
   if (sa.empty() || sb.empty()) throw ctx.Fail(ErrorCode::kShapeMismatch, "A and B must have rank >= 1");
+  if (!Is8Bit(a) || !Is8Bit(b) || (azp && azp->dtype() != a.dtype()) || (bzp && bzp->dtype() != b.dtype()))
+    throw ctx.Fail(ErrorCode::kTypeMismatch, "A and B must be 8-bit integers, each zero point of its operand's type");
   // Vector kernel tables, 8-bit operands and a 2-D B (a weight): the integer GEMM kernel
   // on the operands minus their zero points as int16 (exact), B laid out in pairs once
   // per session when it and its zero point are constants. Sums modulo 2^32 do not

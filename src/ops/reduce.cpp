@@ -268,10 +268,15 @@ void NllFrom(OpContext& ctx, const std::vector<float>& lp, const Shape& in_shape
   const std::string red = ctx.attr_s("reduction", "mean");
   const bool has_ignore = ctx.has_attr("ignore_index");
   const int64_t ignore = ctx.attr_i("ignore_index", 0);
+  if (in_shape.size() < 2) throw ctx.Fail(ErrorCode::kShapeMismatch, "the input must be [N, C, ...]");
   const int64_t N = in_shape[0], C = in_shape[1];
   int64_t D = 1;
   for (size_t k = 2; k < in_shape.size(); ++k) D *= in_shape[k];
   const auto tv = ReadInts(ctx, target);
+  if (int64_t(tv.size()) != N * D)
+    throw ctx.Fail(ErrorCode::kShapeMismatch, "the target must be [N, ...] of the input");
+  if (weight && weight->numel() != C)
+    throw ctx.Fail(ErrorCode::kShapeMismatch, "the weight must hold one value per class");
   std::vector<float> w;
   if (weight) {
     w.resize(static_cast<size_t>(weight->numel()));

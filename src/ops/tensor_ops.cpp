@@ -217,6 +217,16 @@ void Trilu(OpContext& ctx) {
   ctx.set_out(0, out);
 }
 
+namespace {
+// Pad's constant_value input (opset 11 on; empty when absent), of the input's type.
+Tensor PadConstant(const OpContext& ctx, const Tensor& x) {
+  if (ctx.opset < 11 || !ctx.has_input(2) || !ctx.in(2).numel()) return Tensor();
+  if (ctx.in(2).dtype() != x.dtype())
+    throw ctx.Fail(ErrorCode::kTypeMismatch, "constant_value must have the input's element type");
+  return ctx.in(2);
+}
+}  // namespace
+
 void Pad(OpContext& ctx) {
   const Tensor& x = ctx.in(0);
   const int64_t r = x.rank();
@@ -240,8 +250,7 @@ void Pad(OpContext& ctx) {
   }
   Tensor& out = ctx.out(0, x.dtype(), s);
   // Constant value (input 2, or attribute `value` before opset 11), written first.
-  Tensor cval;
-  if (ctx.opset >= 11 && ctx.has_input(2) && ctx.in(2).numel()) cval = ctx.in(2);
+  const Tensor cval = PadConstant(ctx, x);
   const bool rows = UseAlgorithm(ctx, kAllPadAlgos, PadAlgoName, PadAlgo::kRows,
                                  x.dtype() != DType::kString && r >= 1 && out.numel() &&
                                      (mode == "constant" || mode == "edge" || mode == "wrap" || mode == "reflect"));
