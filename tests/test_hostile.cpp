@@ -501,6 +501,33 @@ TEST_CASE("cancellation: a time limit and Terminate stop a Loop of 10^15 trips",
     stopper.join();
 #endif
   }
+  // One node whose reference loop is 10^10 taps long (a 10^5 x 10^5 pooling window over
+  // padding): the time limit stops it inside the node.
+  {
+    onnx::ModelProto m = Empty();
+    auto* g = m.mutable_graph();
+    Input(g, "X", onnx::TensorProto::FLOAT, {1, 1, 1, 1});
+    auto* n = Node(g, "AveragePool", {"X"}, {"Y"});
+    auto ints = [&](const char* name, std::vector<int64_t> v) {
+      auto* a = n->add_attribute();
+      a->set_name(name);
+      a->set_type(onnx::AttributeProto::INTS);
+      for (int64_t x : v) a->add_ints(x);
+    };
+    ints("kernel_shape", {100000, 100000});
+    ints("pads", {50000, 50000, 50000, 50000});
+    g->add_output()->set_name("Y");
+    const std::string pb = Serialize(m);
+    onemodel::SessionOptions ref;
+    ref.isa = "ref";
+    onemodel::Session p = onemodel::Session::FromBytes(pb.data(), pb.size(), ref);
+    onemodel::RunOptions r;
+    r.time_limit_ms = 50;
+    EXPECT_ERROR(Try([&] {
+                   p.Run({{"X", onemodel::Tensor(onemodel::ElementType::kFloat, {1, 1, 1, 1})}}, {}, r);
+                 }),
+                 ErrorCode::kCancelled, "a loop inside an operator");
+  }
   onemodel::RunOptions bad;
   bad.time_limit_ms = -1;
   const std::string bytes = Serialize(CountingLoop(false));

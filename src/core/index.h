@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/limits.h"
+
 namespace onemodel::impl {
 
 // The product of the dims (1 for none).
@@ -29,7 +31,9 @@ template <class Dims, class F>
 void ForEachIndex(const Dims& dims, F&& f) {
   const int64_t n = ProductOf(dims);
   std::vector<int64_t> pos(dims.size(), 0);
+  const RunControl* stop = ThreadRunControl();
   for (int64_t i = 0; i < n; ++i) {
+    PollStop(stop, i);  // a reference loop as long as a model likes stops with its run
     f(i, static_cast<const std::vector<int64_t>&>(pos));
     for (size_t k = dims.size(); k-- > 0;) {
       if (++pos[k] < int64_t(dims[k])) break;

@@ -60,6 +60,16 @@ LimitScope::~LimitScope() {
 const Limits* ThreadLimits() { return tl_limits; }
 const std::shared_ptr<MemoryBudget>& ThreadBudget() { return tl_budget; }
 
+namespace {
+thread_local const RunControl* tl_run_control = nullptr;
+}  // namespace
+const RunControl* ThreadRunControl() { return tl_run_control; }
+
+RunControlScope::RunControlScope(const RunControl* c) : prev_(tl_run_control) {
+  tl_run_control = c && c->active() ? c : nullptr;
+}
+RunControlScope::~RunControlScope() { tl_run_control = prev_; }
+
 void RunControl::Throw(int reason, const std::string& where) const {
   if (reason == 1) throw Error(ErrorCode::kCancelled, "the run was terminated (at " + where + ")");
   char ms[32];

@@ -82,4 +82,27 @@ struct RunControl {
   [[noreturn]] void Throw(int reason, const std::string& where) const;
 };
 
+// The run control of the run on this thread (set by the executor; null elsewhere, in
+// worker threads too). Long reference loops (ForEachIndex) read it once and check it
+// every 65536 iterations (PollStop): one model-sized loop inside a single node (a pooling
+// window of 10^10 taps) stops with its run as well.
+class RunControlScope {
+ public:
+  explicit RunControlScope(const RunControl* c);
+  ~RunControlScope();
+  RunControlScope(const RunControlScope&) = delete;
+  RunControlScope& operator=(const RunControlScope&) = delete;
+
+ private:
+  const RunControl* prev_;
+};
+const RunControl* ThreadRunControl();
+// Throws kCancelled when c (the thread's control, may be null) says stop; the loop calls
+// it with its iteration count i, and it looks only every 65536.
+inline void PollStop(const RunControl* c, int64_t i) {
+  if (c && (i & 0xFFFF) == 0xFFFF) {
+    if (const int why = c->Stop()) c->Throw(why, "a loop inside an operator");
+  }
+}
+
 }  // namespace onemodel::impl

@@ -362,7 +362,8 @@ void FlexAttentionImpl(OpContext& ctx) {
   const Tensor& tv = ctx.in(2);
   const int64_t B = tq.shape()[0], Hq = tq.shape()[1], L = tq.shape()[2], E = tq.shape()[3];
   const int64_t Hk = tk.shape()[1], S = tk.shape()[2], Ev = tv.shape()[3];
-  if (tk.shape()[3] != E || tv.shape()[2] != S || tv.shape()[1] != Hk || Hk <= 0 || Hq % Hk) {
+  if (tk.shape()[0] != B || tv.shape()[0] != B || tk.shape()[3] != E || tv.shape()[2] != S || tv.shape()[1] != Hk ||
+      Hk <= 0 || Hq % Hk) {
     throw ctx.Fail(ErrorCode::kShapeMismatch, "Q, K and V shapes do not agree");
   }
   // The scale attribute is a float; its square root is taken in the compute type.

@@ -139,12 +139,12 @@ TensorType ReshapeRule(const Node& n, const TensorType& x, const std::vector<int
     }
     if (d < 0) ok = false;
     s[i] = d;
-    if (d >= 0) known *= d;
+    if (d >= 0 && __builtin_mul_overflow(known, d, &known)) ok = false;  // left to run time
   }
   if (infer >= 0) {
     int64_t total = 1;
     bool st = Static(x);
-    for (int64_t d : x.dims) total *= d < 0 ? 1 : d;
+    for (int64_t d : x.dims) st = st && !__builtin_mul_overflow(total, d < 0 ? 1 : d, &total);
     s[size_t(infer)] = (st && ok && known > 0) ? total / known : -1;
   }
   return Of(x.dtype, s);

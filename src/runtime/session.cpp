@@ -564,6 +564,7 @@ std::vector<Value> Session::Run(const std::map<std::string, Value>& feeds, const
   ex.SetPrepack(opts_.prepack);
   ex.SetAlgorithms(&opts_.algorithms);
   ex.SetControl(control);
+  RunControlScope control_scope(control);
   // The memory plan is keyed by the inputs' element types and shapes (the key's text is
   // built in a buffer kept by the thread, so that steady runs allocate nothing for it).
   std::optional<MemoryPlanner::RunScope> plan;
