@@ -32,8 +32,9 @@ void ForEachIndex(const Dims& dims, F&& f) {
   const int64_t n = ProductOf(dims);
   std::vector<int64_t> pos(dims.size(), 0);
   const RunControl* stop = ThreadRunControl();
+  uint32_t& polls = ThreadPollCount();
   for (int64_t i = 0; i < n; ++i) {
-    PollStop(stop, i);  // a reference loop as long as a model likes stops with its run
+    PollStop(stop, polls);  // a reference loop nest as long as a model likes stops with its run
     f(i, static_cast<const std::vector<int64_t>&>(pos));
     for (size_t k = dims.size(); k-- > 0;) {
       if (++pos[k] < int64_t(dims[k])) break;

@@ -62,8 +62,10 @@ const std::shared_ptr<MemoryBudget>& ThreadBudget() { return tl_budget; }
 
 namespace {
 thread_local const RunControl* tl_run_control = nullptr;
+thread_local uint32_t tl_poll_count = 0;
 }  // namespace
 const RunControl* ThreadRunControl() { return tl_run_control; }
+uint32_t& ThreadPollCount() { return tl_poll_count; }
 
 RunControlScope::RunControlScope(const RunControl* c) : prev_(tl_run_control) {
   tl_run_control = c && c->active() ? c : nullptr;

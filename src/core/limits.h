@@ -83,9 +83,10 @@ struct RunControl {
 };
 
 // The run control of the run on this thread (set by the executor; null elsewhere, in
-// worker threads too). Long reference loops (ForEachIndex) read it once and check it
-// every 65536 iterations (PollStop): one model-sized loop inside a single node (a pooling
-// window of 10^10 taps) stops with its run as well.
+// worker threads too). Long reference loops (ForEachIndex) read it and the thread's
+// iteration counter once per loop and check the control every 65536 iterations of all
+// loops together (PollStop; nested loops share the count): one model-sized loop nest
+// inside a single node (a pooling window of 10^10 taps) stops with its run as well.
 class RunControlScope {
  public:
   explicit RunControlScope(const RunControl* c);
@@ -97,10 +98,11 @@ class RunControlScope {
   const RunControl* prev_;
 };
 const RunControl* ThreadRunControl();
-// Throws kCancelled when c (the thread's control, may be null) says stop; the loop calls
-// it with its iteration count i, and it looks only every 65536.
-inline void PollStop(const RunControl* c, int64_t i) {
-  if (c && (i & 0xFFFF) == 0xFFFF) {
+uint32_t& ThreadPollCount();
+// Counts one iteration; every 65536th throws kCancelled when c (the thread's control,
+// may be null) says stop.
+inline void PollStop(const RunControl* c, uint32_t& count) {
+  if (c && (++count & 0xFFFF) == 0) {
     if (const int why = c->Stop()) c->Throw(why, "a loop inside an operator");
   }
 }
