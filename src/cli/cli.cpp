@@ -378,6 +378,24 @@ std::vector<NamedValue> MakeFeeds(const Session& s, const std::string& model,
   std::vector<NamedValue> feeds;
   for (const auto& in : s.inputs()) {
     auto it = given.find(in.name);
+    if (it == given.end() && in.kind == ValueInfo::Kind::kTensor) {
+      // A generated input holds at most 2^28 elements (1 GiB of floats); larger ones are
+      // given with --input (a huge --dim would otherwise fill gigabytes first).
+      double n = 1;
+      for (size_t k = 0; k < in.shape.size(); ++k) {
+        int64_t d = in.shape[k];
+        if (d < 0) {
+          auto di = k < in.symbolic.size() ? dims.find(in.symbolic[k]) : dims.end();
+          d = di != dims.end() ? di->second : 1;
+        }
+        n *= double(d);
+      }
+      if (n > double(int64_t(1) << 28)) {
+        throw Error(ErrorCode::kInvalidArgument, "input '" + in.name + "' would be generated with " +
+                                                     std::to_string(n) +
+                                                     " elements (at most 2^28): give it with --input");
+      }
+    }
     feeds.push_back({in.name, it != given.end() ? it->second : MakeGoldenInput(in, dims)});
   }
   return feeds;
