@@ -12,7 +12,8 @@
 # becomes a regression input in tests/regress/<harness>/ before its fix lands.
 # --smoke (CI, the fuzz row of tools/test.sh): a fresh copy of the seeds, libFuzzer's
 # seed 1 and a fixed number of executions per harness instead of a time (the same search
-# on every machine with this compiler), nothing kept.
+# on every machine with this compiler), nothing kept, and a unit counts as hung only after
+# 120 s (not 10), so a slow or busy machine does not turn a slow input into a finding.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$ROOT"
@@ -68,12 +69,12 @@ seed() {  # harness corpus-dir: the seed files, once
 
 run_one() {  # harness
   local h="$1" corpus="$ROOT/build/fuzz/corpus/$1" findings="$ROOT/build/fuzz/findings/$1" log="$ROOT/build/fuzz/log-$1.txt"
-  local budget=(-max_total_time="$SECONDS_EACH")
+  local budget=(-max_total_time="$SECONDS_EACH") timeout=10
   if [ "$SMOKE" = 1 ]; then
     corpus="$ROOT/build/fuzz/smoke-corpus/$h"; findings="$ROOT/build/fuzz/smoke-findings/$h"; log="$ROOT/build/fuzz/smoke-$h.txt"
     rm -rf "$corpus" "$findings"
-    local n=2000; case "$h" in npy|cli) n=100000 ;; esac
-    budget=(-seed=1 -runs="$n")
+    local n=10000; case "$h" in npy|cli) n=100000 ;; esac
+    budget=(-seed=1 -runs="$n"); timeout=120
   fi
   seed "$h" "$corpus"
   mkdir -p "$findings"
@@ -83,7 +84,7 @@ run_one() {  # harness
   local t0; t0=$(date +%s)
   set +e
   ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=1}" \
-    "$ROOT/build/fuzz/fuzz_$h" "$corpus" "${dict[@]}" "${mode[@]}" "${budget[@]}" -timeout=10 -rss_limit_mb=3072 \
+    "$ROOT/build/fuzz/fuzz_$h" "$corpus" "${dict[@]}" "${mode[@]}" "${budget[@]}" -timeout="$timeout" -rss_limit_mb=3072 \
       -malloc_limit_mb=2048 -max_len=65536 -print_final_stats=1 -artifact_prefix="$findings/" >"$log" 2>&1
   local rc=$?
   set -e

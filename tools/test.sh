@@ -181,10 +181,17 @@ for row in $ROWS; do
     fuzz)
       # The libFuzzer harnesses' smoke run (tools/fuzz.sh --smoke: seeds, libFuzzer seed
       # 1, a fixed number of executions each); the long runs are docs/reliability.md's.
+      # A build that fails prints no harness line: each missing harness is a failure.
+      seen=0
       while read -r line; do
         echo "row $line"
+        seen=$((seen + 1))
         if [[ "$line" =~ findings\ 0\ \(exit\ 0 ]]; then TOTAL_P=$((TOTAL_P + 1)); else TOTAL_F=$((TOTAL_F + 1)); fi
       done < <(tools/fuzz.sh --smoke 2>/dev/null | grep '^fuzz ')
+      if [ "$seen" -lt 4 ]; then
+        echo "row fuzz: $((4 - seen)) of 4 harnesses gave no result (build failed?)"
+        TOTAL_F=$((TOTAL_F + 4 - seen))
+      fi
       ;;
     sanitize)
       # AddressSanitizer + UndefinedBehaviorSanitizer (clang): the whole suite at every ISA
