@@ -21,6 +21,7 @@
 #include <emscripten.h>
 #endif
 #include "onnx/onnx.pb.h"
+#include "tests/model_proto.h"
 #include "tests/fuzz/fuzz_model_builder.h"
 
 namespace {
@@ -59,23 +60,10 @@ Outcome LoadBytes(const std::string& bytes, const onemodel::SessionOptions& o = 
     CHECK(o_.message.find(text) != std::string::npos);                        \
   } while (0)
 
-onnx::ModelProto Empty(int64_t opset = 18) {
-  onnx::ModelProto m;
-  m.set_ir_version(9);
-  auto* os = m.add_opset_import();
-  os->set_domain("");
-  os->set_version(opset);
-  m.mutable_graph()->set_name("g");
-  return m;
-}
+onnx::ModelProto Empty(int64_t opset = 18) { return onemodel::testmodel::NewModel(9, opset, "g"); }
 
 void Input(onnx::GraphProto* g, const std::string& name, int32_t type, std::vector<int64_t> dims) {
-  auto* vi = g->add_input();
-  vi->set_name(name);
-  auto* tt = vi->mutable_type()->mutable_tensor_type();
-  tt->set_elem_type(type);
-  auto* sh = tt->mutable_shape();
-  for (int64_t d : dims) sh->add_dim()->set_dim_value(d);
+  onemodel::testmodel::AddTensorInput(g, name, type, dims);
 }
 
 onnx::NodeProto* Node(onnx::GraphProto* g, const std::string& op, std::vector<std::string> in,

@@ -12,6 +12,7 @@
 #include "onnx/import.h"
 #include "onnx/onnx.pb.h"
 #include "runtime/session.h"
+#include "tests/model_proto.h"
 
 namespace onemodel::impl {
 namespace test {
@@ -19,19 +20,9 @@ namespace {
 
 // A small valid model: Y = Relu(X + W), X float[2,3], W an initializer.
 onnx::ModelProto SmallModel() {
-  onnx::ModelProto m;
-  m.set_ir_version(8);
-  auto* op = m.add_opset_import();
-  op->set_domain("");
-  op->set_version(17);
+  onnx::ModelProto m = testmodel::NewModel(8, 17, "small");
   auto* g = m.mutable_graph();
-  g->set_name("small");
-  auto* x = g->add_input();
-  x->set_name("X");
-  auto* tt = x->mutable_type()->mutable_tensor_type();
-  tt->set_elem_type(onnx::TensorProto::FLOAT);
-  tt->mutable_shape()->add_dim()->set_dim_value(2);
-  tt->mutable_shape()->add_dim()->set_dim_param("N");
+  testmodel::AddTensorInput(g, "X", onnx::TensorProto::FLOAT, {2, -1});
   auto* w = g->add_initializer();
   w->set_name("W");
   w->set_data_type(onnx::TensorProto::FLOAT);

@@ -18,6 +18,7 @@
 #include "runtime/dispatch.h"
 #include "runtime/session.h"
 #include "tests/ops/op_test.h"
+#include "tests/model_proto.h"
 #include "tests/test_util.h"
 
 namespace onemodel::impl {
@@ -87,20 +88,9 @@ struct GNode {
 std::string Graph(const Shape& xs, const Shape& ys, const std::vector<Init>& inits, const std::vector<GNode>& nodes,
                   const std::vector<std::string>& outputs,
                   onnx::TensorProto::DataType type = onnx::TensorProto::FLOAT) {
-  onnx::ModelProto m;
-  m.set_ir_version(8);
-  auto* os = m.add_opset_import();
-  os->set_domain("");
-  os->set_version(19);
+  onnx::ModelProto m = testmodel::NewModel(8, 19, "chain");
   auto* g = m.mutable_graph();
-  g->set_name("chain");
-  auto add_in = [&](const char* name, const Shape& sh) {
-    auto* in = g->add_input();
-    in->set_name(name);
-    auto* tt = in->mutable_type()->mutable_tensor_type();
-    tt->set_elem_type(type);
-    for (int64_t d : sh) tt->mutable_shape()->add_dim()->set_dim_value(d);
-  };
+  auto add_in = [&](const char* name, const Shape& sh) { testmodel::AddTensorInput(g, name, type, sh); };
   add_in("X", xs);
   if (!ys.empty()) add_in("Y", ys);
   for (const Init& i : inits) {

@@ -76,6 +76,7 @@ def strip_code(text):
         if text.startswith("//", i):
             j = text.find("\n", i)
             j = n if j < 0 else j
+            out.append(" " * (j - i))  # blanked, not dropped: offsets stay the text's
             i = j
         elif text.startswith("/*", i):
             j = text.find("*/", i + 2)

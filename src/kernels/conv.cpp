@@ -59,6 +59,38 @@ inline void DirectTile(const float* const* pp, const int64_t* wo, int64_t nt, co
   }
 }
 
+// ConvDirectF32's weights as [channel tile][k][kDR] (channels past Mg are zeros), in this
+// thread's buffer.
+const float* PackDirectWeights(const float* w, int64_t Mg, int64_t Kg, int64_t tiles) {
+  thread_local std::vector<float> wpk;
+  if (wpk.size() < size_t(tiles * Kg * int64_t(kDR))) wpk.resize(size_t(tiles * Kg * int64_t(kDR)));
+  for (int64_t t = 0; t < tiles; ++t)
+    for (int64_t k = 0; k < Kg; ++k)
+      for (int64_t r = 0; r < int64_t(kDR); ++r) {
+        const int64_t m = t * int64_t(kDR) + r;
+        wpk[size_t((t * Kg + k) * int64_t(kDR) + r)] = m < Mg ? w[m * Kg + k] : 0.0f;
+      }
+  return wpk.data();
+}
+
+// Input rows [ih_lo, ih_hi) of each of Cg channels split into their even and odd columns,
+// in this thread's buffer: row (c, ih) at ((c * rows + ih - ih_lo) * 2) * half, its odd
+// half `half` = ceil(IW / 2) floats further.
+const float* SplitEvenOdd(const float* x, int64_t in_sp, int64_t Cg, int64_t IW, int64_t ih_lo, int64_t ih_hi) {
+  const int64_t half = (IW + 1) / 2, rows = std::max<int64_t>(0, ih_hi - ih_lo);
+  thread_local std::vector<float> split;
+  if (split.size() < size_t(Cg * rows * 2 * half)) split.resize(size_t(Cg * rows * 2 * half));
+  for (int64_t c = 0; c < Cg; ++c)
+    for (int64_t ih = ih_lo; ih < ih_hi; ++ih) {
+      const float* src = x + c * in_sp + ih * IW;
+      float* e = split.data() + ((c * rows + (ih - ih_lo)) * 2) * half;
+      float* o = e + half;
+      for (int64_t j = 0; 2 * j < IW; ++j) e[j] = src[2 * j];
+      for (int64_t j = 0; 2 * j + 1 < IW; ++j) o[j] = src[2 * j + 1];
+    }
+  return split.data();
+}
+
 }  // namespace
 
 // Direct convolution: per output row, the valid taps (channel, kernel row, kernel
@@ -84,14 +116,7 @@ void ConvDirectF32(const float* x, int64_t in_sp, const float* w, float* y, int6
   }
   if (Mg <= 0 || OW <= 0 || oh_end <= oh_begin) return;
   const int64_t ksp = KH * KW, Kg = Cg * ksp, tiles = (Mg + int64_t(kDR) - 1) / int64_t(kDR);
-  thread_local std::vector<float> wpk;
-  if (wpk.size() < size_t(tiles * Kg * int64_t(kDR))) wpk.resize(size_t(tiles * Kg * int64_t(kDR)));
-  for (int64_t t = 0; t < tiles; ++t)
-    for (int64_t k = 0; k < Kg; ++k)
-      for (int64_t r = 0; r < int64_t(kDR); ++r) {
-        const int64_t m = t * int64_t(kDR) + r;
-        wpk[size_t((t * Kg + k) * int64_t(kDR) + r)] = m < Mg ? w[m * Kg + k] : 0.0f;
-      }
+  const float* wpk = PackDirectWeights(w, Mg, Kg, tiles);
   // Output columns [lo, hi) have every kernel column inside the input.
   int64_t lo = 0, hi = OW;
   for (int64_t kw = 0; kw < KW; ++kw) {
@@ -105,18 +130,7 @@ void ConvDirectF32(const float* x, int64_t in_sp, const float* w, float* y, int6
   const int64_t ih_lo = std::max<int64_t>(0, oh_begin * SH - PH);
   const int64_t ih_hi = std::min<int64_t>(IH, (oh_end - 1) * SH - PH + (KH - 1) * DH + 1);
   const int64_t half = (IW + 1) / 2, rows = std::max<int64_t>(0, ih_hi - ih_lo);
-  thread_local std::vector<float> split;
-  if (SW == 2) {
-    if (split.size() < size_t(Cg * rows * 2 * half)) split.resize(size_t(Cg * rows * 2 * half));
-    for (int64_t c = 0; c < Cg; ++c)
-      for (int64_t ih = ih_lo; ih < ih_hi; ++ih) {
-        const float* src = x + c * in_sp + ih * IW;
-        float* e = split.data() + ((c * rows + (ih - ih_lo)) * 2) * half;
-        float* o = e + half;
-        for (int64_t j = 0; 2 * j < IW; ++j) e[j] = src[2 * j];
-        for (int64_t j = 0; 2 * j + 1 < IW; ++j) o[j] = src[2 * j + 1];
-      }
-  }
+  const float* split = SW == 2 ? SplitEvenOdd(x, in_sp, Cg, IW, ih_lo, ih_hi) : nullptr;
   thread_local std::vector<const float*> ptr;
   thread_local std::vector<int64_t> wo;
   thread_local std::vector<const float*> ptr_row;  // the tap's input row, for borders
@@ -142,7 +156,7 @@ void ConvDirectF32(const float* x, int64_t in_sp, const float* w, float* y, int6
             // Column 2*ow + t: even t = 2q is the even half at ow + q, odd t = 2q + 1 the
             // odd half at ow + q (q rounded down).
             const int64_t q = (t >= 0 ? t : t - 1) / 2;
-            ptr[size_t(nt)] = split.data() + ((c * rows + (ih - ih_lo)) * 2 + (t & 1)) * half + q;
+            ptr[size_t(nt)] = split + ((c * rows + (ih - ih_lo)) * 2 + (t & 1)) * half + q;
           }
           wo[size_t(nt)] = (c * ksp + kh * KW + kw) * int64_t(kDR);
           ptr_row[size_t(nt)] = x + c * in_sp + ih * IW;
@@ -153,7 +167,7 @@ void ConvDirectF32(const float* x, int64_t in_sp, const float* w, float* y, int6
     for (int64_t t = 0; t < tiles; ++t) {
       const int64_t m0 = t * int64_t(kDR);
       const size_t mr = size_t(std::min<int64_t>(int64_t(kDR), Mg - m0));
-      const float* wt = wpk.data() + t * Kg * int64_t(kDR);
+      const float* wt = wpk + t * Kg * int64_t(kDR);
       float* y0 = y + m0 * out_sp + oh * OW;
       const float* b0 = bias ? bias + m0 : nullptr;
       int64_t ow = lo;

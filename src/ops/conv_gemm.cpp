@@ -7,6 +7,43 @@
 namespace onemodel::impl {
 namespace ops {
 
+namespace {
+// Writes rows [r0, r1) of the columns [p0, p0 + np) of image/group xg into cb (rows of np
+// floats; row r is input channel r / ksp at kernel tap r % ksp).
+void Im2Col(const ConvPlane& pl, int64_t ksp, int64_t in_sp, const float* xg, int64_t p0, int64_t np, float* cb,
+            int64_t r0, int64_t r1) {
+  for (int64_t r = r0; r < r1; ++r) {
+    const int64_t c = r / ksp, kh = (r % ksp) / pl.KW, kw = r % pl.KW;
+    const float* xc = xg + c * in_sp;
+    const int64_t shift = kw * pl.DW - pl.PW, lo = pl.col_lo[size_t(kw)], hi = pl.col_hi[size_t(kw)];
+    float* dst = cb + r * np;
+    int64_t oh = p0 / pl.OW, ow = p0 % pl.OW;
+    for (int64_t i = 0; i < np;) {
+      // The rest of output row oh inside this block.
+      const int64_t run = std::min(np - i, pl.OW - ow);
+      const int64_t ih = oh * pl.SH - pl.PH + kh * pl.DH;
+      if (ih < 0 || ih >= pl.IH) {
+        std::fill(dst + i, dst + i + run, 0.0f);
+      } else {
+        // Columns [ow, ow + run): zeros before lo and from hi, input between.
+        const float* xrow = xc + ih * pl.IW + shift;
+        const int64_t a = std::min(std::max(lo, ow), ow + run), b = std::max(a, std::min(hi, ow + run));
+        float* d = dst + i - ow;  // d[o] is column o's slot
+        std::fill(d + ow, d + a, 0.0f);
+        if (pl.SW == 1)
+          std::memcpy(d + a, xrow + a, size_t(b - a) * sizeof(float));
+        else
+          for (int64_t o = a; o < b; ++o) d[o] = xrow[o * pl.SW];
+        std::fill(d + b, d + ow + run, 0.0f);
+      }
+      i += run;
+      ow = 0;
+      ++oh;
+    }
+  }
+}
+}  // namespace
+
 bool ConvGemm2D(const OpContext& ctx, const ConvPlane& pl, const float* x, const float* w, const float* wt, int64_t N,
                 int64_t C, int64_t M, int64_t group, int64_t in_sp, float* y, bool relu, const float* bias,
                 Activation act) {
@@ -40,37 +77,8 @@ bool ConvGemm2D(const OpContext& ctx, const ConvPlane& pl, const float* x, const
   const bool by_blocks = threads > 1 && P >= 2 * 64 * threads;
   if (by_blocks) pc = std::min(pc, std::max<int64_t>(64, (P + 2 * threads - 1) / (2 * threads)));
   auto* kernel = ctx.kernels->GemmBiasActF32;
-  // Writes the columns [p0, p0 + np) of image/group xg into cb (Kg rows of np).
   auto im2col = [&](const float* xg, int64_t p0, int64_t np, float* cb, int64_t r0, int64_t r1) {
-    for (int64_t r = r0; r < r1; ++r) {
-      const int64_t c = r / ksp, kh = (r % ksp) / pl.KW, kw = r % pl.KW;
-      const float* xc = xg + c * in_sp;
-      const int64_t shift = kw * pl.DW - pl.PW, lo = pl.col_lo[size_t(kw)], hi = pl.col_hi[size_t(kw)];
-      float* dst = cb + r * np;
-      int64_t oh = p0 / pl.OW, ow = p0 % pl.OW;
-      for (int64_t i = 0; i < np;) {
-        // The rest of output row oh inside this block.
-        const int64_t run = std::min(np - i, pl.OW - ow);
-        const int64_t ih = oh * pl.SH - pl.PH + kh * pl.DH;
-        if (ih < 0 || ih >= pl.IH) {
-          std::fill(dst + i, dst + i + run, 0.0f);
-        } else {
-          // Columns [ow, ow + run): zeros before lo and from hi, input between.
-          const float* xrow = xc + ih * pl.IW + shift;
-          const int64_t a = std::min(std::max(lo, ow), ow + run), b = std::max(a, std::min(hi, ow + run));
-          float* d = dst + i - ow;  // d[o] is column o's slot
-          std::fill(d + ow, d + a, 0.0f);
-          if (pl.SW == 1)
-            std::memcpy(d + a, xrow + a, size_t(b - a) * sizeof(float));
-          else
-            for (int64_t o = a; o < b; ++o) d[o] = xrow[o * pl.SW];
-          std::fill(d + b, d + ow + run, 0.0f);
-        }
-        i += run;
-        ow = 0;
-        ++oh;
-      }
-    }
+    Im2Col(pl, ksp, in_sp, xg, p0, np, cb, r0, r1);
   };
   for (int64_t n = 0; n < N; ++n)
     for (int64_t grp = 0; grp < group; ++grp) {

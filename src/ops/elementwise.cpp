@@ -614,8 +614,7 @@ void PRelu(OpContext& ctx) {
 }
 void Clip(OpContext& ctx) {
   for (size_t k = 1; k <= 2 && k < ctx.num_inputs(); ++k) {
-    if (ctx.has_input(k) && ctx.in(k).dtype() != ctx.in(0).dtype())
-      throw ctx.Fail(ErrorCode::kTypeMismatch, "min and max must have the input's element type");
+    if (ctx.has_input(k)) ctx.RequireInputType(ctx.in(k), ctx.in(0).dtype(), "min and max");
   }
   const Tensor& x = ctx.in(0);
   if (x.dtype() == DType::kFloat) {

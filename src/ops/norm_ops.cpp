@@ -134,7 +134,7 @@ void BatchNormalization(OpContext& ctx) {
   const bool training = ctx.attr_i("training_mode", 0) != 0;
   // Float tensors are read in place (F32View), others converted once.
   const F32View xv(ctx, x), sc(ctx, ctx.in(1)), b(ctx, ctx.in(2)), mean_in(ctx, ctx.in(3)), var_in(ctx, ctx.in(4));
-  if (x.rank() < 1) throw ctx.Fail(ErrorCode::kShapeMismatch, "input must have rank >= 1");
+  ctx.RequireRank(x, 1);
   const int64_t N = x.shape()[0], C = x.rank() > 1 ? x.shape()[1] : 1;
   for (const F32View* v : {&sc, &b, &mean_in, &var_in}) {
     if (int64_t(v->size()) != C)
@@ -212,7 +212,7 @@ void BatchNormalization(OpContext& ctx) {
 void GroupStats(OpContext& ctx, int64_t groups, bool per_channel_affine, bool instance) {
   const Tensor& x = ctx.in(0);
   const float eps = ctx.attr_f("epsilon", 1e-5f);
-  if (x.rank() < 2) throw ctx.Fail(ErrorCode::kShapeMismatch, "input must have rank >= 2");
+  ctx.RequireRank(x, 2);
   const auto xv = ToF32(ctx, x), sc = ToF32(ctx, ctx.in(1)), b = ToF32(ctx, ctx.in(2));
   const int64_t N = x.shape()[0], C = x.shape()[1];
   int64_t inner = 1;
@@ -247,7 +247,7 @@ void GroupStats(OpContext& ctx, int64_t groups, bool per_channel_affine, bool in
 }
 
 void InstanceNormalization(OpContext& ctx) {
-  if (ctx.in(0).rank() < 2) throw ctx.Fail(ErrorCode::kShapeMismatch, "input must have rank >= 2");
+  ctx.RequireRank(ctx.in(0), 2);
   GroupStats(ctx, ctx.in(0).shape()[1], true, true);
 }
 void GroupNormalization(OpContext& ctx) { GroupStats(ctx, ctx.attr_i("num_groups", 0), ctx.opset >= 21, false); }
@@ -279,7 +279,7 @@ void LpNormalization(OpContext& ctx) {
 void MeanVarianceNormalization(OpContext& ctx) {
   const Tensor& x = ctx.in(0);
   std::vector<int64_t> axes = ctx.attr_ints("axes", {0, 2, 3});
-  if (x.rank() < 1) throw ctx.Fail(ErrorCode::kShapeMismatch, "input must have rank >= 1");
+  ctx.RequireRank(x, 1);
   const auto xv = ToF32(ctx, x);
   std::vector<bool> red(size_t(x.rank()), false);
   for (int64_t a : axes) red[size_t(NormAxis(ctx, a, x.rank()))] = true;

@@ -62,6 +62,16 @@ Error OpContext::Fail(ErrorCode code, const std::string& msg) const {
   return Error(code, node.Describe() + ": " + msg);
 }
 
+void OpContext::RequireRank(const Tensor& t, int64_t min_rank, const char* name) const {
+  if (t.rank() < min_rank)
+    throw Fail(ErrorCode::kShapeMismatch, std::string(name) + " must have rank >= " + std::to_string(min_rank));
+}
+
+void OpContext::RequireInputType(const Tensor& t, DType want, const char* name) const {
+  if (t.dtype() != want)
+    throw Fail(ErrorCode::kTypeMismatch, std::string(name) + " must have the input's element type");
+}
+
 const Tensor& OpContext::in(size_t i) const {
   if (!has_input(i)) throw Fail(ErrorCode::kMissingInput, "input " + std::to_string(i) + " is required");
   if (!inputs[i]->is_tensor()) throw Fail(ErrorCode::kTypeMismatch, "input " + std::to_string(i) + " is not a tensor");

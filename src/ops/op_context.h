@@ -176,6 +176,11 @@ struct OpContext {
 
   // An error naming this node: "<op> node 'n': <msg>".
   Error Fail(ErrorCode code, const std::string& msg) const;
+  // The checks operators share before they index an input: kShapeMismatch "<name> must
+  // have rank >= <min>" unless t has that rank; kTypeMismatch "<name> must have the
+  // input's element type" unless t is of `want` (input 0's type, as callers pass it).
+  void RequireRank(const Tensor& t, int64_t min_rank, const char* name = "input") const;
+  void RequireInputType(const Tensor& t, DType want, const char* name) const;
 };
 
 using OpFn = void (*)(OpContext&);

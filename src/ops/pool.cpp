@@ -130,9 +130,33 @@ const char* PoolAlgoName(PoolAlgo a) {
 
 namespace {
 
+// Global average: per channel, acc = acc + x in index order from -0.0, then / count (as
+// PoolOp's loops); eight channels at a time as independent chains, over the threads.
+void GlobalAverage(const OpContext& ctx, const float* x, Tensor& y, int64_t NC, int64_t in_sp) {
+  std::vector<float> ybuf;  // a float output takes the results directly
+  float* yf = y.dtype() == DType::kFloat ? y.mutable_data<float>() : (ybuf.resize(size_t(NC)), ybuf.data());
+  const float cnt = float(in_sp);
+  ParallelFor(ctx, (NC + 7) / 8, 4, [&](int64_t b, int64_t e) {
+    for (int64_t blk = b; blk < e; ++blk) {
+      const int64_t c0 = blk * 8, nch = std::min<int64_t>(8, NC - c0);
+      float acc[8];
+      const float* rows[8];
+      for (int64_t j = 0; j < 8; ++j) {
+        acc[j] = -0.0f;
+        rows[j] = x + (c0 + std::min(j, nch - 1)) * in_sp;
+      }
+      for (int64_t i = 0; i < in_sp; ++i)
+        for (int64_t j = 0; j < 8; ++j) acc[j] = acc[j] + rows[j][i];
+      for (int64_t j = 0; j < nch; ++j) yf[c0 + j] = acc[j] / cnt;
+    }
+  });
+  if (y.dtype() != DType::kFloat)
+    for (int64_t i = 0; i < NC; ++i) StoreF32(y, i, ybuf[size_t(i)]);
+}
+
 void PoolOp(OpContext& ctx, Pool kind, bool global) {
   const Tensor& x = ctx.in(0);
-  if (x.rank() < 3) throw ctx.Fail(ErrorCode::kShapeMismatch, "input must have rank >= 3");
+  ctx.RequireRank(x, 3);
   const std::shared_ptr<const PoolPrep> prep = ctx.Prepared<PoolPrep>(
       [&](const PoolPrep& pp) { return pp.x_shape == x.shape(); }, [&] { return MakePoolPrep(ctx, x, kind, global); });
   const ConvGeometry& g = prep->g;
@@ -148,27 +172,7 @@ void PoolOp(OpContext& ctx, Pool kind, bool global) {
   const std::vector<int64_t>& in_st = prep->in_st;
   const std::vector<int64_t>& col_st = prep->col_st;
   if (prep->algo == PoolAlgo::kGlobalAverage && in_sp > 0) {
-    // Global average: per channel, acc = acc + x in index order from -0.0, then / count
-    // (as below); eight channels at a time as independent chains, over the threads.
-    std::vector<float> ybuf;  // a float output takes the results directly
-    float* yf = y.dtype() == DType::kFloat ? y.mutable_data<float>() : (ybuf.resize(size_t(N * C)), ybuf.data());
-    const float cnt = float(in_sp);
-    ParallelFor(ctx, (N * C + 7) / 8, 4, [&](int64_t b, int64_t e) {
-      for (int64_t blk = b; blk < e; ++blk) {
-        const int64_t c0 = blk * 8, nch = std::min<int64_t>(8, N * C - c0);
-        float acc[8];
-        const float* rows[8];
-        for (int64_t j = 0; j < 8; ++j) {
-          acc[j] = -0.0f;
-          rows[j] = xv.data() + (c0 + std::min(j, nch - 1)) * in_sp;
-        }
-        for (int64_t i = 0; i < in_sp; ++i)
-          for (int64_t j = 0; j < 8; ++j) acc[j] = acc[j] + rows[j][i];
-        for (int64_t j = 0; j < nch; ++j) yf[c0 + j] = acc[j] / cnt;
-      }
-    });
-    if (y.dtype() != DType::kFloat)
-      for (int64_t i = 0; i < N * C; ++i) StoreF32(y, i, ybuf[size_t(i)]);
+    GlobalAverage(ctx, xv.data(), y, N * C, in_sp);
     return;
   }
   if (prep->algo == PoolAlgo::kMaxPlanes) {

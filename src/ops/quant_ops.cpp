@@ -456,8 +456,7 @@ void DequantizeLinear(OpContext& ctx) {
   const Tensor* zp = ctx.has_input(2) ? &ctx.in(2) : nullptr;
   if (zp && zp->numel() != scale.numel())
     throw ctx.Fail(ErrorCode::kShapeMismatch, "the zero point must hold as many values as the scale");
-  if (zp && zp->dtype() != x.dtype())
-    throw ctx.Fail(ErrorCode::kTypeMismatch, "the zero point must have the input's element type");
+  if (zp) ctx.RequireInputType(*zp, x.dtype(), "the zero point");
   DType out_t = scale.dtype();
   if (ctx.has_attr("output_dtype") && ctx.attr_i("output_dtype", 0) != 0) out_t = DType(ctx.attr_i("output_dtype", 1));
   // 8-bit integers to float with float scales, per tensor or per axis: the same

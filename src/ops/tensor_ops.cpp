@@ -204,7 +204,7 @@ void Trilu(OpContext& ctx) {
   const Tensor& x = ctx.in(0);
   const bool upper = ctx.attr_i("upper", 1) != 0;
   const int64_t k = ctx.has_input(1) ? ReadInts(ctx, ctx.in(1))[0] : 0;
-  if (x.rank() < 2) throw ctx.Fail(ErrorCode::kShapeMismatch, "input must have rank >= 2");
+  ctx.RequireRank(x, 2);
   Tensor out(x.dtype(), x.shape());
   const int64_t R = x.shape()[size_t(x.rank() - 2)], C = x.shape().back();
   ForEachIndex(x.shape(), [&](int64_t i, const std::vector<int64_t>& pos) {
@@ -221,9 +221,22 @@ namespace {
 // Pad's constant_value input (opset 11 on; empty when absent), of the input's type.
 Tensor PadConstant(const OpContext& ctx, const Tensor& x) {
   if (ctx.opset < 11 || !ctx.has_input(2) || !ctx.in(2).numel()) return Tensor();
-  if (ctx.in(2).dtype() != x.dtype())
-    throw ctx.Fail(ErrorCode::kTypeMismatch, "constant_value must have the input's element type");
+  ctx.RequireInputType(ctx.in(2), x.dtype(), "constant_value");
   return ctx.in(2);
+}
+
+// The index on an axis of size d that padded position p (output index minus the low pad)
+// reads, or -1 for the constant value (mode constant, or an empty axis).
+int64_t PadSource(const OpContext& ctx, const std::string& mode, int64_t p, int64_t d) {
+  if (p >= 0 && p < d) return p;
+  if (mode == "constant" || d == 0) return -1;
+  if (mode == "edge") return p < 0 ? 0 : d - 1;
+  if (mode == "wrap") return ((p % d) + d) % d;
+  if (mode != "reflect") throw ctx.Fail(ErrorCode::kInvalidModel, "unknown pad mode '" + mode + "'");
+  if (d == 1) return 0;
+  const int64_t period = 2 * (d - 1);
+  p = ((p % period) + period) % period;
+  return p >= d ? period - p : p;
 }
 }  // namespace
 
@@ -278,25 +291,7 @@ void Pad(OpContext& ctx) {
     std::vector<std::vector<int64_t>> src(static_cast<size_t>(r));
     for (int64_t k = 0; k < r; ++k) {
       const int64_t d = x.shape()[size_t(k)];
-      for (int64_t o = 0; o < s[size_t(k)]; ++o) {
-        int64_t p = o - lo[size_t(k)];
-        if (p < 0 || p >= d) {
-          if (mode == "constant" || d == 0)
-            p = -1;
-          else if (mode == "edge")
-            p = p < 0 ? 0 : d - 1;
-          else if (mode == "wrap")
-            p = ((p % d) + d) % d;
-          else if (d == 1)
-            p = 0;
-          else {
-            const int64_t period = 2 * (d - 1);
-            p = ((p % period) + period) % period;
-            if (p >= d) p = period - p;
-          }
-        }
-        src[size_t(k)].push_back(p);
-      }
+      for (int64_t o = 0; o < s[size_t(k)]; ++o) src[size_t(k)].push_back(PadSource(ctx, mode, o - lo[size_t(k)], d));
     }
     const size_t es = DTypeStorageSize(x.dtype());
     const int64_t inner = s[size_t(r - 1)], d_last = x.shape()[size_t(r - 1)];
@@ -332,27 +327,8 @@ void Pad(OpContext& ctx) {
   ForEachIndex(s, [&](int64_t o, const std::vector<int64_t>& pos) {
     int64_t src = 0;
     for (int64_t k = 0; k < r; ++k) {
-      int64_t p = pos[size_t(k)] - lo[size_t(k)];
-      const int64_t d = x.shape()[size_t(k)];
-      if (p < 0 || p >= d) {
-        if (mode == "constant") return;
-        if (d == 0) return;
-        if (mode == "edge")
-          p = p < 0 ? 0 : d - 1;
-        else if (mode == "wrap")
-          p = ((p % d) + d) % d;
-        else if (mode == "reflect") {
-          if (d == 1)
-            p = 0;
-          else {
-            const int64_t period = 2 * (d - 1);
-            p = ((p % period) + period) % period;
-            if (p >= d) p = period - p;
-          }
-        } else {
-          throw ctx.Fail(ErrorCode::kInvalidModel, "unknown pad mode '" + mode + "'");
-        }
-      }
+      const int64_t p = PadSource(ctx, mode, pos[size_t(k)] - lo[size_t(k)], x.shape()[size_t(k)]);
+      if (p < 0) return;  // the constant, already written
       src += p * st[size_t(k)];
     }
     CopyElement(x, src, out, o);

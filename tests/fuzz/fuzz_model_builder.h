@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "onnx/onnx.pb.h"
+#include "tests/model_proto.h"
 
 namespace onemodel::fuzz {
 
@@ -17,28 +18,13 @@ struct InputSpec {
 
 inline onnx::ModelProto OneNodeModel(const std::string& op, const std::vector<InputSpec>& inputs,
                                      const std::vector<std::string>& outputs, int64_t opset = 21) {
-  onnx::ModelProto m;
-  m.set_ir_version(10);
-  auto* os = m.add_opset_import();
-  os->set_domain("");
-  os->set_version(opset);
+  onnx::ModelProto m = testmodel::NewModel(10, opset, "g");
   auto* g = m.mutable_graph();
-  g->set_name("g");
   auto* n = g->add_node();
   n->set_op_type(op);
   for (const InputSpec& in : inputs) {
     n->add_input(in.name);
-    auto* vi = g->add_input();
-    vi->set_name(in.name);
-    auto* tt = vi->mutable_type()->mutable_tensor_type();
-    tt->set_elem_type(in.elem_type);
-    auto* shape = tt->mutable_shape();
-    for (int64_t d : in.dims) {
-      if (d < 0)
-        shape->add_dim()->set_dim_param("N");
-      else
-        shape->add_dim()->set_dim_value(d);
-    }
+    testmodel::AddTensorInput(g, in.name, in.elem_type, in.dims);
   }
   for (const std::string& o : outputs) {
     n->add_output(o);

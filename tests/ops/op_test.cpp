@@ -11,6 +11,7 @@
 #include "ops/algorithm.h"
 #include "runtime/dispatch.h"
 #include "runtime/session.h"
+#include "tests/model_proto.h"
 #include "tests/test_util.h"
 
 namespace onemodel::impl {
@@ -43,18 +44,9 @@ Attr Str(std::string n, std::string v) {
 
 std::string OneOp(const std::string& op, const Shape& x, const std::vector<Init>& inits, const std::vector<Attr>& attrs,
                   int64_t opset) {
-  onnx::ModelProto m;
-  m.set_ir_version(8);
-  auto* os = m.add_opset_import();
-  os->set_domain("");
-  os->set_version(opset);
+  onnx::ModelProto m = testmodel::NewModel(8, opset, op);
   auto* g = m.mutable_graph();
-  g->set_name(op);
-  auto* in = g->add_input();
-  in->set_name("X");
-  auto* tt = in->mutable_type()->mutable_tensor_type();
-  tt->set_elem_type(onnx::TensorProto::FLOAT);
-  for (int64_t d : x) tt->mutable_shape()->add_dim()->set_dim_value(d);
+  testmodel::AddTensorInput(g, "X", onnx::TensorProto::FLOAT, x);
   auto* node = g->add_node();
   node->set_op_type(op);
   node->add_input("X");
@@ -124,19 +116,10 @@ TAttr AS(std::string n, std::string v) {
 
 std::string TypedGraph(const Shape& xs, const std::vector<TInit>& inits, const std::vector<TNode>& nodes,
                        const std::vector<std::string>& outputs, const std::vector<std::string>& fed, int64_t opset) {
-  onnx::ModelProto m;
-  m.set_ir_version(8);
-  auto* os = m.add_opset_import();
-  os->set_domain("");
-  os->set_version(opset);
+  onnx::ModelProto m = testmodel::NewModel(8, opset, "typed");
   auto* g = m.mutable_graph();
-  g->set_name("typed");
   auto add_in = [&](const std::string& name, onnx::TensorProto::DataType t, const Shape& sh) {
-    auto* in = g->add_input();
-    in->set_name(name);
-    auto* tt = in->mutable_type()->mutable_tensor_type();
-    tt->set_elem_type(t);
-    for (int64_t d : sh) tt->mutable_shape()->add_dim()->set_dim_value(d);
+    testmodel::AddTensorInput(g, name, t, sh);
   };
   add_in("X", onnx::TensorProto::FLOAT, xs);
   for (const TInit& i : inits) {
