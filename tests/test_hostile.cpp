@@ -490,31 +490,65 @@ TEST_CASE("cancellation: a time limit and Terminate stop a Loop of 10^15 trips",
 #endif
   }
   // One node whose reference loop is 10^10 taps long (a 10^5 x 10^5 pooling window over
-  // padding): the time limit stops it inside the node.
-  {
+  // padding): the time limit stops it inside the node, at the reference and the best
+  // target (a window that large runs the reference loops there too). Over a constant
+  // input, preparing the session tries to fold it and gives up after kFoldTimeLimitMs
+  // (once for inference, once for folding), leaving it to the run, which stops.
+  // kernel_shape 2^31 and negative pads are refused (kInvalidModel).
+  for (const bool constant : {false, true}) {
     onnx::ModelProto m = Empty();
     auto* g = m.mutable_graph();
-    Input(g, "X", onnx::TensorProto::FLOAT, {1, 1, 1, 1});
-    auto* n = Node(g, "AveragePool", {"X"}, {"Y"});
+    if (constant) {
+      auto* c = Node(g, "Constant", {}, {"X"});
+      auto* a = c->add_attribute();
+      a->set_name("value");
+      a->set_type(onnx::AttributeProto::TENSOR);
+      auto* t = a->mutable_t();
+      t->set_data_type(onnx::TensorProto::FLOAT);
+      for (int k = 0; k < 4; ++k) t->add_dims(1);
+      t->add_float_data(1.0f);
+    } else {
+      Input(g, "X", onnx::TensorProto::FLOAT, {1, 1, 1, 1});
+    }
+    auto* n = Node(g, "AveragePool", {"X"}, {"P"});
+    Node(g, "Identity", {"P"}, {"Y"});  // not a graph output: folding tries the pool
     auto ints = [&](const char* name, std::vector<int64_t> v) {
-      auto* a = n->add_attribute();
+      onnx::AttributeProto* a = nullptr;
+      for (auto& e : *n->mutable_attribute())
+        if (e.name() == name) a = &e;
+      if (!a) a = n->add_attribute();
       a->set_name(name);
       a->set_type(onnx::AttributeProto::INTS);
+      a->clear_ints();
       for (int64_t x : v) a->add_ints(x);
     };
     ints("kernel_shape", {100000, 100000});
     ints("pads", {50000, 50000, 50000, 50000});
     g->add_output()->set_name("Y");
-    const std::string pb = Serialize(m);
-    onemodel::SessionOptions ref;
-    ref.isa = "ref";
-    onemodel::Session p = onemodel::Session::FromBytes(pb.data(), pb.size(), ref);
-    onemodel::RunOptions r;
-    r.time_limit_ms = 50;
-    EXPECT_ERROR(Try([&] {
-                   p.Run({{"X", onemodel::Tensor(onemodel::ElementType::kFloat, {1, 1, 1, 1})}}, {}, r);
-                 }),
-                 ErrorCode::kCancelled, "a loop inside an operator");
+    std::vector<onemodel::NamedValue> feeds;
+    if (!constant) feeds.push_back({"X", onemodel::Tensor(onemodel::ElementType::kFloat, {1, 1, 1, 1})});
+    for (const char* isa : {"ref", ""}) {
+      INFO("constant input " << constant << ", isa '" << isa << "'");
+      const std::string pb = Serialize(m);
+      onemodel::SessionOptions o;
+      o.isa = isa;
+      onemodel::Session p = onemodel::Session::FromBytes(pb.data(), pb.size(), o);
+      CHECK(p.InferOutputs(feeds).size() == 1);  // inference's fold gives up too
+      onemodel::RunOptions r;
+      r.time_limit_ms = 50;
+      EXPECT_ERROR(Try([&] { p.Run(feeds, {}, r); }), ErrorCode::kCancelled, "a loop inside an operator");
+    }
+    if (constant) continue;
+    for (const auto& [name, v] : std::vector<std::pair<const char*, std::vector<int64_t>>>{
+             {"kernel_shape", {int64_t(1) << 31, 1}}, {"pads", {-1, 0, 0, 0}}}) {
+      ints("kernel_shape", {1, 1});
+      ints("pads", {0, 0, 0, 0});
+      ints(name, v);
+      INFO(name);
+      const std::string pb = Serialize(m);
+      onemodel::Session p = onemodel::Session::FromBytes(pb.data(), pb.size());
+      EXPECT_ERROR(Try([&] { p.Run(feeds); }), ErrorCode::kInvalidModel, "must be in [1, 2^31), pads in [0, 2^31)");
+    }
   }
   onemodel::RunOptions bad;
   bad.time_limit_ms = -1;

@@ -67,6 +67,20 @@ thread_local uint32_t tl_poll_count = 0;
 const RunControl* ThreadRunControl() { return tl_run_control; }
 uint32_t& ThreadPollCount() { return tl_poll_count; }
 
+RunControl BoundedRunControl(const RunControl* outer, double ms) {
+  RunControl c;
+  if (outer) c = *outer;
+  const auto deadline =
+      std::chrono::steady_clock::now() +
+      std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double, std::milli>(ms));
+  if (!c.has_deadline || deadline < c.deadline) {
+    c.has_deadline = true;
+    c.deadline = deadline;
+    c.time_limit_ms = ms;
+  }
+  return c;
+}
+
 RunControlScope::RunControlScope(const RunControl* c) : prev_(tl_run_control) {
   tl_run_control = c && c->active() ? c : nullptr;
 }

@@ -98,6 +98,13 @@ class RunControlScope {
   const RunControl* prev_;
 };
 const RunControl* ThreadRunControl();
+// A control for work a session does outside any run's limits (constant folding, which
+// runs reference kernels while the session is prepared): `outer` (may be null) with a
+// deadline `ms` from now at the latest. The passes leave a fold that passes it to run
+// time, where the caller's time limit applies.
+RunControl BoundedRunControl(const RunControl* outer, double ms);
+// The time each constant fold may take (1 s).
+inline constexpr double kFoldTimeLimitMs = 1000;
 uint32_t& ThreadPollCount();
 // Counts one iteration; every 65536th throws kCancelled when c (the thread's control,
 // may be null) says stop.

@@ -26,10 +26,18 @@ ConvGeometry MakeGeometry(const OpContext& ctx, const Shape& x, const std::vecto
   g.pad_b.resize(size_t(g.dims));
   g.pad_e.resize(size_t(g.dims));
   g.out.resize(size_t(g.dims));
+  // Each size below 2^31 (a decision: no model comes near, and then no sum or product
+  // of two of them overflows), so a window far larger than any input is an error here
+  // rather than a loop of 2^60 taps or a per-column table of gigabytes later.
+  const int64_t kMax = int64_t(1) << 31;
   for (int64_t d = 0; d < g.dims; ++d) {
     const size_t i = size_t(d);
     if (g.stride[i] <= 0 || g.dil[i] <= 0)
       throw ctx.Fail(ErrorCode::kInvalidModel, "strides and dilations must be positive");
+    if (g.kernel[i] < 1 || g.kernel[i] >= kMax || g.stride[i] >= kMax || g.dil[i] >= kMax || pads[i] < 0 ||
+        pads[i] >= kMax || pads[i + size_t(g.dims)] < 0 || pads[i + size_t(g.dims)] >= kMax)
+      throw ctx.Fail(ErrorCode::kInvalidModel,
+                     "kernel sizes, strides and dilations must be in [1, 2^31), pads in [0, 2^31)");
     const int64_t ek = g.dil[i] * (g.kernel[i] - 1) + 1;
     if (ap == "SAME_UPPER" || ap == "SAME_LOWER") {
       g.out[i] = (g.in[i] + g.stride[i] - 1) / g.stride[i];

@@ -40,14 +40,35 @@ struct PoolPrep : NodeState {
   PoolAlgo algo = PoolAlgo::kReference;
 };
 
+// The planes' walk visits every kernel tap and keeps a table per kernel column, so it
+// takes windows of at most 4096 x 4096 (a real model's are a few taps; larger windows run
+// the reference loops, which a run's time limit stops).
+bool PlanesFit(const ConvGeometry& g) {
+  constexpr int64_t kMaxPlaneKernel = 4096;
+  if (g.dims > 2) return false;
+  for (int64_t k : g.kernel)
+    if (k > kMaxPlaneKernel) return false;
+  return true;
+}
+
+// The number of taps k in [0, K) whose position base + k * dil lies in [lo, hi): the
+// average's divisor along one dimension (all values below 2^31: MakeGeometry).
+int64_t CountTaps(int64_t base, int64_t dil, int64_t K, int64_t lo, int64_t hi) {
+  auto ceil_div = [](int64_t a, int64_t b) { return a >= 0 ? (a + b - 1) / b : -((-a) / b); };
+  auto floor_div = [](int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); };
+  const int64_t k0 = std::max<int64_t>(0, ceil_div(lo - base, dil));
+  const int64_t k1 = std::min<int64_t>(K - 1, floor_div(hi - 1 - base, dil));
+  return std::max<int64_t>(0, k1 - k0 + 1);
+}
+
 // Whether algorithm a can run this node (its kind, whether it is global, its rank, whether
 // it returns indices).
 bool PoolAlgoFits(PoolAlgo a, Pool kind, bool global, const ConvGeometry& g, bool indices) {
   switch (a) {
     case PoolAlgo::kReference: return true;
     case PoolAlgo::kGlobalAverage: return global && kind == Pool::kAverage;
-    case PoolAlgo::kMaxPlanes: return kind == Pool::kMax && !indices && g.dims <= 2;
-    case PoolAlgo::kAveragePlanes: return kind == Pool::kAverage && g.dims <= 2;
+    case PoolAlgo::kMaxPlanes: return kind == Pool::kMax && !indices && PlanesFit(g);
+    case PoolAlgo::kAveragePlanes: return kind == Pool::kAverage && PlanesFit(g);
   }
   return false;
 }
@@ -97,21 +118,16 @@ std::shared_ptr<PoolPrep> MakePoolPrep(const OpContext& ctx, const Tensor& x, Po
   pp->col_st.assign(size_t(g.dims), 1);
   for (int64_t d = g.dims - 1; d > 0; --d) pp->in_st[size_t(d - 1)] = pp->in_st[size_t(d)] * g.in[size_t(d)];
   for (int64_t d = 1; d < g.dims; ++d) pp->col_st[size_t(d)] = pp->col_st[size_t(d - 1)] * g.in[size_t(d - 1)];
-  if (g.dims <= 2) {
+  if (PlanesFit(g)) {
     pp->pl = MakeConvPlane(g);
     // The average's divisors, per dimension: taps inside the input, or inside the
-    // padded extent with count_include_pad.
+    // padded extent with count_include_pad (which holds the input).
     auto counts = [&](int64_t d) {
-      std::vector<float> c(size_t(g.out[size_t(d)]));
-      for (int64_t o = 0; o < g.out[size_t(d)]; ++o) {
-        int64_t n = 0;
-        for (int64_t k = 0; k < g.kernel[size_t(d)]; ++k) {
-          const int64_t q = o * g.stride[size_t(d)] - g.pad_b[size_t(d)] + k * g.dil[size_t(d)];
-          n += (q >= 0 && q < g.in[size_t(d)]) ||
-               (include_pad && q >= -g.pad_b[size_t(d)] && q < g.in[size_t(d)] + g.pad_e[size_t(d)]);
-        }
-        c[size_t(o)] = float(n);
-      }
+      const size_t i = size_t(d);
+      std::vector<float> c(size_t(g.out[i]));
+      const int64_t lo = include_pad ? -g.pad_b[i] : 0, hi = include_pad ? g.in[i] + g.pad_e[i] : g.in[i];
+      for (int64_t o = 0; o < g.out[i]; ++o)
+        c[size_t(o)] = float(CountTaps(o * g.stride[i] - g.pad_b[i], g.dil[i], g.kernel[i], lo, hi));
       return c;
     };
     pp->count_h = g.dims == 2 ? counts(0) : std::vector<float>{1.0f};

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "core/limits.h"
 #include "passes/passes.h"
 #include "ops/op_context.h"
 #include "core/value.h"
@@ -64,9 +65,13 @@ int FoldConstants(Graph& g, const std::map<std::string, int64_t>& opsets) {
     }
     for (size_t k = 0; k < n.inputs.size(); ++k) ctx.inputs.push_back(n.inputs[k].empty() ? nullptr : &vals[k]);
     try {
-      fn(ctx);  // the reference kernel, one thread: the oracle's own computation
+      // The reference kernel, one thread: the oracle's own computation, for at most
+      // kFoldTimeLimitMs (its long loops poll the control, as a run's do).
+      const RunControl control = BoundedRunControl(ThreadRunControl(), kFoldTimeLimitMs);
+      RunControlScope scope(&control);
+      fn(ctx);
     } catch (const std::exception&) {
-      continue;  // left to run time, which reports the error as before
+      continue;  // left to run time, which reports the error (or stops at its limits) as before
     }
     // Every wanted output must be a tensor, and the results must not be much larger than
     // the inputs (a folded ConstantOfShape or Expand would hold memory for the session's

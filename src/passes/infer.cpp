@@ -291,6 +291,8 @@ bool TryFold(const Model& model, const Node& n, const std::vector<const Inferred
       auto it = model.opsets.find(n.domain);
       OpContext ctx(n, it == model.opsets.end() ? 1 : it->second);
       for (size_t i = 0; i < ins.size(); ++i) ctx.inputs.push_back(ins[i] ? &vals[i] : nullptr);
+      const RunControl control = BoundedRunControl(ThreadRunControl(), kFoldTimeLimitMs);  // as FoldConstants
+      RunControlScope run_scope(&control);
       fn(ctx);
       for (size_t k = 0; k < n.outputs.size(); ++k) {
         if (n.outputs[k].empty() || !ctx.outputs[k].is_tensor()) continue;
