@@ -44,7 +44,8 @@ TEST_CASE("regress: every input of tests/regress runs through its harness", "[re
   const Harness harnesses[] = {{"model", onemodel::fuzz::FuzzModel},
                                {"npy", onemodel::fuzz::FuzzNpy},
                                {"cli", onemodel::fuzz::FuzzCli},
-                               {"op", onemodel::fuzz::FuzzOp}};
+                               {"op", onemodel::fuzz::FuzzOp},
+                               {"opmore", onemodel::fuzz::FuzzOpMore}};
   size_t total = 0;
   for (const Harness& h : harnesses) {
     const fs::path dir = fs::path(root) / h.dir;

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs the libFuzzer harnesses (tests/fuzz; docs/reliability.md):
 #   tools/fuzz.sh [--seconds N] [--jobs J] [--keep-going] [--smoke] [HARNESS...]
-# HARNESS: model, npy, cli, op (default: all), each for N seconds (default 60) with one
+# HARNESS: model, npy, cli, op, opmore (default: all), each for N seconds (default 60) with one
 # worker, one after another (J > 1: J at a time). Builds the fuzz row first (clang,
 # libFuzzer, ASan+UBSan). Corpora live in build/fuzz/corpus/<harness> (kept between runs,
 # seeded at the first run from the ONNX node cases, testdata/graphs and hand-written
@@ -29,11 +29,11 @@ while [ $# -gt 0 ]; do
     --keep-going) KEEP=1; shift ;;
     --smoke) SMOKE=1; shift ;;
     -h|--help) sed -n 2,12p "$0"; exit 0 ;;
-    model|npy|cli|op) HARNESSES+=("$1"); shift ;;
+    model|npy|cli|op|opmore) HARNESSES+=("$1"); shift ;;
     *) echo "fuzz.sh: unknown argument '$1'" >&2; exit 2 ;;
   esac
 done
-[ ${#HARNESSES[@]} -gt 0 ] || HARNESSES=(model npy cli op)
+[ ${#HARNESSES[@]} -gt 0 ] || HARNESSES=(model npy cli op opmore)
 CASES="${ONEMODEL_CASES:-$ROOT/../shared/onnx-node-1.22}"
 
 tools/build.sh fuzz >&2
@@ -64,6 +64,13 @@ seed() {  # harness corpus-dir: the seed files, once
       printf '\054\001\000\002\002\003\000\002\004\005\000' >"$dir/matmul"
       printf '\056\001\200\004\001\002\005\005\000\003\004\002\003\003\000' >"$dir/conv"
       [ -d tests/regress/op ] && cp tests/regress/op/* "$dir/" 2>/dev/null || true ;;
+    opmore)
+      # The same layout over the other operators: RegexFullMatch (index 44) of a string
+      # [2, 3] with pattern (a|b)*; Attention (24) of three float [1, 2, 4]; Det (48).
+      printf '\054\000\012\002\002\003\001\105\053' >"$dir/regex"
+      printf '\030\002\000\003\001\002\004\000\003\001\002\004\000\003\001\002\004\000' >"$dir/attention"
+      printf '\060\000\000\002\003\003\000' >"$dir/det"
+      [ -d tests/regress/opmore ] && cp tests/regress/opmore/* "$dir/" 2>/dev/null || true ;;
   esac
 }
 
@@ -80,7 +87,7 @@ run_one() {  # harness
   mkdir -p "$findings"
   local dict=() mode=()
   [ "$KEEP" = 1 ] && mode=(-fork=1 -ignore_crashes=1 -ignore_ooms=1 -ignore_timeouts=1)
-  case "$h" in model|op) dict=(-dict="$ROOT/tests/fuzz/onnx.dict") ;; esac
+  case "$h" in model|op|opmore) dict=(-dict="$ROOT/tests/fuzz/onnx.dict") ;; esac
   local t0; t0=$(date +%s)
   set +e
   ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=1}" \

@@ -9,11 +9,15 @@
 
 namespace onemodel::impl {
 
-// The product of the dims (1 for none).
+[[noreturn]] void ThrowProductOverflow();
+
+// The product of the dims (1 for none); kOutOfRange when it overflows 64 bits (sizes
+// made from attributes reach here before any tensor of that size is allocated).
 template <class Dims>
 int64_t ProductOf(const Dims& dims) {
   int64_t p = 1;
-  for (int64_t d : dims) p *= d;
+  for (int64_t d : dims)
+    if (__builtin_mul_overflow(p, d, &p)) ThrowProductOverflow();
   return p;
 }
 

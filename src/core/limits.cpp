@@ -67,6 +67,8 @@ thread_local uint32_t tl_poll_count = 0;
 const RunControl* ThreadRunControl() { return tl_run_control; }
 uint32_t& ThreadPollCount() { return tl_poll_count; }
 
+void ThrowProductOverflow() { throw Error(ErrorCode::kOutOfRange, "a product of sizes overflows 64 bits"); }
+
 RunControl BoundedRunControl(const RunControl* outer, double ms) {
   RunControl c;
   if (outer) c = *outer;

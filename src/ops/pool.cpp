@@ -296,18 +296,32 @@ void Col2Im(OpContext& ctx) {
   const auto strides = ctx.attr_ints("strides", std::vector<int64_t>(size_t(D), 1));
   const auto dil = ctx.attr_ints("dilations", std::vector<int64_t>(size_t(D), 1));
   const auto pads = ctx.attr_ints("pads", std::vector<int64_t>(size_t(2 * D), 0));
-  const int64_t K = ProductOf(block), N = x.shape()[0], C = x.shape()[1] / K, L = x.shape()[2];
+  if (int64_t(strides.size()) != D || int64_t(dil.size()) != D || int64_t(pads.size()) != 2 * D)
+    throw ctx.Fail(ErrorCode::kInvalidModel, "strides and dilations need one value per image dimension, pads two");
+  const int64_t kMax = int64_t(1) << 31;  // as convolution geometry: no sum or product of two overflows
+  for (int64_t d = 0; d < D; ++d) {
+    const size_t i = size_t(d);
+    if (image[i] < 0 || image[i] >= kMax || block[i] < 1 || block[i] >= kMax)
+      throw ctx.Fail(ErrorCode::kInvalidArgument, "image sizes must be in [0, 2^31), block sizes in [1, 2^31)");
+    if (strides[i] < 1 || strides[i] >= kMax || dil[i] < 1 || dil[i] >= kMax || pads[i] < 0 || pads[i] >= kMax ||
+        pads[i + size_t(D)] < 0 || pads[i + size_t(D)] >= kMax)
+      throw ctx.Fail(ErrorCode::kInvalidModel, "strides and dilations must be in [1, 2^31), pads in [0, 2^31)");
+  }
+  const int64_t K = ProductOf(block), N = x.shape()[0], L = x.shape()[2];
+  if (x.shape()[1] % K) throw ctx.Fail(ErrorCode::kShapeMismatch, "input must be [N, C*prod(block), L]");
+  const int64_t C = x.shape()[1] / K;
   std::vector<int64_t> cols(static_cast<size_t>(D));
   for (int64_t d = 0; d < D; ++d) {
     const size_t i = size_t(d);
     cols[i] = (image[i] + pads[i] + pads[i + size_t(D)] - (dil[i] * (block[i] - 1) + 1)) / strides[i] + 1;
+    if (cols[i] < 1) throw ctx.Fail(ErrorCode::kShapeMismatch, "the block is larger than the padded image");
   }
   if (ProductOf(cols) != L)
     throw ctx.Fail(ErrorCode::kShapeMismatch, "the number of columns does not match the image and block");
   const auto xv = ToF32(ctx, x);
   Shape os{N, C};
   os.insert(os.end(), image.begin(), image.end());
-  std::vector<float> acc(static_cast<size_t>(N * C * ProductOf(image)), 0.0f);
+  std::vector<float> acc(size_t(CheckedNumElements(os, sizeof(float), "Col2Im's image")), 0.0f);
   const int64_t img = ProductOf(image);
   for (int64_t n = 0; n < N; ++n)
     for (int64_t c = 0; c < C; ++c)

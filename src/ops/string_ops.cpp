@@ -1,8 +1,9 @@
 // Reference string operators. Byte-wise on UTF-8; case changes are ASCII-only (the
 // same on every platform, whatever its locale: a decision in docs/exact-mode.md).
-#include <regex>
+#include <optional>
 
 #include "ops/ops.h"
+#include "ops/regex.h"
 #include "ops/util.h"
 
 namespace onemodel::impl {
@@ -119,14 +120,14 @@ void StringNormalizer(OpContext& ctx) {
 // differ. Matching is deterministic on every target.
 void RegexFullMatch(OpContext& ctx) {
   const Tensor& x = StrIn(ctx, 0);
-  std::regex re;
+  std::optional<Regex> re;
   try {
-    re = std::regex(ctx.attr_s("pattern", ""), std::regex::ECMAScript);
-  } catch (const std::regex_error&) {
-    throw ctx.Fail(ErrorCode::kInvalidModel, "pattern is not a valid regular expression");
+    re.emplace(ctx.attr_s("pattern", ""));
+  } catch (const Error& e) {
+    throw ctx.Fail(e.code(), e.what());
   }
   Tensor& y = ctx.out(0, DType::kBool, x.shape());
-  for (int64_t i = 0; i < x.numel(); ++i) y.mutable_data<uint8_t>()[i] = std::regex_match(x.strings()[size_t(i)], re);
+  for (int64_t i = 0; i < x.numel(); ++i) y.mutable_data<uint8_t>()[i] = re->FullMatch(x.strings()[size_t(i)]);
 }
 
 }  // namespace ops

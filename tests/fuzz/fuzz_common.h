@@ -39,6 +39,7 @@ int FuzzModel(const uint8_t* data, size_t size);
 int FuzzNpy(const uint8_t* data, size_t size);
 int FuzzCli(const uint8_t* data, size_t size);
 int FuzzOp(const uint8_t* data, size_t size);
+int FuzzOpMore(const uint8_t* data, size_t size);  // the `opmore` harness (fuzz_op.cpp)
 
 // A finding: an error the library must never give (kInternal), or an exception that
 // is not an onemodel::Error.

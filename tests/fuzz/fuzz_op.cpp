@@ -154,6 +154,63 @@ const char* const kOps[] = {"Add",
                             "NegativeLogLikelihoodLoss",
                             "SoftmaxCrossEntropyLoss"};
 constexpr size_t kOpCount = sizeof(kOps) / sizeof(kOps[0]);
+// The `opmore` harness's operators: every other one of the default domain but the
+// control flow (subgraphs), the random ones (no oracle to compare with) and Constant (no
+// inputs), string inputs included. A list of its own, so that the `op` harness's inputs
+// (its corpus, tests/regress/op) keep meaning what they meant.
+const char* const kMoreOps[] = {"LessOrEqual",
+                                "GreaterOrEqual",
+                                "BitwiseAnd",
+                                "BitwiseOr",
+                                "BitwiseXor",
+                                "BitwiseNot",
+                                "Asin",
+                                "Acos",
+                                "Atan",
+                                "Sinh",
+                                "Cosh",
+                                "Asinh",
+                                "Acosh",
+                                "Atanh",
+                                "Swish",
+                                "ReduceLogSum",
+                                "Scatter",
+                                "CumProd",
+                                "Shrink",
+                                "RMSNormalization",
+                                "LpNormalization",
+                                "GlobalLpPool",
+                                "MaxUnpool",
+                                "DeformConv",
+                                "Attention",
+                                "RotaryEmbedding",
+                                "CausalConvWithState",
+                                "LinearAttention",
+                                "SequenceConstruct",
+                                "SequenceEmpty",
+                                "SequenceAt",
+                                "SequenceInsert",
+                                "SequenceErase",
+                                "SequenceLength",
+                                "ConcatFromSequence",
+                                "SplitToSequence",
+                                "Optional",
+                                "OptionalHasElement",
+                                "OptionalGetElement",
+                                "Upsample",
+                                "NonMaxSuppression",
+                                "StringConcat",
+                                "StringSplit",
+                                "StringNormalizer",
+                                "RegexFullMatch",
+                                "BitCast",
+                                "HannWindow",
+                                "HammingWindow",
+                                "Det",
+                                "TensorScatter",
+                                "MelWeightMatrix",
+                                "TfIdfVectorizer"};
+constexpr size_t kMoreOpCount = sizeof(kMoreOps) / sizeof(kMoreOps[0]);
 
 enum Kind { kInt, kFloat, kInts, kString, kFloats };
 struct AttrSpec {
@@ -228,7 +285,26 @@ const AttrSpec kAttrs[] = {{"axis", kInt},
                            {"output_height", kInt},
                            {"output_width", kInt},
                            {"periodic", kInt},
-                           {"dtype", kInt}};
+                           {"dtype", kInt},
+                           {"pattern", kString},
+                           {"delimiter", kString},
+                           {"maxsplit", kInt},
+                           {"case_change_action", kString},
+                           {"lambd", kFloat},
+                           {"q_num_heads", kInt},
+                           {"kv_num_heads", kInt},
+                           {"num_heads", kInt},
+                           {"is_causal", kInt},
+                           {"interleaved", kInt},
+                           {"rotary_embedding_dim", kInt},
+                           {"offset_group", kInt},
+                           {"center_point_box", kInt},
+                           {"min_gram_length", kInt},
+                           {"max_gram_length", kInt},
+                           {"max_skip_count", kInt},
+                           {"ngram_counts", kInts},
+                           {"ngram_indexes", kInts},
+                           {"pool_int64s", kInts}};
 constexpr size_t kAttrCount = sizeof(kAttrs) / sizeof(kAttrs[0]);
 const char* const kStrings[] = {"NOTSET",
                                 "SAME_UPPER",
@@ -267,11 +343,24 @@ const char* const kStrings[] = {"NOTSET",
                                 "border",
                                 "reflection",
                                 "ab,cd->",
+                                "UPPER",
+                                "LOWER",
+                                "TF",
+                                "IDF",
+                                "TFIDF",
+                                " ",
+                                "(a|b)*",
+                                "[\\w.]+@(x|y)\\.com",
+                                "a{2,5}b?",
+                                "(a*)*c",
+                                "\\bx\\B.\\d+$",
+                                "[^\\x00-\\x{7F}]+",
+                                "((a|b){3,9}){1,3}",
                                 ""};
 constexpr size_t kStringCount = sizeof(kStrings) / sizeof(kStrings[0]);
-// float, int64, int32, uint8, int8, bool, float16, double
-const int32_t kTypes[] = {1, 1, 1, 7, 6, 2, 3, 9, 10, 11};
-constexpr size_t kTypeCount = sizeof(kTypes) / sizeof(kTypes[0]);
+// float, int64, int32, uint8, int8, bool, float16, double; opmore: string too
+const int32_t kTypes[] = {1, 1, 1, 7, 6, 2, 3, 9, 10, 11, 8};
+constexpr size_t kTypeCount = sizeof(kTypes) / sizeof(kTypes[0]) - 1;
 
 class Reader {
  public:
@@ -316,16 +405,19 @@ Outcome RunAt(const std::string& bytes, const std::vector<NamedValue>& feeds, co
 
 }  // namespace
 
-int onemodel::fuzz::FuzzOp(const uint8_t* data, size_t size) {
+namespace {
+// The body of both operator harnesses: ops[n] the operator list, strings whether inputs
+// may be string tensors.
+int FuzzOneOp(const char* const* ops, size_t n, bool strings, const uint8_t* data, size_t size) {
   Reader rd(data, size);
-  const char* op = kOps[rd.Byte() % kOpCount];
+  const char* op = ops[rd.Byte() % n];
   const uint8_t counts = rd.Byte();
   const int n_in = 1 + counts % 4, n_out = 1 + (counts >> 4) % 2;
   std::vector<fuzz::InputSpec> ins;
   std::vector<bool> raw;
   for (int i = 0; i < n_in; ++i) {
     const uint8_t t = rd.Byte();
-    fuzz::InputSpec in{"x" + std::to_string(i), kTypes[t % kTypeCount], {}};
+    fuzz::InputSpec in{"x" + std::to_string(i), kTypes[t % (kTypeCount + (strings ? 1 : 0))], {}};
     raw.push_back(t & 0x80);
     const int rank = rd.Byte() % 5;
     for (int k = 0; k < rank; ++k) in.dims.push_back(rd.Byte() % 7);
@@ -375,6 +467,24 @@ int onemodel::fuzz::FuzzOp(const uint8_t* data, size_t size) {
     vi.type = ElementType(ins[i].elem_type);
     vi.has_shape = true;
     vi.shape = ins[i].dims;
+    if (vi.type == ElementType::kString) {
+      // A few fixed strings, or strings of the rest of the bytes (each as long as the
+      // byte at its start says).
+      static const char* const kText[] = {"ab", "x@y.com", "aaaa", "", "Hello World", "bx_9"};
+      size_t n = 1;
+      for (int64_t d : vi.shape) n *= size_t(d);
+      std::vector<std::string> v(n);
+      for (size_t k = 0; k < n; ++k) {
+        if (!raw[i] || !pool_n) {
+          v[k] = kText[k % 6];
+          continue;
+        }
+        const size_t len = pool[at++ % pool_n];
+        for (size_t j = 0; j < len; ++j) v[k] += char(pool[at++ % pool_n]);
+      }
+      feeds.push_back({vi.name, Tensor::FromStrings(std::move(v), vi.shape)});
+      continue;
+    }
     Tensor t = MakeGoldenInput(vi);
     if (raw[i] && pool_n && t.byte_size()) {
       uint8_t* p = static_cast<uint8_t*>(t.mutable_data());
@@ -398,6 +508,19 @@ int onemodel::fuzz::FuzzOp(const uint8_t* data, size_t size) {
   return 0;
 }
 
+}  // namespace
+
+int onemodel::fuzz::FuzzOp(const uint8_t* data, size_t size) { return FuzzOneOp(kOps, kOpCount, false, data, size); }
+int onemodel::fuzz::FuzzOpMore(const uint8_t* data, size_t size) {
+  return FuzzOneOp(kMoreOps, kMoreOpCount, true, data, size);
+}
+
 #ifndef ONEMODEL_FUZZ_NO_MAIN
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) { return onemodel::fuzz::FuzzOp(data, size); }
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+#ifdef ONEMODEL_FUZZ_OP_MORE
+  return onemodel::fuzz::FuzzOpMore(data, size);
+#else
+  return onemodel::fuzz::FuzzOp(data, size);
+#endif
+}
 #endif
