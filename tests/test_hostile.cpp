@@ -282,6 +282,23 @@ TEST_CASE("hostile models: each class gives its typed error", "[hostile]") {
     CHECK(!neg.ok);
     CHECK(neg.code != ErrorCode::kInternal);
     CHECK(neg.message.find("negative") != std::string::npos);
+    // Sizes computed from input values: Tile's repeats and Pad's pads past 2^63.
+    for (const char* op : {"Tile", "Pad"}) {
+      INFO(op);
+      onnx::ModelProto t = Empty();
+      auto* tg = t.mutable_graph();
+      Input(tg, "X", onnx::TensorProto::FLOAT, {3, 2});
+      Input(tg, "R", onnx::TensorProto::INT64, {std::string(op) == "Tile" ? 2 : 4});
+      Node(tg, op, {"X", "R"}, {"Y"});
+      tg->add_output()->set_name("Y");
+      const std::string tb = Serialize(t);
+      onemodel::Session ts = onemodel::Session::FromBytes(tb.data(), tb.size());
+      const onemodel::Tensor x(onemodel::ElementType::kFloat, {3, 2});
+      const onemodel::Tensor r = std::string(op) == "Tile"
+                                     ? onemodel::Tensor::FromVector<int64_t>({big, 1}, {2})
+                                     : onemodel::Tensor::FromVector<int64_t>({big, 0, big, 0}, {4});
+      EXPECT_ERROR(Try([&] { ts.Run({{"X", x}, {"R", r}}); }), ErrorCode::kOutOfRange, "overflows 64 bits");
+    }
   }
   SECTION("a string tensor whose length runs past the end of its message") {
     // ModelProto { graph { initializer { dims: 1, data_type: STRING, name: "s",

@@ -39,7 +39,9 @@ uint32_t Decode(const std::string& s, size_t& i) {
   return cp > kMaxCodePoint ? kInvalid : cp;
 }
 
-bool IsWord(uint32_t c) { return (c >= '0' && c <= '9') || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_'; }
+bool IsWord(uint32_t c) {
+  return (c >= '0' && c <= '9') || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_';
+}
 
 using Range = Regex::Range;
 using Class = Regex::Class;
@@ -170,7 +172,7 @@ class RegexCompiler {
         if (last_repeat) Bad("bad repetition operator");
         if (i_ < p_.size() && p_[i_] == '?') ++i_;  // lazy: the same for a whole-string match
         Node n;
-    n.kind = Node::kRepeat;
+        n.kind = Node::kRepeat;
         n.kids = {f.cur.back()};
         n.min = min;
         n.max = max;
@@ -246,7 +248,8 @@ class RegexCompiler {
       const char e = p_[i_ + 1];
       std::vector<Range> r;
       if (PerlClass(e, &r)) return i_ += 2, NewClass(std::move(r), false);
-      if (e == 'b' || e == 'B') return i_ += 2, Leaf(Node::kAssert, e == 'b' ? Regex::kWordBoundary : Regex::kNotWordBoundary);
+      if (e == 'b' || e == 'B')
+        return i_ += 2, Leaf(Node::kAssert, e == 'b' ? Regex::kWordBoundary : Regex::kNotWordBoundary);
       if (e == 'A') return i_ += 2, Leaf(Node::kAssert, Regex::kTextStart);
       if (e == 'z') return i_ += 2, Leaf(Node::kAssert, Regex::kTextEnd);
     }

@@ -476,7 +476,8 @@ void Tile(OpContext& ctx) {
   Shape s = x.shape();
   for (size_t k = 0; k < s.size(); ++k) {
     if (rep[k] < 0) throw ctx.Fail(ErrorCode::kInvalidArgument, "negative repeat");
-    s[k] *= rep[k];
+    if (__builtin_mul_overflow(s[k], rep[k], &s[k]))
+      throw ctx.Fail(ErrorCode::kOutOfRange, "a repeated size overflows 64 bits");
   }
   Tensor& out = ctx.out(0, x.dtype(), s);
   const auto in_st = Strides(x.shape());

@@ -258,7 +258,9 @@ void Pad(OpContext& ctx) {
   }
   Shape s = x.shape();
   for (int64_t k = 0; k < r; ++k) {
-    s[size_t(k)] += lo[size_t(k)] + hi[size_t(k)];
+    if (__builtin_add_overflow(s[size_t(k)], lo[size_t(k)], &s[size_t(k)]) ||
+        __builtin_add_overflow(s[size_t(k)], hi[size_t(k)], &s[size_t(k)]))
+      throw ctx.Fail(ErrorCode::kOutOfRange, "a padded size overflows 64 bits");
     if (s[size_t(k)] < 0) throw ctx.Fail(ErrorCode::kShapeMismatch, "negative padded size");
   }
   Tensor& out = ctx.out(0, x.dtype(), s);

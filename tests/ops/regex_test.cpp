@@ -66,7 +66,10 @@ TEST_CASE("regex: RE2 syntax, whole-string matches", "[ops][regex]") {
       {"\\Aab\\z", "ab", true},
       {"\\x41\\x{42}", "AB", true},
       {"\\.\\*\\+", ".*+", true},
-      {".{2}", "\xC3\xA9" "a", true},  // two code points (é, a)
+      {".{2}",
+       "\xC3\xA9"
+       "a",
+       true},  // two code points (é, a)
       {"\xC3\xA9+", "\xC3\xA9\xC3\xA9", true},
       {"[\xC3\xA0-\xC3\xBF]", "\xC3\xA9", true},
       {".", "\xFF", true},  // an invalid byte is one character
@@ -82,8 +85,7 @@ TEST_CASE("regex: RE2 syntax, whole-string matches", "[ops][regex]") {
   }
 }
 
-TEST_CASE("regex: long texts and hostile patterns take linear time and no stack per character",
-          "[ops][regex]") {
+TEST_CASE("regex: long texts and hostile patterns take linear time and no stack per character", "[ops][regex]") {
   // std::regex overflowed an 8 MiB stack on the first (100 000 characters) and took
   // exponential time on the second.
   CHECK(Match("(a|b)*", std::string(1000000, 'a')));
