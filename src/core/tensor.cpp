@@ -245,6 +245,9 @@ Tensor Tensor::Borrow(DType dtype, Shape shape, std::shared_ptr<const void> owne
 }
 
 double ElementAsDouble(const Tensor& t, int64_t i) {
+  if (i < 0 || i >= t.numel())  // an operator reading a scalar input that is empty, or too short
+    throw Error(ErrorCode::kShapeMismatch,
+                "element " + std::to_string(i) + " of a tensor of " + std::to_string(t.numel()) + " elements was read");
   switch (t.dtype()) {
     case DType::kFloat: return t.data<float>()[i];
     case DType::kDouble: return t.data<double>()[i];

@@ -48,7 +48,8 @@ std::string ShapeToString(const Shape& shape);
 
 class Tensor;
 // Element i of a numeric tensor as a binary64: integers exactly (int64 and uint64 beyond
-// 2^53 round), every float format decoded exactly. 0 for strings.
+// 2^53 round), every float format decoded exactly. 0 for strings. kShapeMismatch when i is
+// outside [0, numel()).
 double ElementAsDouble(const Tensor& t, int64_t i);
 
 class Tensor {

@@ -607,7 +607,11 @@ void PRelu(OpContext& ctx) {
       for (size_t i = 0; i < is.size(); ++i) {
         const auto v = Widen(x.data<T>()[i]);
         using C = decltype(v);
-        out.mutable_data<T>()[i] = Narrow<T>(v < C(0) ? Widen(slope.data<T>()[is[i]]) * v : v);
+        const C s = Widen(slope.data<T>()[is[i]]);
+        if constexpr (std::is_integral_v<C>)
+          out.mutable_data<T>()[i] = Narrow<T>(v < C(0) ? WrapMul(s, v) : v);  // integers wrap, as Mul's
+        else
+          out.mutable_data<T>()[i] = Narrow<T>(v < C(0) ? s * v : v);
       }
     }
   });

@@ -108,6 +108,7 @@ void IntConvGemm(OpContext& ctx, const ConvPlane& pl, const Tensor& x, const Ten
 // per column is the sum, over its taps, of the pixel's channel sum (or Cq*4*ZX).
 void IntConvDot(OpContext& ctx, const ConvPlane& pl, const Tensor& x, const Tensor& w, int64_t xz, const Tensor* wzp,
                 int64_t N, int64_t C, int64_t M, int64_t group, size_t w_in, int32_t* acc_out) {
+  if (M <= 0 || N <= 0) return;  // no output channel or image: nothing to write
   const int64_t Cg = C / group, Mg = M / group, ksp = pl.KH * pl.KW, Cq = (Cg + 3) / 4, Kp = ksp * Cq * 4;
   const int64_t in_sp = pl.IH * pl.IW, P = pl.OH * pl.OW;
   const bool w_signed = w.dtype() == DType::kInt8, x_unsigned = x.dtype() == DType::kUInt8;
@@ -126,7 +127,7 @@ void IntConvDot(OpContext& ctx, const ConvPlane& pl, const Tensor& x, const Tens
           a[m * Kp + t * Cq * 4 + c] = v;
           sums[size_t(m)] += v;
         }
-    std::memcpy(a + M * Kp, sums.data(), size_t(M) * sizeof(uint32_t));
+    if (M > 0) std::memcpy(a + M * Kp, sums.data(), size_t(M) * sizeof(uint32_t));
     return t;
   };
   const Tensor* wa = ctx.ConstDerived(w_in, "W u8 quads", make_a);

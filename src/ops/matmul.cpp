@@ -126,6 +126,7 @@ void Gemm(OpContext& ctx) {
   // C broadcast to [M, N] (numpy rules): element (m, n) reads C at m * c_sm + n * c_sn.
   int64_t c_sm = 0, c_sn = 0;
   if (has_c) {
+    ctx.RequireInputType(ctx.in(2), a.dtype(), "C");
     const Shape& cs = ctx.in(2).shape();
     const int64_t cm = cs.size() == 2 ? cs[0] : 1, cn = cs.empty() ? 1 : cs.back();
     if (cs.size() > 2 || (cm != 1 && cm != M) || (cn != 1 && cn != N))

@@ -413,6 +413,7 @@ void Det(OpContext& ctx) {
   if (x.rank() < 2 || x.shape()[size_t(x.rank() - 1)] != x.shape()[size_t(x.rank() - 2)]) {
     throw ctx.Fail(ErrorCode::kShapeMismatch, "input must be [..., M, M]");
   }
+  if (!IsFloatDType(x.dtype())) throw ctx.Fail(ErrorCode::kTypeMismatch, "the input must be a float type");
   const int64_t m = x.shape().back();
   Shape s(x.shape().begin(), x.shape().end() - 2);
   Tensor& y = ctx.out(0, x.dtype(), s);
@@ -486,7 +487,10 @@ void TensorScatter(OpContext& ctx) {
 // project's own binary64 log and exp).
 void MelWeightMatrix(OpContext& ctx) {
   auto scalar = [&](size_t i) { return ElementAsDouble(ctx.in(i), 0); };
-  const int64_t mels = int64_t(scalar(0)), dft = int64_t(scalar(1));
+  const double mels_in = scalar(0), dft_in = scalar(1);
+  if (!(mels_in >= 1 && mels_in < 2147483648.0 && dft_in >= 1 && dft_in < 2147483648.0))
+    throw ctx.Fail(ErrorCode::kInvalidArgument, "num_mel_bins and dft_length must be in [1, 2^31)");
+  const int64_t mels = int64_t(mels_in), dft = int64_t(dft_in);
   const double sr = scalar(2), lo = scalar(3), hi = scalar(4);
   const DType dt = DType(ctx.attr_i("output_datatype", int64_t(DType::kFloat)));
   const int64_t bins = dft / 2 + 1;
@@ -498,20 +502,23 @@ void MelWeightMatrix(OpContext& ctx) {
   for (int64_t i = 0; i < mels + 2; ++i) {
     const double m = double(i) * step + lmel;
     const double hz = 700.0 * (math::ExpD((m / 2595.0) * ln10) - 1.0);
-    const double q = (double(dft + 1) * hz) / sr;
+    // The bin, floored; past +-2^62 (or NaN: no bin) it is clamped (the loops below visit
+    // only bins inside [0, bins)).
+    double q = (double(dft + 1) * hz) / sr;
+    q = q != q ? -4.6e18 : std::clamp(q, -4.6e18, 4.6e18);
     fb[size_t(i)] = int64_t(q < 0 ? -double(int64_t(-q)) - (double(int64_t(-q)) != -q ? 1 : 0) : double(int64_t(q)));
   }
-  std::vector<double> w(static_cast<size_t>(bins * mels), 0.0);
+  std::vector<double> w(size_t(CheckedNumElements(Shape{bins, mels}, sizeof(double), "MelWeightMatrix")), 0.0);
   for (int64_t i = 0; i < mels; ++i) {
     const int64_t l = fb[size_t(i)], c = fb[size_t(i + 1)], h = fb[size_t(i + 2)];
-    if (c - l == 0) {
+    if (c == l) {
       if (c >= 0 && c < bins) w[size_t(c * mels + i)] = 1;
     } else
-      for (int64_t j = l; j <= c; ++j)
-        if (j >= 0 && j < bins) w[size_t(j * mels + i)] = double(j - l) / double(c - l);
-    if (h - c > 0)
-      for (int64_t j = c; j < h; ++j)
-        if (j >= 0 && j < bins) w[size_t(j * mels + i)] = double(h - j) / double(h - c);
+      for (int64_t j = std::max<int64_t>(l, 0); j <= std::min(c, bins - 1); ++j)
+        w[size_t(j * mels + i)] = double(j - l) / double(c - l);
+    if (h > c)
+      for (int64_t j = std::max<int64_t>(c, 0); j < std::min(h, bins); ++j)
+        w[size_t(j * mels + i)] = double(h - j) / double(h - c);
   }
   Tensor& y = ctx.out(0, dt, {bins, mels});
   const bool ok = DispatchNumeric(dt, [&]<class T>() {
