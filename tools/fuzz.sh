@@ -96,10 +96,10 @@ run_one() {  # harness
   local rc=$?
   set -e
   local t1; t1=$(date +%s)
-  local execs; execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' | tail -1)
+  local execs; execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' | tail -1 || true)
   # fork mode prints no final stats: its last status line (#<execs> ...) counts them
-  [ -n "$execs" ] || execs=$(grep -oE '^#[0-9]+' "$log" | tail -1 | tr -d '#')
-  local n; n=$(ls "$corpus" | wc -l)
+  [ -n "$execs" ] || execs=$(grep -oE '^#[0-9]+' "$log" | tail -1 | tr -d '#' || true)
+  local n; n=$(find "$corpus" -type f | wc -l)
   local k; k=$(ls "$findings" | grep -cE '^(crash|leak|timeout|oom)-' || true)
   echo "fuzz $h: ${execs:-0} execs in $((t1 - t0)) s, corpus $n files, findings $k (exit $rc; log $log)"
   [ "$rc" -eq 0 ] && [ "$k" -eq 0 ]

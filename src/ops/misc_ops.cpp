@@ -456,6 +456,8 @@ void TensorScatter(OpContext& ctx) {
   const int64_t r = cache.rank();
   const int64_t axis = NormAxis(ctx, ctx.attr_i("axis", -2), r);
   if (upd.rank() != r) throw ctx.Fail(ErrorCode::kShapeMismatch, "update must have the cache's rank");
+  if (upd.dtype() != cache.dtype())
+    throw ctx.Fail(ErrorCode::kTypeMismatch, "update must have the cache's element type");
   for (int64_t k = 0; k < r; ++k) {
     if (k != axis && upd.shape()[size_t(k)] != cache.shape()[size_t(k)])
       throw ctx.Fail(ErrorCode::kShapeMismatch, "update and cache differ off the axis");
@@ -463,6 +465,7 @@ void TensorScatter(OpContext& ctx) {
   const int64_t B = cache.shape()[0];
   std::vector<int64_t> wi(static_cast<size_t>(B), 0);
   if (ctx.has_input(2)) wi = ReadInts(ctx, ctx.in(2));
+  if (int64_t(wi.size()) != B) throw ctx.Fail(ErrorCode::kShapeMismatch, "write_indices must hold one index per batch");
   Tensor out(cache.dtype(), cache.shape());
   for (int64_t i = 0; i < cache.numel(); ++i) CopyElement(cache, i, out, i);
   const int64_t maxlen = cache.shape()[size_t(axis)], len = upd.shape()[size_t(axis)];
@@ -473,8 +476,10 @@ void TensorScatter(OpContext& ctx) {
   for (int64_t o = 0; o < outer; ++o) {
     const int64_t b = per_batch ? o / per_batch : 0;
     for (int64_t s = 0; s < len; ++s) {
-      int64_t pos = wi[size_t(b)] + s;
-      if (mode == "circular") pos = ((pos % maxlen) + maxlen) % maxlen;
+      int64_t pos = 0;
+      if (__builtin_add_overflow(wi[size_t(b)], s, &pos))
+        throw ctx.Fail(ErrorCode::kInvalidArgument, "write index out of range");
+      if (mode == "circular" && maxlen > 0) pos = ((pos % maxlen) + maxlen) % maxlen;
       if (pos < 0 || pos >= maxlen) throw ctx.Fail(ErrorCode::kInvalidArgument, "write index out of range");
       for (int64_t j = 0; j < inner; ++j)
         CopyElement(upd, (o * len + s) * inner + j, out, (o * maxlen + pos) * inner + j);

@@ -466,6 +466,7 @@ std::shared_ptr<ResizePrep> MakeUpsamplePrep(const OpContext& ctx) {
   std::vector<double> scales;
   if (ctx.has_input(1)) {
     const Tensor& s = ctx.in(1);
+    if (s.dtype() != DType::kFloat) throw ctx.Fail(ErrorCode::kTypeMismatch, "scales must be float");
     for (int64_t i = 0; i < s.numel(); ++i) scales.push_back(double(s.data<float>()[i]));
   } else {
     for (float f : ctx.attr_floats("scales")) scales.push_back(double(f));
@@ -473,7 +474,7 @@ std::shared_ptr<ResizePrep> MakeUpsamplePrep(const OpContext& ctx) {
   if (int64_t(scales.size()) != x.rank())
     throw ctx.Fail(ErrorCode::kShapeMismatch, "scales must have one value per axis");
   Shape out = x.shape();
-  for (size_t k = 0; k < out.size(); ++k) out[k] = int64_t(scales[k] * double(out[k]));
+  for (size_t k = 0; k < out.size(); ++k) out[k] = OutputSize(ctx, scales[k] * double(out[k]));
   auto prep = std::make_shared<ResizePrep>();
   HoldInputs(ctx, prep.get());
   MakeTaps(x, p, scales, out, {}, prep.get());

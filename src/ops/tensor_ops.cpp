@@ -652,9 +652,9 @@ void Shrink(OpContext& ctx) {
       const C v = Widen(x.data<T>()[i]);
       C r = C(0);
       if (double(v) < -double(lambd))
-        r = C(double(v) + double(bias));
+        r = FromDouble<C>(double(v) + double(bias));
       else if (double(v) > double(lambd))
-        r = C(double(v) - double(bias));
+        r = FromDouble<C>(double(v) - double(bias));
       out.mutable_data<T>()[i] = Narrow<T>(r);
     }
   });

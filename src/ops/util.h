@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <initializer_list>
 #include <cstring>
 #include <vector>
@@ -75,6 +76,23 @@ inline BF16 Narrow<BF16>(float v) {
 }
 template <class T>
 constexpr bool kIsFloat = std::is_floating_point_v<typename Compute<T>::type>;
+
+// A binary64 result as compute type C: floats round once; integers as Cast's float ->
+// integer conversion (truncated toward zero, NaN -> 0, saturated to C's range), never an
+// out-of-range conversion.
+template <class C>
+inline C FromDouble(double v) {
+  if constexpr (std::is_floating_point_v<C>) {
+    return C(v);
+  } else if constexpr (std::is_same_v<C, bool>) {
+    return v != 0.0;
+  } else {
+    if (v != v) return C(0);
+    if (v <= double(std::numeric_limits<C>::min())) return std::numeric_limits<C>::min();
+    if (v >= double(std::numeric_limits<C>::max())) return std::numeric_limits<C>::max();
+    return C(v);
+  }
+}
 
 // Numpy-style multidirectional broadcasting of shapes; throws kShapeMismatch.
 Shape BroadcastShapes(const OpContext& ctx, std::initializer_list<Shape> shapes);
