@@ -455,6 +455,7 @@ void TensorScatter(OpContext& ctx) {
     throw ctx.Fail(ErrorCode::kInvalidModel, "mode must be linear or circular");
   const int64_t r = cache.rank();
   const int64_t axis = NormAxis(ctx, ctx.attr_i("axis", -2), r);
+  if (axis == 0) throw ctx.Fail(ErrorCode::kInvalidModel, "axis cannot be 0, the batch axis");
   if (upd.rank() != r) throw ctx.Fail(ErrorCode::kShapeMismatch, "update must have the cache's rank");
   if (upd.dtype() != cache.dtype())
     throw ctx.Fail(ErrorCode::kTypeMismatch, "update must have the cache's element type");

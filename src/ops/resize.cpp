@@ -7,6 +7,7 @@
 #include <functional>
 #include <limits>
 
+#include "core/limits.h"
 #include "ref/math.h"
 #include "ops/ops.h"
 #include "ops/algorithm.h"
@@ -162,10 +163,17 @@ void MakeTaps(const Tensor& x, const Params& p, const std::vector<double>& scale
   for (int64_t k = r - 1; k > 0; --k) st[size_t(k - 1)] = st[size_t(k)] * x.shape()[size_t(k)];
   std::vector<std::vector<Taps>>& taps = prep->taps;
   taps.assign(static_cast<size_t>(r), {});
+  // The output's size is checked (and limited) before any table: then each axis's table
+  // is at most the output's element count long, and an empty output needs none (one axis
+  // of 0 beside one of 2^40 made a table of 2^40 taps).
+  const int64_t total = CheckedNumElements(out_shape, DTypeStorageSize(x.dtype()), "the resized output");
+  const RunControl* control = ThreadRunControl();  // a table of millions of taps stops with its run
+  uint32_t& polls = ThreadPollCount();
   for (int64_t a = 0; a < r; ++a) {
-    const int64_t in = x.shape()[size_t(a)], on = out_shape[size_t(a)];
+    const int64_t in = x.shape()[size_t(a)], on = total == 0 ? 0 : out_shape[size_t(a)];
     const double sc = scales_in[size_t(a)];
     for (int64_t o = 0; o < on; ++o) {
+      PollStop(control, polls);
       Taps t;
       const double xo = Original(p, double(o), sc, in, on, roi.empty() ? 0 : roi[size_t(a)],
                                  roi.empty() ? 1 : roi[size_t(a + r)], &t.extrapolate);
@@ -238,11 +246,11 @@ void RunResize(OpContext& ctx, const ResizePrep& prep) {
   const Shape& out_shape = prep.out_shape;
   const std::vector<int64_t>& st = prep.st;
   const std::vector<std::vector<Taps>>& taps = prep.taps;
-  Tensor& y = ctx.out_uninit(0, x.dtype(), out_shape);  // every element is written
-  // Nearest-neighbour fast path (float, every input finite, no extrapolation): each
-  // axis's weights are one 1 and zeros, so the binary64 sums below reduce to the chosen
-  // element plus zeros: the element itself, with -0 becoming +0 (0 + -0 = +0). With a
-  // non-finite input a zero weight times it is NaN, so the general path runs.
+  Tensor& y = ctx.out_uninit(0, x.dtype(), out_shape);  // every element is written; none:
+  if (y.numel() == 0) return;                           // the tables are empty too (MakeTaps)
+  // Nearest-neighbour fast path (float, finite inputs, no extrapolation): one weight 1 per
+  // axis and zeros, so the binary64 sums below are the chosen element plus zeros, -0 made
+  // +0 (0 + -0 = +0); a non-finite input times a zero weight is NaN: the general path runs.
   const bool is_float = x.dtype() == DType::kFloat;
   const ResizeAlgo algo = ChooseAlgorithm(ctx, kAllResizeAlgos, ResizeAlgoName,
                                           is_float && prep.nearest_ok     ? ResizeAlgo::kNearest
