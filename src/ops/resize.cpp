@@ -218,7 +218,7 @@ void MakeTaps(const Tensor& x, const Params& p, const std::vector<double>& scale
   if (r >= 2 && p.mode != "nearest") {
     bool ok = true;
     for (int64_t a = 0; a < r && ok; ++a)
-      for (int64_t o = 0; o < out_shape[size_t(a)] && ok; ++o) {
+      for (int64_t o = 0; o < int64_t(taps[size_t(a)].size()) && ok; ++o) {  // none for an empty output
         const Taps& t = taps[size_t(a)][size_t(o)];
         ok = !t.extrapolate;
         if (a >= r - 2 || !ok) continue;
