@@ -596,7 +596,7 @@ TEST_CASE("out of memory: an allocation the system refuses is kOutOfMemory", "[h
 }
 
 TEST_CASE("concurrency: 8 sessions from 8 threads, and one session from 8, give the same bits", "[threads][stress]") {
-  // ONEMODEL_STRESS_RUNS runs per thread (default 25; tools/stress.sh records 1000).
+  // ONEMODEL_STRESS_RUNS runs per thread (default 25; docs/reliability.md records 1000).
   int runs = 25;
   if (const char* e = std::getenv("ONEMODEL_STRESS_RUNS")) runs = std::max(1, std::atoi(e));
   const std::string model = "testdata/graphs/transformer_block.onnx";
