@@ -105,16 +105,6 @@ float ToFloatOnce(const Scalar& s) {
 }
 
 template <class T>
-T FloatToIntSat(double d) {
-  if (d != d) return 0;
-  constexpr double lo = double(std::numeric_limits<T>::min());
-  constexpr double hi_excl = double(std::numeric_limits<T>::max()) + 1.0;  // exact: a power of two
-  if (d >= hi_excl) return std::numeric_limits<T>::max();
-  if (d <= lo - 1.0 || (std::is_unsigned_v<T> && d <= -1.0)) return std::numeric_limits<T>::min();
-  return T(d);  // truncates toward zero
-}
-
-template <class T>
 T IntWrap(const Scalar& s) {
   const uint64_t v = s.neg ? uint64_t(0) - s.mag : s.mag;
   return T(v);

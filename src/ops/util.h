@@ -77,21 +77,27 @@ inline BF16 Narrow<BF16>(float v) {
 template <class T>
 constexpr bool kIsFloat = std::is_floating_point_v<typename Compute<T>::type>;
 
-// A binary64 result as compute type C: floats round once; integers as Cast's float ->
-// integer conversion (truncated toward zero, NaN -> 0, saturated to C's range), never an
-// out-of-range conversion.
+// Cast's float -> integer conversion (exact-contract section 5): truncated toward zero,
+// NaN -> 0, saturated to T's range; never an out-of-range conversion.
+template <class T>
+T FloatToIntSat(double d) {
+  if (d != d) return 0;
+  constexpr double lo = double(std::numeric_limits<T>::min());
+  constexpr double hi_excl = double(std::numeric_limits<T>::max()) + 1.0;  // exact: a power of two
+  if (d >= hi_excl) return std::numeric_limits<T>::max();
+  if (d <= lo - 1.0 || (std::is_unsigned_v<T> && d <= -1.0)) return std::numeric_limits<T>::min();
+  return T(d);  // truncates toward zero
+}
+
+// A binary64 result as compute type C: floats round once; integers by FloatToIntSat.
 template <class C>
 inline C FromDouble(double v) {
-  if constexpr (std::is_floating_point_v<C>) {
+  if constexpr (std::is_floating_point_v<C>)
     return C(v);
-  } else if constexpr (std::is_same_v<C, bool>) {
+  else if constexpr (std::is_same_v<C, bool>)
     return v != 0.0;
-  } else {
-    if (v != v) return C(0);
-    if (v <= double(std::numeric_limits<C>::min())) return std::numeric_limits<C>::min();
-    if (v >= double(std::numeric_limits<C>::max())) return std::numeric_limits<C>::max();
-    return C(v);
-  }
+  else
+    return FloatToIntSat<C>(v);
 }
 
 // Numpy-style multidirectional broadcasting of shapes; throws kShapeMismatch.
