@@ -55,6 +55,11 @@ if [ -f "$MODEL" ]; then
   check "hash --input changes that input's hash" test "$(grep "^input/$first " <<<"$g_n")" != "$(grep "^input/$first " <<<"$h_n")"
   err=$($NATIVE hash "$MODEL" --input "nope=$TMP/x.npy" 2>&1); rc=$?
   check "hash --input unknown name: exit 1, names it" bash -c "test $rc = 1 && grep -q \"no input named 'nope'\" <<<\"\$0\"" "$err"
+  for cli in native node; do
+    if [ $cli = native ]; then err=$($NATIVE hash "$MODEL" --input "$first=$TMP" 2>&1); rc=$?
+    else err=$("${NODE[@]}" hash "$MODEL" --input "$first=$TMP" 2>&1); rc=$?; fi
+    check "$cli: hash --input NAME=<a folder>: exit 1, not a regular file" bash -c "test $rc = 1 && grep -q 'not a regular file' <<<\"\$0\"" "$err"
+  done
   mkdir -p "$TMP/sn" "$TMP/sw"
   $NATIVE hash "$MODEL" --input "$first=$TMP/x.npy" --save "$TMP/sn" >/dev/null 2>&1
   "${NODE[@]}" hash "$MODEL" --input "$first=$TMP/x.npy" --save "$TMP/sw" >/dev/null 2>&1

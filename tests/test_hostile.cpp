@@ -393,6 +393,28 @@ TEST_CASE("hostile models: external data that leaves the model's folder, by each
   fs::remove_all(base, ec);
 }
 
+TEST_CASE("paths: a folder is kIo, a path holding a NUL kInvalidArgument, for models and .npy files", "[hostile]") {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("onemodel-paths-" + std::to_string(std::random_device{}()));
+  fs::create_directories(dir / "folder.onnx");
+  const onemodel::Tensor x = onemodel::Tensor::FromVector<float>({1, 2, 3}, {3});
+  const std::string npy = (dir / "x.npy").string();
+  onemodel::SaveNpy(npy, x);
+  const std::string model = WriteModel(dir.string(), "m.onnx", ExternalModel("w.bin"));
+  // The system would read each NUL path as the file before the NUL, which exists.
+  const std::string nul_npy = npy + std::string("\0.bak", 5), nul_model = model + std::string("\0x", 2);
+  EXPECT_ERROR(Try([&] { onemodel::Session s((dir / "folder.onnx").string()); }), ErrorCode::kIo, "not a regular file");
+  EXPECT_ERROR(Try([&] { onemodel::Session s(nul_model); }), ErrorCode::kInvalidArgument, "holds a NUL");
+  EXPECT_ERROR(Try([&] { onemodel::LoadNpy(dir.string()); }), ErrorCode::kIo, "not a regular file");
+  EXPECT_ERROR(Try([&] { onemodel::LoadNpy(nul_npy); }), ErrorCode::kInvalidArgument, "x.npy\\0.bak");
+  EXPECT_ERROR(Try([&] { onemodel::SaveNpy(nul_npy, x); }), ErrorCode::kInvalidArgument, "holds a NUL");
+  const onemodel::Tensor back = onemodel::LoadNpy(npy);
+  REQUIRE(back.size() == 3);
+  CHECK(back.data<float>()[2] == 3.0f);
+  std::error_code ec;
+  fs::remove_all(dir, ec);
+}
+
 TEST_CASE("limits: each is a kLimitExceeded error naming it, and the session stays usable", "[hostile][limits]") {
   const std::string cos = Serialize(ConstantOfShapeModel());
   SECTION("max_model_bytes") {

@@ -11,9 +11,12 @@
 # libFuzzer's fork mode, which records each finding and goes on searching). A finding
 # becomes a regression input in tests/regress/<harness>/ before its fix lands.
 # --smoke (CI, the fuzz row of tools/test.sh): a fresh copy of the seeds, libFuzzer's
-# seed 1 and a fixed number of executions per harness instead of a time (the same search
-# on every machine with this compiler), nothing kept, and a unit counts as hung only after
-# 120 s (not 10), so a slow or busy machine does not turn a slow input into a finding.
+# seed 1 and a fixed number of executions per harness instead of a time, nothing kept,
+# and a unit counts as hung only after 120 s (not 10), so a slow or busy machine does not
+# turn a slow input into a finding. The search still follows coverage, which output
+# measured at run time (the CLI's `targets` prints a measured rate) can steer: two
+# machines' smoke runs need not meet the same inputs. A finding prints "fuzz-detail"
+# lines: the sanitizer's or harness's first report line and each input in base64.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$ROOT"
@@ -102,6 +105,13 @@ run_one() {  # harness
   local n; n=$(find "$corpus" -type f | wc -l)
   local k; k=$(ls "$findings" | grep -cE '^(crash|leak|timeout|oom)-' || true)
   echo "fuzz $h: ${execs:-0} execs in $((t1 - t0)) s, corpus $n files, findings $k (exit $rc; log $log)"
+  if [ "$rc" -ne 0 ] || [ "$k" -ne 0 ]; then
+    # What it was and the inputs (base64), so a CI log alone is enough to reproduce it.
+    echo "fuzz-detail $h: $(grep -m1 -E '^(FINDING|==[0-9]+==ERROR|SUMMARY)' "$log" | cut -c1-300)"
+    for f in $(ls "$findings" | grep -E '^(crash|leak|timeout|oom)-' | head -3); do
+      echo "fuzz-detail $h: $f base64 $(head -c 4096 "$findings/$f" | base64 -w0)"
+    done
+  fi
   [ "$rc" -eq 0 ] && [ "$k" -eq 0 ]
 }
 

@@ -173,11 +173,14 @@ class MallocBytes : public FileBytes {
   uint8_t* p_;
   size_t n_;
 };
+bool HasNoNul(const std::string& path) { return path.find('\0') == std::string::npos; }
 void RequireFs() {
   if (!om_js_has_fs()) throw Error(ErrorCode::kIo, "no file system in this environment: pass the model's bytes");
 }
 std::shared_ptr<MallocBytes> JsRead(const std::string& path, int64_t offset, int64_t length) {
+  CheckPathText(path);
   RequireFs();
+  if (om_js_stat(path.c_str()) == 1) throw Error(ErrorCode::kIo, "cannot read '" + path + "': not a regular file");
   uint8_t* p = nullptr;
   double n = 0;
   if (om_js_read(path.c_str(), double(offset), double(length), &p, &n) != 0) {
@@ -195,11 +198,15 @@ std::vector<uint8_t> ReadFileRange(const std::string& path, int64_t offset, int6
 }
 
 void WriteFile(const std::string& path, const uint8_t* data, size_t size) {
+  CheckPathText(path);
   RequireFs();
   if (om_js_write(path.c_str(), data, double(size)) != 0) throw Error(ErrorCode::kIo, "cannot write '" + path + "'");
 }
 
-int64_t FileSize(const std::string& path) { return om_js_has_fs() ? int64_t(om_js_size(path.c_str())) : -1; }
+int64_t FileSize(const std::string& path) {
+  CheckPathText(path);
+  return om_js_has_fs() ? int64_t(om_js_size(path.c_str())) : -1;
+}
 
 std::string ConfinedPath(const std::string& dir, const std::string& location, const std::string& what) {
   CheckRelativeLocation(location, what);
@@ -220,8 +227,8 @@ std::string ConfinedPath(const std::string& dir, const std::string& location, co
   }
 }
 
-bool IsDirectory(const std::string& path) { return om_js_has_fs() && om_js_stat(path.c_str()) == 1; }
-bool FileExists(const std::string& path) { return om_js_has_fs() && om_js_stat(path.c_str()) == 2; }
+bool IsDirectory(const std::string& path) { return HasNoNul(path) && om_js_has_fs() && om_js_stat(path.c_str()) == 1; }
+bool FileExists(const std::string& path) { return HasNoNul(path) && om_js_has_fs() && om_js_stat(path.c_str()) == 2; }
 
 std::vector<std::string> ListDirectory(const std::string& path) {
   RequireFs();

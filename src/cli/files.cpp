@@ -22,10 +22,23 @@ OM_HOST(om_js_list) char* om_js_list(const char* path);
 #endif
 
 namespace onemodel::cli {
+namespace {
+// A path holding a NUL would reach the system as the shorter path before it.
+bool HasNul(const std::string& path) { return path.find('\0') != std::string::npos; }
+void RequireNoNul(const std::string& path) {
+  if (!HasNul(path)) return;
+  std::string shown;
+  for (char c : path) shown += c ? std::string(1, c) : std::string("\\0");
+  throw Error(ErrorCode::kInvalidArgument, "the path '" + shown + "' holds a NUL character");
+}
+}  // namespace
 
 #if defined(__EMSCRIPTEN__)
 
 std::vector<uint8_t> ReadFile(const std::string& path) {
+  RequireNoNul(path);
+  if (om_js_has_fs() && om_js_stat(path.c_str()) == 1)
+    throw Error(ErrorCode::kIo, "cannot read '" + path + "': not a regular file");
   uint8_t* p = nullptr;
   double n = 0;
   if (!om_js_has_fs() || om_js_read(path.c_str(), 0, -1, &p, &n) != 0) {
@@ -36,8 +49,8 @@ std::vector<uint8_t> ReadFile(const std::string& path) {
   return v;
 }
 
-bool IsDirectory(const std::string& path) { return om_js_has_fs() && om_js_stat(path.c_str()) == 1; }
-bool FileExists(const std::string& path) { return om_js_has_fs() && om_js_stat(path.c_str()) == 2; }
+bool IsDirectory(const std::string& path) { return !HasNul(path) && om_js_has_fs() && om_js_stat(path.c_str()) == 1; }
+bool FileExists(const std::string& path) { return !HasNul(path) && om_js_has_fs() && om_js_stat(path.c_str()) == 2; }
 
 std::vector<std::string> ListDirectory(const std::string& path) {
   char* s = om_js_has_fs() ? om_js_list(path.c_str()) : nullptr;
@@ -59,21 +72,30 @@ std::vector<std::string> ListDirectory(const std::string& path) {
 #else
 
 std::vector<uint8_t> ReadFile(const std::string& path) {
+  RequireNoNul(path);
+  std::error_code ec;
+  // A folder opens, then fails on the first read (libstdc++ throws from underflow).
+  if (std::filesystem::exists(path, ec) && !std::filesystem::is_regular_file(path, ec))
+    throw Error(ErrorCode::kIo, "cannot read '" + path + "': not a regular file");
   std::ifstream f(path, std::ios::binary);
   if (!f) throw Error(ErrorCode::kIo, "cannot read '" + path + "'");
-  std::vector<uint8_t> v((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-  if (f.bad()) throw Error(ErrorCode::kIo, "cannot read '" + path + "'");
-  return v;
+  try {
+    std::vector<uint8_t> v((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+    if (f.bad()) throw Error(ErrorCode::kIo, "cannot read '" + path + "'");
+    return v;
+  } catch (const std::ios_base::failure& e) {
+    throw Error(ErrorCode::kIo, "cannot read '" + path + "': " + e.what());
+  }
 }
 
 bool IsDirectory(const std::string& path) {
   std::error_code ec;
-  return std::filesystem::is_directory(path, ec);
+  return !HasNul(path) && std::filesystem::is_directory(path, ec);
 }
 
 bool FileExists(const std::string& path) {
   std::error_code ec;
-  return std::filesystem::is_regular_file(path, ec);
+  return !HasNul(path) && std::filesystem::is_regular_file(path, ec);
 }
 
 std::vector<std::string> ListDirectory(const std::string& path) {

@@ -32,6 +32,7 @@ class VectorBytes : public FileBytes {
 }  // namespace
 
 std::vector<uint8_t> ReadFileRange(const std::string& path, int64_t offset, int64_t length) {
+  CheckPathText(path);
   {
     struct stat st;
     if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode))
@@ -67,6 +68,7 @@ std::shared_ptr<FileBytes> ReadFile(const std::string& path) {
 }
 
 void WriteFile(const std::string& path, const uint8_t* data, size_t size) {
+  CheckPathText(path);
   std::FILE* f = std::fopen(path.c_str(), "wb");
   if (!f) throw Error(ErrorCode::kIo, "cannot create '" + path + "': " + std::strerror(errno));
   const bool ok = (size == 0 || std::fwrite(data, 1, size, f) == size);
@@ -74,6 +76,7 @@ void WriteFile(const std::string& path, const uint8_t* data, size_t size) {
 }
 
 int64_t FileSize(const std::string& path) {
+  CheckPathText(path);
   struct stat st;
   if (::stat(path.c_str(), &st) != 0)
     throw Error(ErrorCode::kIo, "cannot open '" + path + "': " + std::strerror(errno));
@@ -112,12 +115,12 @@ std::string ConfinedPath(const std::string& dir, const std::string& location, co
 
 bool IsDirectory(const std::string& path) {
   std::error_code ec;
-  return std::filesystem::is_directory(path, ec);
+  return path.find('\0') == std::string::npos && std::filesystem::is_directory(path, ec);
 }
 
 bool FileExists(const std::string& path) {
   std::error_code ec;
-  return std::filesystem::is_regular_file(path, ec);
+  return path.find('\0') == std::string::npos && std::filesystem::is_regular_file(path, ec);
 }
 
 std::vector<std::string> ListDirectory(const std::string& path) {
@@ -130,6 +133,13 @@ std::vector<std::string> ListDirectory(const std::string& path) {
 }
 
 #endif
+
+void CheckPathText(const std::string& path) {
+  if (path.find('\0') == std::string::npos) return;
+  std::string shown;
+  for (char c : path) shown += c ? std::string(1, c) : std::string("\\0");
+  throw Error(ErrorCode::kInvalidArgument, "the path '" + shown + "' holds a NUL character");
+}
 
 void CheckRelativeLocation(const std::string& location, const std::string& what) {
   auto refuse = [&](const char* why) {

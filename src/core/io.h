@@ -19,11 +19,15 @@ class FileBytes {
   virtual size_t size() const = 0;
 };
 
+// A kInvalidArgument error when path holds a NUL character (the system would read it as
+// the shorter path before the NUL); the file functions below call it.
+void CheckPathText(const std::string& path);
 std::shared_ptr<FileBytes> ReadFile(const std::string& path);
 // Reads [offset, offset + length) of a file (length -1: to the end).
 std::vector<uint8_t> ReadFileRange(const std::string& path, int64_t offset, int64_t length);
 // Creates or replaces the file at path with [data, data + size).
 void WriteFile(const std::string& path, const uint8_t* data, size_t size);
+// IsDirectory and FileExists: false for a path holding a NUL.
 bool IsDirectory(const std::string& path);
 // A file's size in bytes; -1 when it cannot be known without reading it.
 int64_t FileSize(const std::string& path);
