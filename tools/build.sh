@@ -6,9 +6,9 @@
 # build/wasm/onemodel-{simd,scalar}.{js,wasm}. Rows built only on request:
 # native-debug (g++ -O0, the golden rows' debug build) and native-broken (the AVX2 sum
 # kernel broken on purpose, for tools/golden_broken_demo.sh); neither has tests. The
-# sanitizer rows native-asan (clang, ASan+UBSan) and native-tsan (clang, TSan) are built
-# by tools/test.sh's sanitize row; the fuzz row (libFuzzer harnesses, clang, ASan+UBSan)
-# by tools/fuzz.sh.
+# sanitizer rows native-asan (clang, ASan+UBSan, with the libFuzzer harnesses: `fuzz` is
+# another name for it) and native-tsan (clang, TSan) are built by tools/test.sh's
+# sanitize and fuzz rows and by tools/fuzz.sh.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$ROOT"
@@ -27,7 +27,9 @@ JOBS="${ONEMODEL_JOBS:-$(nproc)}"
 # ThreadSanitizer. Undefined behaviour stops the program (no recovery).
 SAN_ASAN="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
 SAN_TSAN="-fsanitize=thread -fno-omit-frame-pointer"
-# The fuzz row: the library instrumented for libFuzzer's coverage, with ASan+UBSan.
+# The ASan row is also the fuzz row: the same objects, instrumented for libFuzzer's
+# coverage too (fuzzer-no-link), serve the suite and the libFuzzer harnesses (one build
+# instead of two: the suite is about as fast with the coverage counters).
 SAN_FUZZ="-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
 
 configure_build() {  # dir, extra cmake args...
@@ -55,13 +57,10 @@ for row in "${ROWS[@]}"; do
                     -DCMAKE_BUILD_TYPE=Debug -DONEMODEL_BUILD_TESTS=OFF ;;
     native-broken) configure_build build/native-broken -DCMAKE_CXX_COMPILER=g++ -DCMAKE_C_COMPILER=gcc \
                      -DONEMODEL_DEMO_BROKEN_KERNEL=ON -DONEMODEL_BUILD_TESTS=OFF ;;
-    fuzz) configure_build build/fuzz -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_C_COMPILER=clang \
-            -DCMAKE_BUILD_TYPE=RelWithDebInfo -DONEMODEL_BUILD_TESTS=OFF -DONEMODEL_FUZZ=ON \
-            -DCMAKE_CXX_FLAGS="$SAN_FUZZ" -DCMAKE_C_FLAGS="$SAN_FUZZ" ;;
     native-clang) configure_build build/native-clang -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_C_COMPILER=clang ;;
-    native-asan) configure_build build/native-asan -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_C_COMPILER=clang \
-                   -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS="$SAN_ASAN" -DCMAKE_C_FLAGS="$SAN_ASAN" \
-                   -DCMAKE_EXE_LINKER_FLAGS="$SAN_ASAN" ;;
+    native-asan|fuzz) configure_build build/native-asan -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_C_COMPILER=clang \
+                   -DCMAKE_BUILD_TYPE=RelWithDebInfo -DONEMODEL_FUZZ=ON -DCMAKE_CXX_FLAGS="$SAN_FUZZ" \
+                   -DCMAKE_C_FLAGS="$SAN_FUZZ" -DCMAKE_EXE_LINKER_FLAGS="$SAN_ASAN" ;;
     native-tsan) configure_build build/native-tsan -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_C_COMPILER=clang \
                    -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS="$SAN_TSAN" -DCMAKE_C_FLAGS="$SAN_TSAN" \
                    -DCMAKE_EXE_LINKER_FLAGS="$SAN_TSAN" ;;

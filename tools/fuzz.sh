@@ -3,9 +3,10 @@
 #   tools/fuzz.sh [--seconds N] [--jobs J] [--keep-going] [--smoke] [HARNESS...]
 # HARNESS: model, npy, cli, op, opmore (default: all), each for N seconds (default 60) with one
 # worker, one after another (J > 1: J at a time). Builds the fuzz row first (clang,
-# libFuzzer, ASan+UBSan). Corpora live in build/fuzz/corpus/<harness> (kept between runs,
-# seeded at the first run from the ONNX node cases, testdata/graphs and hand-written
-# seeds); findings go to build/fuzz/findings/<harness>/. Prints one line per harness:
+# libFuzzer, ASan+UBSan: build/native-asan/fuzz_<harness>, beside the ASan suite).
+# Corpora live in build/fuzz/corpus/<harness> (kept between runs, seeded at the first
+# run from the ONNX node cases, testdata/graphs and hand-written seeds); findings go to
+# build/fuzz/findings/<harness>/. Prints one line per harness:
 #   fuzz <harness>: <execs> execs in <s> s, corpus <n> files, findings <k>
 # and exits 1 when any harness found a crash, leak, timeout or out-of-memory (--keep-going:
 # libFuzzer's fork mode, which records each finding and goes on searching). A finding
@@ -31,7 +32,7 @@ while [ $# -gt 0 ]; do
     --jobs) JOBS="$2"; shift 2 ;;
     --keep-going) KEEP=1; shift ;;
     --smoke) SMOKE=1; shift ;;
-    -h|--help) sed -n 2,12p "$0"; exit 0 ;;
+    -h|--help) sed -n 2,13p "$0"; exit 0 ;;
     model|npy|cli|op|opmore) HARNESSES+=("$1"); shift ;;
     *) echo "fuzz.sh: unknown argument '$1'" >&2; exit 2 ;;
   esac
@@ -94,7 +95,7 @@ run_one() {  # harness
   local t0; t0=$(date +%s)
   set +e
   ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=1}" \
-    "$ROOT/build/fuzz/fuzz_$h" "$corpus" "${dict[@]}" "${mode[@]}" "${budget[@]}" -timeout="$timeout" -rss_limit_mb=3072 \
+    "$ROOT/build/native-asan/fuzz_$h" "$corpus" "${dict[@]}" "${mode[@]}" "${budget[@]}" -timeout="$timeout" -rss_limit_mb=3072 \
       -malloc_limit_mb=2048 -max_len=65536 -print_final_stats=1 -artifact_prefix="$findings/" >"$log" 2>&1
   local rc=$?
   set -e

@@ -27,10 +27,12 @@ done
 if [ "$BUILD" = 1 ]; then
   build_rows=""
   for r in $ROWS; do
-    case "$r" in lint) ;; cli|cases|golden) build_rows="$build_rows native wasm" ;; api) build_rows="$build_rows native" ;; sanitize) build_rows="$build_rows native native-asan native-tsan" ;; js) build_rows="$build_rows wasm" ;; *) build_rows="$build_rows $r" ;; esac
+    case "$r" in lint) ;; cli|cases|golden) build_rows="$build_rows native wasm" ;; api) build_rows="$build_rows native" ;; sanitize) build_rows="$build_rows native native-asan native-tsan" ;; fuzz) build_rows="$build_rows native-asan" ;; js) build_rows="$build_rows wasm" ;; *) build_rows="$build_rows $r" ;; esac
   done
   # shellcheck disable=SC2086
+  t_build=$(date +%s)
   tools/build.sh $(echo $build_rows | tr ' ' '\n' | awk '!seen[$0]++') || { echo "0 passed, 1 failed, 0 skipped"; exit 1; }
+  echo "time build: $(( $(date +%s) - t_build )) s"
 fi
 
 TOTAL_P=0; TOTAL_F=0; TOTAL_S=0
@@ -95,6 +97,7 @@ native_rows() {  # build dir, row prefix: every target the build has, via test_n
 }
 
 for row in $ROWS; do
+  t_row=$(date +%s)
   case "$row" in
     lint)
       # The tree's shape: the layer order of #includes, file and function sizes and the
@@ -250,6 +253,7 @@ for row in $ROWS; do
       ;;
     *) echo "tools/test.sh: unknown row $row" >&2; exit 2 ;;
   esac
+  echo "time $row: $(( $(date +%s) - t_row )) s"
 done
 
 echo "$TOTAL_P passed, $TOTAL_F failed, $TOTAL_S skipped"
