@@ -284,14 +284,16 @@ void TapGemm(const OpContext& ctx, const Taps& tg, const float* x, int64_t Cg, i
         if (!inside) {
           std::fill(dst + i, dst + i + run, 0.0f);
         } else {
-          const float* xrow = xc + off + bl;
           const int64_t s = std::min(std::max(lo, ol), ol + run), e = std::max(s, std::min(hi, ol + run));
           float* dd = dst + i - ol;  // dd[o] is last-dimension output o's slot
           std::fill(dd + ol, dd + s, 0.0f);
-          if (al == 1)
-            std::memcpy(dd + s, xrow + s, size_t(e - s) * sizeof(float));
-          else
-            for (int64_t o = s; o < e; ++o) dd[o] = xrow[o * al];
+          if (e > s) {  // e == s: nothing read (x may then be empty, xc null)
+            const float* xrow = xc + off + bl;
+            if (al == 1)
+              std::memcpy(dd + s, xrow + s, size_t(e - s) * sizeof(float));
+            else
+              for (int64_t o = s; o < e; ++o) dd[o] = xrow[o * al];
+          }
           std::fill(dd + e, dd + ol + run, 0.0f);
         }
         i += run;

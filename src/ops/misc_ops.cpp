@@ -117,6 +117,7 @@ void BlackmanWindow(OpContext& ctx) { Window(ctx, 2); }
 void ModFloat(OpContext& ctx) {
   const Tensor& a = ctx.in(0);
   const Tensor& b = ctx.in(1);
+  ctx.RequireInputType(b, a.dtype(), "B");  // B is read as A's element type
   const Shape s = BroadcastShapes(ctx, {a.shape(), b.shape()});
   Tensor& out = ctx.out(0, a.dtype(), s);
   const auto ia = BroadcastIndex(a.shape(), s), ib = BroadcastIndex(b.shape(), s);
