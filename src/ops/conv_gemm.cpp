@@ -42,11 +42,17 @@ void Im2Col(const ConvPlane& pl, int64_t ksp, int64_t in_sp, const float* xg, in
     }
   }
 }
+
+// yt (rows x cols, row-major) into dst's columns: dst[c * ds + r] = yt[r * cols + c].
+void TransposeInto(const OpContext& ctx, const float* yt, int64_t rows, int64_t cols, float* dst, int64_t ds) {
+  ctx.kernels->Transpose32(reinterpret_cast<const uint32_t*>(yt), cols, reinterpret_cast<uint32_t*>(dst), ds, rows,
+                           cols);
+}
 }  // namespace
 
-bool ConvGemm2D(const OpContext& ctx, const ConvPlane& pl, const float* x, const float* w, const float* wt, int64_t N,
-                int64_t C, int64_t M, int64_t group, int64_t in_sp, float* y, bool relu, const float* bias,
-                Activation act) {
+bool ConvGemm2D(const OpContext& ctx, const ConvPlane& pl, const float* x, const float* w, const float* wt,
+                const float* packed_wt, int64_t N, int64_t C, int64_t M, int64_t group, int64_t in_sp, float* y,
+                bool relu, const float* bias, Activation act) {
   const int64_t Cg = C / group, Mg = M / group, ksp = pl.KH * pl.KW, Kg = Cg * ksp, P = pl.OH * pl.OW;
   const bool direct =
       ksp == 1 && pl.SH == 1 && pl.SW == 1 && pl.PH == 0 && pl.PW == 0 && pl.IH == pl.OH && pl.IW == pl.OW;
@@ -64,7 +70,9 @@ bool ConvGemm2D(const OpContext& ctx, const ConvPlane& pl, const float* x, const
   const bool any_pad =
       pl.OH > 0 && pl.OW > 0 &&
       (-pl.PH < 0 || (pl.OH - 1) * pl.SH - pl.PH + (pl.KH - 1) * pl.DH >= pl.IH || max_lo > 0 || min_hi < pl.OW);
-  const bool fuse = (bias || act != Activation::kNone) && (relu || !any_pad) && !(wt && P == 1);
+  // Y^T = col^T W^T (packed_wt): the epilogue comes after the transpose, by the caller.
+  const bool transposed = packed_wt && group == 1;
+  const bool fuse = (bias || act != Activation::kNone) && (relu || !any_pad) && !(wt && P == 1) && !transposed;
   const float* epi_bias = fuse ? bias : nullptr;
   const Activation epi_act = fuse ? act : Activation::kNone;
   // Column blocks: col holds about 256k floats (1 MB, about a core's L2), at least 64
@@ -93,11 +101,21 @@ bool ConvGemm2D(const OpContext& ctx, const ConvPlane& pl, const float* x, const
           for (int64_t blk = b0; blk < b1; ++blk) {
             const int64_t p0 = blk * pc, np = std::min(pc, P - p0);
             const float* gb = epi_bias ? epi_bias + grp * Mg : nullptr;
-            if (direct) {
-              kernel(Mg, np, Kg, wg, Kg, 1, xg + p0, in_sp, 1, yg + p0, P, gb, epi_act);
-            } else {
+            const float* B = xg + p0;
+            int64_t b_rs = in_sp;
+            if (!direct) {
               im2col(xg, p0, np, cols.data(), 0, Kg);
-              kernel(Mg, np, Kg, wg, Kg, 1, cols.data(), np, 1, yg + p0, P, gb, epi_act);
+              B = cols.data();
+              b_rs = np;
+            }
+            if (transposed) {
+              thread_local std::vector<float> yt;
+              if (yt.size() < size_t(np * Mg)) yt.resize(size_t(np * Mg));
+              ctx.kernels->GemmPackedF32(np, Mg, Kg, B, 1, b_rs, packed_wt, 0, Mg, yt.data(), Mg, nullptr,
+                                         Activation::kNone);
+              TransposeInto(ctx, yt.data(), np, Mg, yg + p0, P);
+            } else {
+              kernel(Mg, np, Kg, wg, Kg, 1, B, b_rs, 1, yg + p0, P, gb, epi_act);
             }
           }
         });
@@ -117,6 +135,11 @@ bool ConvGemm2D(const OpContext& ctx, const ConvPlane& pl, const float* x, const
           if (wt && np == 1) {
             // One position: C^T (1 x Mg) = col^T W^T, W^T's rows read in place.
             ParallelGemmF32(ctx, 1, Mg, Kg, B, 0, b_rs, wt + grp * Mg, M, 1, yg + p0, 1);
+          } else if (transposed) {
+            thread_local std::vector<float> yt;
+            if (yt.size() < size_t(np * Mg)) yt.resize(size_t(np * Mg));
+            ParallelGemmPackedF32(ctx, np, Mg, Kg, B, 1, b_rs, packed_wt, yt.data(), Mg);
+            TransposeInto(ctx, yt.data(), np, Mg, yg + p0, P);
           } else {
             ParallelGemmF32(ctx, Mg, np, Kg, wg, Kg, 1, B, b_rs, 1, yg + p0, P,
                             epi_bias ? epi_bias + grp * Mg : nullptr, epi_act);

@@ -25,13 +25,18 @@ namespace ops {
 // fix-up is not needed: with a nonzero bias the zero's sign is lost in the sum anyway.
 // wt: null, or the weight transposed ([Cg*KH*KW, M], from OpContext::ConstDerived), used
 // when there is one output position: the product is then a row times wt's rows.
+// packed_wt: null, or (group 1) the weight transposed and packed for the GEMM kernel
+// (PackedConstB of W^T: Kg x M): then each column block is computed as
+// Y^T[np x M] = col^T[np x Kg] * W^T and transposed into Y. Every output folds the same
+// products (a * b is b * a bitwise) in the same k order from -0.0, so the bits are the
+// same; the epilogue is then the caller's (this returns false).
 // bias (null: none) and act: the epilogue. When no zero needs
 // the fix-up (no padding tap anywhere, or a fused Relu), the GEMM kernel applies it to
 // each finished tile (GemmBiasActF32) and this returns true; otherwise it returns false
 // and the caller applies it after the fix-up.
-bool ConvGemm2D(const OpContext& ctx, const ConvPlane& pl, const float* x, const float* w, const float* wt, int64_t N,
-                int64_t C, int64_t M, int64_t group, int64_t in_sp, float* y, bool relu, const float* bias,
-                Activation act);
+bool ConvGemm2D(const OpContext& ctx, const ConvPlane& pl, const float* x, const float* w, const float* wt,
+                const float* packed_wt, int64_t N, int64_t C, int64_t M, int64_t group, int64_t in_sp, float* y,
+                bool relu, const float* bias, Activation act);
 
 // Convolution as "taps" in any number of dimensions (3-D convolution, ConvTranspose by
 // stride phases): output position o (a multi-index over out) reads, for tap t (a

@@ -29,6 +29,12 @@ std::vector<OpCase> ConvCases() {
         {16, 7, 7, 33, 3, 1, 1, 1, 1},
         {4, 8, 8, 8, 1, 2, 0, 1, 1},
         {8, 6, 6, 16, 3, 1, 1, 1, 4},
+        // Many output channels at few positions (Y^T = col^T W^T with W^T packed): 3x3
+        // padded at 7x7, 1x1 at 16x16 (256 positions: column blocks over 2 threads) and
+        // 1x1 stride 2; 70 and 96 channels leave partial tiles of columns.
+        {16, 7, 7, 70, 3, 1, 1, 1, 1},
+        {24, 16, 16, 64, 1, 1, 0, 1, 1},
+        {12, 13, 13, 96, 1, 2, 0, 1, 1},
         // Few input channels (a first layer; the direct kernel): 3x3 and 7x7 stride 2.
         {3, 20, 33, 16, 3, 2, 1, 1, 1},
         {3, 23, 26, 8, 7, 2, 3, 1, 1},
@@ -126,6 +132,7 @@ std::vector<OpCase> ConvCases() {
     const Cv convs[] = {{"3x3", {8, 4, 3, 3}, 1, 1},
                         {"3x3 8 channels", {8, 8, 3, 3}, 1, 1},
                         {"1x1", {8, 4, 1, 1}, 1, 0},
+                        {"3x3 64 outputs", {64, 8, 3, 3}, 1, 1},
                         {"depthwise", {4, 1, 3, 3}, 4, 1}};
     for (const Cv& cv : convs)
       for (const std::string act : {"Relu", "HardSwish"})
