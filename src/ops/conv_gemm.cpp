@@ -43,10 +43,18 @@ void Im2Col(const ConvPlane& pl, int64_t ksp, int64_t in_sp, const float* xg, in
   }
 }
 
-// yt (rows x cols, row-major) into dst's columns: dst[c * ds + r] = yt[r * cols + c].
-void TransposeInto(const OpContext& ctx, const float* yt, int64_t rows, int64_t cols, float* dst, int64_t ds) {
-  ctx.kernels->Transpose32(reinterpret_cast<const uint32_t*>(yt), cols, reinterpret_cast<uint32_t*>(dst), ds, rows,
-                           cols);
+// One column block by Y^T = col^T W^T: B (Kg x np, rows b_rs apart: col or the input)
+// times packed_wt into a scratch np x Mg, transposed into y's columns (rows P apart).
+// parallel: the GEMM split over the pool (a caller outside ParallelFor).
+void TransposedBlock(const OpContext& ctx, bool parallel, const float* B, int64_t b_rs, int64_t np, int64_t Mg,
+                     int64_t Kg, const float* packed_wt, float* y, int64_t P) {
+  thread_local std::vector<float> yt;
+  if (yt.size() < size_t(np * Mg)) yt.resize(size_t(np * Mg));
+  if (parallel)
+    ParallelGemmPackedF32(ctx, np, Mg, Kg, B, 1, b_rs, packed_wt, yt.data(), Mg);
+  else
+    ctx.kernels->GemmPackedF32(np, Mg, Kg, B, 1, b_rs, packed_wt, 0, Mg, yt.data(), Mg, nullptr, Activation::kNone);
+  ctx.kernels->Transpose32(reinterpret_cast<const uint32_t*>(yt.data()), Mg, reinterpret_cast<uint32_t*>(y), P, np, Mg);
 }
 }  // namespace
 
@@ -109,11 +117,7 @@ bool ConvGemm2D(const OpContext& ctx, const ConvPlane& pl, const float* x, const
               b_rs = np;
             }
             if (transposed) {
-              thread_local std::vector<float> yt;
-              if (yt.size() < size_t(np * Mg)) yt.resize(size_t(np * Mg));
-              ctx.kernels->GemmPackedF32(np, Mg, Kg, B, 1, b_rs, packed_wt, 0, Mg, yt.data(), Mg, nullptr,
-                                         Activation::kNone);
-              TransposeInto(ctx, yt.data(), np, Mg, yg + p0, P);
+              TransposedBlock(ctx, false, B, b_rs, np, Mg, Kg, packed_wt, yg + p0, P);
             } else {
               kernel(Mg, np, Kg, wg, Kg, 1, B, b_rs, 1, yg + p0, P, gb, epi_act);
             }
@@ -136,10 +140,7 @@ bool ConvGemm2D(const OpContext& ctx, const ConvPlane& pl, const float* x, const
             // One position: C^T (1 x Mg) = col^T W^T, W^T's rows read in place.
             ParallelGemmF32(ctx, 1, Mg, Kg, B, 0, b_rs, wt + grp * Mg, M, 1, yg + p0, 1);
           } else if (transposed) {
-            thread_local std::vector<float> yt;
-            if (yt.size() < size_t(np * Mg)) yt.resize(size_t(np * Mg));
-            ParallelGemmPackedF32(ctx, np, Mg, Kg, B, 1, b_rs, packed_wt, yt.data(), Mg);
-            TransposeInto(ctx, yt.data(), np, Mg, yg + p0, P);
+            TransposedBlock(ctx, true, B, b_rs, np, Mg, Kg, packed_wt, yg + p0, P);
           } else {
             ParallelGemmF32(ctx, Mg, np, Kg, wg, Kg, 1, B, b_rs, 1, yg + p0, P,
                             epi_bias ? epi_bias + grp * Mg : nullptr, epi_act);
