@@ -42,10 +42,11 @@ await new Promise((r) => server.listen(0, '127.0.0.1', r));
 const port = server.address().port;
 
 let browser;
+let userDir;
 try {
   check(fs.existsSync(path.join(ROOT, 'dist', 'onemodel.browser.mjs')), 'dist/onemodel.browser.mjs exists (tools/pack.sh)');
   const { chromium } = await import('playwright-core');
-  const userDir = fs.mkdtempSync(path.join(os.tmpdir(), 'onemodel-chromium-'));
+  userDir = fs.mkdtempSync(path.join(os.tmpdir(), 'onemodel-chromium-'));
   // A persistent context is how playwright takes a fresh --user-data-dir.
   browser = await chromium.launchPersistentContext(userDir, {
     executablePath: process.env.CHROMIUM || '/usr/bin/chromium', headless: true, viewport: { width: 900, height: 760 },
@@ -94,12 +95,14 @@ try {
   const native = lines.split('\n').find((l) => l.startsWith(`${stem}/${firstOutput} `))?.split(' ')[1];
   check(native === hash, `the page's hash is the native CLI's (${stem}/${firstOutput})`, `page ${hash}, native ${native}`);
   fs.rmSync(tmp, { recursive: true, force: true });
-  fs.rmSync(userDir, { recursive: true, force: true });
 } catch (e) {
   check(false, 'the browser test ran', e.stack ?? String(e));
 } finally {
   if (browser) await browser.close();
   server.close();
+  // The profile only after Chromium has closed: removed while it ran, Chromium kept
+  // writing into it and rmSync failed with ENOTEMPTY (seen once in CI on Zen 5).
+  if (userDir) fs.rmSync(userDir, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
 }
 console.log(`${passed} passed, ${failed} failed`);
 process.exit(failed ? 1 : 0);
