@@ -808,6 +808,54 @@ TEST_CASE("kernels: QuantizeF32 equals the reference rounding and saturation", "
   INFO(cases << " runs");
 }
 
+TEST_CASE("kernels: QuantDequantF32 equals the reference's quantisation then dequantisation", "[kernels]") {
+  const Dispatch d = MakeDispatch(ActiveIsa());
+  REQUIRE(d.kernels.QuantDequantF32 != nullptr);
+  SplitMix64 rng(47);
+  int cases = 0;
+  // Q's parameters as in the QuantizeF32 test (zero points at the range ends, negative,
+  // subnormal, zero and huge scales); DQ's scale and zero point the same or different
+  // (negative, zero, NaN scales: the product's signs and specials), with ties and specials
+  // in x; the guard past n must survive.
+  struct P {
+    int32_t lo, hi, zp;
+    float scale;
+    int32_t dq_zp;
+    float dq_scale;
+  };
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const P params[] = {
+      {0, 255, 0, 0.02f, 0, 0.02f},    {0, 255, 128, 0.5f, 128, 0.5f},     {0, 255, 255, 1.0f, 3, -2.0f},
+      {-128, 127, 0, 0.25f, 0, 0.25f}, {-128, 127, -128, 3.0f, 127, 0.0f}, {-128, 127, 5, -0.1f, -7, 1e-38f},
+      {0, 255, 7, 1e-40f, 7, 1e30f},   {-128, 127, 1, 0.0f, 1, nan},       {0, 255, 3, 1e30f, 0, -0.0f}};
+  for (const P& p : params)
+    for (int64_t n : {1, 3, 15, 16, 17, 31, 32, 33, 63, 64, 65, 1000}) {
+      std::vector<float> x(static_cast<size_t>(n));
+      Fill(rng, x.data(), x.size(), int(n + p.zp) % 3);
+      for (size_t i = 0; i < x.size(); i += 5) x[i] = (float(int(rng.NextU32() % 600) - 300) + 0.5f) * p.scale;  // ties
+      std::vector<float> want(size_t(n) + 4, U2F(kGuard)), got(size_t(n) + 4, U2F(kGuard));
+      ref::QuantDequantF32(x.data(), n, p.scale, p.zp, p.lo, p.hi, p.dq_scale, p.dq_zp, want.data());
+      d.kernels.QuantDequantF32(x.data(), n, p.scale, p.zp, p.lo, p.hi, p.dq_scale, p.dq_zp, got.data());
+      ++cases;
+      for (size_t i = 0; i < want.size(); ++i)
+        if (F2U(want[i]) != F2U(got[i]) && !(want[i] != want[i] && got[i] != got[i] && i < size_t(n))) {
+          FAIL_CHECK(IsaName(d.isa) << " lo " << p.lo << " zp " << p.zp << " scale " << p.scale << " n " << n
+                                    << ": element " << i << " x=" << (i < x.size() ? x[i] : 0.0f) << ": 0x" << std::hex
+                                    << F2U(want[i]) << " vs 0x" << F2U(got[i]));
+          break;
+        }
+    }
+  // The reference is QuantizeF32's byte, read as its type, minus dq_zp, times dq_scale.
+  const float xs[] = {2.5f, 3.5f, -2.5f, nan, 1e9f, -1e9f, -0.0f};
+  float y[7];
+  ref::QuantDequantF32(xs, 7, 1.0f, -3, -128, 127, 0.5f, 1, y);
+  const float expect[7] = {-1.0f, 0.0f, -3.0f, -2.0f, 63.0f, -64.5f, -2.0f};
+  for (int i = 0; i < 7; ++i) CHECK(F2U(y[i]) == F2U(expect[i]));
+  ref::QuantDequantF32(xs, 1, 1.0f, 0, 0, 255, -1.0f, 2, y);
+  CHECK(F2U(y[0]) == 0x80000000u);  // (2 - 2) * -1: float(0) * -1 is -0
+  INFO(cases << " runs");
+}
+
 TEST_CASE("kernels: Transpose32 moves every bit as the reference", "[kernels]") {
   const Dispatch d = MakeDispatch(ActiveIsa());
   REQUIRE(d.kernels.Transpose32 != nullptr);

@@ -266,6 +266,34 @@ TEST_CASE("passes: elementwise chains form where every inner value has one reade
   CHECK(after == 3);
 }
 
+TEST_CASE("passes: a QuantizeLinear -> DequantizeLinear pair fuses where the quantised tensor has one reader",
+          "[exact_paths][passes]") {
+  const Shape xs{2, 8};
+  const std::vector<Init> c = {{"s", {}, {0.5f}}};
+  auto count = [&](const std::vector<GNode>& nodes, const std::vector<std::string>& outs, size_t* nodes_after) {
+    const std::string b = Graph(xs, {}, c, nodes, outs);
+    Model m = ImportModel(reinterpret_cast<const uint8_t*>(b.data()), b.size(), "qdq", "");
+    const int n = FuseQuantizeDequantize(*m.graph);
+    *nodes_after = m.graph->nodes.size();
+    if (n) CHECK(m.graph->nodes.back().op_type == "QuantizeDequantize");
+    return n;
+  };
+  size_t after = 0;
+  CHECK(count({{"QuantizeLinear", {"X", "s"}, "q"}, {"DequantizeLinear", {"q", "s"}, "Z"}}, {"Z"}, &after) == 1);
+  CHECK(after == 1);
+  // The quantised tensor is an output, or has a second reader: nothing fuses.
+  CHECK(count({{"QuantizeLinear", {"X", "s"}, "q"}, {"DequantizeLinear", {"q", "s"}, "Z"}}, {"Z", "q"}, &after) == 0);
+  CHECK(after == 2);
+  CHECK(count({{"QuantizeLinear", {"X", "s"}, "q"},
+               {"DequantizeLinear", {"q", "s"}, "a"},
+               {"DequantizeLinear", {"q", "s"}, "b"},
+               {"Add", {"a", "b"}, "Z"}},
+              {"Z"}, &after) == 0);
+  CHECK(after == 4);
+  // A DequantizeLinear of something else stays.
+  CHECK(count({{"Relu", {"X"}, "r"}, {"DequantizeLinear", {"r", "s"}, "Z"}}, {"Z"}, &after) == 0);
+}
+
 TEST_CASE("passes: constant folding runs constant nodes once and never folds what a feed can replace",
           "[exact_paths][passes]") {
   SplitMix64 rng(929);

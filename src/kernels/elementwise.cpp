@@ -210,6 +210,30 @@ void QuantizeF32(const float* x, int64_t n, float scale, int32_t zp, int32_t lo,
   if (i < n) ref::QuantizeF32(x + i, n - i, scale, zp, lo, hi, y + i);
 }
 
+// Quantisation then dequantisation, in float lanes: the clamped rounded quotient r (as
+// in QuantizeF32) is an integer in [lo - zp, hi - zp], so r + zp (the byte's value) and
+// that minus dq_zp are exact in f32 (|values| < 2^9), and the product by dq_scale is the
+// reference's one rounding. r + zp is never a zero of the wrong sign to matter: x - x
+// and -0 + z (z != 0) are +0 or z, and a zero difference gives +0 as float(0) does.
+void QuantDequantF32(const float* x, int64_t n, float scale, int32_t zp, int32_t lo, int32_t hi, float dq_scale,
+                     int32_t dq_zp, float* y) {
+  const VF32 s = Set<VF32>(scale), flo = Set<VF32>(float(lo - zp)), fhi = Set<VF32>(float(hi - zp));
+  const VF32 z = Set<VF32>(float(zp)), z2 = Set<VF32>(float(dq_zp)), s2 = Set<VF32>(dq_scale);
+  auto one = [&](VF32 v) {
+    VF32 r = RoundEven(Div(v, s));
+    r = IfThenElse(Ne(r, r), Zero<VF32>(), r);
+    r = MinIeee(MaxIeee(r, flo), fhi);
+    return Mul(Sub(Add(r, z), z2), s2);
+  };
+  int64_t i = 0;
+  for (; i + 2 * int64_t(kN) <= n; i += 2 * int64_t(kN)) {
+    Store(one(Load<VF32>(x + i)), y + i);
+    Store(one(Load<VF32>(x + i + kN)), y + i + kN);
+  }
+  for (; i + int64_t(kN) <= n; i += int64_t(kN)) Store(one(Load<VF32>(x + i)), y + i);
+  if (i < n) StoreN(one(LoadN<VF32>(x + i, size_t(n - i), 0.0f)), y + i, size_t(n - i));
+}
+
 // The range: per lane the reference's fold from +0 (Lt/Gt are false on NaNs), four
 // vectors at a time, then the lanes folded the same way from +0. The fold's result does
 // not depend on the order (ref/elementwise.h), so the lanes give the reference's bits.

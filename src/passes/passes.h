@@ -29,6 +29,15 @@ int FuseConvActivation(Graph& g);
 // of regions. Top-level graph only.
 int FuseElementwiseChains(Graph& g);
 
+// QuantizeLinear -> DequantizeLinear where the quantised tensor is read by nothing else
+// (not a graph output, no other node or subgraph): the pair becomes one
+// onemodel.QuantizeDequantize node (inputs: Q's X, then Q's and DQ's other inputs; its
+// "body" attribute holds the two nodes). With float X and single-value parameters it
+// quantises and dequantises each element in one pass (the reference's two formulas in
+// turn, the byte never stored); otherwise the body runs node by node. Returns the number
+// of pairs. Top-level graph only.
+int FuseQuantizeDequantize(Graph& g);
+
 // How many times each value of g is read: node inputs (a node reading a value twice
 // counts twice), subgraphs' outer references, and graph outputs (counted as 2, so an
 // output never looks read once). Shared by the passes.

@@ -104,5 +104,15 @@ void QuantizeF32(const float* x, int64_t n, float scale, int32_t zp, int32_t lo,
   }
 }
 
+void QuantDequantF32(const float* x, int64_t n, float scale, int32_t zp, int32_t lo, int32_t hi, float dq_scale,
+                     int32_t dq_zp, float* y) {
+  for (int64_t i = 0; i < n; ++i) {
+    uint8_t b = 0;
+    QuantizeF32(x + i, 1, scale, zp, lo, hi, &b);
+    const int32_t q = lo < 0 ? int32_t(int8_t(b)) : int32_t(b);
+    y[i] = float(q - dq_zp) * dq_scale;
+  }
+}
+
 }  // namespace ref
 }  // namespace onemodel::impl

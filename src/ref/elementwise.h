@@ -131,6 +131,13 @@ void MathF64(int32_t op, const double* x, double* out, int64_t n);
 // 0, 255 (uint8) or -128, 127 (int8); zp inside [lo, hi].
 void QuantizeF32(const float* x, int64_t n, float scale, int32_t zp, int32_t lo, int32_t hi, uint8_t* y);
 
+// QuantizeLinear then DequantizeLinear without the 8-bit tensor between them: i < n,
+// y[i] = float(q - dq_zp) * dq_scale (the difference exact in int32 and in f32, one
+// rounding in the product), q the byte QuantizeF32 makes of x[i] with scale, zp, lo, hi
+// (read as int8 when lo < 0).
+void QuantDequantF32(const float* x, int64_t n, float scale, int32_t zp, int32_t lo, int32_t hi, float dq_scale,
+                     int32_t dq_zp, float* y);
+
 // DynamicQuantizeLinear's range: *lo = the fold of lo = x[i] < lo ? x[i] : lo from +0,
 // *hi = the fold of hi = x[i] > hi ? x[i] : hi from +0 (NaNs never replace; -0 never
 // replaces +0). Starting from +0 makes the result independent of the order: a zero result

@@ -90,6 +90,36 @@ std::vector<OpCase> QuantCases() {
                                   TypedGraph(xs, inits, nodes, {"Y", "Cq", "Xcd", "Xc"}),
                                   {{"X", Input(xs, Values(rng, 6 * 13 * 15, kind, -8.0f, 8.0f))}}));
     }
+    // QuantizeLinear -> DequantizeLinear pairs (one node each at the vector ISAs, the
+    // quantised tensor never stored): uint8 and int8, DQ's parameters equal to Q's or not,
+    // no zero points (uint8, 0); a per-axis pair (fused, run node by node); a pair whose
+    // quantised tensor is also an output (not fused). Specials in X (kind 1).
+    {
+      const Shape xs{2, 5, 9, 11};
+      const std::vector<TInit> inits = {{"s1", F, {}, {0.05}},
+                                        {"z1", U8, {}, {128}},
+                                        {"s2", F, {}, {0.03}},
+                                        {"z2", I8, {}, {-5}},
+                                        {"s3", F, {}, {0.07}},
+                                        {"z3", I8, {}, {3}},
+                                        {"s4", F, {}, {0.1}},
+                                        {"cs", F, {5}, Floats(rng, 5, 0.01f, 0.1f)},
+                                        {"cz", U8, {5}, Ints8(rng, 5, false)}};
+      const std::vector<TNode> nodes = {{"QuantizeLinear", {"X", "s1", "z1"}, {"Q1"}},
+                                        {"DequantizeLinear", {"Q1", "s1", "z1"}, {"A"}},
+                                        {"QuantizeLinear", {"A", "s2", "z2"}, {"Q2"}},
+                                        {"DequantizeLinear", {"Q2", "s3", "z3"}, {"B"}},
+                                        {"QuantizeLinear", {"B", "s4"}, {"Q3"}},
+                                        {"DequantizeLinear", {"Q3", "s4"}, {"C"}},
+                                        {"QuantizeLinear", {"C", "cs", "cz"}, {"Q4"}, {AI("axis", 1)}},
+                                        {"DequantizeLinear", {"Q4", "cs", "cz"}, {"D"}, {AI("axis", 1)}},
+                                        {"QuantizeLinear", {"X", "s2", "z2"}, {"Q5"}},
+                                        {"DequantizeLinear", {"Q5", "s2", "z2"}, {"E"}}};
+      for (int kind : {0, 1})
+        cases.push_back(FeedsCase("QuantizeLinear -> DequantizeLinear pairs kind " + std::to_string(kind),
+                                  TypedGraph(xs, inits, nodes, {"D", "E", "Q5", "B"}),
+                                  {{"X", Input(xs, Values(rng, Count(xs), kind, -9.0f, 9.0f))}}));
+    }
     // ConvInteger after dynamic quantisation: uint8 weights with per-channel zero points,
     // padding, stride, dilation, groups; 1-D too.
     for (int variant = 0; variant < 3; ++variant) {
