@@ -294,6 +294,51 @@ TEST_CASE("passes: a QuantizeLinear -> DequantizeLinear pair fuses where the qua
   CHECK(count({{"Relu", {"X"}, "r"}, {"DequantizeLinear", {"r", "s"}, "Z"}}, {"Z"}, &after) == 0);
 }
 
+TEST_CASE("passes: a Conv takes the QuantizeDequantize of its output where its input is surely float",
+          "[exact_paths][passes]") {
+  const Shape xs{1, 2, 4, 4};
+  const std::vector<Init> c = {{"s", {}, {0.5f}}, {"w", {2, 2, 1, 1}, {1.0f, 0.5f, -0.5f, 2.0f}}};
+  auto run = [&](const std::vector<GNode>& nodes, const std::vector<std::string>& outs, size_t* nodes_after) {
+    const std::string b = Graph(xs, {}, c, nodes, outs);
+    Model m = ImportModel(reinterpret_cast<const uint8_t*>(b.data()), b.size(), "qdq", "");
+    FuseQuantizeDequantize(*m.graph);
+    FuseConvActivation(*m.graph);
+    const int n = FuseConvQuantizeDequantize(*m.graph);
+    *nodes_after = m.graph->nodes.size();
+    return n;
+  };
+  size_t after = 0;
+  // X is a float graph input: Conv -> Relu -> Q -> DQ becomes one Conv.
+  CHECK(run({{"Conv", {"X", "w"}, "c"},
+             {"Relu", {"c"}, "r"},
+             {"QuantizeLinear", {"r", "s"}, "q"},
+             {"DequantizeLinear", {"q", "s"}, "Z"}},
+            {"Z"}, &after) == 1);
+  CHECK(after == 1);
+  // Through a chain of convolutions from a dequantised value.
+  CHECK(run({{"QuantizeLinear", {"X", "s"}, "q0"},
+             {"DequantizeLinear", {"q0", "s"}, "d0"},
+             {"Conv", {"d0", "w"}, "c1"},
+             {"Conv", {"c1", "w"}, "c2"},
+             {"QuantizeLinear", {"c2", "s"}, "q"},
+             {"DequantizeLinear", {"q", "s"}, "Z"}},
+            {"Z"}, &after) == 1);
+  CHECK(after == 3);
+  // The Conv output read twice: the pair stays a node of its own.
+  CHECK(run({{"Conv", {"X", "w"}, "c"},
+             {"QuantizeLinear", {"c", "s"}, "q"},
+             {"DequantizeLinear", {"q", "s"}, "d"},
+             {"Add", {"d", "c"}, "Z"}},
+            {"Z"}, &after) == 0);
+  CHECK(after == 3);
+  // An input of unknown type (the output of an op that might change it): not fused.
+  CHECK(run({{"Cast", {"X"}, "x", {Int("to", 1)}},
+             {"Conv", {"x", "w"}, "c"},
+             {"QuantizeLinear", {"c", "s"}, "q"},
+             {"DequantizeLinear", {"q", "s"}, "Z"}},
+            {"Z"}, &after) == 0);
+}
+
 TEST_CASE("passes: constant folding runs constant nodes once and never folds what a feed can replace",
           "[exact_paths][passes]") {
   SplitMix64 rng(929);

@@ -109,6 +109,15 @@ std::shared_ptr<ConvPlan> MakeConvPlan(const OpContext& ctx, const Tensor& x, co
   if (!act.empty() && act != "Relu" && act != "HardSwish")
     throw ctx.Fail(ErrorCode::kInvalidModel, "unknown fused activation '" + act + "'");
   p->act = act.empty() ? Activation::kNone : act == "Relu" ? Activation::kRelu : Activation::kHardSwish;
+  const std::vector<float> qs = ctx.attr_floats(kFusedQdqScalesAttr);
+  const std::vector<int64_t> qi = ctx.attr_ints(kFusedQdqIntsAttr);
+  if (!qs.empty() || !qi.empty()) {
+    if (qs.size() != 2 || qi.size() != 4 || (qi[1] != 0 && qi[1] != -128) || qi[2] != qi[1] + 255 || qi[0] < qi[1] ||
+        qi[0] > qi[2] || qi[3] < qi[1] || qi[3] > qi[2])
+      throw ctx.Fail(ErrorCode::kInvalidModel, "malformed fused quantisation attributes");
+    p->qdq = true;
+    p->qdq_params = QdqParams{qs[0], qs[1], int32_t(qi[0]), int32_t(qi[3]), int32_t(qi[1]), int32_t(qi[2])};
+  }
   p->out_shape = Shape{N, M};
   p->out_shape.insert(p->out_shape.end(), g.out.begin(), g.out.end());
   p->in_sp = ProductOf(g.in);
@@ -302,6 +311,19 @@ void Conv(OpContext& ctx) {
   const bool act_here = p.act != Activation::kNone && float_out;
   const bool bias_here = bias != nullptr && algo != ConvAlgo::kReference;  // the reference adds its bias
   if (!epilogue_done && (bias_here || act_here)) BiasActivation(r, bias_here ? bias : nullptr, act_here);
+  if (p.qdq) {
+    // The fused QuantizeLinear -> DequantizeLinear on every finished result, in place
+    // (the pass fuses it only where X, so the output, is float).
+    if (!float_out) throw ctx.Fail(ErrorCode::kInternal, "a fused quantisation on a Conv output that is not float");
+    const QdqParams& q = p.qdq_params;
+    auto* kernel = ctx.VectorKernels() ? ctx.kernels->QuantDequantF32 : &ref::QuantDequantF32;
+    const int64_t n = p.N * p.M * p.out_sp;
+    constexpr int64_t kChunk = 4096;
+    ParallelFor(ctx, (n + kChunk - 1) / kChunk, 4, [&](int64_t c0, int64_t c1) {
+      const int64_t i0 = c0 * kChunk, i1 = std::min(n, c1 * kChunk);
+      kernel(yf + i0, i1 - i0, q.scale, q.zp, q.lo, q.hi, q.dq_scale, q.dq_zp, yf + i0);
+    });
+  }
   if (float_out) return;
   // Another type first rounds the sum to its element type, as the Conv node's output
   // would be, then takes the activation in f32, then rounds again.

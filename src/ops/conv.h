@@ -8,6 +8,7 @@
 
 #include "ops/conv_common.h"
 #include "ops/conv_gemm.h"
+#include "ops/fused.h"
 #include "ref/conv.h"
 #include "ref/elementwise.h"
 
@@ -38,6 +39,9 @@ struct ConvPlan : ConvInputs {
   Taps tg;         // the taps of every dimension (kTapGemm)
   Shape out_shape;
   Activation act = Activation::kNone;  // a fused activation (ops/fused.h)
+  // A fused QuantizeDequantize, after the bias and activation (ops/fused.h).
+  bool qdq = false;
+  QdqParams qdq_params;
   // The algorithm, and the one run instead when the weights are not all finite (the
   // GEMM algorithms' condition, conv_gemm.h).
   ConvAlgo algo = ConvAlgo::kReference, fallback = ConvAlgo::kReference;

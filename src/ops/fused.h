@@ -2,6 +2,10 @@
 // (passes/passes.h) create and ops/fused_ops.cpp runs.
 #pragma once
 
+#include <cstdint>
+#include <string>
+
+#include "core/function_ref.h"
 #include "graph/graph.h"
 
 namespace onemodel::impl {
@@ -18,5 +22,22 @@ inline constexpr const char* kFusedActivationAttr = "onemodel.activation";
 // Div, Relu, HardSigmoid, HardSwish, Exp, Tanh, Sigmoid, Erf, Clip (default domain, one
 // output).
 bool IsChainableElementwise(const Node& n);
+
+// The 8-bit quantisation and dequantisation a QuantizeDequantize body (QuantizeLinear, then
+// DequantizeLinear) describes, when it runs as one QuantDequantF32 pass: every scale a
+// single float, every zero point a single int8 or uint8 of the type Q makes (absent: 0),
+// no blocks, a float result, and (x_known) a float X. input: the tensor a body input
+// name holds, or null. Else false (the body runs node by node).
+struct QdqParams {
+  float scale = 0, dq_scale = 0;
+  int32_t zp = 0, dq_zp = 0, lo = 0, hi = 0;
+};
+bool QdqFastParams(const Graph& body, FunctionRef<const Tensor*(const std::string&)> input, bool x_known, QdqParams* p);
+
+// A Conv's attributes holding a QuantizeDequantize it applies to its results after its
+// bias and activation (float results only): floats {scale, dq_scale}, ints {zp, lo, hi,
+// dq_zp}.
+inline constexpr const char* kFusedQdqScalesAttr = "onemodel.qdq_scales";
+inline constexpr const char* kFusedQdqIntsAttr = "onemodel.qdq_ints";
 
 }  // namespace onemodel::impl

@@ -296,34 +296,65 @@ void ElementwiseChain(OpContext& ctx) {
 }
 
 namespace {
-// The 8-bit quantisation a QuantizeDequantize body's QuantizeLinear and DequantizeLinear
-// describe, when the pair can run as one QuantDequantF32 pass: float X, every scale a
-// single float, every zero point a single int8 or uint8 of the type Q makes (absent: 0),
-// no blocks, a float result. Else false (the body runs node by node and reports its
-// errors as the nodes do).
-struct QdqParams {
-  float scale = 0, dq_scale = 0;
-  int32_t zp = 0, dq_zp = 0, lo = 0, hi = 0;
+// The inputs of a QuantizeDequantize node, for QdqFastParams.
+struct QdqInputs {
+  const OpContext& ctx;
+  const Graph& body;
+  const Tensor* operator()(const std::string& name) const {
+    for (size_t i = 0; i < body.inputs.size(); ++i)
+      if (body.inputs[i].name == name)
+        return ctx.has_input(i) && ctx.inputs[i]->is_tensor() ? &ctx.inputs[i]->tensor : nullptr;
+    return nullptr;
+  }
 };
-bool QdqFastParams(const OpContext& ctx, const Graph& body, QdqParams* p) {
-  if (body.nodes.size() != 2 || ctx.num_inputs() != body.inputs.size()) return false;
+}  // namespace
+
+// QuantizeLinear -> DequantizeLinear as one pass over memory (passes.h): the byte each
+// element quantises to is dequantised in the same lane, the reference's two formulas
+// one after the other; any other parameters run the body node by node.
+void QuantizeDequantize(OpContext& ctx) {
+  const Attribute* body_attr = ctx.node.attr("body");
+  if (!body_attr || !body_attr->g) throw ctx.Fail(ErrorCode::kInvalidModel, "missing its 'body' graph");
+  const Graph& body = *body_attr->g;
+  QdqParams p;
+  if (ctx.num_inputs() != body.inputs.size() || !QdqFastParams(body, QdqInputs{ctx, body}, true, &p)) {
+    RunBody(ctx, body);
+    return;
+  }
+  const Tensor& x = ctx.in(0);
+  Tensor& y = ctx.out_uninit(0, DType::kFloat, x.shape());
+  const float* px = x.data<float>();
+  float* py = y.mutable_data<float>();
+  constexpr int64_t kChunk = 4096;
+  auto* kernel = ctx.kernels->QuantDequantF32;
+  ParallelFor(ctx, (x.numel() + kChunk - 1) / kChunk, 4, [&](int64_t c0, int64_t c1) {
+    const int64_t i0 = c0 * kChunk, i1 = std::min(x.numel(), c1 * kChunk);
+    kernel(px + i0, i1 - i0, p.scale, p.zp, p.lo, p.hi, p.dq_scale, p.dq_zp, py + i0);
+  });
+}
+
+}  // namespace ops
+
+bool QdqFastParams(const Graph& body, FunctionRef<const Tensor*(const std::string&)> input, bool x_known,
+                   QdqParams* p) {
+  if (body.nodes.size() != 2) return false;
   const Node& q = body.nodes[0];
   const Node& dq = body.nodes[1];
   auto in = [&](const Node& n, size_t k) -> const Tensor* {
-    if (k >= n.inputs.size() || n.inputs[k].empty()) return nullptr;
-    for (size_t i = 0; i < body.inputs.size(); ++i)
-      if (body.inputs[i].name == n.inputs[k])
-        return ctx.has_input(i) && ctx.inputs[i]->is_tensor() ? &ctx.inputs[i]->tensor : nullptr;
-    return nullptr;
+    return k < n.inputs.size() && !n.inputs[k].empty() ? input(n.inputs[k]) : nullptr;
   };
   auto attr = [](const Node& n, const char* name) {
     const Attribute* a = n.attr(name);
     return a ? a->i : 0;
   };
-  const Tensor *x = in(q, 0), *s = in(q, 1), *z = in(q, 2), *ds = in(dq, 1), *dz = in(dq, 2);
+  const Tensor *s = in(q, 1), *z = in(q, 2), *ds = in(dq, 1), *dz = in(dq, 2);
   const bool has_z = q.inputs.size() > 2 && !q.inputs[2].empty(),
              has_dz = dq.inputs.size() > 2 && !dq.inputs[2].empty();
-  if (!x || !s || !ds || (has_z && !z) || (has_dz && !dz) || x->dtype() != DType::kFloat) return false;
+  if (!s || !ds || (has_z && !z) || (has_dz && !dz)) return false;
+  if (x_known) {
+    const Tensor* x = in(q, 0);
+    if (!x || x->dtype() != DType::kFloat) return false;
+  }
   auto scalar = [](const Tensor* t, DType want) { return t->dtype() == want && t->numel() == 1 && t->rank() <= 1; };
   DType t = z ? z->dtype() : DType::kUInt8;
   if (attr(q, "output_dtype") != 0) t = DType(attr(q, "output_dtype"));
@@ -344,31 +375,5 @@ bool QdqFastParams(const OpContext& ctx, const Graph& body, QdqParams* p) {
   p->hi = t == DType::kInt8 ? 127 : 255;
   return true;
 }
-}  // namespace
 
-// QuantizeLinear -> DequantizeLinear as one pass over memory (passes.h): the byte each
-// element quantises to is dequantised in the same lane, the reference's two formulas
-// one after the other; any other parameters run the body node by node.
-void QuantizeDequantize(OpContext& ctx) {
-  const Attribute* body_attr = ctx.node.attr("body");
-  if (!body_attr || !body_attr->g) throw ctx.Fail(ErrorCode::kInvalidModel, "missing its 'body' graph");
-  const Graph& body = *body_attr->g;
-  QdqParams p;
-  if (!QdqFastParams(ctx, body, &p)) {
-    RunBody(ctx, body);
-    return;
-  }
-  const Tensor& x = ctx.in(0);
-  Tensor& y = ctx.out_uninit(0, DType::kFloat, x.shape());
-  const float* px = x.data<float>();
-  float* py = y.mutable_data<float>();
-  constexpr int64_t kChunk = 4096;
-  auto* kernel = ctx.kernels->QuantDequantF32;
-  ParallelFor(ctx, (x.numel() + kChunk - 1) / kChunk, 4, [&](int64_t c0, int64_t c1) {
-    const int64_t i0 = c0 * kChunk, i1 = std::min(x.numel(), c1 * kChunk);
-    kernel(px + i0, i1 - i0, p.scale, p.zp, p.lo, p.hi, p.dq_scale, p.dq_zp, py + i0);
-  });
-}
-
-}  // namespace ops
 }  // namespace onemodel::impl

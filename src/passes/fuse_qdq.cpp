@@ -1,4 +1,5 @@
 // Exact-mode fusion of QuantizeLinear -> DequantizeLinear pairs (see passes.h).
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -59,6 +60,94 @@ int FuseQuantizeDequantize(Graph& g) {
     f.attributes[a.name] = a;
     drop[it->second] = true;
     dq = std::move(f);  // in DQ's place: every input exists by then
+    ++fused;
+  }
+  if (fused) {
+    std::vector<Node> kept;
+    kept.reserve(g.nodes.size() - size_t(fused));
+    for (size_t i = 0; i < g.nodes.size(); ++i)
+      if (!drop[i]) kept.push_back(std::move(g.nodes[i]));
+    g.nodes = std::move(kept);
+  }
+  return fused;
+}
+
+namespace {
+// The value is float whatever is fed: a graph input or initializer declared float, or
+// the output of a DequantizeLinear (alone or in a QuantizeDequantize body) whose scale is
+// a float initializer and whose output type is not changed, or of a Conv of such a value.
+bool KnownFloat(const Graph& g, const std::unordered_map<std::string, size_t>& producer, std::string v) {
+  // A Conv's output has its input's type: follow chains of convolutions.
+  std::unordered_map<std::string, size_t>::const_iterator it;
+  for (;;) {
+    for (const ValueInfo& in : g.inputs)
+      if (in.name == v) return in.type.kind == ValueType::Kind::kTensor && in.type.tensor.dtype == DType::kFloat;
+    auto init = g.initializers.find(v);
+    if (init != g.initializers.end()) return init->second.dtype() == DType::kFloat;
+    it = producer.find(v);
+    if (it == producer.end()) return false;
+    const Node& n = g.nodes[it->second];
+    if (n.op_type != "Conv" || !(n.domain.empty() || n.domain == "ai.onnx") || n.inputs.empty()) break;
+    v = n.inputs[0];
+  }
+  const Node* dq = &g.nodes[it->second];
+  if (dq->op_type == "QuantizeDequantize" && dq->domain == kOneModelDomain) {
+    const Attribute* b = dq->attr("body");
+    if (!b || !b->g || b->g->nodes.size() != 2) return false;
+    dq = &b->g->nodes[1];
+  }
+  if (dq->op_type != "DequantizeLinear" || !(dq->domain.empty() || dq->domain == "ai.onnx") || dq->inputs.size() < 2)
+    return false;
+  const Attribute* od = dq->attr("output_dtype");
+  if (od && od->i != 0 && od->i != 1) return false;
+  auto s = g.initializers.find(dq->inputs[1]);
+  return s != g.initializers.end() && s->second.dtype() == DType::kFloat;
+}
+}  // namespace
+
+int FuseConvQuantizeDequantize(Graph& g) {
+  std::unordered_map<std::string, int> readers = CountReaders(g);
+  std::unordered_map<std::string, size_t> producer;
+  for (size_t i = 0; i < g.nodes.size(); ++i)
+    for (const std::string& out : g.nodes[i].outputs)
+      if (!out.empty()) producer[out] = i;
+  std::set<std::string> fed;  // initializers a feed can replace are not constants
+  for (const ValueInfo& in : g.inputs) fed.insert(in.name);
+  std::vector<bool> drop(g.nodes.size(), false);
+  int fused = 0;
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    const Node& qdq = g.nodes[i];
+    if (qdq.op_type != "QuantizeDequantize" || qdq.domain != kOneModelDomain || qdq.outputs.size() != 1 ||
+        qdq.inputs.empty())
+      continue;
+    const Attribute* b = qdq.attr("body");
+    auto it = producer.find(qdq.inputs[0]);
+    if (!b || !b->g || it == producer.end() || readers[qdq.inputs[0]] != 1) continue;
+    Node& conv = g.nodes[it->second];
+    if (conv.op_type != "Conv" || !(conv.domain.empty() || conv.domain == "ai.onnx") || conv.outputs.size() != 1 ||
+        conv.inputs.empty() || conv.attributes.count(kFusedQdqScalesAttr) || !KnownFloat(g, producer, conv.inputs[0]))
+      continue;
+    // The parameters: constants only (initializers no feed replaces), per tensor.
+    const std::string& x = b->g->nodes[0].inputs[0];
+    auto constant = [&](const std::string& name) -> const Tensor* {
+      if (name == x || fed.count(name)) return nullptr;
+      auto t = g.initializers.find(name);
+      return t == g.initializers.end() ? nullptr : &t->second;
+    };
+    QdqParams p;
+    if (!QdqFastParams(*b->g, constant, false, &p)) continue;
+    Attribute fs, is;
+    fs.name = kFusedQdqScalesAttr;
+    fs.type = Attribute::Type::kFloats;
+    fs.floats = {p.scale, p.dq_scale};
+    is.name = kFusedQdqIntsAttr;
+    is.type = Attribute::Type::kInts;
+    is.ints = {p.zp, p.lo, p.hi, p.dq_zp};
+    conv.attributes[fs.name] = fs;
+    conv.attributes[is.name] = is;
+    conv.outputs[0] = qdq.outputs[0];
+    producer[qdq.outputs[0]] = it->second;
+    drop[i] = true;
     ++fused;
   }
   if (fused) {

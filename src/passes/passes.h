@@ -38,6 +38,15 @@ int FuseElementwiseChains(Graph& g);
 // of pairs. Top-level graph only.
 int FuseQuantizeDequantize(Graph& g);
 
+// A onemodel.QuantizeDequantize whose X is a Conv output read by nothing else, with
+// per-tensor constant parameters (initializers no feed replaces) and a Conv whose input
+// is float whatever is fed (a float graph input or initializer, or a DequantizeLinear's
+// output): the node goes and the Conv applies the same quantisation and dequantisation to
+// its results (attributes kFusedQdqScalesAttr / kFusedQdqIntsAttr), after its bias and
+// activation, in place. Run after FuseConvActivation. Returns the number fused. Top-level
+// graph only.
+int FuseConvQuantizeDequantize(Graph& g);
+
 // How many times each value of g is read: node inputs (a node reading a value twice
 // counts twice), subgraphs' outer references, and graph outputs (counted as 2, so an
 // output never looks read once). Shared by the passes.

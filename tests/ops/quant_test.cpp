@@ -120,6 +120,48 @@ std::vector<OpCase> QuantCases() {
                                   TypedGraph(xs, inits, nodes, {"D", "E", "Q5", "B"}),
                                   {{"X", Input(xs, Values(rng, Count(xs), kind, -9.0f, 9.0f))}}));
     }
+    // QDQ convolutions with their output quantisation fused into the Conv (the quantised
+    // tensors read once): 3x3 with padding and a HardSwish (the padded zeros' fix-up runs
+    // before the quantisation), a 1x1 with a Relu, a depthwise 3x3 without activation,
+    // then a Conv whose output is read twice (not fused). -0.0 inputs (kind 2) and
+    // specials (kind 1).
+    {
+      const Shape xs{1, 4, 10, 12};
+      const std::vector<TInit> inits = {{"xs", F, {}, {0.04}},
+                                        {"xz", U8, {}, {120}},
+                                        {"W1", F, {8, 4, 3, 3}, Floats(rng, 8 * 4 * 9, -0.5f, 0.5f)},
+                                        {"B1", F, {8}, Floats(rng, 8, -0.2f, 0.2f)},
+                                        {"s1", F, {}, {0.02}},
+                                        {"z1", I8, {}, {-4}},
+                                        {"W2", F, {8, 8, 1, 1}, Floats(rng, 64, -0.5f, 0.5f)},
+                                        {"s2", F, {}, {0.03}},
+                                        {"z2", U8, {}, {7}},
+                                        {"W3", F, {8, 1, 3, 3}, Floats(rng, 72, 0.05f, 0.5f)},
+                                        {"s3", F, {}, {0.05}},
+                                        {"z3", I8, {}, {2}},
+                                        {"W4", F, {3, 8, 1, 1}, Floats(rng, 24, -0.5f, 0.5f)}};
+      const std::vector<TNode> nodes = {{"QuantizeLinear", {"X", "xs", "xz"}, {"Xq"}},
+                                        {"DequantizeLinear", {"Xq", "xs", "xz"}, {"Xd"}},
+                                        {"Conv", {"Xd", "W1", "B1"}, {"C1"}, {AInts("pads", {1, 1, 1, 1})}},
+                                        {"HardSwish", {"C1"}, {"H1"}},
+                                        {"QuantizeLinear", {"H1", "s1", "z1"}, {"Q1"}},
+                                        {"DequantizeLinear", {"Q1", "s1", "z1"}, {"D1"}},
+                                        {"Conv", {"D1", "W2"}, {"C2"}},
+                                        {"Relu", {"C2"}, {"R2"}},
+                                        {"QuantizeLinear", {"R2", "s2", "z2"}, {"Q2"}},
+                                        {"DequantizeLinear", {"Q2", "s2", "z2"}, {"D2"}},
+                                        {"Conv", {"D2", "W3"}, {"C3"}, {AI("group", 8), AInts("pads", {1, 1, 1, 1})}},
+                                        {"QuantizeLinear", {"C3", "s3", "z3"}, {"Q3"}},
+                                        {"DequantizeLinear", {"Q3", "s3", "z3"}, {"D3"}},
+                                        {"Conv", {"D3", "W4"}, {"C4"}},
+                                        {"QuantizeLinear", {"C4", "s3", "z3"}, {"Q4"}},
+                                        {"DequantizeLinear", {"Q4", "s3", "z3"}, {"D4"}},
+                                        {"Add", {"D4", "C4"}, {"Y"}}};
+      for (int kind : {0, 1, 2})
+        cases.push_back(FeedsCase("QDQ convolutions, quantisation fused, kind " + std::to_string(kind),
+                                  TypedGraph(xs, inits, nodes, {"Y", "D2"}),
+                                  {{"X", Input(xs, Values(rng, Count(xs), kind, -6.0f, 6.0f))}}));
+    }
     // ConvInteger after dynamic quantisation: uint8 weights with per-channel zero points,
     // padding, stride, dilation, groups; 1-D too.
     for (int variant = 0; variant < 3; ++variant) {
