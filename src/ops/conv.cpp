@@ -146,7 +146,15 @@ struct ConvRun {
   const float* bias;  // null: none
   float* y;
   Activation kact;  // the activation a kernel may apply in its epilogue (float output only)
+  bool qdq;         // the plan's fused quantisation applies (float output only)
 };
+
+// The fused QuantizeLinear -> DequantizeLinear (ConvPlan::qdq) on n finished results at y,
+// in place.
+void QuantDequantInPlace(const OpContext& ctx, const QdqParams& q, float* y, int64_t n) {
+  auto* kernel = ctx.VectorKernels() ? ctx.kernels->QuantDequantF32 : &ref::QuantDequantF32;
+  kernel(y, n, q.scale, q.zp, q.lo, q.hi, q.dq_scale, q.dq_zp, y);
+}
 
 void RunTapGemm(const ConvRun& r) {
   const ConvPlan& p = r.p;
@@ -198,6 +206,8 @@ bool RunIm2col(const ConvRun& r, const Tensor& w) {
 // Depthwise, one output per input channel: lanes across channels (blocks of 16 to 64
 // channels, a multiple of every target's lanes, at least two per thread when the
 // channels allow), the epilogue in the kernel.
+// Depthwise blocks finish their results (bias and activation in the kernel), so a fused
+// quantisation runs on each block while it is in cache.
 void RunDepthwise(const ConvRun& r) {
   const ConvPlan& p = r.p;
   const int threads = r.ctx.pool ? r.ctx.pool->threads() : 1;
@@ -209,6 +219,7 @@ void RunDepthwise(const ConvRun& r) {
       r.ctx.kernels->DepthwiseConvF32(r.x + (n * p.C + c0) * p.in_sp, r.w + c0 * p.k_sp,
                                       r.y + (n * p.M + c0) * p.out_sp, nc, p.pl, r.bias ? r.bias + c0 : nullptr,
                                       r.kact);
+      if (r.qdq) QuantDequantInPlace(r.ctx, p.qdq_params, r.y + (n * p.M + c0) * p.out_sp, nc * p.out_sp);
     }
   });
 }
@@ -289,7 +300,7 @@ void Conv(OpContext& ctx) {
   const bool float_out = y.dtype() == DType::kFloat;
   std::vector<float> ybuf;
   float* yf = float_out ? y.mutable_data<float>() : (ybuf.resize(size_t(p.N * p.M * p.out_sp)), ybuf.data());
-  const ConvRun r{ctx, p, xv.data(), wv.data(), bias, yf, float_out ? p.act : Activation::kNone};
+  const ConvRun r{ctx, p, xv.data(), wv.data(), bias, yf, float_out ? p.act : Activation::kNone, p.qdq && float_out};
   ConvAlgo algo = p.algo;
   if ((algo == ConvAlgo::kTapGemm || algo == ConvAlgo::kIm2colGemm) && !FiniteWeights(ctx, wv)) algo = p.fallback;
   bool epilogue_done = false;  // bias and activation applied by the kernel
@@ -311,17 +322,15 @@ void Conv(OpContext& ctx) {
   const bool act_here = p.act != Activation::kNone && float_out;
   const bool bias_here = bias != nullptr && algo != ConvAlgo::kReference;  // the reference adds its bias
   if (!epilogue_done && (bias_here || act_here)) BiasActivation(r, bias_here ? bias : nullptr, act_here);
-  if (p.qdq) {
+  if (p.qdq && !(algo == ConvAlgo::kDepthwise && float_out)) {
     // The fused QuantizeLinear -> DequantizeLinear on every finished result, in place
-    // (the pass fuses it only where X, so the output, is float).
+    // (the pass fuses it only where X, so the output, is float; depthwise blocks did it).
     if (!float_out) throw ctx.Fail(ErrorCode::kInternal, "a fused quantisation on a Conv output that is not float");
-    const QdqParams& q = p.qdq_params;
-    auto* kernel = ctx.VectorKernels() ? ctx.kernels->QuantDequantF32 : &ref::QuantDequantF32;
     const int64_t n = p.N * p.M * p.out_sp;
     constexpr int64_t kChunk = 4096;
     ParallelFor(ctx, (n + kChunk - 1) / kChunk, 4, [&](int64_t c0, int64_t c1) {
       const int64_t i0 = c0 * kChunk, i1 = std::min(n, c1 * kChunk);
-      kernel(yf + i0, i1 - i0, q.scale, q.zp, q.lo, q.hi, q.dq_scale, q.dq_zp, yf + i0);
+      QuantDequantInPlace(ctx, p.qdq_params, yf + i0, i1 - i0);
     });
   }
   if (float_out) return;
