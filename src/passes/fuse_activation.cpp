@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "passes/passes.h"
@@ -25,12 +26,58 @@ std::unordered_map<std::string, int> CountReaders(const Graph& g) {
   return readers;
 }
 
-int FuseConvActivation(Graph& g) {
-  std::unordered_map<std::string, int> readers = CountReaders(g);
+std::unordered_map<std::string, size_t> ProducerIndex(const Graph& g) {
   std::unordered_map<std::string, size_t> producer;
   for (size_t i = 0; i < g.nodes.size(); ++i)
     for (const std::string& out : g.nodes[i].outputs)
       if (!out.empty()) producer[out] = i;
+  return producer;
+}
+
+void EraseNodes(Graph& g, const std::vector<bool>& drop) {
+  std::vector<Node> kept;
+  kept.reserve(g.nodes.size());
+  for (size_t i = 0; i < g.nodes.size(); ++i)
+    if (!drop[i]) kept.push_back(std::move(g.nodes[i]));
+  g.nodes = std::move(kept);
+}
+
+Node FusedNode(const char* op_type, const std::string& name, const std::vector<const Node*>& nodes,
+               const std::string& output) {
+  Node f;
+  f.op_type = op_type;
+  f.domain = kOneModelDomain;
+  f.name = name;
+  auto body = std::make_shared<Graph>();
+  body->name = name;
+  std::unordered_set<std::string> inner;
+  for (const Node* n : nodes) {
+    for (const std::string& in : n->inputs) {
+      if (in.empty() || inner.count(in) || std::find(f.inputs.begin(), f.inputs.end(), in) != f.inputs.end()) continue;
+      f.inputs.push_back(in);
+      ValueInfo vi;
+      vi.name = in;
+      body->inputs.push_back(vi);
+    }
+    for (const std::string& out : n->outputs)
+      if (!out.empty()) inner.insert(out);
+    body->nodes.push_back(*n);
+  }
+  ValueInfo vo;
+  vo.name = output;
+  body->outputs.push_back(vo);
+  f.outputs = {output};
+  Attribute a;
+  a.name = "body";
+  a.type = Attribute::Type::kGraph;
+  a.g = body;
+  f.attributes[a.name] = a;
+  return f;
+}
+
+int FuseConvActivation(Graph& g) {
+  std::unordered_map<std::string, int> readers = CountReaders(g);
+  std::unordered_map<std::string, size_t> producer = ProducerIndex(g);
   std::vector<bool> drop(g.nodes.size(), false);
   int fused = 0;
   for (size_t i = 0; i < g.nodes.size(); ++i) {
@@ -56,13 +103,7 @@ int FuseConvActivation(Graph& g) {
     drop[i] = true;
     ++fused;
   }
-  if (fused) {
-    std::vector<Node> kept;
-    kept.reserve(g.nodes.size() - size_t(fused));
-    for (size_t i = 0; i < g.nodes.size(); ++i)
-      if (!drop[i]) kept.push_back(std::move(g.nodes[i]));
-    g.nodes = std::move(kept);
-  }
+  if (fused) EraseNodes(g, drop);
   return fused;
 }
 

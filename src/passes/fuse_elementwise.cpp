@@ -58,38 +58,11 @@ int FuseElementwiseChains(Graph& g) {
     // The fused node: inputs are the chain's input (input 0 of the first node for a unary
     // first node; for a binary one, its input 0) and then every other operand in order;
     // the body holds the original nodes, reading the fused node's inputs by name.
-    Node f;
-    f.op_type = "ElementwiseChain";
-    f.domain = kOneModelDomain;
-    f.name = g.nodes[chain.front()].name + " (elementwise chain of " + std::to_string(chain.size()) + ")";
-    auto body = std::make_shared<Graph>();
-    body->name = f.name;
-    std::unordered_set<std::string> inner;
-    auto add_input = [&](const std::string& name) {
-      for (const auto& in : f.inputs)
-        if (in == name) return;
-      f.inputs.push_back(name);
-      ValueInfo vi;
-      vi.name = name;
-      body->inputs.push_back(vi);
-    };
-    for (size_t k : chain) {
-      const Node& n = g.nodes[k];
-      for (const auto& in : n.inputs)
-        if (!in.empty() && !inner.count(in)) add_input(in);
-      inner.insert(n.outputs[0]);
-      body->nodes.push_back(n);
-    }
-    const std::string out = g.nodes[chain.back()].outputs[0];
-    ValueInfo vo;
-    vo.name = out;
-    body->outputs.push_back(vo);
-    f.outputs = {out};
-    Attribute a;
-    a.name = "body";
-    a.type = Attribute::Type::kGraph;
-    a.g = body;
-    f.attributes[a.name] = a;
+    std::vector<const Node*> members;
+    for (size_t k : chain) members.push_back(&g.nodes[k]);
+    Node f = FusedNode("ElementwiseChain",
+                       g.nodes[chain.front()].name + " (elementwise chain of " + std::to_string(chain.size()) + ")",
+                       members, g.nodes[chain.back()].outputs[0]);
     for (size_t k : chain) {
       taken[k] = true;
       drop[k] = true;

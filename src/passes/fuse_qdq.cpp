@@ -16,10 +16,7 @@ bool IsOnnxOp(const Node& n, const char* op) {
 
 int FuseQuantizeDequantize(Graph& g) {
   std::unordered_map<std::string, int> readers = CountReaders(g);
-  std::unordered_map<std::string, size_t> producer;
-  for (size_t i = 0; i < g.nodes.size(); ++i)
-    for (const std::string& out : g.nodes[i].outputs)
-      if (!out.empty()) producer[out] = i;
+  std::unordered_map<std::string, size_t> producer = ProducerIndex(g);
   std::vector<bool> drop(g.nodes.size(), false);
   int fused = 0;
   for (size_t i = 0; i < g.nodes.size(); ++i) {
@@ -31,44 +28,12 @@ int FuseQuantizeDequantize(Graph& g) {
     if (!IsOnnxOp(q, "QuantizeLinear") || q.inputs.size() > 3 || drop[it->second]) continue;
     // The fused node reads Q's X first, then the other inputs of both (each once); its
     // body holds the two nodes as they were.
-    Node f;
-    f.op_type = "QuantizeDequantize";
-    f.domain = kOneModelDomain;
-    f.name = q.name + " + " + dq.name;
-    auto body = std::make_shared<Graph>();
-    body->name = f.name;
-    auto add_input = [&](const std::string& name) {
-      if (name.empty()) return;
-      for (const auto& in : f.inputs)
-        if (in == name) return;
-      f.inputs.push_back(name);
-      ValueInfo vi;
-      vi.name = name;
-      body->inputs.push_back(vi);
-    };
-    for (const std::string& in : q.inputs) add_input(in);
-    for (size_t k = 1; k < dq.inputs.size(); ++k) add_input(dq.inputs[k]);
-    body->nodes = {q, dq};
-    ValueInfo vo;
-    vo.name = dq.outputs[0];
-    body->outputs.push_back(vo);
-    f.outputs = dq.outputs;
-    Attribute a;
-    a.name = "body";
-    a.type = Attribute::Type::kGraph;
-    a.g = body;
-    f.attributes[a.name] = a;
+    Node f = FusedNode("QuantizeDequantize", q.name + " + " + dq.name, {&q, &dq}, dq.outputs[0]);
     drop[it->second] = true;
     dq = std::move(f);  // in DQ's place: every input exists by then
     ++fused;
   }
-  if (fused) {
-    std::vector<Node> kept;
-    kept.reserve(g.nodes.size() - size_t(fused));
-    for (size_t i = 0; i < g.nodes.size(); ++i)
-      if (!drop[i]) kept.push_back(std::move(g.nodes[i]));
-    g.nodes = std::move(kept);
-  }
+  if (fused) EraseNodes(g, drop);
   return fused;
 }
 
@@ -107,10 +72,7 @@ bool KnownFloat(const Graph& g, const std::unordered_map<std::string, size_t>& p
 
 int FuseConvQuantizeDequantize(Graph& g) {
   std::unordered_map<std::string, int> readers = CountReaders(g);
-  std::unordered_map<std::string, size_t> producer;
-  for (size_t i = 0; i < g.nodes.size(); ++i)
-    for (const std::string& out : g.nodes[i].outputs)
-      if (!out.empty()) producer[out] = i;
+  std::unordered_map<std::string, size_t> producer = ProducerIndex(g);
   std::set<std::string> fed;  // initializers a feed can replace are not constants
   for (const ValueInfo& in : g.inputs) fed.insert(in.name);
   std::vector<bool> drop(g.nodes.size(), false);
@@ -150,13 +112,7 @@ int FuseConvQuantizeDequantize(Graph& g) {
     drop[i] = true;
     ++fused;
   }
-  if (fused) {
-    std::vector<Node> kept;
-    kept.reserve(g.nodes.size() - size_t(fused));
-    for (size_t i = 0; i < g.nodes.size(); ++i)
-      if (!drop[i]) kept.push_back(std::move(g.nodes[i]));
-    g.nodes = std::move(kept);
-  }
+  if (fused) EraseNodes(g, drop);
   return fused;
 }
 

@@ -7,6 +7,7 @@
 #include <map>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "graph/graph.h"
 #include "ops/fused.h"
@@ -51,6 +52,16 @@ int FuseConvQuantizeDequantize(Graph& g);
 // counts twice), subgraphs' outer references, and graph outputs (counted as 2, so an
 // output never looks read once). Shared by the passes.
 std::unordered_map<std::string, int> CountReaders(const Graph& g);
+// The index of the node producing each value of g.
+std::unordered_map<std::string, size_t> ProducerIndex(const Graph& g);
+// Removes the nodes whose index is marked in drop (the others keep their order).
+void EraseNodes(Graph& g, const std::vector<bool>& drop);
+// A fused node of OneModel's domain holding `nodes` (in order) in its "body" attribute:
+// its inputs are every non-empty input of those nodes that none of them produces, each
+// once, in order of first use (the body's inputs by the same names); its one output
+// (and the body's) is `output`.
+Node FusedNode(const char* op_type, const std::string& name, const std::vector<const Node*>& nodes,
+               const std::string& output);
 
 // Constant folding: a node whose inputs are all constants (initializers that are not
 // also graph inputs, so no feed can replace them, and outputs of nodes folded before)
