@@ -149,13 +149,6 @@ struct ConvRun {
   bool qdq;         // the plan's fused quantisation applies (float output only)
 };
 
-// The fused QuantizeLinear -> DequantizeLinear (ConvPlan::qdq) on n finished results at y,
-// in place.
-void QuantDequantInPlace(const OpContext& ctx, const QdqParams& q, float* y, int64_t n) {
-  auto* kernel = ctx.VectorKernels() ? ctx.kernels->QuantDequantF32 : &ref::QuantDequantF32;
-  kernel(y, n, q.scale, q.zp, q.lo, q.hi, q.dq_scale, q.dq_zp, y);
-}
-
 void RunTapGemm(const ConvRun& r) {
   const ConvPlan& p = r.p;
   for (int64_t n = 0; n < p.N; ++n)
@@ -219,7 +212,8 @@ void RunDepthwise(const ConvRun& r) {
       r.ctx.kernels->DepthwiseConvF32(r.x + (n * p.C + c0) * p.in_sp, r.w + c0 * p.k_sp,
                                       r.y + (n * p.M + c0) * p.out_sp, nc, p.pl, r.bias ? r.bias + c0 : nullptr,
                                       r.kact);
-      if (r.qdq) QuantDequantInPlace(r.ctx, p.qdq_params, r.y + (n * p.M + c0) * p.out_sp, nc * p.out_sp);
+      float* yb = r.y + (n * p.M + c0) * p.out_sp;
+      if (r.qdq) RunQuantDequant(r.ctx, p.qdq_params, yb, yb, nc * p.out_sp);
     }
   });
 }
@@ -326,12 +320,7 @@ void Conv(OpContext& ctx) {
     // The fused QuantizeLinear -> DequantizeLinear on every finished result, in place
     // (the pass fuses it only where X, so the output, is float; depthwise blocks did it).
     if (!float_out) throw ctx.Fail(ErrorCode::kInternal, "a fused quantisation on a Conv output that is not float");
-    const int64_t n = p.N * p.M * p.out_sp;
-    constexpr int64_t kChunk = 4096;
-    ParallelFor(ctx, (n + kChunk - 1) / kChunk, 4, [&](int64_t c0, int64_t c1) {
-      const int64_t i0 = c0 * kChunk, i1 = std::min(n, c1 * kChunk);
-      QuantDequantInPlace(ctx, p.qdq_params, yf + i0, i1 - i0);
-    });
+    RunQuantDequant(ctx, p.qdq_params, yf, yf, p.N * p.M * p.out_sp);
   }
   if (float_out) return;
   // Another type first rounds the sum to its element type, as the Conv node's output

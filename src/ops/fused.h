@@ -34,6 +34,12 @@ struct QdqParams {
 };
 bool QdqFastParams(const Graph& body, FunctionRef<const Tensor*(const std::string&)> input, bool x_known, QdqParams* p);
 
+struct OpContext;
+// y[i] = the quantisation then dequantisation q describes of x[i], i < n (y may be x), in
+// chunks over the session's threads: the QuantDequantF32 kernel of the session's table
+// (the reference's with a scalar table).
+void RunQuantDequant(const OpContext& ctx, const QdqParams& q, const float* x, float* y, int64_t n);
+
 // A Conv's attributes holding a QuantizeDequantize it applies to its results after its
 // bias and activation (float results only): floats {scale, dq_scale}, ints {zp, lo, hi,
 // dq_zp}.

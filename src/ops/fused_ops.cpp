@@ -323,17 +323,19 @@ void QuantizeDequantize(OpContext& ctx) {
   }
   const Tensor& x = ctx.in(0);
   Tensor& y = ctx.out_uninit(0, DType::kFloat, x.shape());
-  const float* px = x.data<float>();
-  float* py = y.mutable_data<float>();
-  constexpr int64_t kChunk = 4096;
-  auto* kernel = ctx.kernels->QuantDequantF32;
-  ParallelFor(ctx, (x.numel() + kChunk - 1) / kChunk, 4, [&](int64_t c0, int64_t c1) {
-    const int64_t i0 = c0 * kChunk, i1 = std::min(x.numel(), c1 * kChunk);
-    kernel(px + i0, i1 - i0, p.scale, p.zp, p.lo, p.hi, p.dq_scale, p.dq_zp, py + i0);
-  });
+  RunQuantDequant(ctx, p, x.data<float>(), y.mutable_data<float>(), x.numel());
 }
 
 }  // namespace ops
+
+void RunQuantDequant(const OpContext& ctx, const QdqParams& q, const float* x, float* y, int64_t n) {
+  auto* kernel = ctx.VectorKernels() ? ctx.kernels->QuantDequantF32 : &ref::QuantDequantF32;
+  constexpr int64_t kChunk = 4096;
+  ops::ParallelFor(ctx, (n + kChunk - 1) / kChunk, 4, [&](int64_t c0, int64_t c1) {
+    const int64_t i0 = c0 * kChunk, i1 = std::min(n, c1 * kChunk);
+    kernel(x + i0, i1 - i0, q.scale, q.zp, q.lo, q.hi, q.dq_scale, q.dq_zp, y + i0);
+  });
+}
 
 bool QdqFastParams(const Graph& body, FunctionRef<const Tensor*(const std::string&)> input, bool x_known,
                    QdqParams* p) {
