@@ -157,10 +157,16 @@ void TransposeSq(const float* src, float* dst, size_t* used) {
   for (size_t q = 0; q < kL; ++q) Store(v[q], dst + q * kL);
 }
 
+bool AllTrueLt(const float* a, const float* b, size_t* used) {
+  *used = VF32::kLanes;
+  return AllTrue(Lt(Load<VF32>(a), Load<VF32>(b)));
+}
+
 }  // namespace
 
 const test::SimdKit& GetSimdKit() {
-  static const test::SimdKit kKit{kFns, sizeof(kFns) / sizeof(kFns[0]), &ReduceTree, &LoadStoreN, &TransposeSq};
+  static const test::SimdKit kKit{kFns,      sizeof(kFns) / sizeof(kFns[0]), &ReduceTree, &LoadStoreN, &TransposeSq,
+                                  &AllTrueLt};
   return kKit;
 }
 

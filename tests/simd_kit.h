@@ -21,6 +21,8 @@ struct SimdKit {
   void (*load_store_n)(const float* src, size_t n, float fill, float* dst);  // LoadN + StoreN
   // TransposeSquare on the lanes x lanes floats at src (row-major), stored row-major.
   void (*transpose_square)(const float* src, float* dst, size_t* lanes_used);
+  // AllTrue(Lt(a, b)) on one vector.
+  bool (*all_true_lt)(const float* a, const float* b, size_t* lanes_used);
 };
 
 }  // namespace test

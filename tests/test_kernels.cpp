@@ -389,6 +389,17 @@ TEST_CASE(
     x.push_back(-e * 1.37f);
   }
   for (int d = -64; d <= 64; ++d) x.push_back(U2F(uint32_t(int64_t(F2U(7.2440162e18f)) + d)));
+  // Whole vectors inside one range, where the kernels skip by AllTrue what no lane needs
+  // (Exp's scaling and specials inside [-87, 88], its edges; Erf's ranges |x| <= 1,
+  // 1 < |x| < 2, 2 <= |x| < 4), then the same values shuffled into mixed vectors.
+  const float ranges[][2] = {{-87.0f, 88.0f}, {-87.5f, -86.5f}, {87.5f, 88.5f}, {-1.0f, 1.0f},
+                             {1.0f, 2.0f},    {-2.0f, -1.0f},   {2.0f, 4.0f},   {-4.0f, 4.0f}};
+  const size_t ranged = x.size();
+  for (const auto& r : ranges)
+    for (int i = 0; i < 4096; ++i) x.push_back(rng.Uniform(r[0], r[1]));
+  for (float e : {-87.0f, 88.0f, 1.0f, 2.0f, -1.0f, -2.0f})
+    for (int k = -32; k < 32; ++k) x.push_back(U2F(uint32_t(int64_t(F2U(e)) + k)));
+  for (size_t i = ranged; i < x.size(); i += 3) x.push_back(x[i]);
   std::vector<float> want(x.size()), got(x.size());
   const char* names[] = {"Exp",  "Tanh", "Sigmoid", "Erf",   "Log",   "Atan", "Asin", "Acos",
                          "Sinh", "Cosh", "Asinh",   "Acosh", "Atanh", "Sin",  "Cos",  "Tan"};

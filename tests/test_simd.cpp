@@ -337,6 +337,30 @@ TEST_CASE("simd: ReduceSumTree follows the pairwise lane tree", "[simd]") {
   }
 }
 
+TEST_CASE("simd: AllTrue is true only when every lane of the mask is", "[simd]") {
+  const SimdKit* kit = KitFor(ActiveIsa());
+  REQUIRE(kit != nullptr);
+  const float nan = U2F(0x7FC00000u);
+  float a[16], b[16];
+  for (int j = 0; j < 16; ++j) {
+    a[j] = float(j) - 8.0f;
+    b[j] = float(j) - 7.5f;
+  }
+  size_t n = 0;
+  CHECK(kit->all_true_lt(a, b, &n));
+  REQUIRE(n <= 16);
+  for (size_t j = 0; j < n; ++j) {  // one false lane, in every position: false
+    for (float bad : {-100.0f, a[j], nan}) {
+      const float keep = b[j];
+      b[j] = bad;
+      INFO("lanes " << n << " lane " << j << " b " << bad);
+      CHECK_FALSE(kit->all_true_lt(a, b, &n));
+      b[j] = keep;
+    }
+  }
+  CHECK(kit->all_true_lt(a, b, &n));
+}
+
 TEST_CASE("simd: TransposeSquare moves every lane's bits to its mirror position", "[simd]") {
   const SimdKit* kit = KitFor(ActiveIsa());
   REQUIRE(kit != nullptr);

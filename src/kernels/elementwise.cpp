@@ -159,27 +159,35 @@ void MathF64(int32_t op, const double* x, double* out, int64_t n) {
 
 void SoftmaxRowF32(const float* x, float* out, int64_t n) {
   // The maximum: IEEE maximum is associative and commutative (NaN wins, -0 < +0), so
-  // lanes may take it in any order.
-  VF32 mv = Set<VF32>(-__builtin_inff());
+  // lanes may take it in any order; four independent chains keep MaxIeee's latency off
+  // the loop.
+  const VF32 ninf = Set<VF32>(-__builtin_inff());
+  VF32 m0 = ninf, m1 = ninf, m2 = ninf, m3 = ninf;
   int64_t i = 0;
+  for (; i + 4 * int64_t(kN) <= n; i += 4 * int64_t(kN)) {
+    m0 = MaxIeee(m0, Load<VF32>(x + i));
+    m1 = MaxIeee(m1, Load<VF32>(x + i + int64_t(kN)));
+    m2 = MaxIeee(m2, Load<VF32>(x + i + 2 * int64_t(kN)));
+    m3 = MaxIeee(m3, Load<VF32>(x + i + 3 * int64_t(kN)));
+  }
+  VF32 mv = MaxIeee(MaxIeee(m0, m1), MaxIeee(m2, m3));
   for (; i + int64_t(kN) <= n; i += int64_t(kN)) mv = MaxIeee(mv, Load<VF32>(x + i));
   if (i < n) mv = MaxIeee(mv, LoadN<VF32>(x + i, size_t(n - i), -__builtin_inff()));
-  alignas(64) float lanes[kN];
-  Store(mv, lanes);
-  float m = lanes[0];
-  for (size_t j = 1; j < kN; ++j) {
-    const float v = lanes[j];
-    if (v != v || m != m)
-      m = __builtin_nanf("");
-    else if (v == m)
-      m = (F2U(m) >> 31) ? v : m;
-    else if (v > m)
-      m = v;
+  // Across the lanes: NaN if any lane is; else the largest lane with -0 < +0, taken on
+  // keys that order the values as integers (the sign bit kept, the other bits flipped
+  // for negative values; the map is its own inverse).
+  float m = __builtin_nanf("");
+  if (AllTrue(Eq(mv, mv))) {
+    alignas(64) uint32_t lanes[kN];
+    Store(BitCast<VU32>(mv), lanes);
+    auto key = [](uint32_t b) { return int32_t(b >> 31 ? b ^ 0x7FFFFFFFu : b); };
+    int32_t best = key(lanes[0]);
+    for (size_t j = 1; j < kN; ++j) best = std::max(best, key(lanes[j]));
+    m = U2F(uint32_t(key(uint32_t(best))));
   }
   const VF32 mm = Set<VF32>(m);
-  for (i = 0; i + int64_t(kN) <= n; i += int64_t(kN)) Store(ExpV(Sub(Load<VF32>(x + i), mm)), out + i);
-  if (i < n) StoreN(ExpV(Sub(LoadN<VF32>(x + i, size_t(n - i), 0.0f), mm)), out + i, size_t(n - i));
-  const VF32 s = Set<VF32>(SumCanonicalVec<kCanonicalLanes>(out, size_t(n)));
+  const VF32 s =
+      Set<VF32>(MapSumCanonicalVec<kCanonicalLanes>(x, out, size_t(n), [&](VF32 v) { return ExpV(Sub(v, mm)); }));
   for (i = 0; i + int64_t(kN) <= n; i += int64_t(kN)) Store(Div(Load<VF32>(out + i), s), out + i);
   if (i < n) StoreN(Div(LoadN<VF32>(out + i, size_t(n - i), 1.0f), s), out + i, size_t(n - i));
 }

@@ -27,6 +27,9 @@ inline VF32 ExpV(VF32 x) {
   p = Add(Mul(p, r), Set<VF32>(5.0000001201e-1f));
   p = Add(Mul(p, z), r);
   p = Add(p, Set<VF32>(1.0f));
+  // Every lane in [-87, 88] (no NaN): n in [-126, 127], where ScaleB is p * 2^n times 1
+  // (exact), and no special applies: the one multiply is the general path's result.
+  if (AllTrue(And(Ge(x, Set<VF32>(-87.0f)), Le(x, Set<VF32>(88.0f))))) return Mul(p, Pow2V(CvtRoundEvenSatF32ToI32(n)));
   // ScaleB(p, n): n > 127: p * 2^127 * 2^min(n - 127, 127); n < -126: p * 2^(n + 64) *
   // 2^-64; else p * 2^n (times 1, exactly). Lanes where x is NaN or out of range get
   // any scale: they are replaced below.
@@ -238,7 +241,33 @@ inline VF32 SoftplusV(VF32 x) {
   return IfThenElse(Ne(x, x), x, r);
 }
 
-// math::Erf.
+// math::Erf's polynomial of erfc for 1 < a < 2, in y = 1 / a^2.
+inline VF32 ErfcPolyLowV(VF32 y) {
+  VF32 pa = Set<VF32>(2.326819970068386e-2f);
+  pa = Sub(Mul(pa, y), Set<VF32>(1.387039388740657e-1f));
+  pa = Add(Mul(pa, y), Set<VF32>(3.687424674597105e-1f));
+  pa = Sub(Mul(pa, y), Set<VF32>(5.824733027278666e-1f));
+  pa = Add(Mul(pa, y), Set<VF32>(6.210004621745983e-1f));
+  pa = Sub(Mul(pa, y), Set<VF32>(4.944515323274145e-1f));
+  pa = Add(Mul(pa, y), Set<VF32>(3.404879937665872e-1f));
+  pa = Sub(Mul(pa, y), Set<VF32>(2.741127028184656e-1f));
+  return Add(Mul(pa, y), Set<VF32>(5.638259427386472e-1f));
+}
+
+// The same for 2 <= a < 4.
+inline VF32 ErfcPolyHighV(VF32 y) {
+  VF32 pb = Set<VF32>(-1.047766399936249e1f);
+  pb = Add(Mul(pb, y), Set<VF32>(1.297719955372516e1f));
+  pb = Sub(Mul(pb, y), Set<VF32>(7.495518717768503e0f));
+  pb = Add(Mul(pb, y), Set<VF32>(2.921019019210786e0f));
+  pb = Sub(Mul(pb, y), Set<VF32>(1.015265279202700e0f));
+  pb = Add(Mul(pb, y), Set<VF32>(4.218463358204948e-1f));
+  pb = Sub(Mul(pb, y), Set<VF32>(2.820767439740514e-1f));
+  return Add(Mul(pb, y), Set<VF32>(5.641895067754075e-1f));
+}
+
+// math::Erf. Work no lane selects is skipped by whole vectors (AllTrue): the branches
+// choose which lanes' values are computed, never how.
 inline VF32 ErfV(VF32 x) {
   const VF32 a = Abs(x), one = Set<VF32>(1.0f);
   // |x| <= 1.
@@ -251,27 +280,18 @@ inline VF32 ErfV(VF32 x) {
   p1 = Sub(Mul(p1, z), Set<VF32>(3.761262582423300e-1f));
   p1 = Add(Mul(p1, z), Set<VF32>(1.128379165726710e0f));
   const VF32 r1 = Mul(x, p1);
+  if (AllTrue(Le(a, one))) return r1;
   // 1 < |x| < 4: erfc(a) = exp(-a^2) / a * P(1/a^2).
   const VF32 q = Div(one, a);
   const VF32 y = Mul(q, q);
-  VF32 pa = Set<VF32>(2.326819970068386e-2f);
-  pa = Sub(Mul(pa, y), Set<VF32>(1.387039388740657e-1f));
-  pa = Add(Mul(pa, y), Set<VF32>(3.687424674597105e-1f));
-  pa = Sub(Mul(pa, y), Set<VF32>(5.824733027278666e-1f));
-  pa = Add(Mul(pa, y), Set<VF32>(6.210004621745983e-1f));
-  pa = Sub(Mul(pa, y), Set<VF32>(4.944515323274145e-1f));
-  pa = Add(Mul(pa, y), Set<VF32>(3.404879937665872e-1f));
-  pa = Sub(Mul(pa, y), Set<VF32>(2.741127028184656e-1f));
-  pa = Add(Mul(pa, y), Set<VF32>(5.638259427386472e-1f));
-  VF32 pb = Set<VF32>(-1.047766399936249e1f);
-  pb = Add(Mul(pb, y), Set<VF32>(1.297719955372516e1f));
-  pb = Sub(Mul(pb, y), Set<VF32>(7.495518717768503e0f));
-  pb = Add(Mul(pb, y), Set<VF32>(2.921019019210786e0f));
-  pb = Sub(Mul(pb, y), Set<VF32>(1.015265279202700e0f));
-  pb = Add(Mul(pb, y), Set<VF32>(4.218463358204948e-1f));
-  pb = Sub(Mul(pb, y), Set<VF32>(2.820767439740514e-1f));
-  pb = Add(Mul(pb, y), Set<VF32>(5.641895067754075e-1f));
-  const VF32 p = IfThenElse(Lt(a, Set<VF32>(2.0f)), pa, pb);
+  const VF32 low = Lt(a, Set<VF32>(2.0f));
+  VF32 p;
+  if (AllTrue(low))
+    p = ErfcPolyLowV(y);
+  else if (AllTrue(Ge(a, Set<VF32>(2.0f))))
+    p = ErfcPolyHighV(y);
+  else
+    p = IfThenElse(low, ErfcPolyLowV(y), ErfcPolyHighV(y));
   const VF32 hi = And(a, BitCast<VF32>(Set<VI32>(int32_t(0xFFFFF000u))));
   const VF32 lo = Sub(a, hi);
   const VF32 e = Mul(ExpV(Neg(Mul(hi, hi))), ExpV(Neg(Mul(lo, Add(a, hi)))));

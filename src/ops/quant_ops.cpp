@@ -163,23 +163,31 @@ Tensor PairsB(const Tensor& b, const Tensor* bzp, int64_t K, int64_t N) {
   return t;  // an odd K's last row of pairs keeps its zeros
 }
 
-// B [K, N] for GemmU8S8I32: b' = b as int8 (int8 B) or b - 128 (uint8 B), in quads of k
-// (K4 = ceil(K / 4) rows of 4N bytes, an incomplete last quad padded with zeros), followed
-// by the N column sums of b' as int32. Zero points are not folded in (IntMatMulDot).
+// B [K, N] for GemmU8S8I32: b' = b as int8 (int8 B) or b - 128 (uint8 B), in quads of k,
+// in panels of kQuadPanel columns: panel p holds columns [48p, 48p + 48) as K4 = ceil(K / 4)
+// rows of 4 * 48 bytes (an incomplete last quad, and the last panel's missing columns,
+// zeros); after the panels, the N column sums of b' as int32. Zero points are not folded
+// in (IntMatMulDot). A panel is contiguous: B's rows at a stride of 4N bytes would fall
+// in a few cache sets when 4N is a multiple of 4 KiB.
+constexpr int64_t kQuadPanel = 48;
+int64_t QuadPanelsBytes(int64_t K, int64_t N) {
+  return (N + kQuadPanel - 1) / kQuadPanel * ((K + 3) / 4) * 4 * kQuadPanel;
+}
 Tensor QuadsB(const Tensor& b, int64_t K, int64_t N) {
-  const int64_t K4 = (K + 3) / 4;
-  Tensor t(DType::kInt8, Shape{K4 * 4 * N + 4 * N}, "integer GEMM operand");
+  const int64_t K4 = (K + 3) / 4, panels = QuadPanelsBytes(K, N);
+  Tensor t(DType::kInt8, Shape{panels + 4 * N}, "integer GEMM operand");
   int8_t* q = t.mutable_data<int8_t>();
-  std::fill(q, q + K4 * 4 * N, int8_t(0));
+  std::fill(q, q + panels, int8_t(0));
   std::vector<uint32_t> sums(static_cast<size_t>(N), 0);
   const int32_t shift = b.dtype() == DType::kUInt8 ? 128 : 0;
   for (int64_t k = 0; k < K; ++k)
     for (int64_t n = 0; n < N; ++n) {
       const int32_t v = Elem8(b, k * N + n) - shift;
-      q[(k / 4) * 4 * N + 4 * n + k % 4] = int8_t(v);
+      const int64_t p = n / kQuadPanel, c = n % kQuadPanel;
+      q[(p * K4 + k / 4) * 4 * kQuadPanel + 4 * c + k % 4] = int8_t(v);
       sums[size_t(n)] += uint32_t(v);
     }
-  std::memcpy(q + K4 * 4 * N, sums.data(), size_t(N) * sizeof(uint32_t));
+  std::memcpy(q + panels, sums.data(), size_t(N) * sizeof(uint32_t));
   return t;
 }
 
@@ -198,7 +206,7 @@ void IntMatMulDot(const OpContext& ctx, const Tensor& a, const Tensor& b, const 
     bq = &local;
   }
   const int8_t* quads = bq->data<int8_t>();
-  const uint8_t* sums_bytes = reinterpret_cast<const uint8_t*>(quads + K4 * 4 * N);
+  const uint8_t* sums_bytes = reinterpret_cast<const uint8_t*>(quads + QuadPanelsBytes(K, N));
   thread_local std::vector<uint32_t> zb_buf, cs_buf, za_buf, ra_buf;
   std::vector<uint32_t>& Zb = zb_buf;
   std::vector<uint32_t>& cs = cs_buf;
@@ -239,15 +247,20 @@ void IntMatMulDot(const OpContext& ctx, const Tensor& a, const Tensor& b, const 
       }
       ra[size_t(r)] = s;
     }
-    kernel(r1 - r0, N, K4, ap + r0 * lda, lda, quads, 4 * N, out + r0 * N, N);
-    for (int64_t r = r0; r < r1; ++r) {
-      uint32_t* c = reinterpret_cast<uint32_t*>(out + r * N);
-      const uint32_t za = Za[size_t(r % M)], t = uint32_t(K) * za - ra[size_t(r)];
-      if (zb_uniform) {  // one zero point for B: the row's term is one number
-        const uint32_t rt = t * Zb[0];
-        for (int64_t n = 0; n < N; ++n) c[n] += rt - za * cs[size_t(n)];
-      } else {
-        for (int64_t n = 0; n < N; ++n) c[n] += t * Zb[size_t(n)] - za * cs[size_t(n)];
+    // Per panel of columns, the kernel's raw sums, then the zero points' terms while the
+    // panel's block of C is still in cache.
+    for (int64_t n0 = 0; n0 < N; n0 += kQuadPanel) {
+      const int64_t n1 = std::min(N, n0 + kQuadPanel);
+      kernel(r1 - r0, n1 - n0, K4, ap + r0 * lda, lda, quads + n0 * 4 * K4, 4 * kQuadPanel, out + r0 * N + n0, N);
+      for (int64_t r = r0; r < r1; ++r) {
+        uint32_t* c = reinterpret_cast<uint32_t*>(out + r * N);
+        const uint32_t za = Za[size_t(r % M)], t = uint32_t(K) * za - ra[size_t(r)];
+        if (zb_uniform) {  // one zero point for B: the row's term is one number
+          const uint32_t rt = t * Zb[0];
+          for (int64_t n = n0; n < n1; ++n) c[n] += rt - za * cs[size_t(n)];
+        } else {
+          for (int64_t n = n0; n < n1; ++n) c[n] += t * Zb[size_t(n)] - za * cs[size_t(n)];
+        }
       }
     }
   });

@@ -175,6 +175,7 @@ inline VF32 Ne(VF32 a, VF32 b) { return {_mm256_cmp_ps(a.r, b.r, _CMP_NEQ_UQ)}; 
 inline VF32 Lt(VF32 a, VF32 b) { return {_mm256_cmp_ps(a.r, b.r, _CMP_LT_OQ)}; }
 inline VF32 Le(VF32 a, VF32 b) { return {_mm256_cmp_ps(a.r, b.r, _CMP_LE_OQ)}; }
 inline VF32 Gt(VF32 a, VF32 b) { return {_mm256_cmp_ps(a.r, b.r, _CMP_GT_OQ)}; }
+inline bool AllTrue(VF32 m) { return _mm256_movemask_ps(m.r) == 0xFF; }
 inline VF32 Ge(VF32 a, VF32 b) { return {_mm256_cmp_ps(a.r, b.r, _CMP_GE_OQ)}; }
 inline VI32 Eq(VI32 a, VI32 b) { return {_mm256_cmpeq_epi32(a.r, b.r)}; }
 inline VU32 Eq(VU32 a, VU32 b) { return {_mm256_cmpeq_epi32(a.r, b.r)}; }

@@ -196,6 +196,12 @@ inline Vec<T, N> Eq(Vec<T, N> a, Vec<T, N> b) {
   OM_SC_LANES(VV, detail::Mask<T>(a.v[i] == b.v[i]));
 }
 template <typename T, size_t N>
+inline bool AllTrue(Vec<T, N> m) {
+  for (size_t i = 0; i < N; ++i)
+    if (!detail::Bits(m.v[i])) return false;
+  return true;
+}
+template <typename T, size_t N>
 inline Vec<T, N> Gt(Vec<T, N> a, Vec<T, N> b) {
   using VV = Vec<T, N>;
   OM_SC_LANES(VV, detail::Mask<T>(a.v[i] > b.v[i]));

@@ -34,6 +34,8 @@
 //   f32, f64: Eq Lt Le Gt Ge   ordered: false when either operand is NaN.
 //        Ne                    unordered: true when either operand is NaN.
 //   int: Eq Gt Lt         signed or unsigned by the lane type.
+//   AllTrue(m)            f32: true when every lane of the mask m is true (for a branch
+//                         that skips work no lane needs; never for a lane's value).
 // Arithmetic
 //   Add Sub               every type (u64 too); integers wrap (two's complement).
 //   Mul                   f32, f64; i32 u32 i16 u16 keep the low bits (wrap).
