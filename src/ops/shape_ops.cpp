@@ -188,6 +188,10 @@ void CopyRows(const OpContext& ctx, const void* src_v, void* dst_v, size_t es, i
     for (int64_t row = b; row < e; ++row) {
       const int64_t off = row_offset(row);
       uint8_t* d = dst + size_t(row * inner) * es;
+      if (step == 1) {  // a contiguous run of the input (Transpose keeping the last axis)
+        std::memcpy(d, src + size_t(off) * es, size_t(inner) * es);
+        continue;
+      }
       auto copy = [&]<class E>() {
         const E* sp = reinterpret_cast<const E*>(src) + off;
         E* dp = reinterpret_cast<E*>(d);
