@@ -8,6 +8,37 @@ namespace onemodel::impl {
 namespace ops {
 
 namespace {
+// One row of Im2Col (kernel row kh, column offset shift, valid output columns [lo, hi))
+// for stride 1 and IW == OW: then position p reads input element p + off of the channel
+// (off = (kh * DH - PH) * IW + shift), so the positions of every output row whose input
+// row exists are one copy, then the columns outside [lo, hi) of each such row are set to
+// zero (the copy's first and last elements may be skipped: they are such columns).
+// Rows past the input are zeros. Fewer, longer copies than one per output row.
+void Im2ColRowFlat(const ConvPlane& pl, const float* xc, int64_t kh, int64_t shift, int64_t lo, int64_t hi, int64_t p0,
+                   int64_t np, float* dst) {
+  const int64_t OW = pl.OW, off = (kh * pl.DH - pl.PH) * pl.IW + shift, plane = pl.IH * pl.IW;
+  const int64_t oh0 = p0 / OW, oh1 = (p0 + np - 1) / OW;
+  // Output rows [va, vb) have their input row (ih = oh - PH + kh * DH in [0, IH)).
+  const int64_t va = std::clamp<int64_t>(pl.PH - kh * pl.DH, oh0, oh1 + 1),
+                vb = std::clamp<int64_t>(pl.IH + pl.PH - kh * pl.DH, va, oh1 + 1);
+  const int64_t pa = std::max(p0, va * OW), pb = std::min(p0 + np, vb * OW);  // positions with an input row
+  if (pa >= pb) {
+    std::fill(dst, dst + np, 0.0f);
+    return;
+  }
+  std::fill(dst, dst + (pa - p0), 0.0f);
+  std::fill(dst + (pb - p0), dst + np, 0.0f);
+  const int64_t sa = std::max<int64_t>(pa + off, 0), sb = std::min<int64_t>(pb + off, plane);
+  if (sb > sa) std::memcpy(dst + (sa - off - p0), xc + sa, size_t(sb - sa) * sizeof(float));
+  for (int64_t oh = pa / OW; oh * OW < pb; ++oh) {  // the columns outside [lo, hi) of each row
+    const int64_t r0 = oh * OW;
+    for (int64_t o = 0; o < lo; ++o)
+      if (r0 + o >= pa && r0 + o < pb) dst[r0 + o - p0] = 0.0f;
+    for (int64_t o = std::max<int64_t>(hi, 0); o < OW; ++o)
+      if (r0 + o >= pa && r0 + o < pb) dst[r0 + o - p0] = 0.0f;
+  }
+}
+
 // Writes rows [r0, r1) of the columns [p0, p0 + np) of image/group xg into cb (rows of np
 // floats; row r is input channel r / ksp at kernel tap r % ksp).
 void Im2Col(const ConvPlane& pl, int64_t ksp, int64_t in_sp, const float* xg, int64_t p0, int64_t np, float* cb,
@@ -17,6 +48,10 @@ void Im2Col(const ConvPlane& pl, int64_t ksp, int64_t in_sp, const float* xg, in
     const float* xc = xg + c * in_sp;
     const int64_t shift = kw * pl.DW - pl.PW, lo = pl.col_lo[size_t(kw)], hi = pl.col_hi[size_t(kw)];
     float* dst = cb + r * np;
+    if (pl.SH == 1 && pl.SW == 1 && pl.IW == pl.OW) {
+      Im2ColRowFlat(pl, xc, kh, shift, lo, hi, p0, np, dst);
+      continue;
+    }
     int64_t oh = p0 / pl.OW, ow = p0 % pl.OW;
     for (int64_t i = 0; i < np;) {
       // The rest of output row oh inside this block.
@@ -83,9 +118,11 @@ bool ConvGemm2D(const OpContext& ctx, const ConvPlane& pl, const float* x, const
   const bool fuse = (bias || act != Activation::kNone) && (relu || !any_pad) && !(wt && P == 1) && !transposed;
   const float* epi_bias = fuse ? bias : nullptr;
   const Activation epi_act = fuse ? act : Activation::kNone;
-  // Column blocks: col holds about 256k floats (1 MB, about a core's L2), at least 64
-  // columns.
-  int64_t pc = direct ? P : std::max<int64_t>(64, std::min<int64_t>(P, (int64_t(1) << 18) / std::max<int64_t>(Kg, 1)));
+  // Column blocks: col holds about 256k floats (1 MB, about a core's L2), a multiple of
+  // 64 columns (whole GEMM panels, read in place: only the last block has a partial
+  // one), at least 64.
+  int64_t pc =
+      direct ? P : std::max<int64_t>(64, std::min<int64_t>(P, (int64_t(1) << 18) / std::max<int64_t>(Kg, 1) / 64 * 64));
   // With several threads and enough columns, whole column blocks go to the threads: each
   // builds its own columns and runs the kernel on them (one handoff per image and group,
   // no B packed twice). Otherwise blocks run in turn with the GEMM itself split.
