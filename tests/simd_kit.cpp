@@ -89,6 +89,11 @@ T* P(uint8_t* p) {
     for (size_t i = 0; i < kKitBytes / sizeof(TW); i += 2 * VW::kLanes)                     \
       Store(op(Load<VW>(P<TW>(a) + i), Load<VW>(P<TW>(a) + i + VW::kLanes)), P<TN>(o) + i); \
   }
+#define OM_EVEN(name)                                                                                                 \
+  void name(const uint8_t* a, const uint8_t*, const uint8_t*, uint8_t* o) {                                           \
+    for (size_t i = 0; i < kKitBytes / sizeof(float); i += 2 * VF32::kLanes)                                          \
+      Store(EvenLanes(Load<VF32>(P<float>(a) + i), Load<VF32>(P<float>(a) + i + VF32::kLanes)), P<float>(o) + i / 2); \
+  }
 #define OM_SELECT(name, T)                                                      \
   void name(const uint8_t* a, const uint8_t* b, const uint8_t* c, uint8_t* o) { \
     using V = typename VecOf<T>::type;                                          \
@@ -121,6 +126,7 @@ T* P(uint8_t* p) {
 #undef OM_WIDEN
 #undef OM_NARROW
 #undef OM_SELECT
+#undef OM_EVEN
 #undef OM_MADD
 #undef OM_DOT
 #undef OM_DOTU
@@ -132,6 +138,7 @@ T* P(uint8_t* p) {
 #define OM_WIDEN OM_ENTRY
 #define OM_NARROW OM_ENTRY
 #define OM_SELECT OM_ENTRY
+#define OM_EVEN OM_ENTRY
 #define OM_MADD OM_ENTRY
 #define OM_DOT OM_ENTRY
 #define OM_DOTU OM_ENTRY

@@ -95,6 +95,7 @@ constexpr Kind OutKind(const char* op) {
 #define OM_WIDEN(name, TN, TW) {#name, KindOf<TN>(), KindOf<TW>(), kKitBytes, KindOf<TN>()},
 #define OM_NARROW(name, TW, TN, op) {#name, KindOf<TW>(), KindOf<TN>(), kKitBytes / 2, KindOf<TW>()},
 #define OM_SELECT(name, T) {#name, KindOf<T>(), OutKind<T>("Select"), kKitBytes, KindOf<T>()},
+#define OM_EVEN(name) {#name, Kind::kF32, Kind::kI32, kKitBytes / 2, Kind::kF32},
 #define OM_MADD(name) {#name, Kind::kI16, Kind::kI32, kKitBytes / 2, Kind::kI16},
 #define OM_DOT(name) {#name, Kind::kI8, Kind::kI32, kKitBytes, Kind::kI32},
 #define OM_DOTU(name) {#name, Kind::kU8, Kind::kI32, kKitBytes, Kind::kI32},
@@ -107,6 +108,7 @@ const OpInfo kOps[] = {
 #undef OM_WIDEN
 #undef OM_NARROW
 #undef OM_SELECT
+#undef OM_EVEN
 #undef OM_MADD
 #undef OM_DOT
 #undef OM_DOTU

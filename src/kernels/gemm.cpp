@@ -439,6 +439,11 @@ void MulAddStridedF32(float* acc, const float* x, int64_t stride, float w, int64
     }
     return;
   }
+  // Stride 2: the even elements of two vectors, while the odd element after the last
+  // one used is itself before an element the call reads (i + kN < n).
+  if (stride == 2)
+    for (; i + int64_t(kN) < n; i += int64_t(kN))
+      Store(Add(Load<VF32>(acc + i), Mul(EvenLanes(Load<VF32>(x + 2 * i), Load<VF32>(x + 2 * i + kN)), wv)), acc + i);
   alignas(64) float buf[kN];
   for (; i + int64_t(kN) <= n; i += int64_t(kN)) {
     for (size_t j = 0; j < kN; ++j) buf[j] = x[(i + int64_t(j)) * stride];
@@ -464,6 +469,9 @@ void MaxStepStridedF32(float* acc, const float* x, int64_t stride, int64_t n) {
   if (stride == 1) {
     for (; i + int64_t(kN) <= n; i += int64_t(kN)) Store(MaxStep(Load<VF32>(acc + i), Load<VF32>(x + i)), acc + i);
   } else {
+    if (stride == 2)  // as in MulAddStridedF32
+      for (; i + int64_t(kN) < n; i += int64_t(kN))
+        Store(MaxStep(Load<VF32>(acc + i), EvenLanes(Load<VF32>(x + 2 * i), Load<VF32>(x + 2 * i + kN))), acc + i);
     alignas(64) float buf[kN];
     for (; i + int64_t(kN) <= n; i += int64_t(kN)) {
       for (size_t j = 0; j < kN; ++j) buf[j] = x[(i + int64_t(j)) * stride];

@@ -176,6 +176,12 @@ inline VF32 Lt(VF32 a, VF32 b) { return {_mm256_cmp_ps(a.r, b.r, _CMP_LT_OQ)}; }
 inline VF32 Le(VF32 a, VF32 b) { return {_mm256_cmp_ps(a.r, b.r, _CMP_LE_OQ)}; }
 inline VF32 Gt(VF32 a, VF32 b) { return {_mm256_cmp_ps(a.r, b.r, _CMP_GT_OQ)}; }
 inline bool AllTrue(VF32 m) { return _mm256_movemask_ps(m.r) == 0xFF; }
+// Data movement: the even-indexed elements of a then b. shuffle_ps takes them per
+// 128-bit half (a0 a2 b0 b2 | a4 a6 b4 b6); the 64-bit permute puts a's before b's.
+inline VF32 EvenLanes(VF32 a, VF32 b) {
+  const __m256 t = _mm256_shuffle_ps(a.r, b.r, _MM_SHUFFLE(2, 0, 2, 0));
+  return {_mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(t), _MM_SHUFFLE(3, 1, 2, 0)))};
+}
 inline VF32 Ge(VF32 a, VF32 b) { return {_mm256_cmp_ps(a.r, b.r, _CMP_GE_OQ)}; }
 inline VI32 Eq(VI32 a, VI32 b) { return {_mm256_cmpeq_epi32(a.r, b.r)}; }
 inline VU32 Eq(VU32 a, VU32 b) { return {_mm256_cmpeq_epi32(a.r, b.r)}; }

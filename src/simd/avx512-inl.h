@@ -174,6 +174,11 @@ inline VF32 Lt(VF32 a, VF32 b) { return {detail::MF(_mm512_cmp_ps_mask(a.r, b.r,
 inline VF32 Le(VF32 a, VF32 b) { return {detail::MF(_mm512_cmp_ps_mask(a.r, b.r, _CMP_LE_OQ))}; }
 inline VF32 Gt(VF32 a, VF32 b) { return {detail::MF(_mm512_cmp_ps_mask(a.r, b.r, _CMP_GT_OQ))}; }
 inline bool AllTrue(VF32 m) { return _mm512_movepi32_mask(_mm512_castps_si512(m.r)) == 0xFFFF; }
+// Data movement: the even-indexed elements of a then b (lanes 0, 2, ... of each).
+inline VF32 EvenLanes(VF32 a, VF32 b) {
+  const __m512i idx = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+  return {_mm512_permutex2var_ps(a.r, idx, b.r)};
+}
 inline VF32 Ge(VF32 a, VF32 b) { return {detail::MF(_mm512_cmp_ps_mask(a.r, b.r, _CMP_GE_OQ))}; }
 inline VI32 Eq(VI32 a, VI32 b) { return {detail::M32(_mm512_cmpeq_epi32_mask(a.r, b.r))}; }
 inline VU32 Eq(VU32 a, VU32 b) { return {detail::M32(_mm512_cmpeq_epu32_mask(a.r, b.r))}; }

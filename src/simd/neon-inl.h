@@ -164,6 +164,7 @@ inline VF32 Lt(VF32 a, VF32 b) { return {vreinterpretq_f32_u32(vcltq_f32(a.r, b.
 inline VF32 Le(VF32 a, VF32 b) { return {vreinterpretq_f32_u32(vcleq_f32(a.r, b.r))}; }
 inline VF32 Gt(VF32 a, VF32 b) { return {vreinterpretq_f32_u32(vcgtq_f32(a.r, b.r))}; }
 inline bool AllTrue(VF32 m) { return vminvq_u32(vreinterpretq_u32_f32(m.r)) == 0xFFFFFFFFu; }
+inline VF32 EvenLanes(VF32 a, VF32 b) { return {vuzp1q_f32(a.r, b.r)}; }
 inline VF32 Ge(VF32 a, VF32 b) { return {vreinterpretq_f32_u32(vcgeq_f32(a.r, b.r))}; }
 inline VI32 Eq(VI32 a, VI32 b) { return {vreinterpretq_s32_u32(vceqq_s32(a.r, b.r))}; }
 inline VU32 Eq(VU32 a, VU32 b) { return {vceqq_u32(a.r, b.r)}; }

@@ -196,6 +196,15 @@ inline Vec<T, N> Eq(Vec<T, N> a, Vec<T, N> b) {
   OM_SC_LANES(VV, detail::Mask<T>(a.v[i] == b.v[i]));
 }
 template <typename T, size_t N>
+inline Vec<T, N> EvenLanes(Vec<T, N> a, Vec<T, N> b) {
+  Vec<T, N> r;
+  for (size_t i = 0; i < N / 2; ++i) {
+    r.v[i] = a.v[2 * i];
+    r.v[N / 2 + i] = b.v[2 * i];
+  }
+  return r;
+}
+template <typename T, size_t N>
 inline bool AllTrue(Vec<T, N> m) {
   for (size_t i = 0; i < N; ++i)
     if (!detail::Bits(m.v[i])) return false;

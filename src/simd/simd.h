@@ -68,6 +68,8 @@
 //                         instruction (vpdpbusd, never its saturating vpdpbusds) where
 //                         kNativeDotU8S8 is true, a composition of the ops above elsewhere.
 // Data movement
+//   EvenLanes(a, b)       f32: lanes 0, 2, 4, ... of a, then those of b (the even-indexed
+//                         elements of a then b: a stride-2 load from two vectors).
 //   TransposeSquare(v)    f32, v an array of kLanes vectors, the rows of a square:
 //                         afterwards v[q]'s lane j is the old v[j]'s lane q (bits kept).
 // Horizontal

@@ -165,6 +165,7 @@ inline VF32 Lt(VF32 a, VF32 b) { return {_mm_cmplt_ps(a.r, b.r)}; }
 inline VF32 Le(VF32 a, VF32 b) { return {_mm_cmple_ps(a.r, b.r)}; }
 inline VF32 Gt(VF32 a, VF32 b) { return {_mm_cmpgt_ps(a.r, b.r)}; }
 inline bool AllTrue(VF32 m) { return _mm_movemask_ps(m.r) == 0xF; }
+inline VF32 EvenLanes(VF32 a, VF32 b) { return {_mm_shuffle_ps(a.r, b.r, _MM_SHUFFLE(2, 0, 2, 0))}; }
 inline VF32 Ge(VF32 a, VF32 b) { return {_mm_cmpge_ps(a.r, b.r)}; }
 inline VI32 Eq(VI32 a, VI32 b) { return {_mm_cmpeq_epi32(a.r, b.r)}; }
 inline VU32 Eq(VU32 a, VU32 b) { return {_mm_cmpeq_epi32(a.r, b.r)}; }

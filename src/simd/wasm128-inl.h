@@ -140,6 +140,7 @@ inline VF32 Lt(VF32 a, VF32 b) { return {wasm_f32x4_lt(a.r, b.r)}; }
 inline VF32 Le(VF32 a, VF32 b) { return {wasm_f32x4_le(a.r, b.r)}; }
 inline VF32 Gt(VF32 a, VF32 b) { return {wasm_f32x4_gt(a.r, b.r)}; }
 inline bool AllTrue(VF32 m) { return wasm_i32x4_all_true(m.r); }
+inline VF32 EvenLanes(VF32 a, VF32 b) { return {wasm_i32x4_shuffle(a.r, b.r, 0, 2, 4, 6)}; }
 inline VF32 Ge(VF32 a, VF32 b) { return {wasm_f32x4_ge(a.r, b.r)}; }
 inline VI32 Eq(VI32 a, VI32 b) { return {wasm_i32x4_eq(a.r, b.r)}; }
 inline VU32 Eq(VU32 a, VU32 b) { return {wasm_i32x4_eq(a.r, b.r)}; }
