@@ -27,11 +27,11 @@ float SumCanonicalTail(VF32* acc, const float* x, size_t i, size_t n) {
 }
 }  // namespace detail
 
-// out[i] = f(x[i]) for i < n (f maps a vector to a vector lane by lane; the tail's
-// lanes past n are computed but not stored), and returns the canonical L-lane sum of
-// out: one pass where a map and then SumCanonicalVec would take two. x may be out.
-template <size_t L, class F>
-float MapSumCanonicalVec(const float* x, float* out, size_t n, F f) {
+namespace detail {
+// The canonical sum of f(x[i]) over i < n; kStore: out[i] = f(x[i]) as well (the tail's
+// lanes past n are computed but not stored), and the tail is summed from out.
+template <size_t L, bool kStore, class F>
+float MapSumCanonical(const float* x, float* out, size_t n, F f) {
   constexpr size_t N = Lanes<VF32>();
   static_assert(L % N == 0, "L must be a multiple of the vector width");
   constexpr size_t R = L / N;
@@ -41,32 +41,36 @@ float MapSumCanonicalVec(const float* x, float* out, size_t n, F f) {
   for (; i + L <= n; i += L) {
     for (size_t r = 0; r < R; ++r) {
       const VF32 v = f(Load<VF32>(x + i + r * N));
-      Store(v, out + i + r * N);
+      if constexpr (kStore) Store(v, out + i + r * N);
       acc[r] = Add(acc[r], v);
     }
   }
-  for (size_t j = i; j < n; j += N) {
-    const size_t left = n - j;
-    if (left >= N)
-      Store(f(Load<VF32>(x + j)), out + j);
-    else
-      StoreN(f(LoadN<VF32>(x + j, left, 0.0f)), out + j, left);
+  if constexpr (!kStore) {
+    return SumCanonicalTail<L>(acc, x, i, n);
+  } else {
+    for (size_t j = i; j < n; j += N) {
+      const size_t left = n - j;
+      if (left >= N)
+        Store(f(Load<VF32>(x + j)), out + j);
+      else
+        StoreN(f(LoadN<VF32>(x + j, left, 0.0f)), out + j, left);
+    }
+    return SumCanonicalTail<L>(acc, out, i, n);
   }
-  return detail::SumCanonicalTail<L>(acc, out, i, n);
+}
+}  // namespace detail
+
+// out[i] = f(x[i]) for i < n (f maps a vector to a vector lane by lane; the tail's
+// lanes past n are computed but not stored), and returns the canonical L-lane sum of
+// out: one pass where a map and then SumCanonicalVec would take two. x may be out.
+template <size_t L, class F>
+float MapSumCanonicalVec(const float* x, float* out, size_t n, F f) {
+  return detail::MapSumCanonical<L, true>(x, out, n, f);
 }
 
 template <size_t L>
 float SumCanonicalVec(const float* x, size_t n) {
-  constexpr size_t N = Lanes<VF32>();
-  static_assert(L % N == 0, "L must be a multiple of the vector width");
-  constexpr size_t R = L / N;
-  VF32 acc[R];
-  for (size_t r = 0; r < R; ++r) acc[r] = Set<VF32>(-0.0f);
-  size_t i = 0;
-  for (; i + L <= n; i += L) {
-    for (size_t r = 0; r < R; ++r) acc[r] = Add(acc[r], Load<VF32>(x + i + r * N));
-  }
-  return detail::SumCanonicalTail<L>(acc, x, i, n);
+  return detail::MapSumCanonical<L, false>(x, nullptr, n, [](VF32 v) { return v; });
 }
 
 }  // namespace ONEMODEL_NS
