@@ -94,6 +94,16 @@ T* P(uint8_t* p) {
     for (size_t i = 0; i < kKitBytes / sizeof(float); i += 2 * VF32::kLanes)                                          \
       Store(EvenLanes(Load<VF32>(P<float>(a) + i), Load<VF32>(P<float>(a) + i + VF32::kLanes)), P<float>(o) + i / 2); \
   }
+#define OM_CLAMP(name)                                                                                   \
+  void name(const uint8_t* a, const uint8_t* b, const uint8_t* c, uint8_t* o) {                          \
+    for (size_t i = 0; i < kKitBytes / sizeof(float); i += VF32::kLanes) {                               \
+      const VF32 x = Load<VF32>(P<float>(b) + i), y = Load<VF32>(P<float>(c) + i);                       \
+      const VF32 x0 = IfThenElse(Eq(x, x), x, Zero<VF32>()), y0 = IfThenElse(Eq(y, y), y, Zero<VF32>()); \
+      const VF32 lt = Lt(y0, x0);                                                                        \
+      Store(ClampZeroNaN(Load<VF32>(P<float>(a) + i), IfThenElse(lt, y0, x0), IfThenElse(lt, x0, y0)),   \
+            P<float>(o) + i);                                                                            \
+    }                                                                                                    \
+  }
 #define OM_SELECT(name, T)                                                      \
   void name(const uint8_t* a, const uint8_t* b, const uint8_t* c, uint8_t* o) { \
     using V = typename VecOf<T>::type;                                          \
@@ -127,6 +137,7 @@ T* P(uint8_t* p) {
 #undef OM_NARROW
 #undef OM_SELECT
 #undef OM_EVEN
+#undef OM_CLAMP
 #undef OM_MADD
 #undef OM_DOT
 #undef OM_DOTU
@@ -139,6 +150,7 @@ T* P(uint8_t* p) {
 #define OM_NARROW OM_ENTRY
 #define OM_SELECT OM_ENTRY
 #define OM_EVEN OM_ENTRY
+#define OM_CLAMP OM_ENTRY
 #define OM_MADD OM_ENTRY
 #define OM_DOT OM_ENTRY
 #define OM_DOTU OM_ENTRY

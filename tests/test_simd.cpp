@@ -96,6 +96,7 @@ constexpr Kind OutKind(const char* op) {
 #define OM_NARROW(name, TW, TN, op) {#name, KindOf<TW>(), KindOf<TN>(), kKitBytes / 2, KindOf<TW>()},
 #define OM_SELECT(name, T) {#name, KindOf<T>(), OutKind<T>("Select"), kKitBytes, KindOf<T>()},
 #define OM_EVEN(name) {#name, Kind::kF32, Kind::kI32, kKitBytes / 2, Kind::kF32},
+#define OM_CLAMP(name) {#name, Kind::kF32, Kind::kI32, kKitBytes, Kind::kF32},
 #define OM_MADD(name) {#name, Kind::kI16, Kind::kI32, kKitBytes / 2, Kind::kI16},
 #define OM_DOT(name) {#name, Kind::kI8, Kind::kI32, kKitBytes, Kind::kI32},
 #define OM_DOTU(name) {#name, Kind::kU8, Kind::kI32, kKitBytes, Kind::kI32},
@@ -109,6 +110,7 @@ const OpInfo kOps[] = {
 #undef OM_NARROW
 #undef OM_SELECT
 #undef OM_EVEN
+#undef OM_CLAMP
 #undef OM_MADD
 #undef OM_DOT
 #undef OM_DOTU
@@ -479,6 +481,17 @@ TEST_CASE("simd: MinIeee/MaxIeee propagate NaN and order -0 < +0", "[simd]") {
   CHECK(F2U(At<float>(mx, 2)) == 0u);
   CHECK(F2U(At<float>(mx, 3)) == 0u);
   CHECK(At<float>(mx, 4) == 2.0f);
+}
+
+TEST_CASE("simd: ClampZeroNaN clamps, keeps a zero's sign and takes NaN to +0", "[simd]") {
+  const float nan = U2F(0x7FC00000u), inf = std::numeric_limits<float>::infinity();
+  const auto v = Bytes<float>({nan, -nan, -0.0f, 0.0f, -0.0f, 5.0f, -5.0f, 2.5f, inf, -inf, 0.0f});
+  const auto lo = Bytes<float>({-1.0f, -1.0f, -1.0f, -1.0f, 0.0f, -3.0f, -3.0f, -3.0f, -3.0f, -3.0f, 0.0f});
+  const auto hi = Bytes<float>({1.0f, 1.0f, 1.0f, 1.0f, 2.0f, 3.0f, 3.0f, 3.0f, 3.0f, 3.0f, -0.0f});
+  const auto r = RunOp("ClampZeroNaNF32", v, lo, hi);
+  const uint32_t want[] = {0u,         0u,        0x80000000u, 0u,         0x80000000u, F2U(3.0f),
+                           F2U(-3.0f), F2U(2.5f), F2U(3.0f),   F2U(-3.0f), 0u};
+  for (size_t i = 0; i < sizeof want / sizeof want[0]; ++i) CHECK(F2U(At<float>(r, i)) == want[i]);
 }
 
 TEST_CASE("simd: float -> int32 conversions name rounding, NaN and saturation", "[simd]") {

@@ -255,6 +255,12 @@ inline VF32 MaxIeee(VF32 a, VF32 b) {
   const __m256 m = _mm256_and_ps(_mm256_max_ps(a.r, b.r), _mm256_max_ps(b.r, a.r));
   return {_mm256_blendv_ps(m, _mm256_add_ps(a.r, b.r), _mm256_cmp_ps(a.r, b.r, _CMP_UNORD_Q))};
 }
+// maxps(lo, v) is lo only when lo > v (else v: NaN and an equal zero stay), minps(hi, t)
+// hi only when hi < t; the ordered mask then clears the NaN lanes to +0.
+inline VF32 ClampZeroNaN(VF32 v, VF32 lo, VF32 hi) {
+  const __m256 t = _mm256_min_ps(hi.r, _mm256_max_ps(lo.r, v.r));
+  return {_mm256_and_ps(t, _mm256_cmp_ps(v.r, v.r, _CMP_ORD_Q))};
+}
 template <int k, class V>
 inline V ShiftLeft(V a) {
   static_assert(sizeof(typename V::Lane) >= 2 && k >= 0 && k < int(8 * sizeof(typename V::Lane)), "ShiftLeft");

@@ -256,6 +256,12 @@ inline VF32 MaxIeee(VF32 a, VF32 b) {
   const __mmask16 nan = _mm512_cmp_ps_mask(a.r, b.r, _CMP_UNORD_Q);
   return {_mm512_mask_add_ps(_mm512_castsi512_ps(m), nan, a.r, b.r)};
 }
+// vmaxps(lo, v) is lo only when lo > v (else v: NaN and an equal zero stay), vminps(hi,
+// t) hi only when hi < t; the ordered mask then zeroes the NaN lanes.
+inline VF32 ClampZeroNaN(VF32 v, VF32 lo, VF32 hi) {
+  const __mmask16 ord = _mm512_cmp_ps_mask(v.r, v.r, _CMP_ORD_Q);
+  return {_mm512_maskz_min_ps(ord, hi.r, _mm512_max_ps(lo.r, v.r))};
+}
 template <int k, class V>
 inline V ShiftLeft(V a) {
   static_assert(sizeof(typename V::Lane) >= 2 && k >= 0 && k < int(8 * sizeof(typename V::Lane)), "ShiftLeft");

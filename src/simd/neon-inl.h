@@ -224,6 +224,13 @@ OM_NEON_INT(Max, vmax)
 // -0 < +0); FMINNM/FMAXNM (vminnmq) would be minNum and must not be used here.
 inline VF32 MinIeee(VF32 a, VF32 b) { return {vminq_f32(a.r, b.r)}; }
 inline VF32 MaxIeee(VF32 a, VF32 b) { return {vmaxq_f32(a.r, b.r)}; }
+// By compares and selects (FMAX/FMIN would order -0 < +0 and propagate NaN); the
+// ordered mask (v == v) then clears the NaN lanes to +0.
+inline VF32 ClampZeroNaN(VF32 v, VF32 lo, VF32 hi) {
+  const float32x4_t t = vbslq_f32(vcltq_f32(v.r, lo.r), lo.r, v.r);
+  const float32x4_t u = vbslq_f32(vcgtq_f32(t, hi.r), hi.r, t);
+  return {vreinterpretq_f32_u32(vandq_u32(vreinterpretq_u32_f32(u), vceqq_f32(v.r, v.r)))};
+}
 template <int k>
 inline VI32 ShiftLeft(VI32 a) {
   static_assert(k >= 0 && k < 32, "");

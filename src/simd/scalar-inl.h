@@ -295,6 +295,11 @@ inline float MaxIeee1(float a, float b) {
 }
 inline VF32 MinIeee(VF32 a, VF32 b) { OM_SC_LANES(VF32, MinIeee1(a.v[i], b.v[i])); }
 inline VF32 MaxIeee(VF32 a, VF32 b) { OM_SC_LANES(VF32, MaxIeee1(a.v[i], b.v[i])); }
+inline float ClampZeroNaN1(float v, float lo, float hi) {
+  if (detail::IsNaN(v)) return 0.0f;
+  return v < lo ? lo : v > hi ? hi : v;
+}
+inline VF32 ClampZeroNaN(VF32 v, VF32 lo, VF32 hi) { OM_SC_LANES(VF32, ClampZeroNaN1(v.v[i], lo.v[i], hi.v[i])); }
 template <int k, typename T, size_t N>
 inline Vec<T, N> ShiftLeft(Vec<T, N> a) {
   static_assert(sizeof(T) >= 2 && k >= 0 && k < int(8 * sizeof(T)), "ShiftLeft: bad count/lane");

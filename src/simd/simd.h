@@ -45,6 +45,8 @@
 //   Min Max               integer types, exact.
 //   MinIeee MaxIeee       f32, IEEE 754-2019 minimum/maximum: NaN if either operand is
 //                         NaN; -0 < +0.
+//   ClampZeroNaN(v, lo, hi)  f32: lo where v < lo, hi where v > hi, +0 where v is NaN,
+//                         else v itself (a zero keeps its sign). lo <= hi, neither NaN.
 //   ShiftLeft<k>          i16 u16 i32 u32 u64, 0 <= k < lane bits (checked at compile time).
 //   ShiftRight<k>         arithmetic for signed lanes, logical for unsigned ones.
 // Rounding (f32 -> f32, integral results keep the sign of the input: -0.3 -> -0)

@@ -239,6 +239,12 @@ inline VF32 MaxIeee(VF32 a, VF32 b) {
   const __m128 m = _mm_and_ps(_mm_max_ps(a.r, b.r), _mm_max_ps(b.r, a.r));
   return {_mm_blendv_ps(m, _mm_add_ps(a.r, b.r), _mm_cmpunord_ps(a.r, b.r))};
 }
+// maxps(lo, v) is lo only when lo > v (else v: NaN and an equal zero stay), minps(hi, t)
+// hi only when hi < t; the ordered mask then clears the NaN lanes to +0.
+inline VF32 ClampZeroNaN(VF32 v, VF32 lo, VF32 hi) {
+  const __m128 t = _mm_min_ps(hi.r, _mm_max_ps(lo.r, v.r));
+  return {_mm_and_ps(t, _mm_cmpord_ps(v.r, v.r))};
+}
 template <int k, class V>
 inline V ShiftLeft(V a) {
   static_assert(sizeof(typename V::Lane) >= 2 && k >= 0 && k < int(8 * sizeof(typename V::Lane)), "ShiftLeft");

@@ -207,6 +207,12 @@ inline VU8 Max(VU8 a, VU8 b) { return {wasm_u8x16_max(a.r, b.r)}; }
 // propagates, -0 < +0) on every engine; pmin/pmax would be the x86-style ones.
 inline VF32 MinIeee(VF32 a, VF32 b) { return {wasm_f32x4_min(a.r, b.r)}; }
 inline VF32 MaxIeee(VF32 a, VF32 b) { return {wasm_f32x4_max(a.r, b.r)}; }
+// pmax(v, lo) = v < lo ? lo : v and pmin(t, hi) = hi < t ? hi : t (NaN and an equal zero
+// stay); the ordered mask (v == v) then clears the NaN lanes to +0.
+inline VF32 ClampZeroNaN(VF32 v, VF32 lo, VF32 hi) {
+  const v128_t t = wasm_f32x4_pmin(wasm_f32x4_pmax(v.r, lo.r), hi.r);
+  return {wasm_v128_and(t, wasm_f32x4_eq(v.r, v.r))};
+}
 // N.B. wasm shifts take the count modulo the lane width; the vocabulary only allows
 // constant counts below the lane width, so no target sees a large count.
 template <int k, class V>
