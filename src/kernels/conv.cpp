@@ -313,7 +313,27 @@ void DepthwiseConvF32(const float* x, const float* w, float* y, int64_t channels
         float* yrow = yt + (oh - oh0) * OW * kL;
         const int64_t rb = ih0 - r0;  // xt row of kernel row 0
         for (int64_t ow = 0; ow < OW;) {
-          if (ow >= c_lo && ow + 4 <= c_hi) {
+          if (ow >= c_lo && ow + 8 <= c_hi) {
+            // Eight positions: eight independent chains keep both add pipes busy (four
+            // are bound by the add latency).
+            VF32 a[8];
+#pragma GCC unroll 8
+            for (int i = 0; i < 8; ++i) a[i] = neg0;
+            const int64_t step = SW * kL;
+            for (int64_t kh = kh_lo; kh < kh_hi; ++kh) {
+              const float* xr = xt + ((rb + kh * DH) * IW + ow * SW - PW) * kL;
+              const float* wr = wt + kh * KW * kL;
+              for (int64_t kw = 0; kw < KW; ++kw) {
+                const VF32 wv = Load<VF32>(wr + kw * kL);
+                const float* xp = xr + kw * DW * kL;
+#pragma GCC unroll 8
+                for (int i = 0; i < 8; ++i) a[i] = Add(a[i], Mul(Load<VF32>(xp + i * step), wv));
+              }
+            }
+#pragma GCC unroll 8
+            for (int i = 0; i < 8; ++i) Store(fin(a[i]), yrow + (ow + i) * kL);
+            ow += 8;
+          } else if (ow >= c_lo && ow + 4 <= c_hi) {
             VF32 a0 = neg0, a1 = neg0, a2 = neg0, a3 = neg0;
             const int64_t step = SW * kL;
             for (int64_t kh = kh_lo; kh < kh_hi; ++kh) {
