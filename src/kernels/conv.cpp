@@ -247,6 +247,33 @@ void ConvDirectF32(const float* x, int64_t in_sp, const float* w, float* y, int6
   }
 }
 
+namespace {
+// P interior positions of one output row of DepthwiseConvF32 from column ow (every
+// kernel column inside the input), lanes across channels: each folds its taps in kernel
+// order from -0.0 as acc + x * w, P independent chains (eight keep both add pipes busy;
+// four are bound by the add latency); then fin and the store into the interleaved row.
+template <int P, class Fin>
+inline void DwInterior(const float* xt, const float* wt, int64_t rb, int64_t ow, const Conv2DGeometry& g, int64_t kh_lo,
+                       int64_t kh_hi, float* yrow, const Fin& fin) {
+  VF32 a[P];
+#pragma GCC unroll 8
+  for (int i = 0; i < P; ++i) a[i] = Set<VF32>(-0.0f);
+  const int64_t step = g.SW * kL;
+  for (int64_t kh = kh_lo; kh < kh_hi; ++kh) {
+    const float* xr = xt + ((rb + kh * g.DH) * g.IW + ow * g.SW - g.PW) * kL;
+    const float* wr = wt + kh * g.KW * kL;
+    for (int64_t kw = 0; kw < g.KW; ++kw) {
+      const VF32 wv = Load<VF32>(wr + kw * kL);
+      const float* xp = xr + kw * g.DW * kL;
+#pragma GCC unroll 8
+      for (int i = 0; i < P; ++i) a[i] = Add(a[i], Mul(Load<VF32>(xp + i * step), wv));
+    }
+  }
+#pragma GCC unroll 8
+  for (int i = 0; i < P; ++i) Store(fin(a[i]), yrow + (ow + i) * kL);
+}
+}  // namespace
+
 // Depthwise planes with lanes across channels: per block of kL channels the planes are
 // interleaved ([position][lane], a transpose), each output position folds its valid
 // taps -- a rectangle of kernel rows and columns, in kernel order, padding taps skipped
@@ -314,44 +341,10 @@ void DepthwiseConvF32(const float* x, const float* w, float* y, int64_t channels
         const int64_t rb = ih0 - r0;  // xt row of kernel row 0
         for (int64_t ow = 0; ow < OW;) {
           if (ow >= c_lo && ow + 8 <= c_hi) {
-            // Eight positions: eight independent chains keep both add pipes busy (four
-            // are bound by the add latency).
-            VF32 a[8];
-#pragma GCC unroll 8
-            for (int i = 0; i < 8; ++i) a[i] = neg0;
-            const int64_t step = SW * kL;
-            for (int64_t kh = kh_lo; kh < kh_hi; ++kh) {
-              const float* xr = xt + ((rb + kh * DH) * IW + ow * SW - PW) * kL;
-              const float* wr = wt + kh * KW * kL;
-              for (int64_t kw = 0; kw < KW; ++kw) {
-                const VF32 wv = Load<VF32>(wr + kw * kL);
-                const float* xp = xr + kw * DW * kL;
-#pragma GCC unroll 8
-                for (int i = 0; i < 8; ++i) a[i] = Add(a[i], Mul(Load<VF32>(xp + i * step), wv));
-              }
-            }
-#pragma GCC unroll 8
-            for (int i = 0; i < 8; ++i) Store(fin(a[i]), yrow + (ow + i) * kL);
+            DwInterior<8>(xt, wt, rb, ow, g, kh_lo, kh_hi, yrow, fin);
             ow += 8;
           } else if (ow >= c_lo && ow + 4 <= c_hi) {
-            VF32 a0 = neg0, a1 = neg0, a2 = neg0, a3 = neg0;
-            const int64_t step = SW * kL;
-            for (int64_t kh = kh_lo; kh < kh_hi; ++kh) {
-              const float* xr = xt + ((rb + kh * DH) * IW + ow * SW - PW) * kL;
-              const float* wr = wt + kh * KW * kL;
-              for (int64_t kw = 0; kw < KW; ++kw) {
-                const VF32 wv = Load<VF32>(wr + kw * kL);
-                const float* xp = xr + kw * DW * kL;
-                a0 = Add(a0, Mul(Load<VF32>(xp), wv));
-                a1 = Add(a1, Mul(Load<VF32>(xp + step), wv));
-                a2 = Add(a2, Mul(Load<VF32>(xp + 2 * step), wv));
-                a3 = Add(a3, Mul(Load<VF32>(xp + 3 * step), wv));
-              }
-            }
-            Store(fin(a0), yrow + ow * kL);
-            Store(fin(a1), yrow + (ow + 1) * kL);
-            Store(fin(a2), yrow + (ow + 2) * kL);
-            Store(fin(a3), yrow + (ow + 3) * kL);
+            DwInterior<4>(xt, wt, rb, ow, g, kh_lo, kh_hi, yrow, fin);
             ow += 4;
           } else if (ow + 4 <= OW) {
             // Four positions with their own valid kernel columns (the borders): each
