@@ -440,6 +440,17 @@ void GemmPackedF32(int64_t M, int64_t N, int64_t K, const float* A, int64_t a_rs
   TiledGemm(M, K, A, a_rs, a_cs, nullptr, 0, 0, packed, N, n_begin, n_end, C, ldc, row_bias, act);
 }
 
+namespace {
+// x[0], x[2], ..., x[2(t - 1)] in lanes [0, t) (0 < t <= kN; later lanes unspecified),
+// reading only x[0 .. 2t - 2]: the stride-2 tail as two masked loads.
+inline VF32 EvenLanesN(const float* x, size_t t) {
+  const size_t m = 2 * t - 1;
+  const VF32 a = m >= kN ? Load<VF32>(x) : LoadN<VF32>(x, m, 0.0f);
+  const VF32 b = m > kN ? LoadN<VF32>(x + kN, m - kN, 0.0f) : Zero<VF32>();
+  return EvenLanes(a, b);
+}
+}  // namespace
+
 void MulAddStridedF32(float* acc, const float* x, int64_t stride, float w, int64_t n) {
   const VF32 wv = Set<VF32>(w);
   int64_t i = 0;
@@ -453,9 +464,16 @@ void MulAddStridedF32(float* acc, const float* x, int64_t stride, float w, int64
   }
   // Stride 2: the even elements of two vectors, while the odd element after the last
   // one used is itself before an element the call reads (i + kN < n).
-  if (stride == 2)
+  // Then the rest (at most kN) by masked loads.
+  if (stride == 2) {
     for (; i + int64_t(kN) < n; i += int64_t(kN))
       Store(Add(Load<VF32>(acc + i), Mul(EvenLanes(Load<VF32>(x + 2 * i), Load<VF32>(x + 2 * i + kN)), wv)), acc + i);
+    if (i < n) {
+      const size_t t = size_t(n - i);
+      StoreN(Add(LoadN<VF32>(acc + i, t, -0.0f), Mul(EvenLanesN(x + 2 * i, t), wv)), acc + i, t);
+    }
+    return;
+  }
   alignas(64) float buf[kN];
   for (; i + int64_t(kN) <= n; i += int64_t(kN)) {
     for (size_t j = 0; j < kN; ++j) buf[j] = x[(i + int64_t(j)) * stride];
@@ -481,9 +499,15 @@ void MaxStepStridedF32(float* acc, const float* x, int64_t stride, int64_t n) {
   if (stride == 1) {
     for (; i + int64_t(kN) <= n; i += int64_t(kN)) Store(MaxStep(Load<VF32>(acc + i), Load<VF32>(x + i)), acc + i);
   } else {
-    if (stride == 2)  // as in MulAddStridedF32
+    if (stride == 2) {  // as in MulAddStridedF32
       for (; i + int64_t(kN) < n; i += int64_t(kN))
         Store(MaxStep(Load<VF32>(acc + i), EvenLanes(Load<VF32>(x + 2 * i), Load<VF32>(x + 2 * i + kN))), acc + i);
+      if (i < n) {
+        const size_t t = size_t(n - i);
+        StoreN(MaxStep(LoadN<VF32>(acc + i, t, 0.0f), EvenLanesN(x + 2 * i, t)), acc + i, t);
+      }
+      return;
+    }
     alignas(64) float buf[kN];
     for (; i + int64_t(kN) <= n; i += int64_t(kN)) {
       for (size_t j = 0; j < kN; ++j) buf[j] = x[(i + int64_t(j)) * stride];
