@@ -449,43 +449,42 @@ inline VF32 EvenLanesN(const float* x, size_t t) {
   const VF32 b = m > kN ? LoadN<VF32>(x + kN, m - kN, 0.0f) : Zero<VF32>();
   return EvenLanes(a, b);
 }
-}  // namespace
 
-void MulAddStridedF32(float* acc, const float* x, int64_t stride, float w, int64_t n) {
-  const VF32 wv = Set<VF32>(w);
+// acc[i] = step(acc[i], x[i * stride]) for i < n, lane by lane (step: a lane-wise
+// VF32 (acc, x) -> VF32), reading only the elements x[i * stride]. Stride 1: whole
+// vectors, the tail masked. Stride 2: the even elements of two vectors while the odd
+// element after the last one used is itself before an element the call reads
+// (i + kN < n), then the rest (at most kN) by masked loads (EvenLanesN). Other strides
+// gather into a buffer.
+template <class Step>
+inline void StridedSteps(float* acc, const float* x, int64_t stride, int64_t n, Step step) {
   int64_t i = 0;
+  auto tail = [&](VF32 xv) {
+    const size_t t = size_t(n - i);
+    StoreN(step(LoadN<VF32>(acc + i, t, 0.0f), xv), acc + i, t);
+  };
   if (stride == 1) {
-    for (; i + int64_t(kN) <= n; i += int64_t(kN)) Store(Add(Load<VF32>(acc + i), Mul(Load<VF32>(x + i), wv)), acc + i);
-    if (i < n) {
-      const size_t t = size_t(n - i);
-      StoreN(Add(LoadN<VF32>(acc + i, t, -0.0f), Mul(LoadN<VF32>(x + i, t, 0.0f), wv)), acc + i, t);
-    }
+    for (; i + int64_t(kN) <= n; i += int64_t(kN)) Store(step(Load<VF32>(acc + i), Load<VF32>(x + i)), acc + i);
+    if (i < n) tail(LoadN<VF32>(x + i, size_t(n - i), 0.0f));
     return;
   }
-  // Stride 2: the even elements of two vectors, while the odd element after the last
-  // one used is itself before an element the call reads (i + kN < n).
-  // Then the rest (at most kN) by masked loads.
   if (stride == 2) {
     for (; i + int64_t(kN) < n; i += int64_t(kN))
-      Store(Add(Load<VF32>(acc + i), Mul(EvenLanes(Load<VF32>(x + 2 * i), Load<VF32>(x + 2 * i + kN)), wv)), acc + i);
-    if (i < n) {
-      const size_t t = size_t(n - i);
-      StoreN(Add(LoadN<VF32>(acc + i, t, -0.0f), Mul(EvenLanesN(x + 2 * i, t), wv)), acc + i, t);
-    }
+      Store(step(Load<VF32>(acc + i), EvenLanes(Load<VF32>(x + 2 * i), Load<VF32>(x + 2 * i + kN))), acc + i);
+    if (i < n) tail(EvenLanesN(x + 2 * i, size_t(n - i)));
     return;
   }
   alignas(64) float buf[kN];
-  for (; i + int64_t(kN) <= n; i += int64_t(kN)) {
-    for (size_t j = 0; j < kN; ++j) buf[j] = x[(i + int64_t(j)) * stride];
-    Store(Add(Load<VF32>(acc + i), Mul(Load<VF32>(buf), wv)), acc + i);
-  }
-  for (; i < n; ++i) {
-    const float p = x[i * stride] * w;
-    acc[i] = acc[i] + p;
+  for (; i < n; i += int64_t(kN)) {
+    const size_t t = size_t(std::min<int64_t>(int64_t(kN), n - i));
+    for (size_t j = 0; j < t; ++j) buf[j] = x[(i + int64_t(j)) * stride];
+    if (t == kN)
+      Store(step(Load<VF32>(acc + i), Load<VF32>(buf)), acc + i);
+    else
+      tail(LoadN<VF32>(buf, t, 0.0f));
   }
 }
 
-namespace {
 // MaxStep on lanes: v where v is NaN and a is not; a where a is NaN; else v > a ? v : a.
 inline VF32 MaxStep(VF32 a, VF32 v) {
   const VF32 a_nan = Ne(a, a), v_nan = Ne(v, v);
@@ -494,32 +493,13 @@ inline VF32 MaxStep(VF32 a, VF32 v) {
 }
 }  // namespace
 
+void MulAddStridedF32(float* acc, const float* x, int64_t stride, float w, int64_t n) {
+  const VF32 wv = Set<VF32>(w);
+  StridedSteps(acc, x, stride, n, [wv](VF32 a, VF32 v) { return Add(a, Mul(v, wv)); });
+}
+
 void MaxStepStridedF32(float* acc, const float* x, int64_t stride, int64_t n) {
-  int64_t i = 0;
-  if (stride == 1) {
-    for (; i + int64_t(kN) <= n; i += int64_t(kN)) Store(MaxStep(Load<VF32>(acc + i), Load<VF32>(x + i)), acc + i);
-  } else {
-    if (stride == 2) {  // as in MulAddStridedF32
-      for (; i + int64_t(kN) < n; i += int64_t(kN))
-        Store(MaxStep(Load<VF32>(acc + i), EvenLanes(Load<VF32>(x + 2 * i), Load<VF32>(x + 2 * i + kN))), acc + i);
-      if (i < n) {
-        const size_t t = size_t(n - i);
-        StoreN(MaxStep(LoadN<VF32>(acc + i, t, 0.0f), EvenLanesN(x + 2 * i, t)), acc + i, t);
-      }
-      return;
-    }
-    alignas(64) float buf[kN];
-    for (; i + int64_t(kN) <= n; i += int64_t(kN)) {
-      for (size_t j = 0; j < kN; ++j) buf[j] = x[(i + int64_t(j)) * stride];
-      Store(MaxStep(Load<VF32>(acc + i), Load<VF32>(buf)), acc + i);
-    }
-  }
-  if (i < n) {
-    alignas(64) float buf[kN];
-    const size_t t = size_t(n - i);
-    for (size_t j = 0; j < t; ++j) buf[j] = x[(i + int64_t(j)) * stride];
-    StoreN(MaxStep(LoadN<VF32>(acc + i, t, 0.0f), LoadN<VF32>(buf, t, 0.0f)), acc + i, t);
-  }
+  StridedSteps(acc, x, stride, n, MaxStep);
 }
 
 // Outputs [ow, ow + n) of one plane row, NV vectors (n > (NV - 1) * kN; the last one
