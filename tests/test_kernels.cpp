@@ -663,6 +663,52 @@ TEST_CASE("kernels: GemmPackedF32 with GemmPackBF32's layout equals the referenc
   }
 }
 
+TEST_CASE("kernels: GemmPackedIndirectF32 equals the reference on offsets into A", "[kernels][gemm]") {
+  for (const Dispatch& d : GemmDispatches()) {
+    REQUIRE(d.kernels.GemmPackedIndirectF32 != nullptr);
+    SplitMix64 rng(31);
+    int cases = 0;
+    // A as a convolution reads its input: row_off[m] a position (rows m apart by 3 or a
+    // row's width), k_off[k] a channel (plane apart) and tap; rows around the tile
+    // heights, column ranges as for GemmPackedF32, K across the k block; specials in A.
+    for (int64_t M : {1, 5, 6, 7, 49, 50})
+      for (int64_t N : {1, 17, 64, 130})
+        for (int64_t K : {0, 9, 300}) {
+          const int variant = int(M + N + K) % 3;
+          const int64_t plane = 3 * M + 11;
+          std::vector<int64_t> row_off(static_cast<size_t>(M)), k_off(static_cast<size_t>(std::max<int64_t>(K, 1)));
+          for (int64_t m = 0; m < M; ++m) row_off[size_t(m)] = (m / 7) * 9 + (m % 7) * (1 + variant % 2);
+          for (int64_t k = 0; k < K; ++k) k_off[size_t(k)] = (k / 9) * plane + (k % 9 / 3) * 9 + k % 3;
+          const int64_t span = (K ? k_off[size_t(K - 1)] : 0) + (M ? row_off[size_t(M - 1)] : 0) + 1;
+          std::vector<float> a(static_cast<size_t>(span)), b(static_cast<size_t>(std::max<int64_t>(K * N, 1)));
+          Fill(rng, a.data(), a.size(), variant);
+          Fill(rng, b.data(), b.size(), 2);
+          // The same A laid out row-major, for the reference GEMM.
+          std::vector<float> dense(size_t(std::max<int64_t>(M * K, 1)));
+          for (int64_t m = 0; m < M; ++m)
+            for (int64_t k = 0; k < K; ++k) dense[size_t(m * K + k)] = a[size_t(row_off[size_t(m)] + k_off[size_t(k)])];
+          std::vector<float> packed(size_t(std::max<int64_t>(ref::GemmPackedFloats(K, N), 1)), U2F(kGuard));
+          d.kernels.GemmPackBF32(K, N, b.data(), N, 1, packed.data());
+          for (int64_t n_begin : {int64_t(0), int64_t(64)}) {
+            if (n_begin >= N) continue;
+            for (int64_t n_end : {N, std::min<int64_t>(N, n_begin + 70)}) {
+              const int64_t w = n_end - n_begin, ldc = w + 1;
+              std::vector<float> want(size_t(M * ldc), U2F(kGuard)), got(size_t(M * ldc), U2F(kGuard));
+              ref::GemmF32(M, w, K, dense.data(), K, 1, b.data() + n_begin, N, 1, want.data(), ldc);
+              d.kernels.GemmPackedIndirectF32(M, N, K, a.data(), row_off.data(), k_off.data(), packed.data(), n_begin,
+                                              n_end, got.data(), ldc);
+              ++cases;
+              const std::string diff = DiffF32(want.data(), got.data(), want.size());
+              if (!diff.empty())
+                FAIL_CHECK(IsaName(d.isa) << " M=" << M << " N=" << N << " K=" << K << " cols [" << n_begin << ", "
+                                          << n_end << "): " << diff);
+            }
+          }
+        }
+    INFO(cases << " products");
+  }
+}
+
 TEST_CASE("kernels: GemmI16PairsI32 equals the reference's wrapping int32 sums", "[kernels][gemm]") {
   const Dispatch d = MakeDispatch(ActiveIsa());
   REQUIRE(d.kernels.GemmI16PairsI32 != nullptr);

@@ -75,19 +75,37 @@ const Blocks& GemmBlocks() {
   return b;
 }
 
+// A register tile's rows of A over its K block, A(r, k) for r < kMR, k < kc: Step(k)
+// positions at step k, At(step, r) reads row r there.
+// StridedA: A(r, k) = p[r * rs + k * ks]: a packed block (rs 1, ks kMR) or A itself when
+// its rows are contiguous along k (rs its row stride, ks 1; all kMR rows exist).
+struct StridedA {
+  const float* p;
+  int64_t rs, ks;
+  const float* Step(int64_t k) const { return p + k * ks; }
+  float At(const float* s, size_t r) const { return s[int64_t(r) * rs]; }
+};
+// IndirectA: A(r, k) = rows[r][koff[k]] (GemmPackedIndirectF32: a convolution's
+// positions read from its input in place, rows[r] a position's first tap and koff[k] the
+// k-th term's offset from it). Rows past the tile's last are copies of it.
+struct IndirectA {
+  const float* rows[kMR];
+  const int64_t* koff;
+  int64_t Step(int64_t k) const { return koff[k]; }
+  float At(int64_t o, size_t r) const { return rows[r][o]; }
+};
+
 // One kMR x kNR tile of C over a K block. Ap: kc x kMR (rows past mr are zeros), Bp:
 // kc x kNR (columns past nr are zeros). first: the block starts the fold (-0.0),
 // otherwise it continues the accumulators stored in C. Only rows < mr, columns < nr
 // are read or written.
-// A(r, k) = Ap[r * ars + k * aks]: a packed block (ars 1, aks kMR) or A itself when its
-// rows are contiguous along k (ars its row stride, aks 1; all kMR rows exist).
+// A(r, k) comes from `a` (StridedA or IndirectA below), positioned at the K block.
 // NV: vectors per row; a last panel of at most kN columns takes the 1-vector tile.
 // last: this K block ends the fold; then the epilogue (GemmBiasActF32) applies before the
 // store: + bias[r] (bias: this tile's first row's, or null), then activation `act`.
-template <size_t NV>
-inline void Tile(int64_t kc, const float* Ap, int64_t ars, int64_t aks, const float* Bp, int64_t bks, float* C,
-                 int64_t ldc, size_t mr, size_t nr, bool first, bool last = false, const float* bias = nullptr,
-                 Activation act = Activation::kNone) {
+template <size_t NV, class ASrc>
+inline void Tile(int64_t kc, const ASrc& a, const float* Bp, int64_t bks, float* C, int64_t ldc, size_t mr, size_t nr,
+                 bool first, bool last = false, const float* bias = nullptr, Activation act = Activation::kNone) {
   // Plain arrays with fully unrolled constant-trip loops: the compilers keep every
   // accumulator in a register (lambdas over the array made GCC store them each step).
   VF32 acc[kMR * NV];
@@ -103,13 +121,13 @@ inline void Tile(int64_t kc, const float* Ap, int64_t ars, int64_t aks, const fl
   }
   for (int64_t k = 0; k < kc; ++k) {
     const float* b = Bp + k * bks;
-    const float* a = Ap + k * aks;
+    const auto ak = a.Step(k);
     VF32 bv[NV];
 #pragma GCC unroll 4
     for (size_t v = 0; v < NV; ++v) bv[v] = Load<VF32>(b + v * kN);
 #pragma GCC unroll 16
     for (size_t r = 0; r < kMR; ++r) {
-      const VF32 av = Set<VF32>(a[int64_t(r) * ars]);
+      const VF32 av = Set<VF32>(a.At(ak, r));
 #pragma GCC unroll 4
       for (size_t v = 0; v < NV; ++v) acc[r * NV + v] = Add(acc[r * NV + v], Mul(av, bv[v]));
     }
@@ -197,6 +215,22 @@ void PackA(const float* A, int64_t a_rs, int64_t a_cs, int64_t m0, int64_t mr, i
   }
 }
 
+// The A source of TiledGemm's tiles for a strided A (A(m, k) = A[m * a_rs + k * a_cs]).
+// Row-major A is read in place (broadcasts from kMR row streams; packing it would cost as
+// much as the tile when N is small); other layouts and the last partial tile are packed
+// into this thread's scratch, one slot per tile of the row block.
+inline auto StridedMaker(const float* A, int64_t a_rs, int64_t a_cs) {
+  const int64_t kKC = GemmBlocks().kc, kMC = GemmBlocks().mc;
+  thread_local std::vector<float> apack;
+  if (apack.size() < size_t(kKC * kMC)) apack.resize(size_t(kKC * kMC));
+  float* scratch = apack.data();
+  return [=](int64_t m0, int64_t mr, int64_t k0, int64_t kc, int64_t slot) {
+    if (a_cs == 1 && mr == int64_t(kMR)) return StridedA{A + m0 * a_rs + k0, a_rs, 1};
+    float* dst = scratch + slot * kKC * int64_t(kMR);
+    PackA(A, a_rs, a_cs, m0, mr, k0, kc, dst);
+    return StridedA{dst, 1, int64_t(kMR)};
+  };
+}
 }  // namespace
 
 namespace {
@@ -222,15 +256,18 @@ void RowEpilogue(int64_t M, int64_t N, float* C, int64_t ldc, const float* bias,
 // read from GemmPackBF32's layout of the whole B (Ntot columns; n_begin a multiple of 64).
 // Blocks of kNC columns and kKC steps of k; per block of kMC rows each B panel (kc x kNR,
 // streaming through L1) meets every row tile in turn (A's block in L2).
-void TiledGemm(int64_t M, int64_t K, const float* A, int64_t a_rs, int64_t a_cs, const float* B, int64_t b_rs,
-               int64_t b_cs, const float* packed, int64_t Ntot, int64_t n_begin, int64_t n_end, float* C, int64_t ldc,
-               const float* row_bias, Activation act) {
+// make_a(m0, mr, k0, kc, slot) gives the A source (StridedA, IndirectA) of the row tile
+// from m0 (mr rows) over the K block from k0; slot: the tile's index in its row block
+// (a strided A packs into apack's slot).
+template <class MakeA>
+void TiledGemm(int64_t M, int64_t K, MakeA make_a, const float* B, int64_t b_rs, int64_t b_cs, const float* packed,
+               int64_t Ntot, int64_t n_begin, int64_t n_end, float* C, int64_t ldc, const float* row_bias,
+               Activation act) {
   // Scratch grows once per thread, then is reused (no allocation in steady state).
   const Blocks& blk = GemmBlocks();
   const int64_t kKC = blk.kc, kMC = blk.mc, kNC = blk.nc;
-  thread_local std::vector<float> bpack, apack;
+  thread_local std::vector<float> bpack;
   if (!packed && bpack.size() < size_t(kKC * kNC)) bpack.resize(size_t(kKC * kNC));
-  if (apack.size() < size_t(kKC * kMC)) apack.resize(size_t(kKC * kMC));
   for (int64_t n0 = n_begin / kNC * kNC; n0 < n_end; n0 += kNC) {
     // This call's columns of the block [n0, n0 + kNC): [lo, hi).
     const int64_t lo = std::max(n0, n_begin), hi = std::min(n0 + kNC, n_end), nc = hi - lo;
@@ -250,23 +287,14 @@ void TiledGemm(int64_t M, int64_t K, const float* A, int64_t a_rs, int64_t a_cs,
       for (int64_t mb = 0; mb < M; mb += kMC) {
         const int64_t mcnt = std::min(kMC, M - mb);
         struct TileA {
-          const float* p;
-          int64_t rs, ks, m0, mr;
+          decltype(make_a(0, 0, 0, 0, 0)) a;
+          int64_t m0, mr;
         };
         TileA tiles[kMCMax / int64_t(kMR)];
         int64_t nt = 0;
         for (int64_t m0 = mb; m0 < mb + mcnt; m0 += int64_t(kMR), ++nt) {
           const int64_t mr = std::min<int64_t>(int64_t(kMR), M - m0);
-          // Row-major A is read in place (broadcasts from kMR row streams; packing it
-          // would cost as much as the tile when N is small); other layouts and the
-          // last partial tile are packed.
-          TileA t{A + m0 * a_rs + k0, a_rs, 1, m0, mr};
-          if (a_cs != 1 || mr < int64_t(kMR)) {
-            float* dst = apack.data() + nt * kKC * int64_t(kMR);
-            PackA(A, a_rs, a_cs, m0, mr, k0, kc, dst);
-            t = TileA{dst, 1, int64_t(kMR), m0, mr};
-          }
-          tiles[nt] = t;
+          tiles[nt] = TileA{make_a(m0, mr, k0, kc, nt), m0, mr};
         }
         for (int64_t j = 0; j < nc; j += int64_t(kNR)) {
           const int64_t nr = std::min<int64_t>(int64_t(kNR), nc - j);
@@ -282,14 +310,13 @@ void TiledGemm(int64_t M, int64_t K, const float* A, int64_t a_rs, int64_t a_cs,
             // A last panel of fewer columns takes the tile of as many vectors as it needs.
             const int64_t nv = (nr + int64_t(kN) - 1) / int64_t(kN);
             if (nv >= int64_t(kNV))
-              Tile<kNV>(kc, t.p, t.rs, t.ks, bp, bks, c, ldc, size_t(t.mr), size_t(nr), k0 == 0, last, bias, act);
+              Tile<kNV>(kc, t.a, bp, bks, c, ldc, size_t(t.mr), size_t(nr), k0 == 0, last, bias, act);
             else if (nv == 1)
-              Tile<1>(kc, t.p, t.rs, t.ks, bp, bks, c, ldc, size_t(t.mr), size_t(nr), k0 == 0, last, bias, act);
+              Tile<1>(kc, t.a, bp, bks, c, ldc, size_t(t.mr), size_t(nr), k0 == 0, last, bias, act);
             else if (kNV > 2 && nv == 3)
-              Tile<(kNV > 2 ? 3 : 1)>(kc, t.p, t.rs, t.ks, bp, bks, c, ldc, size_t(t.mr), size_t(nr), k0 == 0, last,
-                                      bias, act);
+              Tile<(kNV > 2 ? 3 : 1)>(kc, t.a, bp, bks, c, ldc, size_t(t.mr), size_t(nr), k0 == 0, last, bias, act);
             else
-              Tile<2>(kc, t.p, t.rs, t.ks, bp, bks, c, ldc, size_t(t.mr), size_t(nr), k0 == 0, last, bias, act);
+              Tile<2>(kc, t.a, bp, bks, c, ldc, size_t(t.mr), size_t(nr), k0 == 0, last, bias, act);
           }
         }
       }
@@ -403,7 +430,7 @@ void GemmImpl(int64_t M, int64_t N, int64_t K, const float* A, int64_t a_rs, int
     RowEpilogue(M, N, C, ldc, row_bias, act);
     return;
   }
-  TiledGemm(M, K, A, a_rs, a_cs, B, b_rs, b_cs, nullptr, N, 0, N, C, ldc, row_bias, act);
+  TiledGemm(M, K, StridedMaker(A, a_rs, a_cs), B, b_rs, b_cs, nullptr, N, 0, N, C, ldc, row_bias, act);
 }
 }  // namespace
 
@@ -437,7 +464,26 @@ void GemmPackedF32(int64_t M, int64_t N, int64_t K, const float* A, int64_t a_rs
     RowEpilogue(M, n_end - n_begin, C, ldc, row_bias, act);
     return;
   }
-  TiledGemm(M, K, A, a_rs, a_cs, nullptr, 0, 0, packed, N, n_begin, n_end, C, ldc, row_bias, act);
+  TiledGemm(M, K, StridedMaker(A, a_rs, a_cs), nullptr, 0, 0, packed, N, n_begin, n_end, C, ldc, row_bias, act);
+}
+
+void GemmPackedIndirectF32(int64_t M, int64_t N, int64_t K, const float* A, const int64_t* row_off,
+                           const int64_t* k_off, const float* packed, int64_t n_begin, int64_t n_end, float* C,
+                           int64_t ldc) {
+  if (M <= 0 || n_end <= n_begin) return;
+  if (K <= 0) {
+    for (int64_t m = 0; m < M; ++m) std::fill(C + m * ldc, C + m * ldc + (n_end - n_begin), -0.0f);
+    return;
+  }
+  // No copy of A: each tile broadcasts from its rows' own places (rows past the last
+  // repeat it; their results are not stored).
+  auto make_a = [&](int64_t m0, int64_t mr, int64_t k0, int64_t, int64_t) {
+    IndirectA a;
+    for (size_t r = 0; r < kMR; ++r) a.rows[r] = A + row_off[m0 + std::min<int64_t>(int64_t(r), mr - 1)];
+    a.koff = k_off + k0;
+    return a;
+  };
+  TiledGemm(M, K, make_a, nullptr, 0, 0, packed, N, n_begin, n_end, C, ldc, nullptr, Activation::kNone);
 }
 
 namespace {

@@ -181,16 +181,20 @@ bool RunIm2col(const ConvRun& r, const Tensor& w) {
   if (p.out_sp == 1 && w.dtype() == DType::kFloat)
     wt = r.ctx.ConstDerived(1, "W^T",
                             [&](const Tensor& t) { return TransposedF32(t.data<float>(), p.M, p.Cg * p.k_sp); });
-  // Few positions and many output channels (a network's late layers): Y^T = col^T W^T
-  // with W^T packed once per session, so the tiles' rows are positions and their
-  // columns channels. The weights, the larger operand, then stream once in the order
-  // the tiles read them instead of as kMR strided rows, and a 7x7 plane's 49 positions
-  // fill 49 of 54 tile rows instead of 49 of 64 lanes. Measured on Zen 5 (AMD EPYC
-  // family 26), resnet50 at 1 thread: its 7x7 layers' 1x1 convolutions 1.3 -> 0.78 ms,
-  // the run 65 -> 57 ms; at 28x28 (784 positions) no gain was measurable.
+  // Y^T = col^T W^T with W^T packed once per session, col^T read from the input in place
+  // (GemmPackedIndirectF32, no im2col copy): the tiles' rows are positions, their
+  // columns channels. Taken for kernels wider than one tap (the copy it saves is the
+  // kernel's size times the input) and for 1x1 kernels with few positions (a network's
+  // late layers: the weights, the larger operand, stream once in the order the tiles
+  // read them, and a 7x7 plane's 49 positions fill 49 of 54 tile rows instead of 49 of
+  // 64 lanes). Measured on Zen 5 (AMD EPYC family 26), 1 thread, single resnet50 layers
+  // against im2col and the row-major GEMM: 3x3 at 56x56 (64 channels) 1.065 -> 0.937
+  // ms, 28x28 (128) 1.12 -> 0.923, 14x14 (256) 1.151 -> 0.936; a 1x1 kernel at 56x56
+  // into 256 channels 0.431 -> 0.543 (the result's transpose costs more than it saves).
   constexpr int64_t kTransposedMaxPositions = 256;
+  const bool transposed = p.k_sp > 1 || p.out_sp <= kTransposedMaxPositions;
   const Tensor* pwt = nullptr;
-  if (p.group == 1 && p.out_sp > 1 && p.out_sp <= kTransposedMaxPositions && p.M >= 64 && w.dtype() == DType::kFloat)
+  if (p.group == 1 && p.out_sp > 1 && transposed && p.M >= 64 && w.dtype() == DType::kFloat)
     pwt = PackedConstB(r.ctx, 1, p.Cg * p.k_sp, p.M, 1, p.Cg * p.k_sp);
   return ConvGemm2D(r.ctx, p.pl, r.x, r.w, wt ? wt->data<float>() : nullptr, pwt ? pwt->data<float>() : nullptr, p.N,
                     p.C, p.M, p.group, p.in_sp, r.y, p.act == Activation::kRelu, r.bias, r.kact);

@@ -91,6 +91,86 @@ void TransposedBlock(const OpContext& ctx, bool parallel, const float* B, int64_
     ctx.kernels->GemmPackedF32(np, Mg, Kg, B, 1, b_rs, packed_wt, 0, Mg, yt.data(), Mg, nullptr, Activation::kNone);
   ctx.kernels->Transpose32(reinterpret_cast<const uint32_t*>(yt.data()), Mg, reinterpret_cast<uint32_t*>(y), P, np, Mg);
 }
+
+// Y^T = col^T W^T for one image (group 1) without building col: GemmPackedIndirectF32
+// reads each output position's terms from the input in place (row_off: the position's
+// first tap, k_off: tap (c, kh, kw)'s distance from it, c-major as col's rows), from a
+// copy of the input with zero borders when some tap is padding. The P x Mg result goes
+// to a scratch, then is transposed into y's Mg rows of P. The threads take groups of 64
+// output channels, or, with fewer groups than twice the threads, blocks of positions.
+void IndirectTransposed(const OpContext& ctx, const ConvPlane& pl, const float* xg, int64_t Cg, int64_t in_sp,
+                        bool any_pad, int64_t Mg, const float* packed_wt, float* y) {
+  const int64_t P = pl.OH * pl.OW, ksp = pl.KH * pl.KW, Kg = Cg * ksp;
+  // The rows and columns that taps reach, from (-PH, -PW): all of them exist in the copy.
+  const int64_t XH = (pl.OH - 1) * pl.SH + (pl.KH - 1) * pl.DH + 1, XW = (pl.OW - 1) * pl.SW + (pl.KW - 1) * pl.DW + 1;
+  thread_local std::vector<float> xpad, yt;
+  thread_local std::vector<int64_t> offs;
+  const float* src = xg;
+  int64_t row = pl.IW, plane = in_sp;
+  if (any_pad) {
+    row = XW;
+    plane = XH * XW;
+    if (xpad.size() < size_t(Cg * plane)) xpad.resize(size_t(Cg * plane));
+    float* xp = xpad.data();
+    ParallelFor(ctx, Cg, 16, [&](int64_t c0, int64_t c1) {
+      for (int64_t c = c0; c < c1; ++c)
+        for (int64_t i = 0; i < XH; ++i) {
+          float* d = xp + c * plane + i * XW;
+          const int64_t ih = i - pl.PH;
+          if (ih < 0 || ih >= pl.IH) {
+            std::fill(d, d + XW, 0.0f);
+            continue;
+          }
+          const int64_t a = std::clamp<int64_t>(pl.PW, 0, XW), b = std::clamp<int64_t>(pl.IW + pl.PW, a, XW);
+          std::fill(d, d + a, 0.0f);
+          std::memcpy(d + a, xg + c * in_sp + ih * pl.IW + (a - pl.PW), size_t(b - a) * sizeof(float));
+          std::fill(d + b, d + XW, 0.0f);
+        }
+    });
+    src = xp;
+  }
+  if (offs.size() < size_t(P + Kg)) offs.resize(size_t(P + Kg));
+  int64_t* row_off = offs.data();
+  int64_t* k_off = row_off + P;
+  for (int64_t p = 0; p < P; ++p) row_off[p] = (p / pl.OW) * pl.SH * row + (p % pl.OW) * pl.SW;
+  for (int64_t k = 0; k < Kg; ++k) {
+    const int64_t c = k / ksp, kh = (k % ksp) / pl.KW, kw = k % pl.KW;
+    k_off[k] = c * plane + kh * pl.DH * row + kw * pl.DW;
+  }
+  auto* kernel = ctx.kernels->GemmPackedIndirectF32;
+  // Blocks of positions whose P x Mg results (about 256 KiB) are transposed while in L2.
+  const int64_t pb = std::min(P, std::max<int64_t>(48, (int64_t(1) << 16) / std::max<int64_t>(Mg, 1) / 48 * 48));
+  const int64_t blocks = (P + pb - 1) / pb;
+  auto block = [&](int64_t p0, bool split) {
+    const int64_t np = std::min(pb, P - p0);
+    if (yt.size() < size_t(pb * Mg)) yt.resize(size_t(pb * Mg));
+    float* out = yt.data();
+    const int threads = ctx.pool ? ctx.pool->threads() : 1;
+    const int64_t groups = (Mg + 63) / 64;
+    if (!split) {
+      kernel(np, Mg, Kg, src, row_off + p0, k_off, packed_wt, 0, Mg, out, Mg);
+    } else if (threads <= 1 || groups >= 2 * threads) {
+      ParallelFor(ctx, groups, 1, [&](int64_t b, int64_t e) {
+        const int64_t n0 = b * 64, n1 = std::min(Mg, e * 64);
+        kernel(np, Mg, Kg, src, row_off + p0, k_off, packed_wt, n0, n1, out + n0, Mg);
+      });
+    } else {
+      ParallelFor(ctx, np, 16, [&](int64_t b, int64_t e) {
+        kernel(e - b, Mg, Kg, src, row_off + p0 + b, k_off, packed_wt, 0, Mg, out + b * Mg, Mg);
+      });
+    }
+    ctx.kernels->Transpose32(reinterpret_cast<const uint32_t*>(out), Mg, reinterpret_cast<uint32_t*>(y + p0), P, np,
+                             Mg);
+  };
+  const int threads = ctx.pool ? ctx.pool->threads() : 1;
+  if (threads > 1 && blocks >= 2 * threads) {
+    ParallelFor(ctx, blocks, 1, [&](int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i) block(i * pb, false);
+    });
+  } else {
+    for (int64_t i = 0; i < blocks; ++i) block(i * pb, true);
+  }
+}
 }  // namespace
 
 bool ConvGemm2D(const OpContext& ctx, const ConvPlane& pl, const float* x, const float* w, const float* wt,
@@ -138,7 +218,9 @@ bool ConvGemm2D(const OpContext& ctx, const ConvPlane& pl, const float* x, const
       const float* xg = x + (n * C + grp * Cg) * in_sp;
       const float* wg = w + grp * Mg * Kg;
       float* yg = y + (n * M + grp * Mg) * P;
-      if (by_blocks) {
+      if (transposed && ksp > 1) {
+        IndirectTransposed(ctx, pl, xg, Cg, in_sp, any_pad, Mg, packed_wt, yg);
+      } else if (by_blocks) {
         const int64_t blocks = (P + pc - 1) / pc;
         ParallelFor(ctx, blocks, 1, [&](int64_t b0, int64_t b1) {
           thread_local std::vector<float> cols;

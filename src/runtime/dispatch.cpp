@@ -145,6 +145,7 @@ Dispatch MakeDispatch(Isa cap, Avx512Tiles tiles) {
       d.kernels.GemmBiasActF32 = half.GemmBiasActF32;
       d.kernels.GemmPackBF32 = half.GemmPackBF32;
       d.kernels.GemmPackedF32 = half.GemmPackedF32;
+      d.kernels.GemmPackedIndirectF32 = half.GemmPackedIndirectF32;
       d.kernels.ConvDirectF32 = half.ConvDirectF32;
     }
   }
