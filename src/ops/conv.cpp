@@ -62,15 +62,19 @@ bool ConvAlgoFits(const ConvPlan& p, ConvAlgo a) {
 // channels per group (im2col would cost more than the product: a network's first layer
 // on an image). Measured on single layers: 3 channels, 3x3 stride 2 at 224x224 into 16:
 // 0.19 ms against 0.35 ms by im2col and GEMM; 7x7 into 64: even; 64 channels 3x3: 4.3
-// against 3.3 ms (the GEMM's packed panels win once the fold is long). The GEMM
-// algorithms want 4+ output channels per group and a fold of 4+ terms.
+// against 3.3 ms (the GEMM's packed panels win once the fold is long). Layers the
+// transposed GEMM takes (group 1, 64+ output channels, more than one tap: RunIm2col) go
+// to it: resnet50's 7x7 stride-2 first layer (3 into 64 channels at 224x224) 1.33 ->
+// 1.13 ms in the model (Zen 5, AMD EPYC family 26, 1 thread). The GEMM algorithms want
+// 4+ output channels per group and a fold of 4+ terms.
 void ChooseAlgo(const OpContext& ctx, ConvPlan* p) {
   ConvAlgo automatic = ConvAlgo::kReference, fallback = ConvAlgo::kReference;
   const bool gemm = p->Mg >= 4 && p->Cg * p->k_sp >= 4;
   const ConvPlane& pl = p->pl;
   if (p->g.dims > 2) {
     if (gemm) automatic = ConvAlgo::kTapGemm;
-  } else if ((pl.SW == 1 || pl.SW == 2) && p->Mg >= 4 && p->Cg <= 4 && pl.OW >= 8) {
+  } else if ((pl.SW == 1 || pl.SW == 2) && p->Mg >= 4 && p->Cg <= 4 && pl.OW >= 8 &&
+             !(p->group == 1 && p->Mg >= 64 && p->k_sp > 1)) {
     automatic = fallback = ConvAlgo::kDirect;
   } else if (gemm) {
     automatic = ConvAlgo::kIm2colGemm;
