@@ -670,7 +670,8 @@ TEST_CASE("kernels: GemmPackedIndirectF32 equals the reference on offsets into A
     int cases = 0;
     // A as a convolution reads its input: row_off[m] a position (rows m apart by 3 or a
     // row's width), k_off[k] a channel (plane apart) and tap; rows around the tile
-    // heights, column ranges as for GemmPackedF32, K across the k block; specials in A.
+    // heights, column ranges as for GemmPackedF32, K across the k block; specials in A;
+    // the epilogue (per-column bias, activations).
     for (int64_t M : {1, 5, 6, 7, 49, 50})
       for (int64_t N : {1, 17, 64, 130})
         for (int64_t K : {0, 9, 300}) {
@@ -681,8 +682,10 @@ TEST_CASE("kernels: GemmPackedIndirectF32 equals the reference on offsets into A
           for (int64_t k = 0; k < K; ++k) k_off[size_t(k)] = (k / 9) * plane + (k % 9 / 3) * 9 + k % 3;
           const int64_t span = (K ? k_off[size_t(K - 1)] : 0) + (M ? row_off[size_t(M - 1)] : 0) + 1;
           std::vector<float> a(static_cast<size_t>(span)), b(static_cast<size_t>(std::max<int64_t>(K * N, 1)));
+          std::vector<float> bias(static_cast<size_t>(N));
           Fill(rng, a.data(), a.size(), variant);
           Fill(rng, b.data(), b.size(), 2);
+          Fill(rng, bias.data(), bias.size(), 2);
           // The same A laid out row-major, for the reference GEMM.
           std::vector<float> dense(size_t(std::max<int64_t>(M * K, 1)));
           for (int64_t m = 0; m < M; ++m)
@@ -693,10 +696,19 @@ TEST_CASE("kernels: GemmPackedIndirectF32 equals the reference on offsets into A
             if (n_begin >= N) continue;
             for (int64_t n_end : {N, std::min<int64_t>(N, n_begin + 70)}) {
               const int64_t w = n_end - n_begin, ldc = w + 1;
+              const int e = int(M + N + K + n_begin + n_end) % 3;
+              const float* bp = e ? bias.data() : nullptr;
+              const Activation act = e == 2 ? Activation::kHardSwish : e == 1 ? Activation::kRelu : Activation::kNone;
               std::vector<float> want(size_t(M * ldc), U2F(kGuard)), got(size_t(M * ldc), U2F(kGuard));
               ref::GemmF32(M, w, K, dense.data(), K, 1, b.data() + n_begin, N, 1, want.data(), ldc);
+              for (int64_t m = 0; m < M; ++m) {  // the epilogue: + bias[n], then act
+                float* c = want.data() + m * ldc;
+                if (bp)
+                  for (int64_t n = 0; n < w; ++n) c[n] = c[n] + bp[n_begin + n];
+                ref::EpilogueF32(c, w, nullptr, act);
+              }
               d.kernels.GemmPackedIndirectF32(M, N, K, a.data(), row_off.data(), k_off.data(), packed.data(), n_begin,
-                                              n_end, got.data(), ldc);
+                                              n_end, got.data(), ldc, bp, act);
               ++cases;
               const std::string diff = DiffF32(want.data(), got.data(), want.size());
               if (!diff.empty())

@@ -102,10 +102,12 @@ struct IndirectA {
 // A(r, k) comes from `a` (StridedA or IndirectA below), positioned at the K block.
 // NV: vectors per row; a last panel of at most kN columns takes the 1-vector tile.
 // last: this K block ends the fold; then the epilogue (GemmBiasActF32) applies before the
-// store: + bias[r] (bias: this tile's first row's, or null), then activation `act`.
+// store: + bias[r] (bias: this tile's first row's, or null) or + cbias[col] (cbias: this
+// tile's first column's, or null), then activation `act`.
 template <size_t NV, class ASrc>
 inline void Tile(int64_t kc, const ASrc& a, const float* Bp, int64_t bks, float* C, int64_t ldc, size_t mr, size_t nr,
-                 bool first, bool last = false, const float* bias = nullptr, Activation act = Activation::kNone) {
+                 bool first, bool last = false, const float* bias = nullptr, Activation act = Activation::kNone,
+                 const float* cbias = nullptr) {
   // Plain arrays with fully unrolled constant-trip loops: the compilers keep every
   // accumulator in a register (lambdas over the array made GCC store them each step).
   VF32 acc[kMR * NV];
@@ -132,14 +134,23 @@ inline void Tile(int64_t kc, const ASrc& a, const float* Bp, int64_t bks, float*
       for (size_t v = 0; v < NV; ++v) acc[r * NV + v] = Add(acc[r * NV + v], Mul(av, bv[v]));
     }
   }
+  VF32 cb[NV];
+#pragma GCC unroll 4
+  for (size_t v = 0; v < NV; ++v) {
+    const size_t col = v * kN;
+    cb[v] = !last || !cbias || col >= nr ? Zero<VF32>()
+            : nr - col >= kN             ? Load<VF32>(cbias + col)
+                                         : LoadN<VF32>(cbias + col, nr - col, 0.0f);
+  }
 #pragma GCC unroll 16
   for (size_t r = 0; r < kMR; ++r) {
     if (r >= mr) break;
-    if (last && (bias || act != Activation::kNone)) {
+    if (last && (bias || cbias || act != Activation::kNone)) {
       const VF32 bb = Set<VF32>(bias ? bias[r] : 0.0f);
 #pragma GCC unroll 4
       for (size_t v = 0; v < NV; ++v) {
         if (bias) acc[r * NV + v] = Add(acc[r * NV + v], bb);
+        if (cbias) acc[r * NV + v] = Add(acc[r * NV + v], cb[v]);
         acc[r * NV + v] = ActivationV(act, acc[r * NV + v]);
       }
     }
@@ -262,7 +273,7 @@ void RowEpilogue(int64_t M, int64_t N, float* C, int64_t ldc, const float* bias,
 template <class MakeA>
 void TiledGemm(int64_t M, int64_t K, MakeA make_a, const float* B, int64_t b_rs, int64_t b_cs, const float* packed,
                int64_t Ntot, int64_t n_begin, int64_t n_end, float* C, int64_t ldc, const float* row_bias,
-               Activation act) {
+               Activation act, const float* col_bias = nullptr) {
   // Scratch grows once per thread, then is reused (no allocation in steady state).
   const Blocks& blk = GemmBlocks();
   const int64_t kKC = blk.kc, kMC = blk.mc, kNC = blk.nc;
@@ -307,16 +318,18 @@ void TiledGemm(int64_t M, int64_t K, MakeA make_a, const float* B, int64_t b_rs,
             float* c = C + t.m0 * ldc + (lo - n_begin) + j;
             const bool last = k0 + kc == K;
             const float* bias = row_bias ? row_bias + t.m0 : nullptr;
+            const float* cbias = col_bias ? col_bias + lo + j : nullptr;
             // A last panel of fewer columns takes the tile of as many vectors as it needs.
             const int64_t nv = (nr + int64_t(kN) - 1) / int64_t(kN);
             if (nv >= int64_t(kNV))
-              Tile<kNV>(kc, t.a, bp, bks, c, ldc, size_t(t.mr), size_t(nr), k0 == 0, last, bias, act);
+              Tile<kNV>(kc, t.a, bp, bks, c, ldc, size_t(t.mr), size_t(nr), k0 == 0, last, bias, act, cbias);
             else if (nv == 1)
-              Tile<1>(kc, t.a, bp, bks, c, ldc, size_t(t.mr), size_t(nr), k0 == 0, last, bias, act);
+              Tile<1>(kc, t.a, bp, bks, c, ldc, size_t(t.mr), size_t(nr), k0 == 0, last, bias, act, cbias);
             else if (kNV > 2 && nv == 3)
-              Tile<(kNV > 2 ? 3 : 1)>(kc, t.a, bp, bks, c, ldc, size_t(t.mr), size_t(nr), k0 == 0, last, bias, act);
+              Tile<(kNV > 2 ? 3 : 1)>(kc, t.a, bp, bks, c, ldc, size_t(t.mr), size_t(nr), k0 == 0, last, bias, act,
+                                      cbias);
             else
-              Tile<2>(kc, t.a, bp, bks, c, ldc, size_t(t.mr), size_t(nr), k0 == 0, last, bias, act);
+              Tile<2>(kc, t.a, bp, bks, c, ldc, size_t(t.mr), size_t(nr), k0 == 0, last, bias, act, cbias);
           }
         }
       }
@@ -469,10 +482,14 @@ void GemmPackedF32(int64_t M, int64_t N, int64_t K, const float* A, int64_t a_rs
 
 void GemmPackedIndirectF32(int64_t M, int64_t N, int64_t K, const float* A, const int64_t* row_off,
                            const int64_t* k_off, const float* packed, int64_t n_begin, int64_t n_end, float* C,
-                           int64_t ldc) {
+                           int64_t ldc, const float* col_bias, Activation act) {
   if (M <= 0 || n_end <= n_begin) return;
   if (K <= 0) {
-    for (int64_t m = 0; m < M; ++m) std::fill(C + m * ldc, C + m * ldc + (n_end - n_begin), -0.0f);
+    for (int64_t m = 0; m < M; ++m) {
+      float* c = C + m * ldc;
+      for (int64_t n = n_begin; n < n_end; ++n) c[n - n_begin] = col_bias ? -0.0f + col_bias[n] : -0.0f;
+      RowEpilogue(1, n_end - n_begin, c, ldc, nullptr, act);
+    }
     return;
   }
   // No copy of A: each tile broadcasts from its rows' own places (rows past the last
@@ -483,7 +500,7 @@ void GemmPackedIndirectF32(int64_t M, int64_t N, int64_t K, const float* A, cons
     a.koff = k_off + k0;
     return a;
   };
-  TiledGemm(M, K, make_a, nullptr, 0, 0, packed, N, n_begin, n_end, C, ldc, nullptr, Activation::kNone);
+  TiledGemm(M, K, make_a, nullptr, 0, 0, packed, N, n_begin, n_end, C, ldc, nullptr, act, col_bias);
 }
 
 namespace {

@@ -98,8 +98,9 @@ void TransposedBlock(const OpContext& ctx, bool parallel, const float* B, int64_
 // copy of the input with zero borders when some tap is padding. The P x Mg result goes
 // to a scratch, then is transposed into y's Mg rows of P. The threads take groups of 64
 // output channels, or, with fewer groups than twice the threads, blocks of positions.
+// bias (null: none) and act: the epilogue, applied by the kernel per output channel.
 void IndirectTransposed(const OpContext& ctx, const ConvPlane& pl, const float* xg, int64_t Cg, int64_t in_sp,
-                        bool any_pad, int64_t Mg, const float* packed_wt, float* y) {
+                        bool any_pad, int64_t Mg, const float* packed_wt, float* y, const float* bias, Activation act) {
   const int64_t P = pl.OH * pl.OW, ksp = pl.KH * pl.KW, Kg = Cg * ksp;
   // The rows and columns that taps reach, from (-PH, -PW): all of them exist in the copy.
   const int64_t XH = (pl.OH - 1) * pl.SH + (pl.KH - 1) * pl.DH + 1, XW = (pl.OW - 1) * pl.SW + (pl.KW - 1) * pl.DW + 1;
@@ -148,15 +149,15 @@ void IndirectTransposed(const OpContext& ctx, const ConvPlane& pl, const float* 
     const int threads = ctx.pool ? ctx.pool->threads() : 1;
     const int64_t groups = (Mg + 63) / 64;
     if (!split) {
-      kernel(np, Mg, Kg, src, row_off + p0, k_off, packed_wt, 0, Mg, out, Mg);
+      kernel(np, Mg, Kg, src, row_off + p0, k_off, packed_wt, 0, Mg, out, Mg, bias, act);
     } else if (threads <= 1 || groups >= 2 * threads) {
       ParallelFor(ctx, groups, 1, [&](int64_t b, int64_t e) {
         const int64_t n0 = b * 64, n1 = std::min(Mg, e * 64);
-        kernel(np, Mg, Kg, src, row_off + p0, k_off, packed_wt, n0, n1, out + n0, Mg);
+        kernel(np, Mg, Kg, src, row_off + p0, k_off, packed_wt, n0, n1, out + n0, Mg, bias, act);
       });
     } else {
       ParallelFor(ctx, np, 16, [&](int64_t b, int64_t e) {
-        kernel(e - b, Mg, Kg, src, row_off + p0 + b, k_off, packed_wt, 0, Mg, out + b * Mg, Mg);
+        kernel(e - b, Mg, Kg, src, row_off + p0 + b, k_off, packed_wt, 0, Mg, out + b * Mg, Mg, bias, act);
       });
     }
     ctx.kernels->Transpose32(reinterpret_cast<const uint32_t*>(out), Mg, reinterpret_cast<uint32_t*>(y + p0), P, np,
@@ -193,9 +194,11 @@ bool ConvGemm2D(const OpContext& ctx, const ConvPlane& pl, const float* x, const
   const bool any_pad =
       pl.OH > 0 && pl.OW > 0 &&
       (-pl.PH < 0 || (pl.OH - 1) * pl.SH - pl.PH + (pl.KH - 1) * pl.DH >= pl.IH || max_lo > 0 || min_hi < pl.OW);
-  // Y^T = col^T W^T (packed_wt): the epilogue comes after the transpose, by the caller.
-  const bool transposed = packed_wt && group == 1;
-  const bool fuse = (bias || act != Activation::kNone) && (relu || !any_pad) && !(wt && P == 1) && !transposed;
+  // Y^T = col^T W^T (packed_wt): for a 1x1 kernel the epilogue comes after the transpose,
+  // by the caller; with more taps (in place, IndirectTransposed) the kernel applies it.
+  const bool transposed = packed_wt && group == 1, indirect = transposed && ksp > 1;
+  const bool fuse =
+      (bias || act != Activation::kNone) && (relu || !any_pad) && !(wt && P == 1) && (!transposed || indirect);
   const float* epi_bias = fuse ? bias : nullptr;
   const Activation epi_act = fuse ? act : Activation::kNone;
   // Column blocks: col holds about 256k floats (1 MB, about a core's L2), a multiple of
@@ -218,8 +221,8 @@ bool ConvGemm2D(const OpContext& ctx, const ConvPlane& pl, const float* x, const
       const float* xg = x + (n * C + grp * Cg) * in_sp;
       const float* wg = w + grp * Mg * Kg;
       float* yg = y + (n * M + grp * Mg) * P;
-      if (transposed && ksp > 1) {
-        IndirectTransposed(ctx, pl, xg, Cg, in_sp, any_pad, Mg, packed_wt, yg);
+      if (indirect) {
+        IndirectTransposed(ctx, pl, xg, Cg, in_sp, any_pad, Mg, packed_wt, yg, epi_bias, epi_act);
       } else if (by_blocks) {
         const int64_t blocks = (P + pc - 1) / pc;
         ParallelFor(ctx, blocks, 1, [&](int64_t b0, int64_t b1) {

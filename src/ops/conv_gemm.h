@@ -29,10 +29,11 @@ namespace ops {
 // (PackedConstB of W^T: Kg x M): then each column block is computed as
 // Y^T[np x M] = col^T[np x Kg] * W^T and transposed into Y. Every output folds the same
 // products (a * b is b * a bitwise) in the same k order from -0.0, so the bits are the
-// same; the epilogue is then the caller's (this returns false). With more than one
-// kernel tap col^T is not built: GemmPackedIndirectF32 reads each position's terms from
-// the input in place (from a copy with zero borders when some tap is padding: the same
-// +0.0 terms as col's), blocks of positions transposed into Y while in L2.
+// same; for a 1x1 kernel the epilogue is then the caller's (this returns false). With
+// more than one kernel tap col^T is not built: GemmPackedIndirectF32 reads each
+// position's terms from the input in place (from a copy with zero borders when some tap
+// is padding: the same +0.0 terms as col's), applies the epilogue per output channel as
+// below, and blocks of positions are transposed into Y while in L2.
 // bias (null: none) and act: the epilogue. When no zero needs
 // the fix-up (no padding tap anywhere, or a fused Relu), the GEMM kernel applies it to
 // each finished tile (GemmBiasActF32) and this returns true; otherwise it returns false

@@ -48,16 +48,20 @@ void GemmPackedF32(int64_t M, int64_t N, int64_t K, const float* A, int64_t a_rs
 
 void GemmPackedIndirectF32(int64_t M, int64_t N, int64_t K, const float* A, const int64_t* row_off,
                            const int64_t* k_off, const float* packed, int64_t n_begin, int64_t n_end, float* C,
-                           int64_t ldc) {
-  for (int64_t m = 0; m < M; ++m)
+                           int64_t ldc, const float* col_bias, Activation act) {
+  for (int64_t m = 0; m < M; ++m) {
+    float* c = C + m * ldc;
     for (int64_t n = n_begin; n < n_end; ++n) {
       float acc = -0.0f;
       for (int64_t k = 0; k < K; ++k) {
         const float p = A[row_off[m] + k_off[k]] * packed[k * N + n];
         acc = acc + p;
       }
-      C[m * ldc + (n - n_begin)] = acc;
+      if (col_bias) acc = acc + col_bias[n];
+      c[n - n_begin] = acc;
     }
+    EpilogueF32(c, n_end - n_begin, nullptr, act);
+  }
 }
 
 void GemmI16PairsI32(int64_t M, int64_t N, int64_t K2, const int16_t* A, int64_t lda, const int16_t* Bp, int64_t ldb,

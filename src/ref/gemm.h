@@ -42,13 +42,14 @@ inline int64_t GemmPackedFloats(int64_t K, int64_t N) { return K * ((N + 63) / 6
 void GemmPackedF32(int64_t M, int64_t N, int64_t K, const float* A, int64_t a_rs, int64_t a_cs, const float* packed,
                    int64_t n_begin, int64_t n_end, float* C, int64_t ldc, const float* row_bias, Activation act);
 
-// GemmPackedF32's product (no epilogue) with A read through offsets: A(m, k) =
-// A[row_off[m] + k_off[k]] (a convolution's input in place: row_off[m] the m-th output
-// position's first tap, k_off[k] the k-th term's distance from it; im2col without the
-// copy). Each output folds k in order from -0.0.
+// GemmPackedF32's product with A read through offsets: A(m, k) = A[row_off[m] +
+// k_off[k]] (a convolution's input in place: row_off[m] the m-th output position's first
+// tap, k_off[k] the k-th term's distance from it; im2col without the copy). Each output
+// folds k in order from -0.0, then the epilogue per column: + col_bias[n] (col_bias: N
+// values, or null), then the activation act.
 void GemmPackedIndirectF32(int64_t M, int64_t N, int64_t K, const float* A, const int64_t* row_off,
                            const int64_t* k_off, const float* packed, int64_t n_begin, int64_t n_end, float* C,
-                           int64_t ldc);
+                           int64_t ldc, const float* col_bias, Activation act);
 
 // Integer products with exact int32 sums (the integer operators' arithmetic, wrapping
 // modulo 2^32, so the order of the terms cannot matter): C[m * ldc + n] = the sum over
