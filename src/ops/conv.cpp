@@ -273,18 +273,27 @@ void BiasActivation(const ConvRun& r, const float* bias, bool act_here) {
   const ConvPlan& p = r.p;
   ParallelFor(r.ctx, p.N * p.M, std::max<int64_t>(1, 16384 / std::max<int64_t>(p.out_sp, 1)),
               [&](int64_t b, int64_t e) {
-                for (int64_t nm = b; nm < e; ++nm) {
-                  float* o = r.y + nm * p.out_sp;
-                  if (bias != nullptr) {
-                    const float bv = bias[size_t(nm % p.M)];
-                    for (int64_t i = 0; i < p.out_sp; ++i) o[i] = o[i] + bv;
+                // Per plane, in chunks that stay in L1 between the two steps: o + bias
+                // (the reference's operand order), then the activation.
+                constexpr int64_t kChunk = 2048;
+                const bool vec = r.ctx.VectorKernels();
+                for (int64_t nm = b; nm < e; ++nm)
+                  for (int64_t i0 = 0; i0 < p.out_sp; i0 += kChunk) {
+                    float* o = r.y + nm * p.out_sp + i0;
+                    const int64_t n = std::min(kChunk, p.out_sp - i0);
+                    if (bias != nullptr) {
+                      const float* bv = bias + nm % p.M;
+                      if (vec)
+                        r.ctx.kernels->BinaryF32(kBinAddF32, o, 1, bv, 0, o, n);
+                      else
+                        ref::BinaryF32(kBinAddF32, o, 1, bv, 0, o, n);
+                    }
+                    if (!act_here) continue;
+                    if (vec)
+                      r.ctx.kernels->UnaryF32(int32_t(p.act), 0.0f, 0.0f, o, o, n);
+                    else
+                      ref::UnaryF32(int32_t(p.act), 0.0f, 0.0f, o, o, n);
                   }
-                  if (!act_here) continue;
-                  if (r.ctx.VectorKernels())
-                    r.ctx.kernels->UnaryF32(int32_t(p.act), 0.0f, 0.0f, o, o, p.out_sp);
-                  else
-                    ref::UnaryF32(int32_t(p.act), 0.0f, 0.0f, o, o, p.out_sp);
-                }
               });
 }
 
