@@ -105,7 +105,7 @@ struct IndirectA {
 // store: + bias[r] (bias: this tile's first row's, or null) or + cbias[col] (cbias: this
 // tile's first column's, or null), then activation `act`. pf, pfn: pfn cache lines from
 // pf to prefetch into L2, spread evenly over the k steps (memory hints only).
-template <size_t NV, class ASrc>
+template <size_t NV, bool kPrefetch, class ASrc>
 inline void Tile(int64_t kc, const ASrc& a, const float* Bp, int64_t bks, float* C, int64_t ldc, size_t mr, size_t nr,
                  bool first, bool last = false, const float* bias = nullptr, Activation act = Activation::kNone,
                  const float* cbias = nullptr, const char* pf = nullptr, int64_t pfn = 0) {
@@ -122,13 +122,15 @@ inline void Tile(int64_t kc, const ASrc& a, const float* Bp, int64_t bks, float*
     else
       acc[i] = LoadN<VF32>(C + int64_t(r) * ldc + int64_t(col), nr - col, -0.0f);
   }
-  const int64_t pf_every = pfn ? std::max<int64_t>(1, kc / pfn) : 0;
-  int64_t pf_next = pfn ? 0 : kc;
+  // kPrefetch: one hint every `every` k steps while any is left (a separate instance, so
+  // that the fold without hints has no test in its loop).
+  const int64_t every = kPrefetch && pfn ? std::max<int64_t>(1, kc / pfn) : kc;
+  int64_t next = 0;
   for (int64_t k = 0; k < kc; ++k) {
-    if (k == pf_next) {
+    if (kPrefetch && k == next) {
       __builtin_prefetch(pf, 0, 2);
       pf += 64;
-      pf_next = --pfn > 0 ? k + pf_every : kc;
+      next = --pfn > 0 ? k + every : kc;
     }
     const float* b = Bp + k * bks;
     const auto ak = a.Step(k);
@@ -344,15 +346,24 @@ void TiledGemm(int64_t M, int64_t K, MakeA make_a, const float* B, int64_t b_rs,
             const float* cbias = col_bias ? col_bias + lo + j : nullptr;
             // A last panel of fewer columns takes the tile of as many vectors as it needs.
             const int64_t nv = (nr + int64_t(kN) - 1) / int64_t(kN);
-            if (nv >= int64_t(kNV))
-              Tile<kNV>(kc, t.a, bp, bks, c, ldc, size_t(t.mr), size_t(nr), k0 == 0, last, bias, act, cbias, pf, pfn);
-            else if (nv == 1)
-              Tile<1>(kc, t.a, bp, bks, c, ldc, size_t(t.mr), size_t(nr), k0 == 0, last, bias, act, cbias, pf, pfn);
-            else if (kNV > 2 && nv == 3)
-              Tile<(kNV > 2 ? 3 : 1)>(kc, t.a, bp, bks, c, ldc, size_t(t.mr), size_t(nr), k0 == 0, last, bias, act,
-                                      cbias, pf, pfn);
+            auto tile = [&](auto nv_c, auto pf_c) {
+              Tile<decltype(nv_c)::value, decltype(pf_c)::value>(kc, t.a, bp, bks, c, ldc, size_t(t.mr), size_t(nr),
+                                                                 k0 == 0, last, bias, act, cbias, pf, pfn);
+            };
+            auto by_width = [&](auto pf_c) {
+              if (nv >= int64_t(kNV))
+                tile(std::integral_constant<size_t, kNV>{}, pf_c);
+              else if (nv == 1)
+                tile(std::integral_constant<size_t, 1>{}, pf_c);
+              else if (kNV > 2 && nv == 3)
+                tile(std::integral_constant<size_t, (kNV > 2 ? 3 : 1)>{}, pf_c);
+              else
+                tile(std::integral_constant<size_t, 2>{}, pf_c);
+            };
+            if (pfn)
+              by_width(std::true_type{});
             else
-              Tile<2>(kc, t.a, bp, bks, c, ldc, size_t(t.mr), size_t(nr), k0 == 0, last, bias, act, cbias, pf, pfn);
+              by_width(std::false_type{});
           }
         }
       }
