@@ -416,10 +416,11 @@ TEST_CASE("memory plan: steady runs take every intermediate from one shared aren
       const MemoryPlanStats st = s.memory_plan_stats();
       INFO(threads << " threads, run " << r + 1);
       CHECK(st.runs == uint64_t(r + 1));
-      if (r >= 2) {
-        // Run 1 recorded (with the weights' packing), run 2 made the steady plan.
+      if (r >= 1) {
+        // Run 1 made the plan (the weights' packing, made once, is outside it), run 2 on
+        // follows it.
         CHECK(st.last_replayed);
-        CHECK(st.plans_built == 2);
+        CHECK(st.plans_built == 1);
         CHECK(st.planned_buffers >= 2);
         CHECK(st.last_from_arena == st.planned_buffers);
         CHECK(st.last_elsewhere == 1);  // the output, which outlives the run

@@ -28,7 +28,16 @@ std::vector<Value> RunSubgraph(SubgraphRunner* runner, const Graph& g, const std
 const Tensor& DerivedCache::Get(const Node* node, const std::string& key, FunctionRef<Tensor()> make) {
   std::lock_guard<std::mutex> lock(mu_);
   auto& slot = map_[{node, key}];
-  if (!slot) slot = std::make_unique<Tensor>(make());
+  if (!slot) {
+    // Outside the run's memory plan: the derived tensor outlives the run, and a plan
+    // that recorded it would not match the next run's allocations (made once, it is
+    // absent from them), which then had to plan again before one could follow it.
+    struct NoPlan {
+      TensorAllocator* saved = SetThreadTensorAllocator(nullptr);
+      ~NoPlan() { SetThreadTensorAllocator(saved); }
+    } no_plan;
+    slot = std::make_unique<Tensor>(make());
+  }
   return *slot;
 }
 

@@ -2,6 +2,7 @@
 #include "runtime/memory_plan.h"
 
 #include <algorithm>
+#include <cstring>
 #include <atomic>
 #include <cstddef>
 #include <new>
@@ -18,6 +19,10 @@ size_t AlignUp(size_t n) { return (n + kAlign - 1) / kAlign * kAlign; }
 
 struct MemoryPlanner::Arena {
   Arena(size_t n, size_t slices) : bytes(n), mem(new uint8_t[n + kAlign]) {
+    // Touched once here (the run that made the plan, already the slow one), so that the
+    // first run following the plan does not take the pages' first-touch faults
+    // (measured on a Zen 5 VM: 1.4 ms for mobilenet_v3_large's 3.8 MiB, a third of a run).
+    std::memset(mem.get(), 0, n + kAlign);
     base = mem.get() + (kAlign - reinterpret_cast<uintptr_t>(mem.get()) % kAlign) % kAlign;
     live.reserve(slices);  // a plan's run never grows it (no heap in steady state)
   }
@@ -185,8 +190,6 @@ MemoryPlanner::RunScope::RunScope(Token, MemoryPlanner* p, std::unique_lock<std:
     if (p->records_.size() < 4) p->records_.push_back(record_);
   }
   if (p->have_plan_ && p->key_ == key) {
-    // The arena is made when a plan is first followed: a plan for shapes that do not
-    // come back costs no memory.
     if (!p->arena_) p->arena_ = std::make_shared<Arena>(p->arena_bytes_, p->plan_.size());
     arena_ = p->arena_;
     plan_ = &p->plan_;
@@ -304,7 +307,9 @@ void MemoryPlanner::Finish(RunScope& run) {
     for (size_t k = 0; k < allocs.size(); ++k) plan_[k].bytes = allocs.at(k).bytes;
     for (const Item& it : items) plan_[it.k].offset = int64_t(it.off);
     key_ = run_key_;
-    arena_.reset();  // the old one lives on in its slices' owners; the new one is made when followed
+    // The old arena lives on in its slices' owners. The new one is made with the plan, so
+    // that the next run with these shapes follows it at full speed.
+    arena_.reset();
     arena_bytes_ = arena_bytes;
     have_plan_ = true;
     trimmed_ = false;
@@ -319,6 +324,8 @@ void MemoryPlanner::Finish(RunScope& run) {
       have_plan_ = false;
       st.disabled = true;
       st.arena_bytes = st.planned_buffers = st.planned_bytes = st.peak_live_bytes = 0;
+    } else {
+      arena_ = std::make_shared<Arena>(arena_bytes_, plan_.size());
     }
   }
   std::lock_guard<std::mutex> lock(stats_mu_);

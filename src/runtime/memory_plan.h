@@ -81,7 +81,7 @@ class MemoryPlanner {
   std::vector<Entry> plan_;
   bool have_plan_ = false;
   size_t arena_bytes_ = 0;
-  std::shared_ptr<Arena> arena_;                  // made when the plan is first followed
+  std::shared_ptr<Arena> arena_;                  // made with the plan (its pages touched)
   std::vector<std::shared_ptr<Record>> records_;  // reused by later runs once free
   std::shared_ptr<BlockPool> blocks_;             // the buffers' control blocks
   bool trimmed_ = false;                          // the recycled buffers were freed for this plan
