@@ -618,6 +618,31 @@ TEST_CASE("kernels: GemmBiasActF32 equals the reference fold, bias and activatio
   }
 }
 
+TEST_CASE("kernels: SumPlanesF32 folds each plane in order like the reference", "[kernels]") {
+  const Dispatch d = MakeDispatch(ActiveIsa());
+  REQUIRE(d.kernels.SumPlanesF32 != nullptr);
+  SplitMix64 rng(41);
+  int cases = 0;
+  // Plane counts around the lane groups (one, four), lengths around the transposed
+  // block (whole, partial, shorter than one), values with specials and wide ranges
+  // (an order other than the plane's own would round differently).
+  for (int64_t planes : {1, 3, 16, 17, 64, 70, 130})
+    for (int64_t n : {0, 1, 5, 16, 49, 196})
+      for (int variant = 0; variant < 3; ++variant) {
+        std::vector<float> x(static_cast<size_t>(std::max<int64_t>(planes * n, 1)));
+        Fill(rng, x.data(), x.size(), variant);
+        std::vector<float> want(static_cast<size_t>(planes) + 1, U2F(kGuard)),
+            got(static_cast<size_t>(planes) + 1, U2F(kGuard));
+        ref::SumPlanesF32(x.data(), planes, n, want.data());
+        d.kernels.SumPlanesF32(x.data(), planes, n, got.data());
+        ++cases;
+        const std::string diff = DiffF32(want.data(), got.data(), want.size());
+        if (!diff.empty())
+          FAIL_CHECK(IsaName(d.isa) << " planes=" << planes << " n=" << n << " variant=" << variant << ": " << diff);
+      }
+  INFO(cases << " shapes");
+}
+
 TEST_CASE("kernels: GemmPackedF32 with GemmPackBF32's layout equals the reference", "[kernels][gemm]") {
   for (const Dispatch& d : GemmDispatches()) {
     REQUIRE(d.kernels.GemmPackedF32 != nullptr);

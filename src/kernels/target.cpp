@@ -3,6 +3,7 @@
 #include "core/exact.h"
 #include "kernels/kernels.h"
 #include "kernels/reduce_sum.h"
+#include "kernels/transpose.h"
 
 namespace onemodel::impl {
 namespace ONEMODEL_NS {
@@ -26,6 +27,52 @@ float SumF32(const float* x, size_t n) {
 #else
   return SumCanonicalVec<kCanonicalLanes>(x, n);
 #endif
+}
+
+namespace {
+constexpr int64_t kSL = int64_t(Lanes<VF32>());
+// Positions [i0, n) of kG groups of kSL planes from x (plane stride n), added in order to
+// the groups' accumulators (lane j of acc[g]: plane g * kSL + j): kSL positions at a time
+// by a register transpose, then the rest through a transposed tile in memory. The kG
+// chains are independent (the adds' latency is shared between them).
+template <int kG>
+void SumPlaneGroups(const float* x, int64_t n, VF32* acc) {
+  int64_t i = 0;
+  for (; i + kSL <= n; i += kSL) {
+    for (int g = 0; g < kG; ++g) {
+      VF32 v[kSL];
+      for (int64_t j = 0; j < kSL; ++j) v[j] = Load<VF32>(x + (g * kSL + j) * n + i);
+      TransposeSquare(v);
+      for (int64_t q = 0; q < kSL; ++q) acc[g] = Add(acc[g], v[q]);
+    }
+  }
+  if (i == n) return;
+  alignas(64) float t[kSL * kSL];
+  for (int g = 0; g < kG; ++g) {
+    TransposeTile<kSL>(x + g * kSL * n + i, n, t, kSL, kSL, n - i);
+    for (int64_t q = 0; q < n - i; ++q) acc[g] = Add(acc[g], Load<VF32>(t + q * kSL));
+  }
+}
+}  // namespace
+
+// Lanes across planes, each lane folding its plane in order from -0.0: ref's bits.
+void SumPlanesF32(const float* x, int64_t planes, int64_t n, float* out) {
+  int64_t c = 0;
+  for (; c + 4 * kSL <= planes; c += 4 * kSL) {
+    VF32 acc[4] = {Set<VF32>(-0.0f), Set<VF32>(-0.0f), Set<VF32>(-0.0f), Set<VF32>(-0.0f)};
+    SumPlaneGroups<4>(x + c * n, n, acc);
+    for (int g = 0; g < 4; ++g) Store(acc[g], out + c + g * kSL);
+  }
+  for (; c + kSL <= planes; c += kSL) {
+    VF32 acc[1] = {Set<VF32>(-0.0f)};
+    SumPlaneGroups<1>(x + c * n, n, acc);
+    Store(acc[0], out + c);
+  }
+  for (; c < planes; ++c) {
+    float acc = -0.0f;
+    for (int64_t i = 0; i < n; ++i) acc = acc + x[c * n + i];
+    out[c] = acc;
+  }
 }
 
 void FillKernelTable(KernelTable* table) {

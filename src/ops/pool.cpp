@@ -18,6 +18,7 @@
 #include "ref/elementwise.h"
 #include "ref/gemm.h"
 #include "ref/math.h"
+#include "ref/reduce.h"
 
 namespace onemodel::impl {
 namespace ops {
@@ -152,19 +153,13 @@ void GlobalAverage(const OpContext& ctx, const float* x, Tensor& y, int64_t NC, 
   std::vector<float> ybuf;  // a float output takes the results directly
   float* yf = y.dtype() == DType::kFloat ? y.mutable_data<float>() : (ybuf.resize(size_t(NC)), ybuf.data());
   const float cnt = float(in_sp);
-  ParallelFor(ctx, (NC + 7) / 8, 4, [&](int64_t b, int64_t e) {
-    for (int64_t blk = b; blk < e; ++blk) {
-      const int64_t c0 = blk * 8, nch = std::min<int64_t>(8, NC - c0);
-      float acc[8];
-      const float* rows[8];
-      for (int64_t j = 0; j < 8; ++j) {
-        acc[j] = -0.0f;
-        rows[j] = x + (c0 + std::min(j, nch - 1)) * in_sp;
-      }
-      for (int64_t i = 0; i < in_sp; ++i)
-        for (int64_t j = 0; j < 8; ++j) acc[j] = acc[j] + rows[j][i];
-      for (int64_t j = 0; j < nch; ++j) yf[c0 + j] = acc[j] / cnt;
-    }
+  // Each plane's sum in order from -0.0 (SumPlanesF32: lanes across planes), then / cnt;
+  // blocks of 64 planes over the threads.
+  auto* sum = ctx.VectorKernels() ? ctx.kernels->SumPlanesF32 : &ref::SumPlanesF32;
+  ParallelFor(ctx, (NC + 63) / 64, 1, [&](int64_t b, int64_t e) {
+    const int64_t c0 = b * 64, c1 = std::min(NC, e * 64);
+    sum(x + c0 * in_sp, c1 - c0, in_sp, yf + c0);
+    for (int64_t c = c0; c < c1; ++c) yf[c] = yf[c] / cnt;
   });
   if (y.dtype() != DType::kFloat)
     for (int64_t i = 0; i < NC; ++i) StoreF32(y, i, ybuf[size_t(i)]);

@@ -41,5 +41,9 @@ C SumCanonicalBy(int64_t n, Get get) {
 // The kernel-table entry: SumCanonical at the project's L.
 float SumF32(const float* x, size_t n);
 
+// Per plane c < planes of n contiguous floats (plane c at x + c * n): out[c] = the fold
+// of its elements in order from -0.0, acc = acc + x[i] (GlobalAveragePool's sums).
+void SumPlanesF32(const float* x, int64_t planes, int64_t n, float* out);
+
 }  // namespace ref
 }  // namespace onemodel::impl
