@@ -38,6 +38,13 @@ std::vector<OpCase> ConvCases() {
         // Few input channels (a first layer; the direct kernel): 3x3 and 7x7 stride 2.
         {3, 20, 33, 16, 3, 2, 1, 1, 1},
         {3, 23, 26, 8, 7, 2, 3, 1, 1},
+        // The transposed product reading its input in place (GemmPackedIndirectF32, 64+
+        // channels, more than one tap): stride 2 with dilation 2; 1332 positions (two
+        // blocks of positions, 66 channels: a partial tile of columns); a first layer of
+        // 64 channels, 7x7 stride 2.
+        {8, 9, 11, 64, 3, 2, 1, 2, 1},
+        {4, 36, 37, 66, 3, 1, 1, 1, 1},
+        {3, 21, 24, 64, 7, 2, 3, 1, 1},
     };
     for (const G& g : geos) {
       const int64_t Cg = g.C / g.group;
