@@ -172,6 +172,36 @@ void IndirectTransposed(const OpContext& ctx, const ConvPlane& pl, const float* 
     for (int64_t i = 0; i < blocks; ++i) block(i * pb, true);
   }
 }
+
+// ConvGemm2D's fix-up: the zero results at positions with a padding tap (has_pad(p)),
+// recomputed by the reference fold (output channels over the threads).
+template <class HasPad>
+void RecomputePaddedZeros2D(const OpContext& ctx, const ConvPlane& pl, const float* xg, int64_t Cg, int64_t in_sp,
+                            const float* wg, int64_t Mg, float* yg, const HasPad& has_pad) {
+  const int64_t ksp = pl.KH * pl.KW, Kg = Cg * ksp, P = pl.OH * pl.OW;
+  ParallelFor(ctx, Mg, 8, [&](int64_t m_begin, int64_t m_end) {
+    for (int64_t p = 0; p < P; ++p) {
+      if (!has_pad(p)) continue;
+      const int64_t oh = p / pl.OW, ow = p % pl.OW;
+      for (int64_t m = m_begin; m < m_end; ++m) {
+        float& out = yg[m * P + p];
+        if (out != 0.0f) continue;
+        float acc = -0.0f;
+        for (int64_t c = 0; c < Cg; ++c)
+          for (int64_t kh = 0; kh < pl.KH; ++kh) {
+            const int64_t ih = oh * pl.SH - pl.PH + kh * pl.DH;
+            if (ih < 0 || ih >= pl.IH) continue;
+            for (int64_t kw = 0; kw < pl.KW; ++kw) {
+              const int64_t iw = ow * pl.SW - pl.PW + kw * pl.DW;
+              if (iw < 0 || iw >= pl.IW) continue;
+              acc = acc + xg[c * in_sp + ih * pl.IW + iw] * wg[m * Kg + c * ksp + kh * pl.KW + kw];
+            }
+          }
+        out = acc;
+      }
+    }
+  });
+}
 }  // namespace
 
 bool ConvGemm2D(const OpContext& ctx, const ConvPlane& pl, const float* x, const float* w, const float* wt,
@@ -269,31 +299,7 @@ bool ConvGemm2D(const OpContext& ctx, const ConvPlane& pl, const float* x, const
           }
         }
       }
-      // The zero results at padded positions, by the reference fold (output channels
-      // over the threads).
-      if (relu || !any_pad) continue;
-      ParallelFor(ctx, Mg, 8, [&](int64_t m_begin, int64_t m_end) {
-        for (int64_t p = 0; p < P; ++p) {
-          if (!has_pad(p)) continue;
-          const int64_t oh = p / pl.OW, ow = p % pl.OW;
-          for (int64_t m = m_begin; m < m_end; ++m) {
-            float& out = yg[m * P + p];
-            if (out != 0.0f) continue;
-            float acc = -0.0f;
-            for (int64_t c = 0; c < Cg; ++c)
-              for (int64_t kh = 0; kh < pl.KH; ++kh) {
-                const int64_t ih = oh * pl.SH - pl.PH + kh * pl.DH;
-                if (ih < 0 || ih >= pl.IH) continue;
-                for (int64_t kw = 0; kw < pl.KW; ++kw) {
-                  const int64_t iw = ow * pl.SW - pl.PW + kw * pl.DW;
-                  if (iw < 0 || iw >= pl.IW) continue;
-                  acc = acc + xg[c * in_sp + ih * pl.IW + iw] * wg[m * Kg + c * ksp + kh * pl.KW + kw];
-                }
-              }
-            out = acc;
-          }
-        }
-      });
+      if (!relu && any_pad) RecomputePaddedZeros2D(ctx, pl, xg, Cg, in_sp, wg, Mg, yg, has_pad);
     }
   return fuse;
 }
