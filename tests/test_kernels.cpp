@@ -705,7 +705,8 @@ TEST_CASE("kernels: GemmPackedIndirectF32 equals the reference on offsets into A
           std::vector<int64_t> row_off(static_cast<size_t>(M)), k_off(static_cast<size_t>(std::max<int64_t>(K, 1)));
           for (int64_t m = 0; m < M; ++m) row_off[size_t(m)] = (m / 7) * 9 + (m % 7) * (1 + variant % 2);
           for (int64_t k = 0; k < K; ++k) k_off[size_t(k)] = (k / 9) * plane + (k % 9 / 3) * 9 + k % 3;
-          const int64_t span = (K ? k_off[size_t(K - 1)] : 0) + (M ? row_off[size_t(M - 1)] : 0) + 1;
+          const int64_t span = (K ? *std::max_element(k_off.begin(), k_off.begin() + K) : 0) +
+                               *std::max_element(row_off.begin(), row_off.end()) + 1;
           std::vector<float> a(static_cast<size_t>(span)), b(static_cast<size_t>(std::max<int64_t>(K * N, 1)));
           std::vector<float> bias(static_cast<size_t>(N));
           Fill(rng, a.data(), a.size(), variant);
