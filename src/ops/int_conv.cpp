@@ -230,6 +230,18 @@ void IntConvDot(OpContext& ctx, const ConvPlane& pl, const Tensor& x, const Tens
 // undefined).
 void IntConv(OpContext& ctx, const Tensor& x, const Tensor& w, const Tensor* xzp, const Tensor* wzp,
              FunctionRef<int32_t*(const Shape&)> output, size_t w_in, size_t wzp_in) {
+  // The operator's types: X and W 8-bit, each zero point of its operand's type (ONNX's T1,
+  // T2). Another type would be read as bytes, differently by the paths.
+  for (const Tensor* t : {&x, &w})
+    if (t->dtype() != DType::kInt8 && t->dtype() != DType::kUInt8)
+      throw ctx.Fail(ErrorCode::kTypeMismatch,
+                     std::string(t == &x ? "X" : "W") + " must be int8 or uint8, got " + DTypeName(t->dtype()));
+  if (xzp && xzp->dtype() != x.dtype())
+    throw ctx.Fail(ErrorCode::kTypeMismatch, "x_zero_point must have X's element type " + DTypeName(x.dtype()) +
+                                                 ", got " + DTypeName(xzp->dtype()));
+  if (wzp && wzp->dtype() != w.dtype())
+    throw ctx.Fail(ErrorCode::kTypeMismatch, "w_zero_point must have W's element type " + DTypeName(w.dtype()) +
+                                                 ", got " + DTypeName(wzp->dtype()));
   const int64_t group = ctx.attr_i("group", 1);
   if (w.rank() < 3 || x.rank() != w.rank())
     throw ctx.Fail(ErrorCode::kShapeMismatch, "X and W must have the same rank, at least 3");
