@@ -45,6 +45,11 @@ if [ -f "$MODEL" ]; then
   check "hash lines identical natively and on wasm" test "$h_n" = "$h_w"
   check "hash prints input/ lines then model/ lines" bash -c "grep -q '^input/' <<<'$h_n' && grep -q '^model/' <<<'$h_n'"
   check "info lists inputs and operators" bash -c "$NATIVE info '$MODEL' | grep -q '^input ' && $NATIVE info '$MODEL' | grep -q '^op '"
+  if [[ "$MODEL" == *attention* ]]; then
+    check "info --plan names each Attention node's row" bash -c "$NATIVE info '$MODEL' --plan | grep -q '^plan .* Attention attention/[a-z-]* exact$'"
+    check "info --plan at --isa ref plans the reference" bash -c "$NATIVE --isa ref info '$MODEL' --plan | grep -q '^plan .* Attention attention/reference exact$'"
+    check "node info --plan names the row" bash -c "'${NODE[0]}' '${NODE[1]}' info '$MODEL' --plan | grep -q '^plan .* Attention attention/'"
+  fi
   TMP=$(mktemp -d)
   first=$($NATIVE info "$MODEL" | sed -n 's/^input \([^ ]*\) .*/\1/p' | head -1)
   shape=$($NATIVE info "$MODEL" | sed -n 's/^input [^ ]* FLOAT\[\(.*\)\]/\1/p' | head -1)

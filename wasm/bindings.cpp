@@ -1,6 +1,6 @@
 // Embind bindings: the wasm module's JS surface, over the public API (onemodel.h) and
 // the CLI. No logic here beyond moving values across: js/ builds the onnxruntime-web
-// shaped API on top (js/backend.mjs).
+// shaped API on top (js/api.mjs).
 #include <emscripten/bind.h>
 #include <emscripten/emscripten.h>
 

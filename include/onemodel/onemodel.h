@@ -290,7 +290,7 @@ enum class Profiling { kOff, kByOpType, kByNode };
 // cap, prepacking, the memory plan and the exact-mode passes are all held to the oracle's
 // bits (docs/exact-mode.md).
 struct SessionOptions {
-  Mode mode = Mode::kExact;  // kFast runs the exact path until fast mode's rewrites exist
+  Mode mode = Mode::kExact;  // kFast: plans may take the families' fast rows (none exist yet)
   int threads = 0;           // worker threads, 1 .. 1024; 0: every core
   // The instruction-set cap: "ref" (the reference kernels), "scalar", "sse41", "avx2",
   // "avxvnni", "avx512", "avx512vnni", "neon", "neondot", "wasm128"; "": the best this build and CPU have.
@@ -367,6 +367,17 @@ struct RunProfile {
   ONEMODEL_API std::string ToString() const;
 };
 
+// The algorithm a node of the model's graph runs: a row of its operator family's table
+// (docs/exact-mode.md, "Operator families"). Exact rows give the oracle's bits; a fast
+// row (fast mode only) is within its family's stated tolerance.
+struct NodePlan {
+  std::string node;       // the node's name
+  std::string op_type;    // its operator type
+  std::string family;     // the family's table ("conv", "softmax", ...)
+  std::string algorithm;  // the row ("reference", "im2col-gemm", ...)
+  bool fast = false;      // a fast row
+};
+
 // A loaded model, ready to run. Run may be called from several threads at once (they
 // take turns in the session's thread pool); every call gives the same bits for the same
 // inputs. A moved-from session is empty: using it is a kInvalidArgument error.
@@ -404,6 +415,10 @@ class ONEMODEL_API Session {
   MemoryPlanStats memory_plan_stats() const;
   // The profile of the last Run that finished (empty when profiling is off).
   RunProfile last_profile() const;
+  // The algorithm each node of the graph planned in the runs so far (nodes whose
+  // operator has a family table; each node planned for the shapes it last ran with), in
+  // graph order; empty before the first Run.
+  std::vector<NodePlan> plans() const;
 
   struct Impl;
 

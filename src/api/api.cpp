@@ -266,6 +266,12 @@ const std::vector<ValueInfo>& Session::inputs() const { return impl().inputs; }
 const std::vector<ValueInfo>& Session::outputs() const { return impl().outputs; }
 std::string Session::target() const { return impl::IsaName(impl().session.isa()); }
 int Session::threads() const { return impl().session.threads(); }
+std::vector<NodePlan> Session::plans() const {
+  std::vector<NodePlan> out;
+  for (const impl::NodePlan& p : impl().session.plans()) out.push_back({p.node, p.op_type, p.family, p.row, p.fast});
+  return out;
+}
+
 MemoryPlanStats Session::memory_plan_stats() const { return FromImplStats(impl().session.memory_plan_stats()); }
 
 RunProfile Session::last_profile() const {

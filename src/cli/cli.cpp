@@ -95,8 +95,10 @@ const std::map<std::string, std::string>& CommandHelp() {
        "  One untimed warm-up run, then N (default 10) timed runs; checks the last run's outputs\n"
        "  equal the first's; last line median_ms=<x> min_ms=<y>.\n"},
       {"info",
-       "usage: onemodel info MODEL\n  Lists the model's inputs, outputs (declared and inferred), opsets and "
-       "operators.\n"},
+       "usage: onemodel info MODEL [--plan [--input NAME=FILE.npy ...] [--dim NAME=N ...]]\n"
+       "  Lists the model's inputs, outputs (declared and inferred), opsets and operators.\n"
+       "  --plan: runs the model once (inputs as `hash` makes them) and prints, per node whose\n"
+       "  operator has a family table, `plan <node> <op_type> <family>/<algorithm> exact|fast`.\n"},
       {"targets",
        "usage: onemodel targets\n  Prints the CPU's features, the compiled targets, the selected one and L.\n"},
       {"bench-lanes",
@@ -635,7 +637,23 @@ int CmdGolden(const Options& o, std::ostream& out, std::ostream& err) {
   return 0;
 }
 
-int CmdInfo(const Options& o, std::ostream& out) {
+// info --plan: one run with the given or generated inputs, then each node's planned row.
+int CmdInfoPlan(const Options& o, std::ostream& out, std::ostream& err) {
+  Options rest = o;
+  rest.rest.erase(std::find(rest.rest.begin(), rest.rest.end(), "--plan"));
+  const ModelArgs m = ParseModelArgs(rest, "info");
+  Session s = LoadSession(o, m.model, err);
+  RunSession(s, MakeFeeds(s, m.model, m.files, m.dims), err);
+  out << "mode " << (o.mode == Mode::kExact ? "exact" : "fast") << ", target " << s.target() << ", " << s.threads()
+      << " threads\n";
+  for (const NodePlan& p : s.plans())
+    out << "plan " << (p.node.empty() ? "(unnamed)" : p.node) << " " << p.op_type << " " << p.family << "/"
+        << p.algorithm << " " << (p.fast ? "fast" : "exact") << "\n";
+  return 0;
+}
+
+int CmdInfo(const Options& o, std::ostream& out, std::ostream& err) {
+  if (std::find(o.rest.begin(), o.rest.end(), "--plan") != o.rest.end()) return CmdInfoPlan(o, out, err);
   if (o.rest.size() != 1) throw Error(ErrorCode::kInvalidArgument, "info: give exactly one model file");
   const ModelInfo m = InspectModel(o.rest[0]);
   out << "model: " << o.rest[0] << "\n";
@@ -749,7 +767,7 @@ int RunCli(const std::vector<std::string>& args, std::ostream& out, std::ostream
     if (cmd == "run") return CmdRun(o, out, err);
     if (cmd == "golden") return CmdGolden(o, out, err);
     if (cmd == "bench") return CmdBench(o, out, err);
-    if (cmd == "info") return CmdInfo(o, out);
+    if (cmd == "info") return CmdInfo(o, out, err);
     err << "onemodel: unknown command '" << cmd << "'\n" << kUsage;
     return 2;
   } catch (const Error& e) {

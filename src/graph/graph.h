@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/tensor.h"
+#include "ref/elementwise.h"
 
 namespace onemodel::impl {
 
@@ -67,11 +68,30 @@ struct Attribute {
   std::string ref_attr_name;  // inside functions: refers to the caller's attribute
 };
 
+// The 8-bit quantisation then dequantisation of one QuantDequantF32 pass, the parameters
+// of ref::QuantDequantF32 (ref/elementwise.h) by name (ops/fused.h QdqFastParams makes
+// them from a QuantizeDequantize body).
+struct QdqParams {
+  float scale = 0, dq_scale = 0;
+  int32_t zp = 0, dq_zp = 0, lo = 0, hi = 0;
+};
+
+// What exact-mode passes fold into a node (passes/passes.h), read by its operator when it
+// plans: a declared struct, never attributes parsed by name (a model's own attributes
+// cannot set it). Conv takes both: its results go through `act`, then (qdq) the
+// quantisation `qdq_params`, after the bias.
+struct NodeFusion {
+  Activation act = Activation::kNone;  // Relu or HardSwish
+  bool qdq = false;
+  QdqParams qdq_params;
+};
+
 struct Node {
   std::string name, op_type, domain;
   std::vector<std::string> inputs;                           // "" marks an omitted optional input
   std::vector<std::string> outputs;                          // "" marks an omitted optional output
   std::map<std::string, Attribute, std::less<>> attributes;  // transparent: found by string_view
+  NodeFusion fusion;                                         // set by the passes only
 
   const Attribute* attr(std::string_view n) const {
     auto it = attributes.find(n);

@@ -1,4 +1,4 @@
-// Per-target convolution kernels (contracts in ref/blas.h), written once on the vector
+// Per-target convolution kernels (contracts in ref/conv.h), written once on the vector
 // vocabulary.
 #include <algorithm>
 #include <cstring>

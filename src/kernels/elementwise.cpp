@@ -1,5 +1,6 @@
-// Per-target elementwise kernels (contracts in ref/elementwise_kernels.h), written once
-// on the vector vocabulary: one correctly rounded operation per lane, as the reference.
+// Per-target elementwise kernels (contracts in ref/elementwise.h, ref/softmax.h and
+// ref/transpose.h), written once on the vector vocabulary: one correctly rounded
+// operation per lane, as the reference.
 #include <algorithm>
 
 #include "kernels/kernels.h"
@@ -81,7 +82,7 @@ void UnaryF32(int32_t op, float p0, float p1, const float* x, float* out, int64_
       break;
     case kUnHardSigmoidF32: run([&](VF32 v) { return Clamp01V(Add(Mul(a, v), b)); }); break;
     case kUnHardSwishF32: run([&](VF32 v) { return HardSwishV(v); }); break;
-    // The reference's expressions (ref/elementwise_kernels.h), their selections per lane.
+    // The reference's expressions (ref/elementwise.h), their selections per lane.
     case kUnEluF32:
       run([&](VF32 v) { return IfThenElse(Lt(v, Zero<VF32>()), Mul(a, Sub(ExpV(v), Set<VF32>(1.0f))), v); });
       break;

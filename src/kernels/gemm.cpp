@@ -1,4 +1,4 @@
-// Per-target dense linear algebra kernels (contracts in ref/blas.h), written once on
+// Per-target dense linear algebra kernels (contracts in ref/gemm.h), written once on
 // the vector vocabulary. Vector lanes and register tiles split *outputs*: each C
 // element keeps one accumulator that folds its K products in k order from -0.0, as
 // acc = acc + (a * b) with the product rounded first; K blocks carry the accumulator
@@ -629,7 +629,7 @@ void ConvPlaneF32(const float* x, const float* w, float* y, const Conv2DGeometry
   if ((PH > 0 || PW > 0) && OH > 0 && OW > 0 && OW <= int64_t(4 * kN)) {
     // Padded narrow planes (wide ones lose little to their borders): copy the plane
     // into a zero-bordered one and run it unpadded, so every row goes by vectors. As in the GEMM convolution
-    // (ref/conv_pool.cpp, ConvGemm2D), a +0.0 padding term with a finite weight is +-0 and leaves a nonzero accumulator
+    // (ops/conv_gemm.cpp, ConvGemm2D), a +0.0 padding term with a finite weight is +-0 and leaves a nonzero accumulator
     // unchanged, so results differ from the reference at most in the sign of a zero at
     // positions with a padding tap: those are recomputed below. Non-finite weights
     // (0 * inf) take the unpadded path.

@@ -1,8 +1,9 @@
-// Reference Attention (ai.onnx opsets 23+), following ONNX's reference step by step:
-// Q and K are each scaled by sqrt(scale); QK^T and the final product with V are GEMMs
-// (one accumulator per output from -0.0, left to right); the bias (mask, causal,
-// window, padding) is added after the optional softcap; the softmax denominator is a
-// row sum in the canonical L-lane order; fully masked rows give 0. f32 compute.
+// Attention (ai.onnx opsets 23+), defined by ref::AttentionF32 (ref/attention.h), following
+// ONNX's reference step by step: Q and K are each scaled by sqrt(scale); QK^T and the final
+// product with V are GEMMs (one accumulator per output from -0.0, left to right); the bias
+// (mask, causal, window, padding) is added after the optional softcap; the softmax
+// denominator is a row sum in the canonical L-lane order; fully masked rows give 0. f32
+// compute. The attention table below holds its rows; FlexAttention follows.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -12,9 +13,9 @@
 #include "ref/math.h"
 #include "ref/elementwise.h"
 #include "ops/ops.h"
-#include "ops/algorithm.h"
 #include "ops/attention.h"
 #include "ops/parallel.h"
+#include "ref/attention.h"
 #include "ref/reduce.h"
 #include "ops/util.h"
 
@@ -68,140 +69,139 @@ Heads ConcatSeq(const Heads& past, const Heads& cur) {
 }
 
 // What one Attention node works on: Q, K and V as heads (K and V after the past), the
-// sizes, the scale and softcap, the score bias (mask, causal, windows, padding) and the
-// outputs.
-struct AttnArgs {
+// storage of the mask and padding lengths, and the parameters (p.mask and p.nonpad point
+// into maskf and nonpad: an AttnInputs is filled in place and never copied).
+struct AttnInputs {
   Heads Q, K, V;
-  int64_t B = 0, Hq = 0, Sq = 0, Dq = 0, Hk = 0, Skv = 0, Dv = 0, past_len = 0, mode = 0, lw = -1, rw = -1;
-  float sq = 1.0f, softcap = 0.0f;
-  bool has_softcap = false, causal = false, has_past = false, has_nonpad = false, rank3 = false;
   std::vector<int64_t> nonpad;
-  const Tensor* mask = nullptr;
   std::vector<float> maskf;
-  Shape mshape;
-  Tensor* y = nullptr;
-  Tensor* qk_out = nullptr;
-
-  // The mask, broadcast to [B, Hq, Sq, Skv] (shorter last dims padded as masked).
-  float MaskAt(int64_t b, int64_t h, int64_t i, int64_t j) const {
-    const int64_t r = int64_t(mshape.size());
-    const int64_t last = mshape[size_t(r - 1)];
-    if (j >= last) return -std::numeric_limits<float>::infinity();
-    const int64_t idx4[4] = {b, h, i, j};
-    int64_t off = 0, mul = 1;
-    for (int64_t k = r - 1; k >= 0; --k) {
-      const int64_t d = mshape[size_t(k)];
-      const int64_t p = idx4[4 - r + k];
-      off += (d == 1 ? 0 : p) * mul;
-      mul *= d;
-    }
-    return maskf[size_t(off)];
-  }
-  // The bias added to score (b, h, i, j): the mask, then -inf for each rule that masks it.
-  float BiasAt(int64_t b, int64_t h, int64_t i, int64_t j) const {
-    const float ninf = -std::numeric_limits<float>::infinity();
-    float bias = 0.0f;
-    if (mask) bias = bias + MaskAt(b, h, i, j);
-    const int64_t offset = (has_nonpad && !has_past) ? nonpad[size_t(b)] - Sq : past_len;
-    if (causal && !(j <= i + offset)) bias = bias + ninf;
-    if (lw >= 0 || rw >= 0) {
-      const int64_t diff = (i + offset) - j;
-      if ((lw >= 0 && diff > lw) || (rw >= 0 && -diff > rw)) bias = bias + ninf;
-    }
-    if (has_nonpad && j >= nonpad[size_t(b)]) bias = bias + ninf;
-    return bias;
-  }
-  int64_t OutOffset(int64_t b, int64_t h, int64_t i, int64_t d) const {
-    return rank3 ? (b * Sq + i) * Hq * Dv + h * Dv + d : ((b * Hq + h) * Sq + i) * Dv + d;
-  }
+  ref::AttentionParams p;
 };
 
+// attn_mask: checked to broadcast to [B, Hq, Sq, Skv], read as f32 (a boolean mask as 0 and
+// -inf) into a.maskf.
+void ReadMask(const OpContext& ctx, AttnInputs& a) {
+  ref::AttentionParams& p = a.p;
+  const Tensor& mask = ctx.in(3);
+  const Shape& ms = mask.shape();
+  const int64_t r = int64_t(ms.size());
+  const int64_t want[4] = {p.B, p.Hq, p.Sq, p.Skv};
+  bool ok = r >= 1 && r <= 4 && ms[size_t(r - 1)] >= 0;
+  for (int64_t k = 0; ok && k + 1 < r; ++k) {
+    const int64_t d = ms[size_t(k)];
+    ok = d == 1 || d == want[4 - r + k];
+  }
+  if (!ok) throw ctx.Fail(ErrorCode::kShapeMismatch, "attn_mask must broadcast to [batch, heads, q, kv] (rank 1 to 4)");
+  if (mask.dtype() == DType::kBool) {
+    a.maskf.resize(static_cast<size_t>(mask.numel()));
+    for (int64_t i = 0; i < mask.numel(); ++i)
+      a.maskf[size_t(i)] = mask.data<uint8_t>()[i] ? 0.0f : -std::numeric_limits<float>::infinity();
+  } else {
+    a.maskf = ToF32(ctx, mask);
+  }
+  p.has_mask = true;
+  p.mask = a.maskf.data();
+  p.mrank = r;
+  for (int64_t k = 0; k < r; ++k) p.mshape[k] = ms[size_t(k)];
+}
+
 // Reads the node's inputs and attributes into a (outputs not yet made).
-void ReadAttention(OpContext& ctx, AttnArgs& a) {
+void ReadAttention(OpContext& ctx, AttnInputs& a) {
+  ref::AttentionParams& p = a.p;
   const Tensor& tq = ctx.in(0);
   const int64_t qh_attr = ctx.attr_i("q_num_heads", 0), kvh_attr = ctx.attr_i("kv_num_heads", 0);
   a.Q = ToHeads(ctx, tq, qh_attr);
   a.K = ToHeads(ctx, ctx.in(1), kvh_attr);
   a.V = ToHeads(ctx, ctx.in(2), kvh_attr);
-  a.has_past = ctx.has_input(4) && ctx.has_input(5);
-  if (a.has_past) {
+  p.has_past = ctx.has_input(4) && ctx.has_input(5);
+  if (p.has_past) {
     const Heads pk = ToHeads(ctx, ctx.in(4), kvh_attr), pv = ToHeads(ctx, ctx.in(5), kvh_attr);
     if (pk.B != a.K.B || pk.H != a.K.H || pk.D != a.K.D || pv.B != a.V.B || pv.H != a.V.H || pv.D != a.V.D ||
         pk.S != pv.S) {
       throw ctx.Fail(ErrorCode::kShapeMismatch, "past_key / past_value do not agree with K / V");
     }
-    a.past_len = pk.S;
+    p.past_len = pk.S;
     a.K = ConcatSeq(pk, a.K);
     a.V = ConcatSeq(pv, a.V);
   }
-  a.has_nonpad = ctx.has_input(6);
-  if (a.has_nonpad) {
+  p.has_nonpad = ctx.has_input(6);
+  if (p.has_nonpad) {
     const Shape np = ReadInts(ctx, ctx.in(6));
     a.nonpad.assign(np.begin(), np.end());
     if (int64_t(a.nonpad.size()) != a.Q.B)
       throw ctx.Fail(ErrorCode::kShapeMismatch, "nonpad_kv_seqlen must hold one length per batch");
+    p.nonpad = a.nonpad.data();
   }
-  a.B = a.Q.B, a.Hq = a.Q.H, a.Sq = a.Q.S, a.Dq = a.Q.D, a.Hk = a.K.H, a.Skv = a.K.S, a.Dv = a.V.D;
-  if (a.K.B != a.B || a.V.B != a.B || a.K.D != a.Dq || a.V.S != a.Skv || a.Hk == 0 || a.Hq % a.Hk) {
+  p.B = a.Q.B, p.Hq = a.Q.H, p.Sq = a.Q.S, p.Dq = a.Q.D, p.Hk = a.K.H, p.Skv = a.K.S, p.Dv = a.V.D;
+  // V's heads are K's (the rows index both by the same key/value head).
+  if (a.K.B != p.B || a.V.B != p.B || a.K.D != p.Dq || a.V.S != p.Skv || a.V.H != p.Hk || p.Hk == 0 || p.Hq % p.Hk) {
     throw ctx.Fail(ErrorCode::kShapeMismatch, "Q, K and V shapes do not agree");
   }
-  const float scale = ctx.has_attr("scale") ? ctx.attr_f("scale", 1.0f) : 1.0f / __builtin_sqrtf(float(a.Dq));
-  a.sq = __builtin_sqrtf(scale);
-  a.causal = ctx.attr_i("is_causal", 0) != 0;
-  a.has_softcap = ctx.has_attr("softcap");
-  a.softcap = ctx.attr_f("softcap", 0.0f);
-  a.mode = ctx.attr_i("qk_matmul_output_mode", 0);
-  a.lw = ctx.attr_i("left_window_size", -1);
-  a.rw = ctx.attr_i("right_window_size", -1);
-  a.rank3 = tq.rank() == 3;
-  a.mask = ctx.has_input(3) ? &ctx.in(3) : nullptr;
-  if (a.mask) {
-    a.mshape = a.mask->shape();
-    const int64_t r = int64_t(a.mshape.size());
-    const int64_t want[4] = {a.B, a.Hq, a.Sq, a.Skv};
-    bool ok = r >= 1 && r <= 4 && a.mshape[size_t(r - 1)] >= 0;
-    for (int64_t k = 0; ok && k + 1 < r; ++k) {
-      const int64_t d = a.mshape[size_t(k)];
-      ok = d == 1 || d == want[4 - r + k];
-    }
-    if (!ok)
-      throw ctx.Fail(ErrorCode::kShapeMismatch, "attn_mask must broadcast to [batch, heads, q, kv] (rank 1 to 4)");
-    if (a.mask->dtype() == DType::kBool) {
-      a.maskf.resize(static_cast<size_t>(a.mask->numel()));
-      for (int64_t i = 0; i < a.mask->numel(); ++i)
-        a.maskf[size_t(i)] = a.mask->data<uint8_t>()[i] ? 0.0f : -std::numeric_limits<float>::infinity();
+  const float scale = ctx.has_attr("scale") ? ctx.attr_f("scale", 1.0f) : 1.0f / __builtin_sqrtf(float(p.Dq));
+  p.sq = __builtin_sqrtf(scale);
+  p.causal = ctx.attr_i("is_causal", 0) != 0;
+  p.has_softcap = ctx.has_attr("softcap");
+  p.softcap = ctx.attr_f("softcap", 0.0f);
+  p.mode = ctx.attr_i("qk_matmul_output_mode", 0);
+  p.lw = ctx.attr_i("left_window_size", -1);
+  p.rw = ctx.attr_i("right_window_size", -1);
+  p.rank3 = tq.rank() == 3;
+  if (ctx.has_input(3)) ReadMask(ctx, a);
+}
+
+// A reference kernel's f32 output for tensor t (null: none): t's own data when t is float,
+// else a zeroed temporary that Store() rounds into t, each value once (StoreF32), as
+// storing it directly would.
+class F32Out {
+ public:
+  explicit F32Out(Tensor* t) : t_(t) {
+    if (!t) return;
+    if (t->dtype() == DType::kFloat) {
+      p_ = t->mutable_data<float>();
     } else {
-      a.maskf = ToF32(ctx, *a.mask);
+      own_.assign(size_t(t->numel()), 0.0f);
+      p_ = own_.data();
     }
   }
+  float* data() const { return p_; }
+  void Store() const {
+    for (size_t i = 0; i < own_.size(); ++i) StoreF32(*t_, int64_t(i), own_[i]);
+  }
+
+ private:
+  Tensor* t_;
+  std::vector<float> own_;
+  float* p_ = nullptr;
+};
+
+// The definition itself: ref::AttentionF32.
+void RunReference(const OpContext&, const ref::AttentionParams& p, const AttentionData& d) {
+  const F32Out y(d.y), qk(d.qk);
+  ref::AttentionF32(p, d.q, d.k, d.v, y.data(), qk.data());
+  y.Store();
+  qk.Store();
 }
 
 // The GEMM algorithm. Per batch and head: the scores as one GEMM of Q and K each scaled
 // by sqrt(scale) (each term the product of the two rounded factors, folded over d from
-// -0.0, as the reference's loops), the row steps of the reference over the threads
+// -0.0, as ref::AttentionF32's loops), the row steps of the reference over the threads
 // (MathF32's Exp is the scalar function's bits, SumF32 the canonical sum), and the product
 // with V as a second GEMM (folded over j from -0.0).
-void AttentionGemm(OpContext& ctx, const AttnArgs& a) {
-  const Heads &Q = a.Q, &K = a.K, &V = a.V;
-  const int64_t B = a.B, Hq = a.Hq, Sq = a.Sq, Dq = a.Dq, Hk = a.Hk, Skv = a.Skv, Dv = a.Dv, mode = a.mode;
-  const float sq = a.sq, softcap = a.softcap;
-  const bool has_softcap = a.has_softcap;
+void RunGemm(const OpContext& ctx, const ref::AttentionParams& p, const AttentionData& d) {
+  const int64_t B = p.B, Hq = p.Hq, Sq = p.Sq, Dq = p.Dq, Hk = p.Hk, Skv = p.Skv, Dv = p.Dv, mode = p.mode;
+  const float sq = p.sq, softcap = p.softcap;
+  const bool has_softcap = p.has_softcap;
   const float ninf = -std::numeric_limits<float>::infinity();
-  Tensor& y = *a.y;
-  Tensor* qk_out = a.qk_out;
-  // Per batch and head: the scores as one GEMM of Q and K each scaled by sqrt(scale)
-  // (each term the product of the two rounded factors, folded over d from -0.0, as the
-  // loops below), the row steps of the loops below over the threads (MathF32's Exp is
-  // the scalar function's bits, SumF32 the canonical sum), and the product with V as a
-  // second GEMM (folded over j from -0.0).
+  Tensor& y = *d.y;
+  Tensor* qk_out = d.qk;
   const KernelTable& k = *ctx.kernels;
   std::vector<float> qs(size_t(Sq * Dq)), ks(size_t(Skv * Dq)), sc(size_t(Sq * Skv)), o(size_t(Sq * Dv));
   float* yf = y.dtype() == DType::kFloat ? y.mutable_data<float>() : nullptr;
   for (int64_t b = 0; b < B; ++b)
     for (int64_t h = 0; h < Hq; ++h) {
       const int64_t hk = h / (Hq / Hk);
-      const float* qv = Q.v.data() + (b * Hq + h) * Sq * Dq;
-      const float* kv = K.v.data() + (b * Hk + hk) * Skv * Dq;
+      const float* qv = d.q + (b * Hq + h) * Sq * Dq;
+      const float* kv = d.k + (b * Hk + hk) * Skv * Dq;
       for (size_t i = 0; i < qs.size(); ++i) qs[i] = qv[i] * sq;
       if (h % (Hq / Hk) == 0) {  // once per key/value head (query heads share it in groups)
         for (size_t i = 0; i < ks.size(); ++i) ks[i] = kv[i] * sq;
@@ -215,7 +215,7 @@ void AttentionGemm(OpContext& ctx, const AttnArgs& a) {
           for (int64_t j = 0; j < Skv; ++j) {
             float acc = row[j];
             if (has_softcap && softcap > 0.0f) acc = math::Tanh(acc / softcap) * softcap;
-            const float bias = a.BiasAt(b, h, i, j);
+            const float bias = p.BiasAt(b, h, i, j);
             bias_max = bias > bias_max || bias_max != bias_max ? bias : bias_max;
             row[j] = acc + bias;
             if (qk_out && mode <= 1) StoreF32(*qk_out, qk + j, acc);
@@ -235,87 +235,47 @@ void AttentionGemm(OpContext& ctx, const AttnArgs& a) {
           }
         }
       });
-      ParallelGemmF32(ctx, Sq, Dv, Skv, sc.data(), Skv, 1, V.v.data() + (b * Hk + hk) * Skv * Dv, Dv, 1, o.data(), Dv);
+      ParallelGemmF32(ctx, Sq, Dv, Skv, sc.data(), Skv, 1, d.v + (b * Hk + hk) * Skv * Dv, Dv, 1, o.data(), Dv);
       for (int64_t i = 0; i < Sq; ++i)
-        for (int64_t d = 0; d < Dv; ++d) {
-          const int64_t off = a.OutOffset(b, h, i, d);
+        for (int64_t dv = 0; dv < Dv; ++dv) {
+          const int64_t off = p.OutOffset(b, h, i, dv);
           if (yf)
-            yf[off] = o[size_t(i * Dv + d)];
+            yf[off] = o[size_t(i * Dv + dv)];
           else
-            StoreF32(y, off, o[size_t(i * Dv + d)]);
+            StoreF32(y, off, o[size_t(i * Dv + dv)]);
         }
     }
 }
 
-// The reference: per score, the fold over d from -0.0 of the scaled factors, the softcap
-// and the bias, a softmax with the reference's guards for fully masked rows (the
-// canonical sum), then the fold over j from -0.0 with V.
-void AttentionReference(const AttnArgs& a) {
-  const Heads &Q = a.Q, &K = a.K, &V = a.V;
-  const int64_t B = a.B, Hq = a.Hq, Sq = a.Sq, Dq = a.Dq, Hk = a.Hk, Skv = a.Skv, Dv = a.Dv, mode = a.mode;
-  const float sq = a.sq, softcap = a.softcap;
-  const bool has_softcap = a.has_softcap;
-  const float ninf = -std::numeric_limits<float>::infinity();
-  Tensor& y = *a.y;
-  Tensor* qk_out = a.qk_out;
-  std::vector<float> row(static_cast<size_t>(Skv)), e(static_cast<size_t>(Skv));
-  for (int64_t b = 0; b < B; ++b)
-    for (int64_t h = 0; h < Hq; ++h) {
-      const int64_t hk = h / (Hq / Hk);
-      for (int64_t i = 0; i < Sq; ++i) {
-        float bias_max = ninf;
-        for (int64_t j = 0; j < Skv; ++j) {
-          float acc = -0.0f;
-          for (int64_t d = 0; d < Dq; ++d) acc = acc + (Q.at(b, h, i, d) * sq) * (K.at(b, hk, j, d) * sq);
-          if (has_softcap && softcap > 0.0f) acc = math::Tanh(acc / softcap) * softcap;
-          const float bias = a.BiasAt(b, h, i, j);
-          bias_max = bias > bias_max || bias_max != bias_max ? bias : bias_max;
-          const float with_bias = acc + bias;
-          row[size_t(j)] = with_bias;
-          if (qk_out && mode <= 1) StoreF32(*qk_out, ((b * Hq + h) * Sq + i) * Skv + j, acc);
-          if (qk_out && mode == 2) StoreF32(*qk_out, ((b * Hq + h) * Sq + i) * Skv + j, with_bias);
-        }
-        // Softmax with the reference's guards for fully masked rows.
-        float m = ninf;
-        for (int64_t j = 0; j < Skv; ++j) m = row[size_t(j)] > m ? row[size_t(j)] : m;
-        const float safe = m == ninf ? 0.0f : m;
-        for (int64_t j = 0; j < Skv; ++j) e[size_t(j)] = math::Exp(row[size_t(j)] - safe);
-        const float total = ref::SumCanonicalBy<float>(Skv, [&](int64_t j) { return e[size_t(j)]; });
-        const float s = total == 0.0f ? 1.0f : total;
-        const bool all_masked = bias_max == ninf;
-        for (int64_t j = 0; j < Skv; ++j) {
-          e[size_t(j)] = all_masked ? 0.0f : e[size_t(j)] / s;
-          if (qk_out && mode == 3) StoreF32(*qk_out, ((b * Hq + h) * Sq + i) * Skv + j, e[size_t(j)]);
-        }
-        for (int64_t d = 0; d < Dv; ++d) {
-          float o = -0.0f;
-          for (int64_t j = 0; j < Skv; ++j) o = o + e[size_t(j)] * V.at(b, hk, j, d);
-          const int64_t off = a.OutOffset(b, h, i, d);
-          StoreF32(y, off, o);
-        }
-      }
-    }
-}
+constexpr const char* kAttentionOps[] = {"Attention"};
+constexpr AlgorithmRow<ref::AttentionParams, AttentionRun> kAttentionRows[] = {
+    {"reference", Exactness::kExact, "", nullptr, nullptr, RunReference},
+    {"gemm", Exactness::kExact, "GemmF32, MathF32, SumF32", nullptr, nullptr, RunGemm},
+};
 
 }  // namespace
 
+const FamilyTable<ref::AttentionParams, AttentionRun>& AttentionTable() {
+  static constexpr FamilyTable<ref::AttentionParams, AttentionRun> kTable{"attention", kAttentionOps, kAttentionRows};
+  return kTable;
+}
+
 void Attention(OpContext& ctx) {
-  AttnArgs a;
+  AttnInputs a;
   ReadAttention(ctx, a);
+  const ref::AttentionParams& p = a.p;
   const Tensor& tq = ctx.in(0);
-  const int64_t B = a.B, Hq = a.Hq, Sq = a.Sq, Skv = a.Skv, Dv = a.Dv;
-  a.y = &ctx.out(0, tq.dtype(), a.rank3 ? Shape{B, Sq, Hq * Dv} : Shape{B, Hq, Sq, Dv});
-  Tensor* pk_out = ctx.wants_output(1) ? &ctx.out(1, tq.dtype(), {B, a.Hk, Skv, a.K.D}) : nullptr;
+  const int64_t B = p.B, Hq = p.Hq, Sq = p.Sq, Skv = p.Skv, Dv = p.Dv;
+  Tensor& y = ctx.out(0, tq.dtype(), p.rank3 ? Shape{B, Sq, Hq * Dv} : Shape{B, Hq, Sq, Dv});
+  Tensor* pk_out = ctx.wants_output(1) ? &ctx.out(1, tq.dtype(), {B, p.Hk, Skv, a.K.D}) : nullptr;
   Tensor* pv_out = ctx.wants_output(2) ? &ctx.out(2, tq.dtype(), {B, a.V.H, Skv, Dv}) : nullptr;
-  a.qk_out = ctx.wants_output(3) ? &ctx.out(3, tq.dtype(), {B, Hq, Sq, Skv}) : nullptr;
+  Tensor* qk_out = ctx.wants_output(3) ? &ctx.out(3, tq.dtype(), {B, Hq, Sq, Skv}) : nullptr;
   if (pk_out)
     for (size_t i = 0; i < a.K.v.size(); ++i) StoreF32(*pk_out, int64_t(i), a.K.v[i]);
   if (pv_out)
     for (size_t i = 0; i < a.V.v.size(); ++i) StoreF32(*pv_out, int64_t(i), a.V.v[i]);
-  if (UseAlgorithm(ctx, kAllAttentionAlgos, AttentionAlgoName, AttentionAlgo::kGemm, true))
-    AttentionGemm(ctx, a);
-  else
-    AttentionReference(a);
+  const AttentionData d{a.Q.v.data(), a.K.v.data(), a.V.v.data(), &y, qk_out};
+  PlanRow(ctx, AttentionTable(), p).run(ctx, p, d);
 }
 
 // ai.onnx.preview FlexAttention, following ONNX's reference: scores = (Q * sqrt(scale))

@@ -1,21 +1,26 @@
-// The algorithms of Attention (ops/attention.cpp). The first of each
-// is the reference, every plan of the oracle session (ops/algorithm.h).
+// The attention family (Attention: ops/attention.cpp) and its table. The definition of
+// Attention's bits is ref::AttentionF32 (ref/attention.h).
 #pragma once
 
-#include "ops/algorithm_name.h"
+#include "ops/family.h"
+#include "ref/attention.h"
 
 namespace onemodel::impl {
 namespace ops {
 
-enum class AttentionAlgo {
-  kReference,  // the definition's loops
-  kGemm,       // per batch and head, the scores and the weighted sum as GEMMs, softmax rows by the session's kernels
+// What an Attention row runs on: Q, K and V as f32 heads (ref::AttentionParams' layouts,
+// the past in front of K and V), Y and the optional scores output (null: not wanted).
+struct AttentionData {
+  const float* q = nullptr;
+  const float* k = nullptr;
+  const float* v = nullptr;
+  Tensor* y = nullptr;
+  Tensor* qk = nullptr;
 };
-inline constexpr AttentionAlgo kAllAttentionAlgos[] = {AttentionAlgo::kReference, AttentionAlgo::kGemm};
-inline const char* AttentionAlgoName(AttentionAlgo a) {
-  static constexpr const char* kNames[] = {"reference", "gemm"};
-  return AlgorithmName(a, kNames);
-}
+using AttentionRun = void (*)(const OpContext& ctx, const ref::AttentionParams& p, const AttentionData& d);
+// Rows: reference (ref::AttentionF32), gemm (per batch and head, the scores and the
+// weighted sum as GEMMs, the softmax rows by the session's kernels).
+const FamilyTable<ref::AttentionParams, AttentionRun>& AttentionTable();
 
 }  // namespace ops
 }  // namespace onemodel::impl

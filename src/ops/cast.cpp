@@ -9,7 +9,6 @@
 
 #include "core/minifloat.h"
 #include "ops/ops.h"
-#include "ops/algorithm.h"
 #include "ops/cast.h"
 #include "ops/util.h"
 
@@ -157,6 +156,42 @@ void Write(const Scalar& s, Tensor& out, int64_t i, bool saturate, E8M0Round mod
   }
 }
 
+// The project's conversion routines, element by element.
+void CastReference(OpContext& ctx, const CastParams& p) {
+  Tensor& out = ctx.out(0, p.to, p.x->shape());
+  for (int64_t i = 0; i < p.x->numel(); ++i) Write(Read(*p.x, i), out, i, p.saturate, p.mode);
+}
+
+// Integers of at most 32 bits to float: C++'s conversion rounds to nearest even once, as
+// Write does from the magnitude (exact for 8 and 16 bits); other types take the
+// reference's conversion.
+void CastIntToFloat(OpContext& ctx, const CastParams& p) {
+  const Tensor& x = *p.x;
+  auto typed = [&](auto tag) {
+    using T = decltype(tag);
+    Tensor& out = ctx.out_uninit(0, p.to, x.shape());
+    const T* in = x.data<T>();
+    float* o = out.mutable_data<float>();
+    for (int64_t i = 0; i < x.numel(); ++i) o[i] = float(in[i]);
+  };
+  switch (x.dtype()) {
+    case DType::kInt32: typed(int32_t{}); return;
+    case DType::kInt16: typed(int16_t{}); return;
+    case DType::kUInt16: typed(uint16_t{}); return;
+    case DType::kInt8: typed(int8_t{}); return;
+    case DType::kUInt8: typed(uint8_t{}); return;
+    default: CastReference(ctx, p);
+  }
+}
+
+bool ToFloat(const CastParams& p) { return p.to == DType::kFloat; }
+
+constexpr const char* kCastOps[] = {"Cast"};
+constexpr AlgorithmRow<CastParams, CastRun> kCastRows[] = {
+    {"reference", Exactness::kExact, "", nullptr, nullptr, CastReference},
+    {"int-to-float", Exactness::kExact, "", ToFloat, nullptr, CastIntToFloat},
+};
+
 void CastTo(OpContext& ctx, DType to) {
   const Tensor& x = ctx.in(0);
   if (!IsKnownDType(int32_t(to)))
@@ -175,30 +210,16 @@ void CastTo(OpContext& ctx, DType to) {
   const bool saturate = ctx.attr_i("saturate", 1) != 0;
   const std::string rm = ctx.attr_s("round_mode", "up");
   const E8M0Round mode = rm == "down" ? E8M0Round::kDown : rm == "nearest" ? E8M0Round::kNearest : E8M0Round::kUp;
-  if (UseAlgorithm(ctx, kAllCastAlgos, CastAlgoName, CastAlgo::kIntToFloat, to == DType::kFloat)) {
-    // Integers of at most 32 bits to float: C++'s conversion rounds to nearest even once,
-    // as Write does from the magnitude (exact for 8 and 16 bits).
-    auto typed = [&](auto tag) {
-      using T = decltype(tag);
-      Tensor& out = ctx.out_uninit(0, to, x.shape());
-      const T* in = x.data<T>();
-      float* o = out.mutable_data<float>();
-      for (int64_t i = 0; i < x.numel(); ++i) o[i] = float(in[i]);
-    };
-    switch (x.dtype()) {
-      case DType::kInt32: typed(int32_t{}); return;
-      case DType::kInt16: typed(int16_t{}); return;
-      case DType::kUInt16: typed(uint16_t{}); return;
-      case DType::kInt8: typed(int8_t{}); return;
-      case DType::kUInt8: typed(uint8_t{}); return;
-      default: break;
-    }
-  }
-  Tensor& out = ctx.out(0, to, x.shape());
-  for (int64_t i = 0; i < x.numel(); ++i) Write(Read(x, i), out, i, saturate, mode);
+  const CastParams p{&x, to, saturate, mode};
+  PlanRow(ctx, CastTable(), p).run(ctx, p);
 }
 
 }  // namespace
+
+const FamilyTable<CastParams, CastRun>& CastTable() {
+  static constexpr FamilyTable<CastParams, CastRun> kTable{"cast", kCastOps, kCastRows};
+  return kTable;
+}
 
 void Cast(OpContext& ctx) { CastTo(ctx, DType(ctx.attr_i("to", 0))); }
 void CastLike(OpContext& ctx) { CastTo(ctx, ctx.in(1).dtype()); }

@@ -1,21 +1,27 @@
-// The algorithms of Cast (ops/cast.cpp). The first of each
-// is the reference, every plan of the oracle session (ops/algorithm.h).
+// The family table of Cast and CastLike (ops/cast.cpp). The reference row is the
+// project's conversion routines (the oracle's), element by element.
 #pragma once
 
-#include "ops/algorithm_name.h"
+#include "core/minifloat.h"
+#include "core/tensor.h"
+#include "ops/family.h"
 
 namespace onemodel::impl {
 namespace ops {
 
-enum class CastAlgo {
-  kReference,   // the project's conversion routines, element by element
-  kIntToFloat,  // integers of at most 32 bits to float by C++'s conversion (round to nearest even once: the same value)
+// A Cast node: input x (neither string nor complex), the target type, saturate and the
+// E8M0 rounding mode. The rows create output 0.
+struct CastParams {
+  const Tensor* x = nullptr;
+  DType to = DType::kFloat;
+  bool saturate = true;
+  E8M0Round mode = E8M0Round::kUp;
 };
-inline constexpr CastAlgo kAllCastAlgos[] = {CastAlgo::kReference, CastAlgo::kIntToFloat};
-inline const char* CastAlgoName(CastAlgo a) {
-  static constexpr const char* kNames[] = {"reference", "int-to-float"};
-  return AlgorithmName(a, kNames);
-}
+using CastRun = void (*)(OpContext&, const CastParams&);
+// Rows: "reference", "int-to-float" (integers of at most 32 bits to float by C++'s
+// conversion, which rounds to nearest even once: the same value; other types of a node
+// it is forced on take the reference's conversion).
+const FamilyTable<CastParams, CastRun>& CastTable();
 
 }  // namespace ops
 }  // namespace onemodel::impl

@@ -13,7 +13,6 @@
 #include <cmath>
 #include <optional>
 
-#include "ops/algorithm.h"
 #include "ops/conv_common.h"
 #include "ops/conv_gemm.h"
 #include "ops/fused.h"
@@ -25,67 +24,45 @@
 namespace onemodel::impl {
 namespace ops {
 
-const char* ConvAlgoName(ConvAlgo a) {
-  static constexpr const char* kNames[] = {"reference", "tap-gemm", "direct",      "im2col-gemm",
-                                           "depthwise", "plane",    "plane-muladd"};
-  return AlgorithmName(a, kNames);
-}
-
 namespace {
 
-// The algorithm for a 1-D/2-D float convolution in a vector session when the GEMM
-// algorithms are out (too few channels to fill a tile, or weights that are not finite).
-ConvAlgo PlaneAlgo(const ConvPlan& p) {
-  if (p.Cg == 1 && p.Mg == 1) return ConvAlgo::kDepthwise;
-  if (p.Cg == 1) return ConvAlgo::kPlane;
-  return ConvAlgo::kPlaneMulAdd;
+// Automatic planning (ConvTable's rows in order): the direct kernel for strides 1 or 2
+// along rows, enough output channels to fill its tiles, and few input channels per group
+// (im2col would cost more than the product: a network's first layer on an image).
+// Measured on single layers: 3 channels, 3x3 stride 2 at 224x224 into 16: 0.19 ms
+// against 0.35 ms by im2col and GEMM; 7x7 into 64: even; 64 channels 3x3: 4.3 against
+// 3.3 ms (the GEMM's packed panels win once the fold is long). Layers the transposed
+// GEMM takes (group 1, 64+ output channels, more than one tap: RunIm2col) go to it:
+// resnet50's 7x7 stride-2 first layer (3 into 64 channels at 224x224) 1.33 -> 1.13 ms in
+// the model (Zen 5, AMD EPYC family 26, 1 thread). The GEMM algorithms want 4+ output
+// channels per group and a fold of 4+ terms; without them (or with weights that are not
+// all finite, the fall-back plan) the plane algorithms take 1-D/2-D layers and the
+// reference the rest.
+bool Planar(const ConvPlan& p) { return p.g.dims <= 2; }
+bool GemmWorth(const ConvPlan& p) { return p.Mg >= 4 && p.Cg * p.k_sp >= 4; }
+bool TapGemmChosen(const ConvPlan& p) { return p.g.dims > 2 && GemmWorth(p); }
+bool DirectChosen(const ConvPlan& p) {
+  const ConvPlane& pl = p.pl;
+  return (pl.SW == 1 || pl.SW == 2) && p.Mg >= 4 && p.Cg <= 4 && pl.OW >= 8 &&
+         !(p.group == 1 && p.Mg >= 64 && p.k_sp > 1);
+}
+bool DepthwiseFits(const ConvPlan& p) { return p.g.dims <= 2 && p.Cg == 1 && p.Mg == 1; }
+bool PlaneFits(const ConvPlan& p) { return p.g.dims <= 2 && p.Cg == 1; }
+// The GEMM rows need finite weights (conv_gemm.h), checked at run time.
+bool NeedsFiniteWeights(size_t row) {
+  return row == size_t(ConvAlgo::kTapGemm) || row == size_t(ConvAlgo::kIm2colGemm);
 }
 
-// Whether the plan's geometry can take algorithm a (the GEMM algorithms also need finite
-// weights, checked at run time).
-bool ConvAlgoFits(const ConvPlan& p, ConvAlgo a) {
-  switch (a) {
-    case ConvAlgo::kReference:
-    case ConvAlgo::kTapGemm: return true;
-    case ConvAlgo::kDepthwise: return p.g.dims <= 2 && p.Cg == 1 && p.Mg == 1;
-    case ConvAlgo::kPlane: return p.g.dims <= 2 && p.Cg == 1;
-    case ConvAlgo::kDirect:
-    case ConvAlgo::kIm2colGemm:
-    case ConvAlgo::kPlaneMulAdd: return p.g.dims <= 2;
-  }
-  return false;
-}
-
-// Chooses the plan's algorithm (and the one to fall back to when the weights are not all
-// finite) from the geometry alone, unless the session forces one. The direct kernel:
-// strides 1 or 2 along rows, enough output channels to fill its tiles, and few input
-// channels per group (im2col would cost more than the product: a network's first layer
-// on an image). Measured on single layers: 3 channels, 3x3 stride 2 at 224x224 into 16:
-// 0.19 ms against 0.35 ms by im2col and GEMM; 7x7 into 64: even; 64 channels 3x3: 4.3
-// against 3.3 ms (the GEMM's packed panels win once the fold is long). Layers the
-// transposed GEMM takes (group 1, 64+ output channels, more than one tap: RunIm2col) go
-// to it: resnet50's 7x7 stride-2 first layer (3 into 64 channels at 224x224) 1.33 ->
-// 1.13 ms in the model (Zen 5, AMD EPYC family 26, 1 thread). The GEMM algorithms want
-// 4+ output channels per group and a fold of 4+ terms.
+// Chooses the plan's row, and the one to fall back to when the weights are not all
+// finite (none: the reference, when the row was forced or the session is the oracle).
 void ChooseAlgo(const OpContext& ctx, ConvPlan* p) {
-  ConvAlgo automatic = ConvAlgo::kReference, fallback = ConvAlgo::kReference;
-  const bool gemm = p->Mg >= 4 && p->Cg * p->k_sp >= 4;
-  const ConvPlane& pl = p->pl;
-  if (p->g.dims > 2) {
-    if (gemm) automatic = ConvAlgo::kTapGemm;
-  } else if ((pl.SW == 1 || pl.SW == 2) && p->Mg >= 4 && p->Cg <= 4 && pl.OW >= 8 &&
-             !(p->group == 1 && p->Mg >= 64 && p->k_sp > 1)) {
-    automatic = fallback = ConvAlgo::kDirect;
-  } else if (gemm) {
-    automatic = ConvAlgo::kIm2colGemm;
-    fallback = PlaneAlgo(*p);
-  } else {
-    automatic = fallback = PlaneAlgo(*p);
-  }
-  p->algo =
-      ChooseAlgorithm(ctx, kAllConvAlgos, ConvAlgoName, automatic, [&](ConvAlgo a) { return ConvAlgoFits(*p, a); });
-  // A forced GEMM algorithm falls back to the reference when the weights are not finite.
-  p->fallback = ctx.ForcedAlgorithm().empty() && ctx.VectorKernels() ? fallback : ConvAlgo::kReference;
+  const size_t row = PlanIndex(ctx, ConvTable(), *p);
+  size_t fallback = 0;
+  if (ctx.ForcedAlgorithm().empty() && ctx.VectorKernels())
+    fallback = PlanIndex(
+        ctx, ConvTable(), *p, [](size_t i) { return !NeedsFiniteWeights(i); }, false);
+  p->algo = ConvAlgo(row);
+  p->fallback = ConvAlgo(fallback);
 }
 
 std::shared_ptr<ConvPlan> MakeConvPlan(const OpContext& ctx, const Tensor& x, const Tensor& w) {
@@ -109,19 +86,10 @@ std::shared_ptr<ConvPlan> MakeConvPlan(const OpContext& ctx, const Tensor& x, co
                    "weight " + ShapeToString(w.shape()) + " and input " + ShapeToString(x.shape()) + " differ in rank");
   p->Cg = C / group;
   p->Mg = M / group;
-  const std::string act = ctx.attr_s(kFusedActivationAttr, "");
-  if (!act.empty() && act != "Relu" && act != "HardSwish")
-    throw ctx.Fail(ErrorCode::kInvalidModel, "unknown fused activation '" + act + "'");
-  p->act = act.empty() ? Activation::kNone : act == "Relu" ? Activation::kRelu : Activation::kHardSwish;
-  const std::vector<float> qs = ctx.attr_floats(kFusedQdqScalesAttr);
-  const std::vector<int64_t> qi = ctx.attr_ints(kFusedQdqIntsAttr);
-  if (!qs.empty() || !qi.empty()) {
-    if (qs.size() != 2 || qi.size() != 4 || (qi[1] != 0 && qi[1] != -128) || qi[2] != qi[1] + 255 || qi[0] < qi[1] ||
-        qi[0] > qi[2] || qi[3] < qi[1] || qi[3] > qi[2])
-      throw ctx.Fail(ErrorCode::kInvalidModel, "malformed fused quantisation attributes");
-    p->qdq = true;
-    p->qdq_params = QdqParams{qs[0], qs[1], int32_t(qi[0]), int32_t(qi[3]), int32_t(qi[1]), int32_t(qi[2])};
-  }
+  // What the passes fused into the node (graph/graph.h NodeFusion).
+  p->act = ctx.node.fusion.act;
+  p->qdq = ctx.node.fusion.qdq;
+  p->qdq_params = ctx.node.fusion.qdq_params;
   p->out_shape = Shape{N, M};
   p->out_shape.insert(p->out_shape.end(), g.out.begin(), g.out.end());
   p->in_sp = ProductOf(g.in);
@@ -140,6 +108,8 @@ std::shared_ptr<ConvPlan> MakeConvPlan(const OpContext& ctx, const Tensor& x, co
   return p;
 }
 
+}  // namespace
+
 // What one run works on: the plan, the inputs as floats, the bias, and the f32 results
 // (y itself when the output is float, else a buffer).
 struct ConvRun {
@@ -151,19 +121,30 @@ struct ConvRun {
   float* y;
   Activation kact;  // the activation a kernel may apply in its epilogue (float output only)
   bool qdq;         // the plan's fused quantisation applies (float output only)
+  const Tensor& w_tensor;
 };
 
-void RunTapGemm(const ConvRun& r) {
+namespace {
+
+// The oracle's loops; they add the bias themselves.
+bool RunReference(const ConvRun& r) {
+  const ConvPlan& p = r.p;
+  ref::ConvF32(p.g, p.N, p.C, p.M, p.group, r.x, r.w, r.bias, r.y);
+  return false;
+}
+
+bool RunTapGemm(const ConvRun& r) {
   const ConvPlan& p = r.p;
   for (int64_t n = 0; n < p.N; ++n)
     for (int64_t grp = 0; grp < p.group; ++grp)
       TapGemm(r.ctx, p.tg, r.x + (n * p.C + grp * p.Cg) * p.in_sp, p.Cg, p.in_sp, r.w + grp * p.Mg * p.Cg * p.k_sp,
               p.Mg, r.y + (n * p.M + grp * p.Mg) * p.out_sp);
+  return false;
 }
 
 // Few input channels (a network's first layer): the direct kernel, output rows in blocks
 // over the threads, the epilogue in its tiles.
-void RunDirect(const ConvRun& r) {
+bool RunDirect(const ConvRun& r) {
   const ConvPlan& p = r.p;
   const ConvPlane& pl = p.pl;
   const int threads = r.ctx.pool ? r.ctx.pool->threads() : 1;
@@ -176,11 +157,13 @@ void RunDirect(const ConvRun& r) {
                                    std::min(pl.OH, r0 + rb), r.bias ? r.bias + grp * p.Mg : nullptr, r.kact);
     }
   });
+  return true;
 }
 
 // Im2col and the GEMM kernel (ConvGemm2D); returns whether the epilogue was applied.
-bool RunIm2col(const ConvRun& r, const Tensor& w) {
+bool RunIm2col(const ConvRun& r) {
   const ConvPlan& p = r.p;
+  const Tensor& w = r.w_tensor;
   const Tensor* wt = nullptr;
   if (p.out_sp == 1 && w.dtype() == DType::kFloat)
     wt = r.ctx.ConstDerived(1, "W^T",
@@ -209,7 +192,7 @@ bool RunIm2col(const ConvRun& r, const Tensor& w) {
 // channels allow), the epilogue in the kernel.
 // Depthwise blocks finish their results (bias and activation in the kernel), so a fused
 // quantisation runs on each block while it is in cache.
-void RunDepthwise(const ConvRun& r) {
+bool RunDepthwise(const ConvRun& r) {
   const ConvPlan& p = r.p;
   const int threads = r.ctx.pool ? r.ctx.pool->threads() : 1;
   const int64_t bs = std::clamp<int64_t>((p.M / (2 * threads) + 15) / 16 * 16, 16, 64);
@@ -224,11 +207,12 @@ void RunDepthwise(const ConvRun& r) {
       if (r.qdq) RunQuantDequant(r.ctx, p.qdq_params, yb, yb, nc * p.out_sp);
     }
   });
+  return true;
 }
 
 // One input channel per output: a plane per output channel, each output folding its taps
 // in kernel order in a register (ConvPlaneF32).
-void RunPlane(const ConvRun& r) {
+bool RunPlane(const ConvRun& r) {
   const ConvPlan& p = r.p;
   ParallelFor(r.ctx, p.N * p.M, 1, [&](int64_t b, int64_t e) {
     for (int64_t nm = b; nm < e; ++nm) {
@@ -236,12 +220,13 @@ void RunPlane(const ConvRun& r) {
       r.ctx.kernels->ConvPlaneF32(r.x + (n * p.C + grp) * p.in_sp, r.w + m * p.k_sp, r.y + nm * p.out_sp, p.pl);
     }
   });
+  return false;
 }
 
 // The reference's plane loops (ref::ConvF32 for 1-D and 2-D) with the innermost loop, one
 // term into a row of accumulators, on the MulAddStridedF32 kernel; output channels over
 // the threads.
-void RunPlaneMulAdd(const ConvRun& r) {
+bool RunPlaneMulAdd(const ConvRun& r) {
   const ConvPlan& p = r.p;
   const ConvPlane& pl = p.pl;
   auto* muladd = r.ctx.kernels->MulAddStridedF32;
@@ -266,7 +251,23 @@ void RunPlaneMulAdd(const ConvRun& r) {
       }
     }
   });
+  return false;
 }
+
+constexpr const char* kConvOps[] = {"Conv"};
+constexpr AlgorithmRow<ConvPlan, ConvRunFn> kConvRows[] = {
+    {"reference", Exactness::kExact, "", nullptr, nullptr, RunReference},
+    {"tap-gemm", Exactness::kExact, "GemmF32, GemmBiasActF32", nullptr, TapGemmChosen, RunTapGemm},
+    {"direct", Exactness::kExact, "ConvDirectF32", Planar, DirectChosen, RunDirect},
+    {"im2col-gemm", Exactness::kExact,
+     "GemmF32, GemmBiasActF32, GemmPackBF32, GemmPackedF32, GemmPackedIndirectF32, Transpose32", Planar, GemmWorth,
+     RunIm2col},
+    {"depthwise", Exactness::kExact, "DepthwiseConvF32", DepthwiseFits, nullptr, RunDepthwise},
+    {"plane", Exactness::kExact, "ConvPlaneF32", PlaneFits, nullptr, RunPlane},
+    {"plane-muladd", Exactness::kExact, "MulAddStridedF32", Planar, nullptr, RunPlaneMulAdd},
+};
+static_assert(std::string_view(kConvRows[size_t(ConvAlgo::kIm2colGemm)].name) == "im2col-gemm" &&
+              std::string_view(kConvRows[size_t(ConvAlgo::kPlaneMulAdd)].name) == "plane-muladd");
 
 // The bias after the full sum, then (float output) the activation, in one pass.
 void BiasActivation(const ConvRun& r, const float* bias, bool act_here) {
@@ -299,6 +300,11 @@ void BiasActivation(const ConvRun& r, const float* bias, bool act_here) {
 
 }  // namespace
 
+const FamilyTable<ConvPlan, ConvRunFn>& ConvTable() {
+  static constexpr FamilyTable<ConvPlan, ConvRunFn> kTable{"conv", kConvOps, kConvRows};
+  return kTable;
+}
+
 void Conv(OpContext& ctx) {
   const Tensor& x = ctx.in(0);
   const Tensor& w = ctx.in(1);
@@ -311,25 +317,10 @@ void Conv(OpContext& ctx) {
   const bool float_out = y.dtype() == DType::kFloat;
   std::vector<float> ybuf;
   float* yf = float_out ? y.mutable_data<float>() : (ybuf.resize(size_t(p.N * p.M * p.out_sp)), ybuf.data());
-  const ConvRun r{ctx, p, xv.data(), wv.data(), bias, yf, float_out ? p.act : Activation::kNone, p.qdq && float_out};
+  const ConvRun r{ctx, p, xv.data(), wv.data(), bias, yf, float_out ? p.act : Activation::kNone, p.qdq && float_out, w};
   ConvAlgo algo = p.algo;
-  if ((algo == ConvAlgo::kTapGemm || algo == ConvAlgo::kIm2colGemm) && !FiniteWeights(ctx, wv)) algo = p.fallback;
-  bool epilogue_done = false;  // bias and activation applied by the kernel
-  switch (algo) {
-    case ConvAlgo::kReference: ref::ConvF32(p.g, p.N, p.C, p.M, p.group, xv.data(), wv.data(), bias, yf); break;
-    case ConvAlgo::kTapGemm: RunTapGemm(r); break;
-    case ConvAlgo::kDirect:
-      RunDirect(r);
-      epilogue_done = true;
-      break;
-    case ConvAlgo::kIm2colGemm: epilogue_done = RunIm2col(r, w); break;
-    case ConvAlgo::kDepthwise:
-      RunDepthwise(r);
-      epilogue_done = true;
-      break;
-    case ConvAlgo::kPlane: RunPlane(r); break;
-    case ConvAlgo::kPlaneMulAdd: RunPlaneMulAdd(r); break;
-  }
+  if (NeedsFiniteWeights(size_t(algo)) && !FiniteWeights(ctx, wv)) algo = p.fallback;
+  const bool epilogue_done = ConvTable().rows[size_t(algo)].run(r);  // bias and activation applied by the kernel
   const bool act_here = p.act != Activation::kNone && float_out;
   const bool bias_here = bias != nullptr && algo != ConvAlgo::kReference;  // the reference adds its bias
   if (!epilogue_done && (bias_here || act_here)) BiasActivation(r, bias_here ? bias : nullptr, act_here);

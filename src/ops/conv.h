@@ -1,13 +1,13 @@
-// Conv's plans: the algorithms a Conv node can run and what its plan keeps (ops/conv.cpp).
+// Conv's family table: the algorithms a Conv node can run and what its plan keeps
+// (ops/conv.cpp).
 #pragma once
-
-#include "ops/algorithm_name.h"
 
 #include <cstdint>
 #include <vector>
 
 #include "ops/conv_common.h"
 #include "ops/conv_gemm.h"
+#include "ops/family.h"
 #include "ops/fused.h"
 #include "ref/conv.h"
 #include "ref/elementwise.h"
@@ -15,20 +15,16 @@
 namespace onemodel::impl {
 namespace ops {
 
-// The algorithms of a float Conv. Each gives ref::ConvF32's bits.
+// The rows of Conv's table (ConvTable), by index. Each is exact: ref::ConvF32's bits.
 enum class ConvAlgo {
-  kReference,    // ref::ConvF32: the oracle's loops (every plan of the oracle session)
-  kTapGemm,      // 3-D and more: taps into columns, the GEMM kernel (TapGemm)
-  kDirect,       // 1-D/2-D with few input channels: ConvDirectF32, epilogue in its tiles
-  kIm2colGemm,   // 1-D/2-D: im2col and the GEMM kernel (ConvGemm2D)
-  kDepthwise,    // one input and one output channel per group: DepthwiseConvF32
-  kPlane,        // one input channel per output: ConvPlaneF32 per output plane
-  kPlaneMulAdd,  // the reference's plane loops with MulAddStridedF32 inside
+  kReference,    // "reference": ref::ConvF32, the oracle's loops
+  kTapGemm,      // "tap-gemm": 3-D and more, taps into columns, the GEMM kernel (TapGemm)
+  kDirect,       // "direct": 1-D/2-D with few input channels, ConvDirectF32, epilogue in its tiles
+  kIm2colGemm,   // "im2col-gemm": 1-D/2-D, im2col and the GEMM kernel (ConvGemm2D)
+  kDepthwise,    // "depthwise": one input and one output channel per group, DepthwiseConvF32
+  kPlane,        // "plane": one input channel per output, ConvPlaneF32 per output plane
+  kPlaneMulAdd,  // "plane-muladd": the reference's plane loops with MulAddStridedF32 inside
 };
-inline constexpr ConvAlgo kAllConvAlgos[] = {ConvAlgo::kReference,  ConvAlgo::kTapGemm,   ConvAlgo::kDirect,
-                                             ConvAlgo::kIm2colGemm, ConvAlgo::kDepthwise, ConvAlgo::kPlane,
-                                             ConvAlgo::kPlaneMulAdd};
-const char* ConvAlgoName(ConvAlgo a);
 
 // What Conv derives from its attributes and its input and weight shapes, kept per node
 // (OpContext::Prepared) and remade when a shape changes.
@@ -38,14 +34,20 @@ struct ConvPlan : ConvInputs {
   ConvPlane pl{};  // 1-D and 2-D
   Taps tg;         // the taps of every dimension (kTapGemm)
   Shape out_shape;
-  Activation act = Activation::kNone;  // a fused activation (ops/fused.h)
-  // A fused QuantizeDequantize, after the bias and activation (ops/fused.h).
+  Activation act = Activation::kNone;  // a fused activation (Node::fusion, graph/graph.h)
+  // A fused QuantizeDequantize, after the bias and activation (Node::fusion).
   bool qdq = false;
   QdqParams qdq_params;
   // The algorithm, and the one run instead when the weights are not all finite (the
   // GEMM algorithms' condition, conv_gemm.h).
   ConvAlgo algo = ConvAlgo::kReference, fallback = ConvAlgo::kReference;
 };
+
+// One run of a planned row (ops/conv.cpp); the row returns whether it applied the bias
+// and activation itself.
+struct ConvRun;
+using ConvRunFn = bool (*)(const ConvRun&);
+const FamilyTable<ConvPlan, ConvRunFn>& ConvTable();
 
 }  // namespace ops
 }  // namespace onemodel::impl

@@ -7,12 +7,12 @@
 
 #include "ops/conv_transpose.h"
 
-#include "ops/algorithm.h"
 #include "ops/conv_common.h"
 #include "ops/conv_gemm.h"
 #include "ops/fused.h"
 #include "ops/ops.h"
 #include "ref/conv.h"
+#include "ref/conv_transpose.h"
 #include "ref/elementwise.h"
 #include "ref/gemm.h"
 #include "ref/math.h"
@@ -20,15 +20,13 @@
 namespace onemodel::impl {
 namespace ops {
 
-namespace {
 // What ConvTranspose derives from its attributes and its input and weight shapes, kept
-// per node (OpContext::Prepared).
-struct ConvTPrep : ConvInputs {
-  int64_t group = 1, D = 0, N = 0, C = 0, M = 0, Mg = 0, Cg = 0, in_sp = 0, out_sp = 0, k_sp = 0;
-  std::vector<int64_t> kernel, in, stride, dil, out, pb, pe, in_st, kst, ost;
+// per node (OpContext::Prepared): the reference's geometry, and the vector rows' extras.
+struct ConvTPrep : ConvInputs, ConvTransposeGeometry {
+  std::vector<int64_t> kst, ost;  // the kernel's and the output's row-major strides
   Shape out_shape;
   bool patch = false;  // the patch algorithm's geometry (RunPatchGemm)
-  ConvTransposeAlgo algo = ConvTransposeAlgo::kReference;
+  size_t row = 0;      // the planned row of ConvTransposeTable
   // The stride phases' stride-1 convolutions (see ConvTranspose).
   struct Phase {
     std::vector<int64_t> r, j0;
@@ -39,17 +37,17 @@ struct ConvTPrep : ConvInputs {
   std::vector<Phase> phases;
 };
 
-// The plan's algorithm: forced by the session, else the patch GEMM where the geometry is
-// a patch one, else the phases by taps when there are 4+ outputs per group and a fold of
-// 4+ terms (finite weights are checked at run time), else the reference. Vector sessions
-// only; the oracle's plans are the reference.
-void ChooseAlgo(const OpContext& ctx, ConvTPrep* p) {
-  const ConvTransposeAlgo automatic = p->patch                             ? ConvTransposeAlgo::kPatchGemm
-                                      : p->Mg >= 4 && p->Cg * p->k_sp >= 4 ? ConvTransposeAlgo::kPhaseTaps
-                                                                           : ConvTransposeAlgo::kReference;
-  p->algo = ChooseAlgorithm(ctx, kAllConvTransposeAlgos, ConvTransposeAlgoName, automatic,
-                            [&](ConvTransposeAlgo a) { return a != ConvTransposeAlgo::kPatchGemm || p->patch; });
-}
+// One run of a planned row: the plan, the inputs as floats, the bias (null: none), y.
+struct ConvTRun {
+  OpContext& ctx;
+  const ConvTPrep& P;
+  const F32View& xv;
+  const F32View& wv;
+  const float* bias;
+  Tensor& y;
+};
+
+namespace {
 
 // The stride phases: per dimension, the outputs o with o + pad = j * stride + r take the
 // kernel positions k with k * dilation = r (mod stride), each from input
@@ -200,7 +198,7 @@ std::shared_ptr<ConvTPrep> MakeConvTPrep(const OpContext& ctx, const Tensor& x, 
     P.patch = kernel[i] == stride[i] && dil[i] == 1 && pb[i] == 0 && out[i] == in[i] * stride[i];
   }
   MakePhases(&P);
-  ChooseAlgo(ctx, &P);
+  P.row = PlanIndex(ctx, ConvTransposeTable(), P);
   return pp;
 }
 
@@ -359,52 +357,36 @@ void RunPhaseTaps(OpContext& ctx, const ConvTPrep& P, const F32View& xv, const F
   }
 }
 
-// The reference: per output, the fold over input channels (outer) and kernel positions
-// (row-major) of the taps that land on it, then the bias.
-void RunReference(OpContext& /*ctx*/, const ConvTPrep& P, const F32View& xv, const F32View& wv, const float* bias,
-                  Tensor& y) {
-  const int64_t D = P.D, N = P.N, C = P.C, M = P.M, Mg = P.Mg, Cg = P.Cg, in_sp = P.in_sp, out_sp = P.out_sp,
-                k_sp = P.k_sp;
-  const std::vector<int64_t>& kernel = P.kernel;
-  const std::vector<int64_t>& in = P.in;
-  const std::vector<int64_t>& stride = P.stride;
-  const std::vector<int64_t>& dil = P.dil;
-  const std::vector<int64_t>& out = P.out;
-  const std::vector<int64_t>& pb = P.pb;
-  const std::vector<int64_t>& in_st = P.in_st;
-  for (int64_t n = 0; n < N; ++n)
-    for (int64_t m = 0; m < M; ++m) {
-      const int64_t grp = m / Mg, ml = m % Mg;
-      ForEachIndex(out, [&](int64_t o, const std::vector<int64_t>& op) {
-        float acc = -0.0f;
-        for (int64_t c = 0; c < Cg; ++c) {
-          const int64_t ci = grp * Cg + c;
-          const float* xc = xv.data() + (n * C + ci) * in_sp;
-          const float* wc = wv.data() + (ci * Mg + ml) * k_sp;
-          ForEachIndex(kernel, [&](int64_t k, const std::vector<int64_t>& kp) {
-            int64_t off = 0;
-            for (int64_t d = 0; d < D; ++d) {
-              const size_t i = size_t(d);
-              const int64_t t = op[i] + pb[i] - kp[i] * dil[i];
-              if (t < 0 || t % stride[i]) return;
-              const int64_t p = t / stride[i];
-              if (p >= in[i]) return;
-              off += p * in_st[i];
-            }
-            acc = acc + xc[off] * wc[k];
-          });
-        }
-        if (bias) acc = acc + bias[size_t(m)];
-        StoreF32(y, (n * M + m) * out_sp + o, acc);
-      });
-    }
+// The reference (ref::ConvTransposeF32) into f32, then y's element type.
+void RunReference(const ConvTRun& r) {
+  const ConvTPrep& P = r.P;
+  if (r.y.dtype() == DType::kFloat) {
+    ref::ConvTransposeF32(P, r.xv.data(), r.wv.data(), r.bias, r.y.mutable_data<float>());
+    return;
+  }
+  std::vector<float> y(size_t(P.N * P.M * P.out_sp));
+  ref::ConvTransposeF32(P, r.xv.data(), r.wv.data(), r.bias, y.data());
+  for (size_t i = 0; i < y.size(); ++i) StoreF32(r.y, int64_t(i), y[i]);
 }
+void RunPatch(const ConvTRun& r) { RunPatchGemm(r.ctx, r.P, r.xv, r.wv, r.bias, r.y); }
+void RunPhases(const ConvTRun& r) { RunPhaseTaps(r.ctx, r.P, r.xv, r.wv, r.bias, r.y); }
+
+bool PatchFits(const ConvTPrep& p) { return p.patch; }
+bool PhasesChosen(const ConvTPrep& p) { return p.Mg >= 4 && p.Cg * p.k_sp >= 4; }
+
+constexpr const char* kConvTransposeOps[] = {"ConvTranspose"};
+constexpr AlgorithmRow<ConvTPrep, ConvTRunFn> kConvTransposeRows[] = {
+    {"reference", Exactness::kExact, "", nullptr, nullptr, RunReference},
+    {"patch-gemm", Exactness::kExact, "GemmF32, GemmBiasActF32", PatchFits, nullptr, RunPatch},
+    {"phase-taps", Exactness::kExact, "GemmF32, GemmBiasActF32", nullptr, PhasesChosen, RunPhases},
+};
+constexpr size_t kPhaseTapsRow = 2;
 
 }  // namespace
 
-const char* ConvTransposeAlgoName(ConvTransposeAlgo a) {
-  static constexpr const char* kNames[] = {"reference", "patch-gemm", "phase-taps"};
-  return AlgorithmName(a, kNames);
+const FamilyTable<ConvTPrep, ConvTRunFn>& ConvTransposeTable() {
+  static constexpr FamilyTable<ConvTPrep, ConvTRunFn> kTable{"conv_transpose", kConvTransposeOps, kConvTransposeRows};
+  return kTable;
 }
 
 void ConvTranspose(OpContext& ctx) {
@@ -416,13 +398,9 @@ void ConvTranspose(OpContext& ctx) {
   std::optional<F32View> bias_view;
   const float* bias = ConvBias(ctx, P.M, &bias_view);
   Tensor& y = ctx.out_uninit(0, x.dtype(), P.out_shape);  // every element is written
-  ConvTransposeAlgo algo = P.algo;
-  if (algo == ConvTransposeAlgo::kPhaseTaps && !FiniteWeights(ctx, wv)) algo = ConvTransposeAlgo::kReference;
-  switch (algo) {
-    case ConvTransposeAlgo::kPatchGemm: RunPatchGemm(ctx, P, xv, wv, bias, y); break;
-    case ConvTransposeAlgo::kPhaseTaps: RunPhaseTaps(ctx, P, xv, wv, bias, y); break;
-    case ConvTransposeAlgo::kReference: RunReference(ctx, P, xv, wv, bias, y); break;
-  }
+  size_t row = P.row;
+  if (row == kPhaseTapsRow && !FiniteWeights(ctx, wv)) row = 0;  // TapGemm's condition (conv_gemm.h)
+  ConvTransposeTable().rows[row].run(ConvTRun{ctx, P, xv, wv, bias, y});
 }
 
 }  // namespace ops

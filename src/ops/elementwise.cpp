@@ -8,7 +8,6 @@
 #include "ref/elementwise.h"
 #include "ref/math.h"
 #include "ops/ops.h"
-#include "ops/algorithm.h"
 #include "ops/elementwise.h"
 #include "ops/parallel.h"
 #include "ops/util.h"
@@ -663,18 +662,15 @@ void Clip(OpContext& ctx) {
   });
 }
 
-void Where(OpContext& ctx) {
-  const Tensor& c = ctx.in(0);
-  const Tensor& a = ctx.in(1);
-  const Tensor& b = ctx.in(2);
-  if (c.dtype() != DType::kBool) throw ctx.Fail(ErrorCode::kTypeMismatch, "condition must be bool");
-  CheckSameType(ctx, a, b);
-  const Shape shape = BroadcastShapes(ctx, {c.shape(), a.shape(), b.shape()});
-  const size_t es = a.dtype() == DType::kString ? 0 : DTypeStorageSize(a.dtype());
-  if (UseAlgorithm(ctx, kAllWhereAlgos, WhereAlgoName, WhereAlgo::kRows,
-                   es == 1 || es == 2 || es == 4 || es == 8 || es == 16)) {
-    // Rows of the output's last axis, each input read with its strides in the output's
-    // index space (0 along broadcast axes); elements copied as their storage bytes.
+namespace {
+
+// Rows of the output's last axis, each input read with its strides in the output's index
+// space (0 along broadcast axes); elements copied as their storage bytes.
+void WhereRows(OpContext& ctx, const WhereParams& p) {
+  const Tensor &c = *p.c, &a = *p.a, &b = *p.b;
+  const Shape& shape = *p.shape;
+  const size_t es = p.es;
+  {
     Tensor& out = ctx.out_uninit(0, a.dtype(), shape);  // every element is written
     const int64_t R = int64_t(shape.size()), n = out.numel();
     if (n == 0) return;
@@ -723,8 +719,14 @@ void Where(OpContext& ctx) {
       run.template operator()<uint64_t>();
     else
       run.template operator()<B16>();
-    return;
   }
+}
+
+// Element by element through the broadcast index tables.
+void WhereReference(OpContext& ctx, const WhereParams& p) {
+  const Tensor &c = *p.c, &a = *p.a, &b = *p.b;
+  const Shape& shape = *p.shape;
+  const size_t es = p.es;
   Tensor& out = ctx.out(0, a.dtype(), shape);
   const auto ic = BroadcastIndex(c.shape(), shape), ia = BroadcastIndex(a.shape(), shape),
              ib = BroadcastIndex(b.shape(), shape);
@@ -740,6 +742,32 @@ void Where(OpContext& ctx) {
     const uint8_t* src = c.data<uint8_t>()[ic[i]] ? pa + size_t(ia[i]) * es : pb + size_t(ib[i]) * es;
     std::memcpy(po + i * es, src, es);
   }
+}
+
+bool WhereRowsFit(const WhereParams& p) { return p.es == 1 || p.es == 2 || p.es == 4 || p.es == 8 || p.es == 16; }
+
+constexpr const char* kWhereOps[] = {"Where"};
+constexpr AlgorithmRow<WhereParams, WhereRun> kWhereRows[] = {
+    {"reference", Exactness::kExact, "", nullptr, nullptr, WhereReference},
+    {"rows", Exactness::kExact, "", WhereRowsFit, nullptr, WhereRows},
+};
+
+}  // namespace
+
+const FamilyTable<WhereParams, WhereRun>& WhereTable() {
+  static constexpr FamilyTable<WhereParams, WhereRun> kTable{"where", kWhereOps, kWhereRows};
+  return kTable;
+}
+
+void Where(OpContext& ctx) {
+  const Tensor& c = ctx.in(0);
+  const Tensor& a = ctx.in(1);
+  const Tensor& b = ctx.in(2);
+  if (c.dtype() != DType::kBool) throw ctx.Fail(ErrorCode::kTypeMismatch, "condition must be bool");
+  CheckSameType(ctx, a, b);
+  const Shape shape = BroadcastShapes(ctx, {c.shape(), a.shape(), b.shape()});
+  const WhereParams p{&c, &a, &b, &shape, a.dtype() == DType::kString ? 0 : DTypeStorageSize(a.dtype())};
+  PlanRow(ctx, WhereTable(), p).run(ctx, p);
 }
 
 void Identity(OpContext& ctx) {

@@ -1,21 +1,28 @@
-// The algorithms of Where (ops/elementwise.cpp): a selection, every bit kept. The first of each
-// is the reference, every plan of the oracle session (ops/algorithm.h).
+// The family table of Where (ops/elementwise.cpp): a selection, every bit kept. The
+// reference row is the oracle's element-by-element order.
 #pragma once
 
-#include "ops/algorithm_name.h"
+#include <cstddef>
+
+#include "core/tensor.h"
+#include "ops/family.h"
 
 namespace onemodel::impl {
 namespace ops {
 
-enum class WhereAlgo {
-  kReference,  // element by element through the broadcast index tables
-  kRows,       // rows of the last axis, elements copied as storage bytes
+// A Where node: condition c, values a and b (of one type, es bytes of storage each; 0
+// for strings), the broadcast output shape. The rows create output 0.
+struct WhereParams {
+  const Tensor* c = nullptr;
+  const Tensor* a = nullptr;
+  const Tensor* b = nullptr;
+  const Shape* shape = nullptr;
+  size_t es = 0;
 };
-inline constexpr WhereAlgo kAllWhereAlgos[] = {WhereAlgo::kReference, WhereAlgo::kRows};
-inline const char* WhereAlgoName(WhereAlgo a) {
-  static constexpr const char* kNames[] = {"reference", "rows"};
-  return AlgorithmName(a, kNames);
-}
+using WhereRun = void (*)(OpContext&, const WhereParams&);
+// Rows: "reference" (element by element through the broadcast index tables), "rows"
+// (rows of the last axis, elements copied as storage bytes of 1, 2, 4, 8 or 16).
+const FamilyTable<WhereParams, WhereRun>& WhereTable();
 
 }  // namespace ops
 }  // namespace onemodel::impl

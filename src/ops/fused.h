@@ -13,25 +13,16 @@ namespace onemodel::impl {
 // The domain of OneModel's own operators (fused nodes the passes create).
 inline constexpr const char* kOneModelDomain = "onemodel";
 
-// The attribute a fused producer carries: its output goes through this activation
-// ("Relu" or "HardSwish") before it is stored. The dot keeps it apart from ONNX
-// attribute names.
-inline constexpr const char* kFusedActivationAttr = "onemodel.activation";
-
 // Whether n is an elementwise node an onemodel.ElementwiseChain may take: Add, Sub, Mul,
 // Div, Relu, HardSigmoid, HardSwish, Exp, Tanh, Sigmoid, Erf, Clip (default domain, one
 // output).
 bool IsChainableElementwise(const Node& n);
 
-// The 8-bit quantisation and dequantisation a QuantizeDequantize body (QuantizeLinear, then
+// The 8-bit quantisation and dequantisation (QdqParams, graph/graph.h) a QuantizeDequantize body (QuantizeLinear, then
 // DequantizeLinear) describes, when it runs as one QuantDequantF32 pass: every scale a
 // single float, every zero point a single int8 or uint8 of the type Q makes (absent: 0),
 // no blocks, a float result, and (x_known) a float X. input: the tensor a body input
 // name holds, or null. Else false (the body runs node by node).
-struct QdqParams {
-  float scale = 0, dq_scale = 0;
-  int32_t zp = 0, dq_zp = 0, lo = 0, hi = 0;
-};
 bool QdqFastParams(const Graph& body, FunctionRef<const Tensor*(const std::string&)> input, bool x_known, QdqParams* p);
 
 struct OpContext;
@@ -39,11 +30,5 @@ struct OpContext;
 // chunks over the session's threads: the QuantDequantF32 kernel of the session's table
 // (the reference's with a scalar table).
 void RunQuantDequant(const OpContext& ctx, const QdqParams& q, const float* x, float* y, int64_t n);
-
-// A Conv's attributes holding a QuantizeDequantize it applies to its results after its
-// bias and activation (float results only): floats {scale, dq_scale}, ints {zp, lo, hi,
-// dq_zp}.
-inline constexpr const char* kFusedQdqScalesAttr = "onemodel.qdq_scales";
-inline constexpr const char* kFusedQdqIntsAttr = "onemodel.qdq_ints";
 
 }  // namespace onemodel::impl

@@ -1,28 +1,37 @@
-// ConvInteger and QLinearConv: exact int32 sums (wrapping), so any order gives the same bits.
+// ConvInteger and QLinearConv: the node validated into its parameters (ref/quant.h's
+// IntConvParams), then the int32 sums by the row the family's table plans (ops/int_conv.h),
+// the reference's (ref::ConvIntegerI32) or a GEMM of 8-bit operands. Sums modulo 2^32 do
+// not depend on the order of their terms, so every row gives the same bits. QLinearConv
+// requantises the sums as the reference does (ref::QLinearConvOutput).
+#include "ops/int_conv.h"
+
 #include <algorithm>
-#include <cmath>
 #include <cstring>
-#include <limits>
-#include <optional>
+#include <string>
+#include <vector>
 
 #include "ops/conv_common.h"
-#include "ops/conv_gemm.h"
-#include "ops/fused.h"
 #include "ops/ops.h"
-#include "ops/algorithm.h"
-#include "ops/int_conv.h"
 #include "ref/conv.h"
-#include "ref/elementwise.h"
-#include "ref/gemm.h"
-#include "ref/math.h"
+#include "ref/quant.h"
 
 namespace onemodel::impl {
 namespace ops {
 
+// One run of an integer convolution row: X, W and W's zero point (null: none), the int32
+// sums (N x M x out, contents undefined), and the node's input indices of W and its zero
+// point (for the weight layouts kept per session when they are constants).
+struct IntConvRun {
+  OpContext& ctx;
+  const Tensor& x;
+  const Tensor& w;
+  const Tensor* wzp;
+  int32_t* acc;
+  size_t w_in, wzp_in;
+};
+
 namespace {
-// Integer convolution: int32 sums (wrapping) of (x - x_zp) * (w - w_zp), channel outer,
-// kernel position inner; padding taps contribute nothing. w_zp may be per output channel.
-// IntConv's 1-D/2-D path on the integer GEMM kernel (GemmI16PairsI32): per image and
+// The i16-pairs row (1-D/2-D) on the integer GEMM kernel (GemmI16PairsI32): per image and
 // group, Y[Mg x P] = W[Mg x Kg] * col[Kg x P] on the operands minus their zero points as
 // int16 (exact), col built block by block in the kernel's pairs of k with 0 at padding
 // taps (a skipped tap adds nothing: the same integer sum). The weights are laid out once
@@ -97,7 +106,7 @@ void IntConvGemm(OpContext& ctx, const ConvPlane& pl, const Tensor& x, const Ten
   });
 }
 
-// IntConv's 1-D/2-D path on GemmU8S8I32: Y[Mg x P] = W'[Mg x Kp] * col'[Kp x P] on raw
+// The u8s8-dot row (1-D/2-D) on GemmU8S8I32: Y[Mg x P] = W'[Mg x Kp] * col'[Kp x P] on raw
 // 8-bit values, W' = w (uint8 W) or w + 128 (int8 W: ca = -128), col' = x - 128 (uint8 X:
 // cb = 128) or x (int8 X), with k running over (kh, kw, channel) and the channels padded
 // to Cq quads: X' is laid out per pixel (channels innermost), so each quad of col' is one
@@ -226,12 +235,32 @@ void IntConvDot(OpContext& ctx, const ConvPlane& pl, const Tensor& x, const Tens
   });
 }
 
-// The int32 sums, written to output(shape) (a buffer of the result's shape, contents
-// undefined).
-void IntConv(OpContext& ctx, const Tensor& x, const Tensor& w, const Tensor* xzp, const Tensor* wzp,
-             FunctionRef<int32_t*(const Shape&)> output, size_t w_in, size_t wzp_in) {
-  // The operator's types: X and W 8-bit, each zero point of its operand's type (ONNX's T1,
-  // T2). Another type would be read as bytes, differently by the paths.
+void RunIntConvReference(const IntConvNode& p, const IntConvRun& r) { ref::ConvIntegerI32(p, r.x, r.w, r.wzp, r.acc); }
+void RunIntConvPairs(const IntConvNode& p, const IntConvRun& r) {
+  IntConvGemm(r.ctx, MakeConvPlane(p.g), r.x, r.w, p.x_zero, r.wzp, p.N, p.C, p.M, p.group, r.w_in, r.wzp_in, r.acc);
+}
+void RunIntConvDot(const IntConvNode& p, const IntConvRun& r) {
+  IntConvDot(r.ctx, MakeConvPlane(p.g), r.x, r.w, p.x_zero, r.wzp, p.N, p.C, p.M, p.group, r.w_in, r.acc);
+}
+
+// Automatic planning: the GEMM rows for 1-D and 2-D, the raw operands in quads on
+// dot-product instructions (IntConvDot), else in pairs (IntConvGemm).
+bool GemmFits(const IntConvNode& p) { return p.gemm_fits; }
+bool PairsChosen(const IntConvNode& p) { return !p.native_dot; }
+bool DotChosen(const IntConvNode& p) { return p.native_dot; }
+
+constexpr const char* kIntConvOps[] = {"ConvInteger", "QLinearConv"};
+constexpr AlgorithmRow<IntConvNode, IntConvRunFn> kIntConvRows[] = {
+    {"reference", Exactness::kExact, "", nullptr, nullptr, RunIntConvReference},
+    {"i16-pairs", Exactness::kExact, "GemmI16PairsI32", GemmFits, PairsChosen, RunIntConvPairs},
+    {"u8s8-dot", Exactness::kExact, "GemmU8S8I32", GemmFits, DotChosen, RunIntConvDot},
+};
+
+// Validates an integer convolution: X and W 8-bit of the same rank >= 3, each zero point
+// of its operand's type (ONNX's T1, T2: another type would be read as bytes, differently
+// by the rows), W's zero points a scalar or one per output channel, the geometry from
+// the attributes, input, weight and group agreeing.
+IntConvNode ParseIntConv(const OpContext& ctx, const Tensor& x, const Tensor& w, const Tensor* xzp, const Tensor* wzp) {
   for (const Tensor* t : {&x, &w})
     if (t->dtype() != DType::kInt8 && t->dtype() != DType::kUInt8)
       throw ctx.Fail(ErrorCode::kTypeMismatch,
@@ -242,129 +271,76 @@ void IntConv(OpContext& ctx, const Tensor& x, const Tensor& w, const Tensor* xzp
   if (wzp && wzp->dtype() != w.dtype())
     throw ctx.Fail(ErrorCode::kTypeMismatch, "w_zero_point must have W's element type " + DTypeName(w.dtype()) +
                                                  ", got " + DTypeName(wzp->dtype()));
-  const int64_t group = ctx.attr_i("group", 1);
+  IntConvNode p;
+  const int64_t group = p.group = ctx.attr_i("group", 1);
   if (w.rank() < 3 || x.rank() != w.rank())
     throw ctx.Fail(ErrorCode::kShapeMismatch, "X and W must have the same rank, at least 3");
   std::vector<int64_t> kernel = ctx.attr_ints("kernel_shape", Shape(w.shape().begin() + 2, w.shape().end()));
-  const ConvGeometry g = MakeGeometry(ctx, x.shape(), kernel, false);
-  const int64_t N = x.shape()[0], C = x.shape()[1], M = w.shape()[0];
+  p.g = MakeGeometry(ctx, x.shape(), kernel, false);
+  const ConvGeometry& g = p.g;
+  const int64_t N = p.N = x.shape()[0], C = p.C = x.shape()[1], M = p.M = w.shape()[0];
   if (group <= 0 || C % group || M % group || w.shape()[1] != C / group)
     throw ctx.Fail(ErrorCode::kShapeMismatch, "input, weight and group do not agree");
-  const int64_t Cg = C / group, Mg = M / group;
-  auto get = [](const Tensor& t, int64_t i) -> int64_t {
-    return t.dtype() == DType::kInt8 ? int64_t(t.data<int8_t>()[i]) : int64_t(t.data<uint8_t>()[i]);
-  };
-  const int64_t xz = xzp && xzp->numel() ? get(*xzp, 0) : 0;
-  Shape out_shape{N, M};
-  out_shape.insert(out_shape.end(), g.out.begin(), g.out.end());
-  const int64_t in_sp = ProductOf(g.in), out_sp = ProductOf(g.out), k_sp = ProductOf(g.kernel);
-  std::vector<int64_t> in_st(size_t(g.dims), 1);
-  for (int64_t d = g.dims - 1; d > 0; --d) in_st[size_t(d - 1)] = in_st[size_t(d)] * g.in[size_t(d)];
-  int32_t* acc_out = output(out_shape);  // the fast paths write every element
-  const bool is8 = (x.dtype() == DType::kInt8 || x.dtype() == DType::kUInt8) &&
-                   (w.dtype() == DType::kInt8 || w.dtype() == DType::kUInt8);
-  const bool gemm_fits = g.dims <= 2 && is8 && (!wzp || wzp->numel() <= 1 || wzp->numel() == M);
-  // On dot-product instructions the raw operands go in quads (IntConvDot), else in pairs.
-  const IntConvAlgo fast = ctx.kernels->native_dot_u8s8 ? IntConvAlgo::kU8S8Dot : IntConvAlgo::kI16Pairs;
-  const IntConvAlgo algo =
-      ChooseAlgorithm(ctx, kAllIntConvAlgos, IntConvAlgoName, gemm_fits ? fast : kAllIntConvAlgos[0],
-                      [&](IntConvAlgo a) { return a == IntConvAlgo::kReference || gemm_fits; });
-  if (algo == IntConvAlgo::kU8S8Dot) {
-    IntConvDot(ctx, MakeConvPlane(g), x, w, xz, wzp, N, C, M, group, w_in, acc_out);
-    return;
-  }
-  if (algo == IntConvAlgo::kI16Pairs) {
-    IntConvGemm(ctx, MakeConvPlane(g), x, w, xz, wzp, N, C, M, group, w_in, wzp_in, acc_out);
-    return;
-  }
-  std::fill(acc_out, acc_out + N * M * out_sp, 0);
-  // Operands minus their zero points, read once; padding taps are skipped (as padding
-  // with the zero point). Sums modulo 2^32 do not depend on the order of the terms.
-  std::vector<uint32_t> xc(static_cast<size_t>(x.numel())), wc(static_cast<size_t>(w.numel()));
-  for (int64_t i = 0; i < x.numel(); ++i) xc[size_t(i)] = uint32_t(get(x, i) - xz);
-  for (int64_t i = 0; i < w.numel(); ++i) {
-    const int64_t m = i / (Cg * k_sp);
-    const int64_t wz = wzp && wzp->numel() ? get(*wzp, wzp->numel() > 1 ? m : 0) : 0;
-    wc[size_t(i)] = uint32_t(get(w, i) - wz);
-  }
-  if (g.dims <= 2) {  // as Conv's 1-D/2-D path: a plane of accumulators per output channel
-    const ConvPlane pl = MakeConvPlane(g);
-    std::vector<uint32_t> plane(static_cast<size_t>(pl.OH * pl.OW));
-    for (int64_t n = 0; n < N; ++n)
-      for (int64_t m = 0; m < M; ++m) {
-        const int64_t grp = m / Mg;
-        std::fill(plane.begin(), plane.end(), 0u);
-        for (int64_t c = 0; c < Cg; ++c) {
-          const uint32_t* xp = xc.data() + (n * C + grp * Cg + c) * in_sp;
-          const uint32_t* wp = wc.data() + (m * Cg + c) * k_sp;
-          ref::AccumulatePlane<uint32_t>(pl, xp, wp, plane.data());
-        }
-        for (int64_t o = 0; o < pl.OH * pl.OW; ++o)
-          acc_out[size_t((n * M + m) * out_sp + o)] = int32_t(plane[size_t(o)]);
-      }
-    return;
-  }
-  std::vector<int64_t> tap_off, tap_k;
-  for (int64_t n = 0; n < N; ++n)
-    ForEachIndex(g.out, [&](int64_t o, const std::vector<int64_t>& op) {
-      ref::ListTaps(g, op, in_st, &tap_off, &tap_k);
-      for (int64_t m = 0; m < M; ++m) {
-        const int64_t grp = m / Mg;
-        uint32_t acc = 0;
-        for (int64_t c = 0; c < Cg; ++c) {
-          const uint32_t* xp = xc.data() + (n * C + grp * Cg + c) * in_sp;
-          const uint32_t* wp = wc.data() + (m * Cg + c) * k_sp;
-          for (size_t t = 0; t < tap_off.size(); ++t) acc += xp[tap_off[t]] * wp[tap_k[t]];
-        }
-        acc_out[size_t((n * M + m) * out_sp + o)] = int32_t(acc);
-      }
-    });
+  if (wzp && wzp->numel() > 1 && wzp->numel() != M)
+    throw ctx.Fail(ErrorCode::kShapeMismatch, "w_zero_point must be a scalar or hold one value per output channel");
+  p.Cg = C / group;
+  p.Mg = M / group;
+  p.x_zero = !xzp || !xzp->numel()          ? 0
+             : xzp->dtype() == DType::kInt8 ? int64_t(xzp->data<int8_t>()[0])
+                                            : int64_t(xzp->data<uint8_t>()[0]);
+  p.out_shape = Shape{N, M};
+  p.out_shape.insert(p.out_shape.end(), g.out.begin(), g.out.end());
+  p.in_sp = ProductOf(g.in);
+  p.out_sp = ProductOf(g.out);
+  p.k_sp = ProductOf(g.kernel);
+  p.in_st.assign(size_t(g.dims), 1);
+  for (int64_t d = g.dims - 1; d > 0; --d) p.in_st[size_t(d - 1)] = p.in_st[size_t(d)] * g.in[size_t(d)];
+  p.gemm_fits = g.dims <= 2;  // X and W 8-bit, W's zero points a scalar or one per channel: checked above
+  p.native_dot = ctx.kernels->native_dot_u8s8;
+  return p;
 }
+
 }  // namespace
 
-void ConvInteger(OpContext& ctx) {
-  IntConv(
-      ctx, ctx.in(0), ctx.in(1), ctx.has_input(2) ? &ctx.in(2) : nullptr, ctx.has_input(3) ? &ctx.in(3) : nullptr,
-      [&](const Shape& s) { return ctx.out_uninit(0, DType::kInt32, s).mutable_data<int32_t>(); }, 1, 3);
+const FamilyTable<IntConvNode, IntConvRunFn>& IntConvTable() {
+  static constexpr FamilyTable<IntConvNode, IntConvRunFn> kTable{"int_conv", kIntConvOps, kIntConvRows};
+  return kTable;
 }
 
-// y = saturate(round_half_even((acc + bias) * m) + y_zp), m = x_scale * w_scale / y_scale
-// in f32, the product in binary64 (as QLinearMatMul).
+void ConvInteger(OpContext& ctx) {
+  const Tensor& x = ctx.in(0);
+  const Tensor& w = ctx.in(1);
+  const Tensor* wzp = ctx.has_input(3) ? &ctx.in(3) : nullptr;
+  const IntConvNode p = ParseIntConv(ctx, x, w, ctx.has_input(2) ? &ctx.in(2) : nullptr, wzp);
+  const auto& row = PlanRow(ctx, IntConvTable(), p);
+  int32_t* acc = ctx.out_uninit(0, DType::kInt32, p.out_shape).mutable_data<int32_t>();  // every row writes it all
+  row.run(p, IntConvRun{ctx, x, w, wzp, acc, 1, 3});
+}
+
+// The int32 sums by the planned row, then the reference's requantisation
+// (ref::QLinearConvOutput): y = saturate(round_half_even((acc + bias) * m) + y_zp),
+// m = x_scale * w_scale / y_scale in f32, the product in binary64 (as QLinearMatMul).
 void QLinearConv(OpContext& ctx) {
   const Tensor& x = ctx.in(0);
   const Tensor& w = ctx.in(3);
-  Shape s;
-  thread_local std::vector<int32_t> acc;  // reused: no allocation per run
-  IntConv(
-      ctx, x, w, &ctx.in(2), &ctx.in(5),
-      [&](const Shape& shape) {
-        s = shape;
-        acc.resize(size_t(ProductOf(shape)));
-        return acc.data();
-      },
-      3, 5);
-  const float xs = ctx.in(1).data<float>()[0], ys = ctx.in(6).data<float>()[0];
   const Tensor& wsc = ctx.in(4);
   const Tensor& yzp = ctx.in(7);
-  const int64_t yz = yzp.dtype() == DType::kInt8 ? int64_t(yzp.data<int8_t>()[0]) : int64_t(yzp.data<uint8_t>()[0]);
-  const int64_t M = s[1];
-  int64_t sp = 1;
-  for (size_t k = 2; k < s.size(); ++k) sp *= s[k];
-  Tensor& y = ctx.out(0, yzp.dtype(), s);
-  const double lo = yzp.dtype() == DType::kInt8 ? -128 : 0, hi = yzp.dtype() == DType::kInt8 ? 127 : 255;
-  for (size_t i = 0; i < acc.size(); ++i) {
-    const int64_t m = (int64_t(i) / sp) % M;
-    const float wsv = wsc.data<float>()[wsc.numel() > 1 ? m : 0];
-    const float mult = float(xs * wsv) / ys;
-    int64_t a = acc[i];
-    if (ctx.has_input(8)) a = int64_t(int32_t(uint32_t(a) + uint32_t(ctx.in(8).data<int32_t>()[m])));
-    double v = math::RoundEvenD(double(a) * double(mult)) + double(yz);
-    v = v < lo ? lo : v > hi ? hi : v;
-    if (yzp.dtype() == DType::kInt8)
-      y.mutable_data<int8_t>()[i] = int8_t(v);
-    else
-      y.mutable_data<uint8_t>()[i] = uint8_t(v);
-  }
+  IntConvNode p = ParseIntConv(ctx, x, w, &ctx.in(2), &ctx.in(5));
+  if (wsc.numel() != 1 && wsc.numel() != p.M)
+    throw ctx.Fail(ErrorCode::kShapeMismatch, "w_scale must be a scalar or hold one value per output channel");
+  const int32_t* bias = ctx.has_input(8) ? ctx.in(8).data<int32_t>() : nullptr;
+  if (bias && ctx.in(8).numel() != p.M)
+    throw ctx.Fail(ErrorCode::kShapeMismatch, "B must hold one value per output channel");
+  p.x_scale = ctx.in(1).data<float>()[0];
+  p.y_scale = ctx.in(6).data<float>()[0];
+  p.y_signed = yzp.dtype() == DType::kInt8;
+  p.y_zero = p.y_signed ? int64_t(yzp.data<int8_t>()[0]) : int64_t(yzp.data<uint8_t>()[0]);
+  const auto& row = PlanRow(ctx, IntConvTable(), p);
+  thread_local std::vector<int32_t> acc;  // reused: no allocation per run
+  acc.resize(size_t(ProductOf(p.out_shape)));
+  row.run(p, IntConvRun{ctx, x, w, &ctx.in(5), acc.data(), 3, 5});
+  Tensor& y = ctx.out(0, yzp.dtype(), p.out_shape);
+  ref::QLinearConvOutput(p, acc.data(), wsc.data<float>(), wsc.numel(), bias, y);
 }
 
 }  // namespace ops

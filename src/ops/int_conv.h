@@ -1,24 +1,28 @@
-// The algorithms of ConvInteger and QLinearConv (ops/int_conv.cpp): exact int32 sums (wrapping), so any
-// order gives the reference's bits. The first of each
-// is the reference, every plan of the oracle session (ops/algorithm.h).
+// The integer convolution family's table (ConvInteger and QLinearConv: ops/int_conv.cpp).
+// The definition of the int32 sums is ref::ConvIntegerI32 (ref/quant.h); sums modulo 2^32
+// do not depend on the order of their terms, so every row gives the reference's bits.
 #pragma once
 
-#include "ops/algorithm_name.h"
+#include "core/shape.h"
+#include "ops/family.h"
+#include "ref/quant.h"
 
 namespace onemodel::impl {
 namespace ops {
 
-enum class IntConvAlgo {
-  kReference,  // the definition's loops
-  kI16Pairs,   // 1-D/2-D 8-bit: im2col of int16 differences through GemmI16PairsI32
-  kU8S8Dot,    // 1-D/2-D 8-bit: raw weights (u8) x im2col (s8) quads through GemmU8S8I32
+// A ConvInteger / QLinearConv node's validated parameters (ref/quant.h), its output's
+// shape, and what the vector rows need: gemm_fits (1-D or 2-D), native_dot (the session's
+// GemmU8S8I32 runs on dot-product instructions).
+struct IntConvNode : IntConvParams {
+  Shape out_shape;
+  bool gemm_fits = false, native_dot = false;
 };
-inline constexpr IntConvAlgo kAllIntConvAlgos[] = {IntConvAlgo::kReference, IntConvAlgo::kI16Pairs,
-                                                   IntConvAlgo::kU8S8Dot};
-inline const char* IntConvAlgoName(IntConvAlgo a) {
-  static constexpr const char* kNames[] = {"reference", "i16-pairs", "u8s8-dot"};
-  return AlgorithmName(a, kNames);
-}
+struct IntConvRun;  // one run of a row: the operands and the int32 sums (ops/int_conv.cpp)
+using IntConvRunFn = void (*)(const IntConvNode& p, const IntConvRun& r);
+// Rows: "reference" (ref::ConvIntegerI32), "i16-pairs" (1-D/2-D: im2col of int16
+// differences through GemmI16PairsI32, chosen without native dot products), "u8s8-dot"
+// (1-D/2-D: raw weights (u8) x im2col (s8) quads through GemmU8S8I32, chosen with them).
+const FamilyTable<IntConvNode, IntConvRunFn>& IntConvTable();
 
 }  // namespace ops
 }  // namespace onemodel::impl

@@ -1,7 +1,10 @@
-// Reference normalisation operators. Means and variances are sums in the canonical
-// order (L-lane when the innermost axis is normalised, else left to right), divided
-// once by the count; then y = (x - mean) * (1 / sqrt(var + eps)) * scale + bias, each
-// step rounded (no fusion). Narrow floats compute in f32.
+// The normalisation operators. Means and variances are sums in the canonical order (L-lane
+// when the innermost axis is normalised, else left to right), divided once by the count;
+// then y = (x - mean) * (1 / sqrt(var + eps)) * scale + bias, each step rounded (no
+// fusion). Narrow floats compute in f32. LayerNormalization, RMSNormalization,
+// InstanceNormalization, GroupNormalization and BatchNormalization's normalising step are
+// defined by ref/norm.h; LayerNormalization / RMSNormalization (layer_norm) and
+// InstanceNormalization / BatchNormalization (plane_norm) plan with the tables below.
 #include <cmath>
 #include <optional>
 
@@ -9,9 +12,9 @@
 #include "ref/math.h"
 #include "ref/elementwise.h"
 #include "ops/ops.h"
-#include "ops/algorithm.h"
 #include "ops/norms.h"
 #include "ops/parallel.h"
+#include "ref/norm.h"
 #include "ref/reduce.h"
 #include "ops/util.h"
 
@@ -30,16 +33,177 @@ float Sum(int64_t n, bool lanes, F f) {
   return ref::SumCanonicalBy<float>(n, f);
 }
 
+// The vector rows' 1 / sqrt(var + eps) (ref/norm.cpp has the reference's own).
 float InvStd(float var, float eps) { return 1.0f / __builtin_sqrtf(var + eps); }
+
+// A reference kernel's f32 output for tensor t (null: none): t's own data when t is float,
+// else a zeroed temporary that Store() rounds into t, each value once (StoreF32), as
+// storing it directly would.
+class F32Out {
+ public:
+  explicit F32Out(Tensor* t) : t_(t) {
+    if (!t) return;
+    if (t->dtype() == DType::kFloat) {
+      p_ = t->mutable_data<float>();
+    } else {
+      own_.assign(size_t(t->numel()), 0.0f);
+      p_ = own_.data();
+    }
+  }
+  float* data() const { return p_; }
+  void Store() const {
+    for (size_t i = 0; i < own_.size(); ++i) StoreF32(*t_, int64_t(i), own_[i]);
+  }
+
+ private:
+  Tensor* t_;
+  std::vector<float> own_;
+  float* p_ = nullptr;
+};
+
+// --- layer_norm: LayerNormalization and RMSNormalization over [axis, rank). ---
+
+bool LayerRowsFit(const ref::LayerNormParams& p) {
+  return p.f32 && !p.stats && p.scale_size == p.n && (!p.has_bias || p.bias_size == p.n);
+}
+
+// The definition itself: ref::LayerNormF32 with scale and bias broadcast over the
+// normalised axes.
+void RunLayerReference(const OpContext&, const ref::LayerNormParams& p, const LayerNormData& d) {
+  const auto is = BroadcastIndex(*d.scale_shape, *d.norm_shape);
+  IndexTable ib;
+  if (d.bias) ib = BroadcastIndex(*d.bias_shape, *d.norm_shape);
+  const F32Out y(d.y), mean(d.mean), inv(d.inv_std);
+  ref::LayerNormF32(p, d.x, d.scale, is.data(), d.bias, ib.data(), y.data(), mean.data(), inv.data());
+  y.Store();
+  mean.Store();
+  inv.Store();
+}
+
+// Rows over the threads, each as ref::LayerNormF32's steps by the session's kernels: the
+// canonical sums (SumF32), then each elementwise step as one BinaryF32 pass.
+void RunLayerRows(const OpContext& ctx, const ref::LayerNormParams& p, const LayerNormData& d) {
+  const KernelTable& k = *ctx.kernels;
+  const int64_t n = p.n;
+  const bool rms = p.rms;
+  const float eps = p.eps;
+  const float* bias = d.bias;
+  float* py = d.y->mutable_data<float>();
+  ParallelFor(ctx, p.outer, std::max<int64_t>(1, 4096 / std::max<int64_t>(n, 1)), [&](int64_t b, int64_t e) {
+    thread_local std::vector<float> tmp;
+    if (tmp.size() < size_t(n)) tmp.resize(size_t(n));
+    for (int64_t o = b; o < e; ++o) {
+      const float* row = d.x + o * n;
+      float* out = py + o * n;
+      float inv;
+      if (rms) {
+        k.BinaryF32(kBinMulF32, row, 1, row, 1, tmp.data(), n);
+        const float ms = k.SumF32(tmp.data(), size_t(n)) / float(n);
+        inv = InvStd(ms, eps);
+        k.BinaryF32(kBinMulF32, row, 1, &inv, 0, out, n);
+      } else {
+        const float mean = k.SumF32(row, size_t(n)) / float(n);
+        k.BinaryF32(kBinSubF32, row, 1, &mean, 0, out, n);       // d
+        k.BinaryF32(kBinMulF32, out, 1, out, 1, tmp.data(), n);  // d * d
+        const float var = k.SumF32(tmp.data(), size_t(n)) / float(n);
+        inv = InvStd(var, eps);
+        k.BinaryF32(kBinMulF32, out, 1, &inv, 0, out, n);  // d * inv
+      }
+      k.BinaryF32(kBinMulF32, out, 1, d.scale, 1, out, n);
+      if (bias) k.BinaryF32(kBinAddF32, out, 1, bias, 1, out, n);
+    }
+  });
+}
+
+constexpr const char* kLayerNormOps[] = {"LayerNormalization", "RMSNormalization"};
+constexpr AlgorithmRow<ref::LayerNormParams, LayerNormRun> kLayerNormRows[] = {
+    {"reference", Exactness::kExact, "", nullptr, nullptr, RunLayerReference},
+    {"rows", Exactness::kExact, "SumF32, BinaryF32", LayerRowsFit, nullptr, RunLayerRows},
+};
+
+// --- plane_norm: the N * C planes of InstanceNormalization and of BatchNormalization's
+// normalising step. ---
+
+bool PlanesFit(const ref::PlaneNormParams& p) { return p.f32; }
+
+// The definition itself: ref::BatchNormF32 with the channels' statistics, or
+// ref::GroupNormF32 with a group per channel (InstanceNormalization).
+void RunPlanesReference(const OpContext&, const ref::PlaneNormParams& p, const PlaneNormData& d) {
+  const F32Out y(d.y);
+  if (p.channel_stats) {
+    ref::BatchNormF32(p, d.x, d.mean, d.var, d.scale, d.bias, y.data());
+  } else {
+    const ref::GroupNormParams g{
+        .N = p.N, .C = p.C, .inner = p.inner, .groups = p.C, .eps = p.eps, .per_channel = true};
+    ref::GroupNormF32(g, d.x, d.scale, d.bias, y.data());
+  }
+  y.Store();
+}
+
+// Planes over the threads, each step of the reference's loops as one BinaryF32 pass; an
+// InstanceNormalization plane's own mean and variance first, as LayerNormalization's rows
+// (canonical sums by SumF32, the differences and squares by BinaryF32).
+void RunPlanes(const OpContext& ctx, const ref::PlaneNormParams& p, const PlaneNormData& d) {
+  const KernelTable& k = *ctx.kernels;
+  const int64_t C = p.C, inner = p.inner;
+  float* py = d.y->mutable_data<float>();
+  ParallelFor(ctx, p.N * C, std::max<int64_t>(1, 16384 / std::max<int64_t>(inner, 1)), [&](int64_t b0, int64_t e0) {
+    thread_local std::vector<float> tmp;
+    if (!p.channel_stats && tmp.size() < size_t(inner)) tmp.resize(size_t(inner));
+    for (int64_t nc = b0; nc < e0; ++nc) {
+      const int64_t c = nc % C;
+      const float* xp = d.x + nc * inner;
+      float* out = py + nc * inner;
+      float mean, inv;
+      if (p.channel_stats) {
+        mean = d.mean[size_t(c)];
+        inv = InvStd(d.var[size_t(c)], p.eps);
+        k.BinaryF32(kBinSubF32, xp, 1, &mean, 0, out, inner);
+      } else {
+        mean = k.SumF32(xp, size_t(inner)) / float(inner);
+        k.BinaryF32(kBinSubF32, xp, 1, &mean, 0, out, inner);        // d
+        k.BinaryF32(kBinMulF32, out, 1, out, 1, tmp.data(), inner);  // d * d
+        const float var = k.SumF32(tmp.data(), size_t(inner)) / float(inner);
+        inv = InvStd(var, p.eps);
+      }
+      k.BinaryF32(kBinMulF32, out, 1, &inv, 0, out, inner);
+      k.BinaryF32(kBinMulF32, out, 1, d.scale + c, 0, out, inner);
+      k.BinaryF32(kBinAddF32, out, 1, d.bias + c, 0, out, inner);
+    }
+  });
+}
+
+constexpr const char* kInstanceNormOps[] = {"InstanceNormalization", "BatchNormalization"};
+constexpr AlgorithmRow<ref::PlaneNormParams, PlaneNormRun> kInstanceNormRows[] = {
+    {"reference", Exactness::kExact, "", nullptr, nullptr, RunPlanesReference},
+    {"planes", Exactness::kExact, "SumF32, BinaryF32", PlanesFit, nullptr, RunPlanes},
+};
+
+}  // namespace
+
+const FamilyTable<ref::LayerNormParams, LayerNormRun>& LayerNormTable() {
+  static constexpr FamilyTable<ref::LayerNormParams, LayerNormRun> kTable{"layer_norm", kLayerNormOps, kLayerNormRows};
+  return kTable;
+}
+
+const FamilyTable<ref::PlaneNormParams, PlaneNormRun>& InstanceNormTable() {
+  static constexpr FamilyTable<ref::PlaneNormParams, PlaneNormRun> kTable{"plane_norm", kInstanceNormOps,
+                                                                          kInstanceNormRows};
+  return kTable;
+}
+
+namespace {
 
 // LayerNormalization and RMSNormalization: normalise over [axis, rank).
 void LastAxesNorm(OpContext& ctx, bool rms) {
   const Tensor& x = ctx.in(0);
   const int64_t axis = NormAxis(ctx, ctx.attr_i("axis", -1), x.rank());
-  const float eps = ctx.attr_f("epsilon", rms ? 1e-5f : 1e-5f);
-  int64_t outer = 1, n = 1;
-  for (int64_t k = 0; k < axis; ++k) outer *= x.shape()[size_t(k)];
-  for (int64_t k = axis; k < x.rank(); ++k) n *= x.shape()[size_t(k)];
+  ref::LayerNormParams p;
+  p.eps = ctx.attr_f("epsilon", rms ? 1e-5f : 1e-5f);
+  p.rms = rms;
+  p.outer = 1, p.n = 1;
+  for (int64_t k = 0; k < axis; ++k) p.outer *= x.shape()[size_t(k)];
+  for (int64_t k = axis; k < x.rank(); ++k) p.n *= x.shape()[size_t(k)];
   // Float tensors are read in place (F32View), others converted once.
   const F32View xv(ctx, x);
   const Tensor& sc = ctx.in(1);
@@ -56,68 +220,21 @@ void LastAxesNorm(OpContext& ctx, bool rms) {
   const DType stat_type = DType(ctx.attr_i("stash_type", 1)) == DType::kFloat ? DType::kFloat : x.dtype();
   Tensor* mean_t = (!rms && ctx.wants_output(1)) ? &ctx.out(1, stat_type, stat_shape) : nullptr;
   Tensor* inv_t = (!rms && ctx.wants_output(2)) ? &ctx.out(2, stat_type, stat_shape) : nullptr;
-  if (UseAlgorithm(
-          ctx, kAllLayerNormAlgos, LayerNormAlgoName, LayerNormAlgo::kRows,
-          x.dtype() == DType::kFloat && !mean_t && !inv_t && sc.numel() == n && (!bias || ctx.in(2).numel() == n))) {
-    // Rows over the threads, each as the steps below by the session's kernels: the
-    // canonical sums (SumF32), then each elementwise step as one BinaryF32 pass.
-    const KernelTable& k = *ctx.kernels;
-    float* py = y.mutable_data<float>();
-    ParallelFor(ctx, outer, std::max<int64_t>(1, 4096 / std::max<int64_t>(n, 1)), [&](int64_t b, int64_t e) {
-      thread_local std::vector<float> tmp;
-      if (tmp.size() < size_t(n)) tmp.resize(size_t(n));
-      for (int64_t o = b; o < e; ++o) {
-        const float* row = xv.data() + o * n;
-        float* out = py + o * n;
-        float inv;
-        if (rms) {
-          k.BinaryF32(kBinMulF32, row, 1, row, 1, tmp.data(), n);
-          const float ms = k.SumF32(tmp.data(), size_t(n)) / float(n);
-          inv = InvStd(ms, eps);
-          k.BinaryF32(kBinMulF32, row, 1, &inv, 0, out, n);
-        } else {
-          const float mean = k.SumF32(row, size_t(n)) / float(n);
-          k.BinaryF32(kBinSubF32, row, 1, &mean, 0, out, n);       // d
-          k.BinaryF32(kBinMulF32, out, 1, out, 1, tmp.data(), n);  // d * d
-          const float var = k.SumF32(tmp.data(), size_t(n)) / float(n);
-          inv = InvStd(var, eps);
-          k.BinaryF32(kBinMulF32, out, 1, &inv, 0, out, n);  // d * inv
-        }
-        k.BinaryF32(kBinMulF32, out, 1, scale.data(), 1, out, n);
-        if (bias) k.BinaryF32(kBinAddF32, out, 1, bias, 1, out, n);
-      }
-    });
-    return;
-  }
-  // Scale and bias broadcast over the normalised axes.
-  const auto is = BroadcastIndex(sc.shape(), norm_shape);
-  IndexTable ib;
-  if (bias) ib = BroadcastIndex(ctx.in(2).shape(), norm_shape);
-  for (int64_t o = 0; o < outer; ++o) {
-    const float* row = xv.data() + o * n;
-    float mean = 0.0f, inv;
-    if (rms) {
-      const float ms = Sum(n, true, [&](int64_t i) { return row[i] * row[i]; }) / float(n);
-      inv = InvStd(ms, eps);
-    } else {
-      mean = Sum(n, true, [&](int64_t i) { return row[i]; }) / float(n);
-      const float var = Sum(n, true,
-                            [&](int64_t i) {
-                              const float d = row[i] - mean;
-                              return d * d;
-                            }) /
-                        float(n);
-      inv = InvStd(var, eps);
-    }
-    for (int64_t i = 0; i < n; ++i) {
-      float v = rms ? row[i] * inv : (row[i] - mean) * inv;
-      v = v * scale[size_t(is[size_t(i)])];
-      if (bias) v = v + bias[size_t(ib[size_t(i)])];
-      StoreF32(y, o * n + i, v);
-    }
-    if (mean_t) StoreF32(*mean_t, o, mean);
-    if (inv_t) StoreF32(*inv_t, o, inv);
-  }
+  p.has_bias = bias != nullptr;
+  p.f32 = x.dtype() == DType::kFloat;
+  p.stats = mean_t || inv_t;
+  p.scale_size = sc.numel();
+  p.bias_size = bias ? ctx.in(2).numel() : 0;
+  const LayerNormData d{.x = xv.data(),
+                        .scale = scale.data(),
+                        .bias = bias,
+                        .scale_shape = &sc.shape(),
+                        .bias_shape = bias ? &ctx.in(2).shape() : nullptr,
+                        .norm_shape = &norm_shape,
+                        .y = &y,
+                        .mean = mean_t,
+                        .inv_std = inv_t};
+  PlanRow(ctx, LayerNormTable(), p).run(ctx, p, d);
 }
 
 }  // namespace
@@ -127,7 +244,8 @@ void RMSNormalization(OpContext& ctx) { LastAxesNorm(ctx, true); }
 
 // Training mode (as ONNX's reference): the batch's per-channel mean and population
 // variance (left-to-right sums over batch then positions, divided once) normalise x;
-// the running statistics update as stat * momentum + batch_stat * (1 - momentum).
+// the running statistics update as stat * momentum + batch_stat * (1 - momentum). The
+// normalising step plans with the plane_norm table (ref::BatchNormF32 or its planes).
 void BatchNormalization(OpContext& ctx) {
   const Tensor& x = ctx.in(0);
   const float eps = ctx.attr_f("epsilon", 1e-5f);
@@ -177,80 +295,60 @@ void BatchNormalization(OpContext& ctx) {
     var = bv.data();
   }
   Tensor& y = ctx.out_uninit(0, x.dtype(), x.shape());  // every element is written
-  if (UseAlgorithm(ctx, kAllInstanceNormAlgos, InstanceNormAlgoName, InstanceNormAlgo::kPlanes,
-                   x.dtype() == DType::kFloat)) {
-    // Planes over the threads, each step of the loop below as one BinaryF32 pass.
-    const KernelTable& k = *ctx.kernels;
-    float* py = y.mutable_data<float>();
-    ParallelFor(ctx, N * C, std::max<int64_t>(1, 16384 / std::max<int64_t>(inner, 1)), [&](int64_t b0, int64_t e0) {
-      for (int64_t nc = b0; nc < e0; ++nc) {
-        const int64_t c = nc % C;
-        const float inv = InvStd(var[size_t(c)], eps);
-        float* out = py + nc * inner;
-        k.BinaryF32(kBinSubF32, xv.data() + nc * inner, 1, &mean[size_t(c)], 0, out, inner);
-        k.BinaryF32(kBinMulF32, out, 1, &inv, 0, out, inner);
-        k.BinaryF32(kBinMulF32, out, 1, sc.data() + c, 0, out, inner);
-        k.BinaryF32(kBinAddF32, out, 1, b.data() + c, 0, out, inner);
-      }
-    });
-    return;
-  }
-  for (int64_t n = 0; n < N; ++n)
-    for (int64_t c = 0; c < C; ++c) {
-      const float inv = InvStd(var[size_t(c)], eps);
-      for (int64_t i = 0; i < inner; ++i) {
-        const int64_t off = (n * C + c) * inner + i;
-        float v = (xv[size_t(off)] - mean[size_t(c)]) * inv;
-        v = v * sc[size_t(c)];
-        v = v + b[size_t(c)];
-        StoreF32(y, off, v);
-      }
-    }
+  const ref::PlaneNormParams p{
+      .N = N, .C = C, .inner = inner, .eps = eps, .channel_stats = true, .f32 = x.dtype() == DType::kFloat};
+  PlanRow(ctx, InstanceNormTable(), p).run(ctx, p, {xv.data(), sc.data(), b.data(), mean, var, &y});
 }
 
-// Per (n, group) statistics over the group's channels and all spatial positions.
-void GroupStats(OpContext& ctx, int64_t groups, bool per_channel_affine, bool instance) {
+namespace {
+
+// GroupNormalization's and InstanceNormalization's geometry, checked: x [N, C, ...] (rank
+// 2 or more, checked by the caller) in `groups` groups, scale and bias of one value per
+// channel (per_channel) or per group.
+ref::GroupNormParams GroupGeometry(const OpContext& ctx, int64_t groups, bool per_channel, size_t scale_n,
+                                   size_t bias_n) {
   const Tensor& x = ctx.in(0);
-  const float eps = ctx.attr_f("epsilon", 1e-5f);
-  ctx.RequireRank(x, 2);
-  const auto xv = ToF32(ctx, x), sc = ToF32(ctx, ctx.in(1)), b = ToF32(ctx, ctx.in(2));
-  const int64_t N = x.shape()[0], C = x.shape()[1];
-  int64_t inner = 1;
-  for (int64_t k = 2; k < x.rank(); ++k) inner *= x.shape()[size_t(k)];
-  if (groups <= 0 || C % groups) throw ctx.Fail(ErrorCode::kInvalidModel, "channels must divide into num_groups");
-  const int64_t per = per_channel_affine || instance ? C : groups;
-  if (int64_t(sc.size()) != per || int64_t(b.size()) != per) {
+  ref::GroupNormParams g;
+  g.N = x.shape()[0];
+  g.C = x.shape()[1];
+  g.inner = 1;
+  for (int64_t k = 2; k < x.rank(); ++k) g.inner *= x.shape()[size_t(k)];
+  g.groups = groups;
+  g.eps = ctx.attr_f("epsilon", 1e-5f);
+  g.per_channel = per_channel;
+  if (groups <= 0 || g.C % groups) throw ctx.Fail(ErrorCode::kInvalidModel, "channels must divide into num_groups");
+  const int64_t per = per_channel ? g.C : groups;
+  if (int64_t(scale_n) != per || int64_t(bias_n) != per) {
     throw ctx.Fail(ErrorCode::kShapeMismatch, "scale and bias must hold " + std::to_string(per) + " values");
   }
-  const int64_t cg = C / groups, n = cg * inner;
-  Tensor& y = ctx.out(0, x.dtype(), x.shape());
-  for (int64_t bn = 0; bn < N; ++bn)
-    for (int64_t g = 0; g < groups; ++g) {
-      const float* row = xv.data() + (bn * C + g * cg) * inner;
-      const float mean = Sum(n, true, [&](int64_t i) { return row[i]; }) / float(n);
-      const float var = Sum(n, true,
-                            [&](int64_t i) {
-                              const float d = row[i] - mean;
-                              return d * d;
-                            }) /
-                        float(n);
-      const float inv = InvStd(var, eps);
-      for (int64_t i = 0; i < n; ++i) {
-        const int64_t c = g * cg + i / inner;
-        const size_t pi = size_t(per_channel_affine || instance ? c : g);
-        float v = (row[i] - mean) * inv;
-        v = v * sc[pi];
-        v = v + b[pi];
-        StoreF32(y, (bn * C + g * cg) * inner + i, v);
-      }
-    }
+  return g;
 }
 
+}  // namespace
+
 void InstanceNormalization(OpContext& ctx) {
-  ctx.RequireRank(ctx.in(0), 2);
-  GroupStats(ctx, ctx.in(0).shape()[1], true, true);
+  const Tensor& x = ctx.in(0);
+  ctx.RequireRank(x, 2);
+  const F32View xv(ctx, x), sc(ctx, ctx.in(1)), b(ctx, ctx.in(2));
+  const ref::GroupNormParams g = GroupGeometry(ctx, x.shape()[1], true, sc.size(), b.size());
+  Tensor& y = ctx.out(0, x.dtype(), x.shape());
+  const ref::PlaneNormParams p{
+      .N = g.N, .C = g.C, .inner = g.inner, .eps = g.eps, .channel_stats = false, .f32 = x.dtype() == DType::kFloat};
+  PlanRow(ctx, InstanceNormTable(), p).run(ctx, p, {xv.data(), sc.data(), b.data(), nullptr, nullptr, &y});
 }
-void GroupNormalization(OpContext& ctx) { GroupStats(ctx, ctx.attr_i("num_groups", 0), ctx.opset >= 21, false); }
+
+// Per (n, group) statistics over the group's channels and all spatial positions
+// (ref::GroupNormF32).
+void GroupNormalization(OpContext& ctx) {
+  const Tensor& x = ctx.in(0);
+  ctx.RequireRank(x, 2);
+  const F32View xv(ctx, x), sc(ctx, ctx.in(1)), b(ctx, ctx.in(2));
+  const ref::GroupNormParams g = GroupGeometry(ctx, ctx.attr_i("num_groups", 0), ctx.opset >= 21, sc.size(), b.size());
+  Tensor& y = ctx.out(0, x.dtype(), x.shape());
+  const F32Out out(&y);
+  ref::GroupNormF32(g, xv.data(), sc.data(), b.data(), out.data());
+  out.Store();
+}
 
 void LpNormalization(OpContext& ctx) {
   const Tensor& x = ctx.in(0);

@@ -1,31 +1,51 @@
-// The algorithms of the normalisations (ops/norm_ops.cpp). The first of each
-// is the reference, every plan of the oracle session (ops/algorithm.h).
+// The normalisations' families (ops/norm_ops.cpp) and their tables. The definition of their
+// bits is ref/norm.h (ref::LayerNormF32, ref::GroupNormF32, ref::BatchNormF32).
 #pragma once
 
-#include "ops/algorithm_name.h"
+#include "core/shape.h"
+#include "ops/family.h"
+#include "ref/norm.h"
 
 namespace onemodel::impl {
 namespace ops {
 
-enum class LayerNormAlgo {
-  kReference,  // the definition's loops
-  kRows,       // rows over the threads, each step one pass of the session's kernels
+// What a LayerNormalization / RMSNormalization row runs on: x as [outer, n] f32 values,
+// scale and bias (bias null: none) with their shapes and the normalised axes' shape (the
+// reference broadcasts them; the rows row takes only n-element ones), and the outputs
+// (mean and inv_std null when not wanted).
+struct LayerNormData {
+  const float* x = nullptr;
+  const float* scale = nullptr;
+  const float* bias = nullptr;
+  const Shape* scale_shape = nullptr;
+  const Shape* bias_shape = nullptr;
+  const Shape* norm_shape = nullptr;
+  Tensor* y = nullptr;
+  Tensor* mean = nullptr;
+  Tensor* inv_std = nullptr;
 };
-inline constexpr LayerNormAlgo kAllLayerNormAlgos[] = {LayerNormAlgo::kReference, LayerNormAlgo::kRows};
-inline const char* LayerNormAlgoName(LayerNormAlgo a) {
-  static constexpr const char* kNames[] = {"reference", "rows"};
-  return AlgorithmName(a, kNames);
-}
+using LayerNormRun = void (*)(const OpContext& ctx, const ref::LayerNormParams& p, const LayerNormData& d);
+// Rows: reference (ref::LayerNormF32), rows (rows over the threads, each step one pass of
+// the session's SumF32 / BinaryF32 kernels; float x, no statistics outputs, scale and bias
+// of n elements).
+const FamilyTable<ref::LayerNormParams, LayerNormRun>& LayerNormTable();
 
-enum class InstanceNormAlgo {
-  kReference,  // the definition's loops
-  kPlanes,     // planes over the threads, each step one BinaryF32 pass
+// What an InstanceNormalization / BatchNormalization row runs on: x [N, C, inner] as f32
+// values, scale and bias (C values), BatchNormalization's per-channel mean and var (null
+// for InstanceNormalization) and the output.
+struct PlaneNormData {
+  const float* x = nullptr;
+  const float* scale = nullptr;
+  const float* bias = nullptr;
+  const float* mean = nullptr;
+  const float* var = nullptr;
+  Tensor* y = nullptr;
 };
-inline constexpr InstanceNormAlgo kAllInstanceNormAlgos[] = {InstanceNormAlgo::kReference, InstanceNormAlgo::kPlanes};
-inline const char* InstanceNormAlgoName(InstanceNormAlgo a) {
-  static constexpr const char* kNames[] = {"reference", "planes"};
-  return AlgorithmName(a, kNames);
-}
+using PlaneNormRun = void (*)(const OpContext& ctx, const ref::PlaneNormParams& p, const PlaneNormData& d);
+// The table "plane_norm" of InstanceNormalization and BatchNormalization. Rows: reference
+// (ref::GroupNormF32 with a group per channel, or ref::BatchNormF32), planes (planes over
+// the threads, each step one pass of the session's SumF32 / BinaryF32 kernels; float x).
+const FamilyTable<ref::PlaneNormParams, PlaneNormRun>& InstanceNormTable();
 
 }  // namespace ops
 }  // namespace onemodel::impl

@@ -3,6 +3,7 @@
 
 #include "ref/reduce.h"
 
+#include <mutex>
 #include <unordered_map>
 
 #include "ops/ops.h"
@@ -170,6 +171,15 @@ const Attribute& OpContext::attr_required(std::string_view name) const {
 }
 
 namespace {
+// Operators added by RegisterOp, by "domain:op_type".
+struct ExtraOpMap {
+  std::mutex mu;
+  std::unordered_map<std::string, OpFn> map;
+};
+ExtraOpMap& ExtraOps() {
+  static ExtraOpMap m;
+  return m;
+}
 struct Entry {
   const char* domain;
   const char* op;
@@ -189,8 +199,18 @@ OpFn FindRefOp(const std::string& domain, const std::string& op_type) {
     for (const Entry& e : kOps) m[std::string(e.domain) + ":" + e.op] = e.fn;
     return m;
   }();
-  auto it = kByName.find(domain + ":" + op_type);
-  return it == kByName.end() ? nullptr : it->second;
+  const std::string key = domain + ":" + op_type;
+  auto it = kByName.find(key);
+  if (it != kByName.end()) return it->second;
+  std::lock_guard<std::mutex> lock(ExtraOps().mu);
+  auto e = ExtraOps().map.find(key);
+  return e == ExtraOps().map.end() ? nullptr : e->second;
+}
+
+bool RegisterOp(const std::string& domain, const std::string& op_type, OpFn fn) {
+  if (FindRefOp(domain, op_type)) return false;
+  std::lock_guard<std::mutex> lock(ExtraOps().mu);
+  return ExtraOps().map.emplace(domain + ":" + op_type, fn).second;
 }
 
 Error UnsupportedOpError(const std::string& origin, const Node& node) {

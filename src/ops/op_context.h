@@ -75,6 +75,11 @@ struct NodeState {
 struct NodeStateSlot {
   std::mutex mu;
   std::shared_ptr<const NodeState> state;
+  // The row of its family's table the node's plan runs (ops/family.h PlanIndex; null
+  // until planned, and for operators without a table), under mu.
+  const char* family = nullptr;
+  const char* row = nullptr;
+  bool fast_row = false;
 };
 
 struct OpContext {
@@ -88,11 +93,13 @@ struct OpContext {
   // kernel (tests/test_kernels.cpp).
   const KernelTable* kernels = &ReferenceKernelTable();
   bool vector_kernels = false;  // kernels is a vector target's table (VectorKernels)
+  // The session runs in fast mode: plans may take the families' fast rows (ops/family.h).
+  bool fast = false;
   // The session's algorithm choices by operator type (SessionOptions::algorithms), or
   // null: each plan chooses its own.
   const std::map<std::string, std::string>* algorithms = nullptr;
   // The session's threads; null: one thread. Operators split independent outputs
-  // over it (ref/parallel.h); the split never changes a fold.
+  // over it (ops/parallel.h); the split never changes a fold.
   ThreadPool* pool = nullptr;
   const Scope* scope = nullptr;  // this node's view of every visible value
   // The graph this node runs in (its initializers are the constant inputs, unless a feed
@@ -103,7 +110,7 @@ struct OpContext {
   // function body; Prepared then makes it every time).
   NodeStateSlot* state = nullptr;
   // Whether constant GEMM weights may be kept packed for the session's kernel
-  // (SessionOptions::prepack; ref/parallel.h PackedConstB).
+  // (SessionOptions::prepack; ops/parallel.h PackedConstB).
   bool prepack = true;
 
   OpContext(const Node& n, int64_t op) : node(n), opset(op), outputs(n.outputs.size()) {}
@@ -187,6 +194,9 @@ using OpFn = void (*)(OpContext&);
 
 // Returns the reference kernel for (domain, op_type), or null.
 OpFn FindRefOp(const std::string& domain, const std::string& op_type);
+// Adds an operator outside ops.inc (a test's family; FindRefOp finds it after ops.inc's).
+// Returns false when (domain, op_type) already has one. Thread-safe.
+bool RegisterOp(const std::string& domain, const std::string& op_type, OpFn fn);
 
 // The typed error for a node whose operator has no reference kernel. For operators that
 // are out of scope by decision (docs/exact-mode.md, "Operators left out"), the message

@@ -51,7 +51,7 @@ inline bool MapChunksF32(OpContext& ctx, int64_t chunk, FunctionRef<void(const f
 void BroadcastBinaryF32(const OpContext& ctx, int32_t code, const Tensor& a, const Tensor& b, Tensor& out);
 
 // The float fast path of a unary operator: the session's UnaryF32 (op, p0, p1:
-// ref/elementwise_kernels.h) over chunks, split over threads. Returns false (nothing
+// ref/elementwise.h) over chunks, split over threads. Returns false (nothing
 // done) without a kernel table or for other element types.
 inline bool UnaryFastF32(OpContext& ctx, int32_t op, float p0 = 0.0f, float p1 = 0.0f) {
   auto* kernel = ctx.kernels->UnaryF32;

@@ -1,44 +1,123 @@
 // Pooling (MaxPool, AveragePool, LpPool and their global forms), MaxUnpool and Col2Im.
-// Pool windows fold in row-major order (exact-contract section 3).
+// Pool windows fold in row-major order (exact-contract section 3); their definition is
+// ref/pool.h, the rows of PoolTable (ops/pool.h) compute it.
 #include "ops/pool.h"
 
-#include "ops/algorithm.h"
-
 #include <algorithm>
-#include <cmath>
-#include <cstring>
 #include <limits>
-#include <optional>
+#include <memory>
+#include <vector>
 
 #include "ops/conv_common.h"
-#include "ops/conv_gemm.h"
-#include "ops/fused.h"
 #include "ops/ops.h"
 #include "ref/conv.h"
-#include "ref/elementwise.h"
-#include "ref/gemm.h"
-#include "ref/math.h"
 #include "ref/reduce.h"
 
 namespace onemodel::impl {
 namespace ops {
 
 namespace {
-enum class Pool { kMax, kAverage, kLp };
+
+using ref::PoolKind;
+
+// The definition: ref::PoolF32 over the node's N * C planes, f32 results stored into y
+// (directly when it is float, else through a buffer and StoreF32).
+void RunReference(const OpContext&, const PoolPlan& plan, const float* x, Tensor& y, Tensor* idx) {
+  const int64_t NC = y.shape()[0] * y.shape()[1];
+  std::vector<float> ybuf;
+  float* yf = y.dtype() == DType::kFloat ? y.mutable_data<float>() : (ybuf.resize(size_t(y.numel())), ybuf.data());
+  ref::PoolF32(plan.ref, NC, x, yf, idx ? idx->mutable_data<int64_t>() : nullptr);
+  if (y.dtype() != DType::kFloat)
+    for (int64_t i = 0; i < y.numel(); ++i) StoreF32(y, i, ybuf[size_t(i)]);
+}
+
+// Global average: per channel, acc = acc + x in index order from -0.0, then / count (as
+// ref::PoolF32); eight channels at a time as independent chains, over the threads. An
+// empty window (a spatial size 0) runs the reference.
+void RunGlobalAverage(const OpContext& ctx, const PoolPlan& plan, const float* x, Tensor& y, Tensor* idx) {
+  const int64_t in_sp = plan.ref.in_sp;
+  if (in_sp == 0) return RunReference(ctx, plan, x, y, idx);
+  const int64_t NC = y.shape()[0] * y.shape()[1];
+  std::vector<float> ybuf;  // a float output takes the results directly
+  float* yf = y.dtype() == DType::kFloat ? y.mutable_data<float>() : (ybuf.resize(size_t(NC)), ybuf.data());
+  const float cnt = float(in_sp);
+  // Each plane's sum in order from -0.0 (SumPlanesF32: lanes across planes), then / cnt;
+  // blocks of 64 planes over the threads.
+  auto* sum = ctx.VectorKernels() ? ctx.kernels->SumPlanesF32 : &ref::SumPlanesF32;
+  ParallelFor(ctx, (NC + 63) / 64, 1, [&](int64_t b, int64_t e) {
+    const int64_t c0 = b * 64, c1 = std::min(NC, e * 64);
+    sum(x + c0 * in_sp, c1 - c0, in_sp, yf + c0);
+    for (int64_t c = c0; c < c1; ++c) yf[c] = yf[c] / cnt;
+  });
+  if (y.dtype() != DType::kFloat)
+    for (int64_t i = 0; i < NC; ++i) StoreF32(y, i, ybuf[size_t(i)]);
+}
+
+// 1-D/2-D max pool as planes: per channel, the kernel taps in row-major order, each a
+// MaxStep over the output positions whose tap is inside the input (as the reference,
+// padding taps are skipped), vectorised along output rows.
+void RunMaxPlanes(const OpContext& ctx, const PoolPlan& plan, const float* x, Tensor& y, Tensor*) {
+  const ConvPlane& pl = plan.pl;
+  const int64_t NC = y.shape()[0] * y.shape()[1];
+  PoolPlanes(
+      ctx, pl, NC, plan.ref.in_sp, plan.ref.out_sp, x, y, -std::numeric_limits<float>::infinity(),
+      [&](float* acc, const float* xt, int64_t n) { ctx.kernels->MaxStepStridedF32(acc, xt, pl.SW, n); },
+      [](float*) {});
+}
+
+// 1-D/2-D average pool as planes, as the max pool above: per channel, the kernel taps in
+// row-major order, each added to the output positions whose tap is inside the input as
+// acc + x * 1 (x * 1 is x, NaNs included), then the division by the reference's count,
+// which is per dimension: taps inside the input, or inside the padded extent with
+// count_include_pad (MakePoolPrep).
+void RunAveragePlanes(const OpContext& ctx, const PoolPlan& plan, const float* x, Tensor& y, Tensor*) {
+  const ConvPlane& pl = plan.pl;
+  const int64_t NC = y.shape()[0] * y.shape()[1];
+  const std::vector<float>& ch = plan.count_h;
+  const std::vector<float>& cw = plan.count_w;
+  PoolPlanes(
+      ctx, pl, NC, plan.ref.in_sp, plan.ref.out_sp, x, y, -0.0f,
+      [&](float* acc, const float* xt, int64_t n) { ctx.kernels->MulAddStridedF32(acc, xt, pl.SW, 1.0f, n); },
+      [&](float* acc) {
+        for (int64_t oh = 0; oh < pl.OH; ++oh)
+          for (int64_t ow = 0; ow < pl.OW; ++ow) {
+            const float cnt = ch[size_t(oh)] * cw[size_t(ow)];  // a product of small integers: exact
+            float& r = acc[oh * pl.OW + ow];
+            r = cnt != 0.0f ? r / cnt : std::numeric_limits<float>::quiet_NaN();
+          }
+      });
+}
+
+bool GlobalAverageFits(const PoolPlan& p) { return p.ref.global && p.ref.kind == PoolKind::kAverage; }
+bool MaxPlanesFits(const PoolPlan& p) { return p.ref.kind == PoolKind::kMax && !p.indices && p.planes; }
+bool AveragePlanesFits(const PoolPlan& p) { return p.ref.kind == PoolKind::kAverage && p.planes; }
+
+// Automatic planning takes the first that fits of global-average, max-planes and
+// average-planes (table order), else the reference.
+constexpr const char* kPoolOps[] = {"MaxPool", "AveragePool", "GlobalAveragePool"};
+constexpr AlgorithmRow<PoolPlan, PoolRun> kPoolRows[] = {
+    {"reference", Exactness::kExact, "", nullptr, nullptr, RunReference},
+    {"global-average", Exactness::kExact, "SumPlanesF32", GlobalAverageFits, nullptr, RunGlobalAverage},
+    {"max-planes", Exactness::kExact, "MaxStepStridedF32", MaxPlanesFits, nullptr, RunMaxPlanes},
+    {"average-planes", Exactness::kExact, "MulAddStridedF32", AveragePlanesFits, nullptr, RunAveragePlanes},
+};
+
+}  // namespace
+
+const FamilyTable<PoolPlan, PoolRun>& PoolTable() {
+  static constexpr FamilyTable<PoolPlan, PoolRun> kTable{"pool", kPoolOps, kPoolRows};
+  return kTable;
+}
+
+namespace {
 
 // What a pooling operator derives from its attributes and its input's shape, kept per
-// node (OpContext::Prepared).
+// node (OpContext::Prepared): the plan and its row of PoolTable.
 struct PoolPrep : NodeState {
   Shape x_shape;
-  ConvGeometry g;
-  ConvPlane pl{};  // 1-D and 2-D
   Shape out_shape;
-  bool include_pad = false, col_major = false;
-  float p = 2.0f;
-  int64_t in_sp = 0, out_sp = 0;
-  std::vector<int64_t> in_st, col_st;
-  std::vector<float> count_h, count_w;  // 1-D/2-D average: taps counted per output row, column
-  PoolAlgo algo = PoolAlgo::kReference;
+  PoolPlan plan;
+  size_t row = 0;
 };
 
 // The planes' walk visits every kernel tap and keeps a table per kernel column, so it
@@ -62,40 +141,17 @@ int64_t CountTaps(int64_t base, int64_t dil, int64_t K, int64_t lo, int64_t hi) 
   return std::max<int64_t>(0, k1 - k0 + 1);
 }
 
-// Whether algorithm a can run this node (its kind, whether it is global, its rank, whether
-// it returns indices).
-bool PoolAlgoFits(PoolAlgo a, Pool kind, bool global, const ConvGeometry& g, bool indices) {
-  switch (a) {
-    case PoolAlgo::kReference: return true;
-    case PoolAlgo::kGlobalAverage: return global && kind == Pool::kAverage;
-    case PoolAlgo::kMaxPlanes: return kind == Pool::kMax && !indices && PlanesFit(g);
-    case PoolAlgo::kAveragePlanes: return kind == Pool::kAverage && PlanesFit(g);
-  }
-  return false;
-}
-
-// The plan's algorithm: forced by the session, else (vector sessions) the first that fits
-// of kGlobalAverage, kMaxPlanes, kAveragePlanes, else the reference.
-PoolAlgo ChooseAlgo(const OpContext& ctx, Pool kind, bool global, const ConvGeometry& g, bool indices) {
-  auto fits = [&](PoolAlgo a) { return PoolAlgoFits(a, kind, global, g, indices); };
-  PoolAlgo automatic = PoolAlgo::kReference;
-  for (PoolAlgo a : {PoolAlgo::kGlobalAverage, PoolAlgo::kMaxPlanes, PoolAlgo::kAveragePlanes}) {
-    if (fits(a)) {
-      automatic = a;
-      break;
-    }
-  }
-  return ChooseAlgorithm(ctx, kAllPoolAlgos, PoolAlgoName, automatic, fits);
-}
-
-std::shared_ptr<PoolPrep> MakePoolPrep(const OpContext& ctx, const Tensor& x, Pool kind, bool global) {
+std::shared_ptr<PoolPrep> MakePoolPrep(const OpContext& ctx, const Tensor& x, PoolKind kind, bool global) {
   auto pp = std::make_shared<PoolPrep>();
   pp->x_shape = x.shape();
+  ref::PoolParams& rp = pp->plan.ref;
+  rp.kind = kind;
+  rp.global = global;
   std::vector<int64_t> kernel =
       global ? std::vector<int64_t>(x.shape().begin() + 2, x.shape().end()) : ctx.attr_ints("kernel_shape");
   if (kernel.empty()) throw ctx.Fail(ErrorCode::kInvalidModel, "kernel_shape is required");
   const bool ceil_mode = !global && ctx.attr_i("ceil_mode", 0) != 0;
-  ConvGeometry& g = pp->g;
+  ConvGeometry& g = rp.g;
   if (global) {
     g.dims = x.rank() - 2;
     g.in.assign(x.shape().begin() + 2, x.shape().end());
@@ -108,19 +164,21 @@ std::shared_ptr<PoolPrep> MakePoolPrep(const OpContext& ctx, const Tensor& x, Po
   } else {
     g = MakeGeometry(ctx, x.shape(), kernel, ceil_mode);
   }
-  const bool include_pad = pp->include_pad = ctx.attr_i("count_include_pad", 0) != 0;
-  pp->p = float(ctx.attr_i("p", 2));
+  const bool include_pad = rp.include_pad = ctx.attr_i("count_include_pad", 0) != 0;
+  rp.p = float(ctx.attr_i("p", 2));
   pp->out_shape = Shape{x.shape()[0], x.shape()[1]};
   pp->out_shape.insert(pp->out_shape.end(), g.out.begin(), g.out.end());
-  pp->col_major = ctx.attr_i("storage_order", 0) != 0;
-  pp->in_sp = ProductOf(g.in);
-  pp->out_sp = ProductOf(g.out);
-  pp->in_st.assign(size_t(g.dims), 1);
-  pp->col_st.assign(size_t(g.dims), 1);
-  for (int64_t d = g.dims - 1; d > 0; --d) pp->in_st[size_t(d - 1)] = pp->in_st[size_t(d)] * g.in[size_t(d)];
-  for (int64_t d = 1; d < g.dims; ++d) pp->col_st[size_t(d)] = pp->col_st[size_t(d - 1)] * g.in[size_t(d - 1)];
-  if (PlanesFit(g)) {
-    pp->pl = MakeConvPlane(g);
+  rp.col_major = ctx.attr_i("storage_order", 0) != 0;
+  rp.in_sp = ProductOf(g.in);
+  rp.out_sp = ProductOf(g.out);
+  rp.in_st.assign(size_t(g.dims), 1);
+  rp.col_st.assign(size_t(g.dims), 1);
+  for (int64_t d = g.dims - 1; d > 0; --d) rp.in_st[size_t(d - 1)] = rp.in_st[size_t(d)] * g.in[size_t(d)];
+  for (int64_t d = 1; d < g.dims; ++d) rp.col_st[size_t(d)] = rp.col_st[size_t(d - 1)] * g.in[size_t(d - 1)];
+  PoolPlan& plan = pp->plan;
+  plan.planes = PlanesFit(g);
+  if (plan.planes) {
+    plan.pl = MakeConvPlane(g);
     // The average's divisors, per dimension: taps inside the input, or inside the
     // padded extent with count_include_pad (which holds the input).
     auto counts = [&](int64_t d) {
@@ -131,153 +189,34 @@ std::shared_ptr<PoolPrep> MakePoolPrep(const OpContext& ctx, const Tensor& x, Po
         c[size_t(o)] = float(CountTaps(o * g.stride[i] - g.pad_b[i], g.dil[i], g.kernel[i], lo, hi));
       return c;
     };
-    pp->count_h = g.dims == 2 ? counts(0) : std::vector<float>{1.0f};
-    pp->count_w = counts(g.dims - 1);
+    plan.count_h = g.dims == 2 ? counts(0) : std::vector<float>{1.0f};
+    plan.count_w = counts(g.dims - 1);
   }
-  pp->algo = ChooseAlgo(ctx, kind, global, g, kind == Pool::kMax && ctx.wants_output(1));
+  plan.indices = kind == PoolKind::kMax && ctx.wants_output(1);
+  pp->row = PlanIndex(ctx, PoolTable(), plan);
   return pp;
 }
 
-}  // namespace
-
-const char* PoolAlgoName(PoolAlgo a) {
-  static constexpr const char* kNames[] = {"reference", "global-average", "max-planes", "average-planes"};
-  return AlgorithmName(a, kNames);
-}
-
-namespace {
-
-// Global average: per channel, acc = acc + x in index order from -0.0, then / count (as
-// PoolOp's loops); eight channels at a time as independent chains, over the threads.
-void GlobalAverage(const OpContext& ctx, const float* x, Tensor& y, int64_t NC, int64_t in_sp) {
-  std::vector<float> ybuf;  // a float output takes the results directly
-  float* yf = y.dtype() == DType::kFloat ? y.mutable_data<float>() : (ybuf.resize(size_t(NC)), ybuf.data());
-  const float cnt = float(in_sp);
-  // Each plane's sum in order from -0.0 (SumPlanesF32: lanes across planes), then / cnt;
-  // blocks of 64 planes over the threads.
-  auto* sum = ctx.VectorKernels() ? ctx.kernels->SumPlanesF32 : &ref::SumPlanesF32;
-  ParallelFor(ctx, (NC + 63) / 64, 1, [&](int64_t b, int64_t e) {
-    const int64_t c0 = b * 64, c1 = std::min(NC, e * 64);
-    sum(x + c0 * in_sp, c1 - c0, in_sp, yf + c0);
-    for (int64_t c = c0; c < c1; ++c) yf[c] = yf[c] / cnt;
-  });
-  if (y.dtype() != DType::kFloat)
-    for (int64_t i = 0; i < NC; ++i) StoreF32(y, i, ybuf[size_t(i)]);
-}
-
-void PoolOp(OpContext& ctx, Pool kind, bool global) {
+void PoolOp(OpContext& ctx, PoolKind kind, bool global) {
   const Tensor& x = ctx.in(0);
   ctx.RequireRank(x, 3);
   const std::shared_ptr<const PoolPrep> prep = ctx.Prepared<PoolPrep>(
       [&](const PoolPrep& pp) { return pp.x_shape == x.shape(); }, [&] { return MakePoolPrep(ctx, x, kind, global); });
-  const ConvGeometry& g = prep->g;
-  const bool include_pad = prep->include_pad;
-  const float p = prep->p;
-  const int64_t N = x.shape()[0], C = x.shape()[1];
-  const F32View xv(ctx, x, kind == Pool::kMax);
+  const F32View xv(ctx, x, kind == PoolKind::kMax);
   const Shape& os = prep->out_shape;
   Tensor& y = ctx.out_uninit(0, x.dtype(), os);  // every element is written
-  Tensor* idx = (kind == Pool::kMax && ctx.wants_output(1)) ? &ctx.out(1, DType::kInt64, os) : nullptr;
-  const bool col_major = prep->col_major;
-  const int64_t in_sp = prep->in_sp, out_sp = prep->out_sp;
-  const std::vector<int64_t>& in_st = prep->in_st;
-  const std::vector<int64_t>& col_st = prep->col_st;
-  if (prep->algo == PoolAlgo::kGlobalAverage && in_sp > 0) {
-    GlobalAverage(ctx, xv.data(), y, N * C, in_sp);
-    return;
-  }
-  if (prep->algo == PoolAlgo::kMaxPlanes) {
-    // 1-D/2-D max pool as planes: per channel, the kernel taps in row-major order, each
-    // a MaxStep over the output positions whose tap is inside the input (as above,
-    // padding taps are skipped), vectorised along output rows.
-    const ConvPlane& pl = prep->pl;
-    PoolPlanes(
-        ctx, pl, N * C, in_sp, out_sp, xv.data(), y, -std::numeric_limits<float>::infinity(),
-        [&](float* acc, const float* x, int64_t n) { ctx.kernels->MaxStepStridedF32(acc, x, pl.SW, n); },
-        [](float*) {});
-    return;
-  }
-  if (prep->algo == PoolAlgo::kAveragePlanes) {
-    // 1-D/2-D average pool as planes, as the max pool above: per channel, the kernel
-    // taps in row-major order, each added to the output positions whose tap is inside
-    // the input as acc + x * 1 (x * 1 is x, NaNs included), then the division by the
-    // count of the loops below, which is per dimension: taps inside the input, or inside
-    // the padded extent with count_include_pad (PoolPrep).
-    const ConvPlane& pl = prep->pl;
-    const std::vector<float>& ch = prep->count_h;
-    const std::vector<float>& cw = prep->count_w;
-    PoolPlanes(
-        ctx, pl, N * C, in_sp, out_sp, xv.data(), y, -0.0f,
-        [&](float* acc, const float* x, int64_t n) { ctx.kernels->MulAddStridedF32(acc, x, pl.SW, 1.0f, n); },
-        [&](float* acc) {
-          for (int64_t oh = 0; oh < pl.OH; ++oh)
-            for (int64_t ow = 0; ow < pl.OW; ++ow) {
-              const float cnt = ch[size_t(oh)] * cw[size_t(ow)];  // a product of small integers: exact
-              float& r = acc[oh * pl.OW + ow];
-              r = cnt != 0.0f ? r / cnt : std::numeric_limits<float>::quiet_NaN();
-            }
-        });
-    return;
-  }
-  for (int64_t nc = 0; nc < N * C; ++nc) {
-    const float* xc = xv.data() + nc * in_sp;
-    ForEachIndex(g.out, [&](int64_t o, const std::vector<int64_t>& op) {
-      float acc = kind == Pool::kMax ? -std::numeric_limits<float>::infinity() : -0.0f;
-      int64_t count = 0, best = -1, best_col = -1;
-      ForEachIndex(g.kernel, [&](int64_t, const std::vector<int64_t>& kp) {
-        int64_t off = 0, coff = 0;
-        bool pad = false, beyond = false;
-        for (int64_t d = 0; d < g.dims; ++d) {
-          const size_t i = size_t(d);
-          const int64_t q = op[i] * g.stride[i] - g.pad_b[i] + kp[i] * g.dil[i];
-          if (q < 0 || q >= g.in[i]) {
-            pad = true;
-            if (q >= g.in[i] + g.pad_e[i] || q < -g.pad_b[i]) beyond = true;
-          }
-          off += q * in_st[i];
-          coff += q * col_st[i];
-        }
-        if (pad) {
-          if (kind == Pool::kAverage && include_pad && !beyond) ++count;
-          return;
-        }
-        const float v = xc[off];
-        ++count;
-        if (kind == Pool::kMax) {
-          if (v != v || acc != acc) {
-            if (acc == acc) {
-              acc = v;
-              best = off;
-              best_col = coff;
-            }
-          } else if (v > acc) {
-            acc = v;
-            best = off;
-            best_col = coff;
-          }
-        } else if (kind == Pool::kAverage) {
-          acc = acc + v;
-        } else {
-          const float a = v < 0 ? -v : v;
-          acc = acc + (p == 2.0f ? a * a : p == 1.0f ? a : math::Pow(a, p));
-        }
-      });
-      float r = acc;
-      if (kind == Pool::kAverage) r = count ? acc / float(count) : std::numeric_limits<float>::quiet_NaN();
-      if (kind == Pool::kLp) r = p == 2.0f ? __builtin_sqrtf(acc) : p == 1.0f ? acc : math::Pow(acc, 1.0f / p);
-      StoreF32(y, nc * out_sp + o, r);
-      if (idx) idx->mutable_data<int64_t>()[nc * out_sp + o] = nc * in_sp + (col_major ? best_col : best);
-    });
-  }
+  Tensor* idx = (kind == PoolKind::kMax && ctx.wants_output(1)) ? &ctx.out(1, DType::kInt64, os) : nullptr;
+  PoolTable().rows[prep->row].run(ctx, prep->plan, xv.data(), y, idx);
 }
+
 }  // namespace
 
-void MaxPool(OpContext& ctx) { PoolOp(ctx, Pool::kMax, false); }
-void AveragePool(OpContext& ctx) { PoolOp(ctx, Pool::kAverage, false); }
-void LpPool(OpContext& ctx) { PoolOp(ctx, Pool::kLp, false); }
-void GlobalMaxPool(OpContext& ctx) { PoolOp(ctx, Pool::kMax, true); }
-void GlobalAveragePool(OpContext& ctx) { PoolOp(ctx, Pool::kAverage, true); }
-void GlobalLpPool(OpContext& ctx) { PoolOp(ctx, Pool::kLp, true); }
+void MaxPool(OpContext& ctx) { PoolOp(ctx, PoolKind::kMax, false); }
+void AveragePool(OpContext& ctx) { PoolOp(ctx, PoolKind::kAverage, false); }
+void LpPool(OpContext& ctx) { PoolOp(ctx, PoolKind::kLp, false); }
+void GlobalMaxPool(OpContext& ctx) { PoolOp(ctx, PoolKind::kMax, true); }
+void GlobalAveragePool(OpContext& ctx) { PoolOp(ctx, PoolKind::kAverage, true); }
+void GlobalLpPool(OpContext& ctx) { PoolOp(ctx, PoolKind::kLp, true); }
 
 // Col2Im: sums columns back into an image. Pixels start at +0.0 and receive their
 // contributions in the order (channel, kernel position, column); taps outside the

@@ -1,148 +1,41 @@
-// Reference quantisation operators. Quantise: q = saturate(round_half_even(x / scale)
-// + zero_point), computed in f32 (the division rounds once, the rounding is exact, the
-// integer add is exact), then clamped to the target range (float8 targets: converted
-// with the saturate attribute). Integer products accumulate exactly in int32 (wrap).
-// Requantisation (QLinear*) multiplies the int32 sum by the f32 multiplier
-// a_scale * b_scale / y_scale in binary64, then rounds half to even and saturates.
+// QuantizeLinear, DequantizeLinear, DynamicQuantizeLinear, MatMulInteger and
+// QLinearMatMul: each operator's node validated into its parameters, then the row its
+// family's table plans (ops/quant.h). The definitions, the reference rows, are in
+// ref/quant.cpp: quantise q = saturate(round_half_even(x / scale) + zero_point) in f32,
+// dequantise (x - zero_point) * scale, integer products exact in int32 (wrapping), and
+// QLinearMatMul's requantisation of the int32 sums, which every row's sums go through.
 #include <algorithm>
-#include <cmath>
 #include <cstring>
-#include <limits>
+#include <string>
 #include <vector>
 
 #include "core/index.h"
 #include "core/minifloat.h"
-#include "ref/gemm.h"
-#include "ref/math.h"
 #include "ops/ops.h"
-#include "ops/algorithm.h"
 #include "ops/quant.h"
 #include "ops/parallel.h"
 #include "ops/util.h"
+#include "ref/quant.h"
 
 namespace onemodel::impl {
 namespace ops {
+
+// One run of a MatMulInteger row: the operands, their zero points (null: none), the int32
+// output (of the node's out_shape, contents undefined), and the node's input indices of B
+// and its zero point (for layouts kept per session when they are constants).
+struct IntMatMulRun {
+  const OpContext& ctx;
+  const Tensor& a;
+  const Tensor& b;
+  const Tensor* azp;
+  const Tensor* bzp;
+  int32_t* out;
+  size_t b_in, bzp_in;
+};
+
 namespace {
 
 double Get(const Tensor& t, int64_t i) { return ElementAsDouble(t, i); }
-bool IsIntType(DType t) {
-  switch (t) {
-    case DType::kInt8:
-    case DType::kUInt8:
-    case DType::kInt16:
-    case DType::kUInt16:
-    case DType::kInt32:
-    case DType::kUInt32:
-    case DType::kInt4:
-    case DType::kUInt4:
-    case DType::kInt2:
-    case DType::kUInt2: return true;
-    default: return false;
-  }
-}
-void IntRange(DType t, double* lo, double* hi) {
-  switch (t) {
-    case DType::kInt8:
-      *lo = -128;
-      *hi = 127;
-      break;
-    case DType::kUInt8:
-      *lo = 0;
-      *hi = 255;
-      break;
-    case DType::kInt16:
-      *lo = -32768;
-      *hi = 32767;
-      break;
-    case DType::kUInt16:
-      *lo = 0;
-      *hi = 65535;
-      break;
-    case DType::kInt32:
-      *lo = -2147483648.0;
-      *hi = 2147483647.0;
-      break;
-    case DType::kUInt32:
-      *lo = 0;
-      *hi = 4294967295.0;
-      break;
-    case DType::kInt4:
-      *lo = -8;
-      *hi = 7;
-      break;
-    case DType::kUInt4:
-      *lo = 0;
-      *hi = 15;
-      break;
-    case DType::kInt2:
-      *lo = -2;
-      *hi = 1;
-      break;
-    case DType::kUInt2:
-      *lo = 0;
-      *hi = 3;
-      break;
-    default: *lo = 0; *hi = 0;
-  }
-}
-void PutInt(Tensor& t, int64_t i, int64_t v) {
-  switch (DTypeStorageSize(t.dtype())) {
-    case 1: t.mutable_data<uint8_t>()[i] = uint8_t(v); break;
-    case 2: t.mutable_data<uint16_t>()[i] = uint16_t(v); break;
-    default: t.mutable_data<uint32_t>()[i] = uint32_t(v); break;
-  }
-}
-void PutFloat(Tensor& t, int64_t i, float v) {
-  switch (t.dtype()) {
-    case DType::kFloat: t.mutable_data<float>()[i] = v; break;
-    case DType::kFloat16: t.mutable_data<uint16_t>()[i] = F32ToHalf(v); break;
-    case DType::kBFloat16: t.mutable_data<uint16_t>()[i] = F32ToBF16(v); break;
-    case DType::kDouble: t.mutable_data<double>()[i] = v; break;
-    default: break;
-  }
-}
-
-// Index into scale / zero point for element i of x: per tensor, per axis or blocked.
-std::vector<int64_t> ParamIndex(const OpContext& ctx, const Tensor& x, const Tensor& scale) {
-  std::vector<int64_t> idx(static_cast<size_t>(x.numel()), 0);
-  if (scale.numel() == 0) throw ctx.Fail(ErrorCode::kShapeMismatch, "the scale is empty");
-  if (scale.numel() <= 1 && scale.rank() <= 1) return idx;
-  const int64_t axis = NormAxis(ctx, ctx.attr_i("axis", 1), x.rank());
-  const int64_t block = ctx.attr_i("block_size", 0);
-  int64_t inner = 1;
-  for (int64_t k = axis + 1; k < x.rank(); ++k) inner *= x.shape()[size_t(k)];
-  const int64_t dim = x.shape()[size_t(axis)];
-  if (block <= 0) {
-    if (scale.rank() != 1 || scale.shape()[0] != dim)
-      throw ctx.Fail(ErrorCode::kShapeMismatch, "per-axis scale must have one value per slice");
-    for (int64_t i = 0; i < x.numel(); ++i) idx[size_t(i)] = (i / inner) % dim;
-    return idx;
-  }
-  // Blocked: scale has x's shape with the axis divided (rounded up) by block_size.
-  if (scale.rank() != x.rank()) throw ctx.Fail(ErrorCode::kShapeMismatch, "blocked scale must have the input's rank");
-  for (int64_t k = 0; k < x.rank(); ++k) {
-    const int64_t d = x.shape()[size_t(k)], want = k == axis ? (d + block - 1) / block : d;
-    if (scale.shape()[size_t(k)] != want)
-      throw ctx.Fail(ErrorCode::kShapeMismatch,
-                     "blocked scale must have the input's shape, the axis divided by block_size");
-  }
-  std::vector<int64_t> xs(size_t(x.rank()), 1), ss(size_t(x.rank()), 1);
-  for (int64_t k = x.rank() - 1; k > 0; --k) {
-    xs[size_t(k - 1)] = xs[size_t(k)] * x.shape()[size_t(k)];
-    ss[size_t(k - 1)] = ss[size_t(k)] * scale.shape()[size_t(k)];
-  }
-  for (int64_t i = 0; i < x.numel(); ++i) {
-    int64_t rem = i, off = 0;
-    for (int64_t k = 0; k < x.rank(); ++k) {
-      int64_t p = rem / xs[size_t(k)];
-      rem %= xs[size_t(k)];
-      if (k == axis) p /= block;
-      off += p * ss[size_t(k)];
-    }
-    idx[size_t(i)] = off;
-  }
-  return idx;
-}
 
 bool Is8Bit(const Tensor& t) { return t.dtype() == DType::kUInt8 || t.dtype() == DType::kInt8; }
 int32_t Elem8(const Tensor& t, int64_t i) {
@@ -150,7 +43,7 @@ int32_t Elem8(const Tensor& t, int64_t i) {
 }
 
 // B [K, N] minus its zero point (scalar or per column) as int16 in pairs of k, the layout
-// of the integer GEMM kernel (ref/blas.h, GemmI16PairsI32): K2 = ceil(K / 2) rows of 2N.
+// of the integer GEMM kernel (ref/gemm.h, GemmI16PairsI32): K2 = ceil(K / 2) rows of 2N.
 Tensor PairsB(const Tensor& b, const Tensor* bzp, int64_t K, int64_t N) {
   const int64_t K2 = (K + 1) / 2;
   Tensor t(DType::kInt16, Shape{K2, 2 * N}, "integer GEMM operand");
@@ -266,151 +159,166 @@ void IntMatMulDot(const OpContext& ctx, const Tensor& a, const Tensor& b, const 
   });
 }
 
+// The reference: ref::MatMulIntegerI32 over the broadcast batches.
+void RunIntMatMulReference(const MatMulIntegerNode& p, const IntMatMulRun& r) {
+  const IndexTable ia = BroadcastIndex(p.a_batch, p.batch), ib = BroadcastIndex(p.b_batch, p.batch);
+  ref::MatMulIntegerI32(p, ia.data(), ib.data(), r.a, r.b, r.azp, r.bzp, r.out);
+}
+
+// Both vector rows compute [..., M, K] x [K, N]: nothing when the output is empty, zeros
+// when K is 0 (whether that settled the run).
+bool TrivialProduct(const MatMulIntegerNode& p, int32_t* out) {
+  const int64_t total = ProductOf(p.out_shape);
+  if (total == 0) return true;
+  if (p.K == 0) {
+    std::fill(out, out + total, 0);
+    return true;
+  }
+  return false;
+}
+
+void RunIntMatMulDot(const MatMulIntegerNode& p, const IntMatMulRun& r) {
+  if (!TrivialProduct(p, r.out)) IntMatMulDot(r.ctx, r.a, r.b, r.azp, r.bzp, p.M, p.K, p.N, r.out, r.b_in);
+}
+
+// The integer GEMM kernel on the operands minus their zero points as int16 (exact), B
+// laid out in pairs once per session when it and its zero point are constants.
+void RunIntMatMulPairs(const MatMulIntegerNode& p, const IntMatMulRun& r) {
+  if (TrivialProduct(p, r.out)) return;
+  const OpContext& ctx = r.ctx;
+  const Tensor& a = r.a;
+  const Tensor& b = r.b;
+  const Tensor* azp = r.azp;
+  const Tensor* bzp = r.bzp;
+  int32_t* out = r.out;
+  const int64_t M = p.M, K = p.K, N = p.N, K2 = (K + 1) / 2, lda = 2 * K2;
+  const int64_t rows = a.numel() / K;  // A's rows over every batch
+  const Tensor* bp = nullptr;
+  if (!bzp || ctx.IsConstInput(r.bzp_in))
+    bp = ctx.ConstDerived(r.b_in, "B pairs", [&](const Tensor& t) { return PairsB(t, bzp, K, N); });
+  Tensor local;
+  if (!bp) {
+    local = PairsB(b, bzp, K, N);
+    bp = &local;
+  }
+  thread_local std::vector<int32_t> za_buf;  // A's zero points per row (reused)
+  std::vector<int32_t>& za = za_buf;
+  za.assign(static_cast<size_t>(M), 0);
+  if (azp)
+    for (int64_t m = 0; m < M; ++m) za[size_t(m)] = int32_t(Get(*azp, azp->numel() > 1 ? m : 0));
+  // Scratch kept per calling thread (no allocation per run once it has grown); the
+  // workers below reach it through this reference, not their own thread_local.
+  thread_local std::vector<int16_t> a16_buf;
+  std::vector<int16_t>& a16 = a16_buf;
+  if (a16.size() < size_t(rows * lda)) a16.resize(size_t(rows * lda));
+  ParallelFor(ctx, rows, std::max<int64_t>(1, 16384 / lda), [&](int64_t r0, int64_t r1) {
+    for (int64_t r = r0; r < r1; ++r) {
+      const int32_t z = za[size_t(r % M)];
+      for (int64_t k = 0; k < K; ++k) a16[size_t(r * lda + k)] = int16_t(Elem8(a, r * K + k) - z);
+      if (K < lda) a16[size_t(r * lda + K)] = 0;  // an odd K's pad column
+    }
+  });
+  const int16_t* pb = bp->data<int16_t>();
+  auto* kernel = ctx.kernels->GemmI16PairsI32;
+  ParallelFor(ctx, (rows + 3) / 4, 1, [&](int64_t t0, int64_t t1) {
+    const int64_t r0 = t0 * 4, r1 = std::min(rows, t1 * 4);
+    kernel(r1 - r0, N, K2, a16.data() + r0 * lda, lda, pb, 2 * N, out + r0 * N, N);
+  });
+}
+
+// Automatic planning: the vector rows where they fit, the dot-product quads on
+// dot-product instructions (IntMatMulDot), else the int16 pairs.
+bool PairsFit(const MatMulIntegerNode& p) { return p.pairs_fit; }
+bool PairsChosen(const MatMulIntegerNode& p) { return !p.native_dot; }
+bool DotChosen(const MatMulIntegerNode& p) { return p.native_dot; }
+
+constexpr const char* kMatMulIntegerOps[] = {"MatMulInteger", "QLinearMatMul"};
+constexpr AlgorithmRow<MatMulIntegerNode, MatMulIntegerRunFn> kMatMulIntegerRows[] = {
+    {"reference", Exactness::kExact, "", nullptr, nullptr, RunIntMatMulReference},
+    {"i16-pairs", Exactness::kExact, "GemmI16PairsI32", PairsFit, PairsChosen, RunIntMatMulPairs},
+    {"u8s8-dot", Exactness::kExact, "GemmU8S8I32", PairsFit, DotChosen, RunIntMatMulDot},
+};
+
+// Validates a MatMulInteger product: ranks >= 1, 8-bit operands with zero points of
+// their types, K agreeing, the batch dimensions broadcasting, each zero point a scalar or
+// one value per row of A / column of B.
+MatMulIntegerNode ParseIntMatMul(const OpContext& ctx, const Tensor& a, const Tensor& b, const Tensor* azp,
+                                 const Tensor* bzp) {
+  MatMulIntegerNode p;
+  Shape sa = a.shape(), sb = b.shape();
+  if (sa.empty() || sb.empty()) throw ctx.Fail(ErrorCode::kShapeMismatch, "A and B must have rank >= 1");
+  if (!Is8Bit(a) || !Is8Bit(b) || (azp && azp->dtype() != a.dtype()) || (bzp && bzp->dtype() != b.dtype()))
+    throw ctx.Fail(ErrorCode::kTypeMismatch, "A and B must be 8-bit integers, each zero point of its operand's type");
+  p.pairs_fit = Is8Bit(a) && Is8Bit(b) && sa.size() >= 2 && sb.size() == 2 && sa.back() == sb[0] &&
+                (!azp || azp->numel() == 1 || (azp->rank() == 1 && azp->numel() == sa[sa.size() - 2])) &&
+                (!bzp || bzp->numel() == 1 || (bzp->rank() == 1 && bzp->numel() == sb[1]));
+  p.native_dot = ctx.kernels->native_dot_u8s8;
+  const bool a1 = sa.size() == 1, b1 = sb.size() == 1;
+  if (a1) sa.insert(sa.begin(), 1);
+  if (b1) sb.push_back(1);
+  const int64_t M = p.M = sa[sa.size() - 2], K = p.K = sa.back(), N = p.N = sb.back();
+  if (sb[sb.size() - 2] != K) throw ctx.Fail(ErrorCode::kShapeMismatch, "A and B do not agree on K");
+  p.a_batch = Shape(sa.begin(), sa.end() - 2);
+  p.b_batch = Shape(sb.begin(), sb.end() - 2);
+  p.batch = BroadcastShapes(ctx, {p.a_batch, p.b_batch});
+  p.batches = ProductOf(p.batch);
+  p.out_shape = p.batch;
+  if (!a1) p.out_shape.push_back(M);
+  if (!b1) p.out_shape.push_back(N);
+  CheckedNumElements(p.out_shape, sizeof(int32_t), "MatMulInteger output");
+  for (const bool per_row : {true, false}) {
+    const Tensor* zp = per_row ? azp : bzp;
+    if (zp && zp->numel() != 1 && zp->numel() != (per_row ? M : N))
+      throw ctx.Fail(ErrorCode::kShapeMismatch, "a zero point must be a scalar or hold one value per " +
+                                                    std::string(per_row ? "row of A" : "column of B"));
+  }
+  return p;
+}
+
 // The int32 sum of (a - azp)(b - bzp) products of an [M, K] x [K, N] product, wrapping,
 // written to output(shape) (a buffer of the product's shape, contents undefined).
 // b_in, bzp_in: the node's input indices of b and its zero point (for constant layouts).
 void IntMatMul(const OpContext& ctx, const Tensor& a, const Tensor& b, const Tensor* azp, const Tensor* bzp,
                FunctionRef<int32_t*(const Shape&)> output, size_t b_in, size_t bzp_in) {
-  Shape sa = a.shape(), sb = b.shape();
-  if (sa.empty() || sb.empty()) throw ctx.Fail(ErrorCode::kShapeMismatch, "A and B must have rank >= 1");
-  if (!Is8Bit(a) || !Is8Bit(b) || (azp && azp->dtype() != a.dtype()) || (bzp && bzp->dtype() != b.dtype()))
-    throw ctx.Fail(ErrorCode::kTypeMismatch, "A and B must be 8-bit integers, each zero point of its operand's type");
-  // Vector kernel tables, 8-bit operands and a 2-D B (a weight): the integer GEMM kernel
-  // on the operands minus their zero points as int16 (exact), B laid out in pairs once
-  // per session when it and its zero point are constants. Sums modulo 2^32 do not
-  // depend on the order of the terms: the reference's bits.
-  const bool pairs_fit = Is8Bit(a) && Is8Bit(b) && sa.size() >= 2 && sb.size() == 2 && sa.back() == sb[0] &&
-                         (!azp || azp->numel() == 1 || (azp->rank() == 1 && azp->numel() == sa[sa.size() - 2])) &&
-                         (!bzp || bzp->numel() == 1 || (bzp->rank() == 1 && bzp->numel() == sb[1]));
-  // On dot-product instructions the raw operands go in quads (IntMatMulDot), else in pairs.
-  const MatMulIntegerAlgo fast =
-      ctx.kernels->native_dot_u8s8 ? MatMulIntegerAlgo::kU8S8Dot : MatMulIntegerAlgo::kI16Pairs;
-  const MatMulIntegerAlgo algo =
-      ChooseAlgorithm(ctx, kAllMatMulIntegerAlgos, MatMulIntegerAlgoName, pairs_fit ? fast : kAllMatMulIntegerAlgos[0],
-                      [&](MatMulIntegerAlgo x) { return x == MatMulIntegerAlgo::kReference || pairs_fit; });
-  if (algo != MatMulIntegerAlgo::kReference) {  // both fast paths: [..., M, K] x [K, N]
-    const int64_t M = sa[sa.size() - 2], K = sa.back(), N = sb[1], K2 = (K + 1) / 2, lda = 2 * K2;
-    Shape out_shape(sa.begin(), sa.end() - 1);
-    out_shape.push_back(N);
-    const int64_t total = CheckedNumElements(out_shape, sizeof(int32_t), "MatMulInteger output");
-    int32_t* out = output(out_shape);
-    if (total == 0) return;
-    if (K == 0) {
-      std::fill(out, out + total, 0);
-      return;
-    }
-    if (algo == MatMulIntegerAlgo::kU8S8Dot) {
-      IntMatMulDot(ctx, a, b, azp, bzp, M, K, N, out, b_in);
-      return;
-    }
-    const int64_t rows = a.numel() / K;  // A's rows over every batch
-    const Tensor* bp = nullptr;
-    if (!bzp || ctx.IsConstInput(bzp_in))
-      bp = ctx.ConstDerived(b_in, "B pairs", [&](const Tensor& t) { return PairsB(t, bzp, K, N); });
-    Tensor local;
-    if (!bp) {
-      local = PairsB(b, bzp, K, N);
-      bp = &local;
-    }
-    thread_local std::vector<int32_t> za_buf;  // A's zero points per row (reused)
-    std::vector<int32_t>& za = za_buf;
-    za.assign(static_cast<size_t>(M), 0);
-    if (azp)
-      for (int64_t m = 0; m < M; ++m) za[size_t(m)] = int32_t(Get(*azp, azp->numel() > 1 ? m : 0));
-    // Scratch kept per calling thread (no allocation per run once it has grown); the
-    // workers below reach it through this reference, not their own thread_local.
-    thread_local std::vector<int16_t> a16_buf;
-    std::vector<int16_t>& a16 = a16_buf;
-    if (a16.size() < size_t(rows * lda)) a16.resize(size_t(rows * lda));
-    ParallelFor(ctx, rows, std::max<int64_t>(1, 16384 / lda), [&](int64_t r0, int64_t r1) {
-      for (int64_t r = r0; r < r1; ++r) {
-        const int32_t z = za[size_t(r % M)];
-        for (int64_t k = 0; k < K; ++k) a16[size_t(r * lda + k)] = int16_t(Elem8(a, r * K + k) - z);
-        if (K < lda) a16[size_t(r * lda + K)] = 0;  // an odd K's pad column
-      }
-    });
-    const int16_t* pb = bp->data<int16_t>();
-    auto* kernel = ctx.kernels->GemmI16PairsI32;
-    ParallelFor(ctx, (rows + 3) / 4, 1, [&](int64_t t0, int64_t t1) {
-      const int64_t r0 = t0 * 4, r1 = std::min(rows, t1 * 4);
-      kernel(r1 - r0, N, K2, a16.data() + r0 * lda, lda, pb, 2 * N, out + r0 * N, N);
-    });
+  const MatMulIntegerNode p = ParseIntMatMul(ctx, a, b, azp, bzp);
+  const auto& row = PlanRow(ctx, MatMulIntegerTable(), p);
+  row.run(p, IntMatMulRun{ctx, a, b, azp, bzp, output(p.out_shape), b_in, bzp_in});
+}
+
+// --- QuantizeLinear, DequantizeLinear ---
+
+// Validates where each element of x takes its scale and zero point (QuantLayout) and
+// finds its runs: the scale not empty, per tensor (one value, rank <= 1), per axis (1-D,
+// one value per slice of `axis`) or blocked (x's shape with the axis divided, rounded
+// up, by block_size: no runs).
+void ParseLayout(const OpContext& ctx, const Tensor& x, const Tensor& scale, QuantLayout* l, QuantRuns* runs) {
+  l->x_shape = x.shape();
+  l->scale_shape = scale.shape();
+  if (scale.numel() == 0) throw ctx.Fail(ErrorCode::kShapeMismatch, "the scale is empty");
+  l->per_tensor = scale.numel() <= 1 && scale.rank() <= 1;
+  if (l->per_tensor) {
+    *runs = {true, std::max<int64_t>(x.numel(), 1), 1};
     return;
   }
-  const bool a1 = sa.size() == 1, b1 = sb.size() == 1;
-  if (a1) sa.insert(sa.begin(), 1);
-  if (b1) sb.push_back(1);
-  const int64_t M = sa[sa.size() - 2], K = sa.back(), N = sb.back();
-  if (sb[sb.size() - 2] != K) throw ctx.Fail(ErrorCode::kShapeMismatch, "A and B do not agree on K");
-  const Shape ba(sa.begin(), sa.end() - 2), bb(sb.begin(), sb.end() - 2);
-  const Shape batch = BroadcastShapes(ctx, {ba, bb});
-  Shape out_shape = batch;
-  if (!a1) out_shape.push_back(M);
-  if (!b1) out_shape.push_back(N);
-  const auto ia = BroadcastIndex(ba, batch), ib = BroadcastIndex(bb, batch);
-  int32_t* result = output(out_shape);
-  std::fill(result, result + ia.size() * size_t(M * N), 0);
-  // Operands minus their zero points, read once. Integer sums modulo 2^32 do not depend
-  // on the order of the terms, so the loops run row by row (k outer, n inner).
-  auto centred = [&ctx](const Tensor& t, const Tensor* zp, int64_t rows, int64_t cols, bool zp_per_row) {
-    if (zp && zp->numel() != 1 && zp->numel() != (zp_per_row ? rows : cols)) {
-      throw ctx.Fail(ErrorCode::kShapeMismatch, "a zero point must be a scalar or hold one value per " +
-                                                    std::string(zp_per_row ? "row of A" : "column of B"));
-    }
-    std::vector<uint32_t> v(static_cast<size_t>(t.numel()));
-    std::vector<int64_t> z(static_cast<size_t>(zp_per_row ? rows : cols), 0);
-    for (size_t i = 0; i < z.size(); ++i) z[i] = zp ? int64_t(Get(*zp, zp->numel() > 1 ? int64_t(i) : 0)) : 0;
-    for (int64_t i = 0; i < t.numel(); ++i) {
-      const int64_t r = (i / cols) % rows, c = i % cols;
-      v[size_t(i)] = uint32_t(int64_t(Get(t, i)) - z[size_t(zp_per_row ? r : c)]);
-    }
-    return v;
-  };
-  const std::vector<uint32_t> av = centred(a, azp, M, K, true), bv = centred(b, bzp, K, N, false);
-  for (size_t bi = 0; bi < ia.size(); ++bi) {
-    uint32_t* out = reinterpret_cast<uint32_t*>(result) + bi * size_t(M * N);
-    for (int64_t m = 0; m < M; ++m) {
-      const uint32_t* arow = av.data() + ia[bi] * M * K + m * K;
-      uint32_t* orow = out + m * N;
-      for (int64_t k = 0; k < K; ++k) {
-        const uint32_t x = arow[k];
-        const uint32_t* brow = bv.data() + ib[bi] * K * N + k * N;
-        for (int64_t n = 0; n < N; ++n) orow[n] += x * brow[n];
-      }
-    }
+  const int64_t axis = l->axis = NormAxis(ctx, ctx.attr_i("axis", 1), x.rank());
+  const int64_t block = l->block = ctx.attr_i("block_size", 0);
+  int64_t inner = 1;
+  for (int64_t k = axis + 1; k < x.rank(); ++k) inner *= x.shape()[size_t(k)];
+  const int64_t dim = x.shape()[size_t(axis)];
+  if (block <= 0) {
+    if (scale.rank() != 1 || scale.shape()[0] != dim)
+      throw ctx.Fail(ErrorCode::kShapeMismatch, "per-axis scale must have one value per slice");
+    *runs = {inner > 0, inner, dim};
+    return;
   }
-}
-
-// round_half_even(v) + zp, saturated to the integer type t.
-int64_t SatRound(double v, double zp, DType t) {
-  double lo, hi;
-  IntRange(t, &lo, &hi);
-  if (v != v) return int64_t(zp < lo ? lo : zp > hi ? hi : zp);
-  double r = math::RoundEvenD(v);
-  r = r + zp;
-  r = r < lo ? lo : r > hi ? hi : r;
-  return int64_t(r);
-}
-
-}  // namespace
-
-// Whether the parameters go per tensor or per axis (not blocked, shapes agreeing): then
-// runs of *inner consecutive elements share a scale and zero point, run r taking
-// parameter r % *dim (per tensor: one run of the whole tensor, *dim = 1).
-bool ParamRuns(const OpContext& ctx, const Tensor& x, const Tensor& scale, int64_t* inner, int64_t* dim) {
-  if (scale.numel() == 0) return false;  // the general path reports it
-  if (scale.numel() <= 1 && scale.rank() <= 1) {
-    *inner = std::max<int64_t>(x.numel(), 1);
-    *dim = 1;
-    return true;
+  if (scale.rank() != x.rank()) throw ctx.Fail(ErrorCode::kShapeMismatch, "blocked scale must have the input's rank");
+  for (int64_t k = 0; k < x.rank(); ++k) {
+    const int64_t d = x.shape()[size_t(k)], want = k == axis ? (d + block - 1) / block : d;
+    if (scale.shape()[size_t(k)] != want)
+      throw ctx.Fail(ErrorCode::kShapeMismatch,
+                     "blocked scale must have the input's shape, the axis divided by block_size");
   }
-  if (ctx.attr_i("block_size", 0) > 0 || x.rank() == 0) return false;
-  const int64_t axis = NormAxis(ctx, ctx.attr_i("axis", 1), x.rank());
-  *dim = x.shape()[size_t(axis)];
-  if (scale.rank() != 1 || scale.shape()[0] != *dim) return false;  // the general path reports it
-  *inner = 1;
-  for (int64_t k = axis + 1; k < x.rank(); ++k) *inner *= x.shape()[size_t(k)];
-  return *inner > 0;
+  *runs = {};
 }
 
 // The session's 8-bit quantisation kernel (fast paths run with vector kernel tables only).
@@ -419,48 +327,142 @@ void Quantize8(const OpContext& ctx, const float* x, int64_t n, float scale, int
   ctx.kernels->QuantizeF32(x, n, scale, zp, lo, hi, y);
 }
 
+void RunQuantizeReference(OpContext& ctx, const QuantizeNode& p, const Tensor& x, const Tensor& scale,
+                          const Tensor* zp) {
+  ref::QuantizeLinear(p, x, scale, zp, ctx.out(0, p.out, x.shape()));
+}
+
+// The quantisation kernel on each run of elements that share their parameters (the same
+// formula as the reference's).
+void RunQuantizeRuns(OpContext& ctx, const QuantizeNode& p, const Tensor& x, const Tensor& scale, const Tensor* zp) {
+  const int64_t inner = p.runs.inner, dim = p.runs.dim;
+  Tensor& y = ctx.out_uninit(0, p.out, x.shape());
+  const float* xp = x.data<float>();
+  const float* sp = scale.data<float>();
+  uint8_t* yp = y.mutable_data<uint8_t>();
+  for (int64_t i0 = 0, r = 0; i0 < x.numel(); i0 += inner, ++r) {
+    const int64_t j = r % dim;
+    Quantize8(ctx, xp + i0, inner, sp[j], zp ? int32_t(Get(*zp, j)) : 0, p.out, yp + i0);
+  }
+}
+
+bool QuantizeRunsFit(const QuantizeNode& p) { return p.runs_fit; }
+
+constexpr const char* kQuantizeOps[] = {"QuantizeLinear"};
+constexpr AlgorithmRow<QuantizeNode, QuantizeRunFn> kQuantizeRows[] = {
+    {"reference", Exactness::kExact, "", nullptr, nullptr, RunQuantizeReference},
+    {"runs", Exactness::kExact, "QuantizeF32", QuantizeRunsFit, nullptr, RunQuantizeRuns},
+};
+
+void RunDequantizeReference(OpContext& ctx, const DequantizeNode& p, const Tensor& x, const Tensor& scale,
+                            const Tensor* zp) {
+  ref::DequantizeLinear(p, x, scale, zp, ctx.out(0, p.out, x.shape()));
+}
+
+// The same expression as the reference's in a typed loop per run (the difference is
+// exact in int32 and in f32).
+void RunDequantizeRuns(OpContext& ctx, const DequantizeNode& p, const Tensor& x, const Tensor& scale,
+                       const Tensor* zp) {
+  const int64_t inner = p.runs.inner, dim = p.runs.dim;
+  Tensor& y = ctx.out_uninit(0, p.out, x.shape());
+  float* yp = y.mutable_data<float>();
+  const float* sp = scale.data<float>();
+  for (int64_t i0 = 0, r = 0; i0 < x.numel(); i0 += inner, ++r) {
+    const int64_t j = r % dim, len = inner;
+    const int32_t z = zp ? int32_t(Get(*zp, j)) : 0;
+    const float sv = sp[j];
+    if (x.dtype() == DType::kUInt8) {
+      const uint8_t* xp = x.data<uint8_t>() + i0;
+      for (int64_t i = 0; i < len; ++i) yp[i0 + i] = float(int32_t(xp[i]) - z) * sv;
+    } else {
+      const int8_t* xp = x.data<int8_t>() + i0;
+      for (int64_t i = 0; i < len; ++i) yp[i0 + i] = float(int32_t(xp[i]) - z) * sv;
+    }
+  }
+}
+
+bool DequantizeRunsFit(const DequantizeNode& p) { return p.runs_fit; }
+
+constexpr const char* kDequantizeOps[] = {"DequantizeLinear"};
+constexpr AlgorithmRow<DequantizeNode, DequantizeRunFn> kDequantizeRows[] = {
+    {"reference", Exactness::kExact, "", nullptr, nullptr, RunDequantizeReference},
+    {"runs", Exactness::kExact, "", DequantizeRunsFit, nullptr, RunDequantizeRuns},
+};
+
+// --- DynamicQuantizeLinear ---
+
+void RunDynamicReference(OpContext& ctx, const DynamicQuantizeNode&, const Tensor& x) {
+  float scale = 0.0f;
+  uint8_t zp = 0;
+  ref::DynamicQuantizeLinear(x, ctx.out(0, DType::kUInt8, x.shape()).mutable_data<uint8_t>(), &scale, &zp);
+  ctx.out(1, DType::kFloat, {}).mutable_data<float>()[0] = scale;
+  ctx.out(2, DType::kUInt8, {}).mutable_data<uint8_t>()[0] = zp;
+}
+
+// The range scan in one kernel, the reference's scale and zero point, then q = x / scale
+// through the 8-bit quantisation kernel (the reference's loop, lane by lane); a scale of
+// 0 has the reference's loop (whose q is 0 there, not x / 0).
+void RunDynamicKernel(OpContext& ctx, const DynamicQuantizeNode&, const Tensor& x) {
+  float mn = 0.0f, mx = 0.0f;
+  ctx.kernels->RangeF32(x.data<float>(), x.numel(), &mn, &mx);
+  float scale = 0.0f;
+  uint8_t zp = 0;
+  ref::DynamicQuantizeScale(mn, mx, &scale, &zp);
+  Tensor& y = ctx.out(0, DType::kUInt8, x.shape());
+  if (scale != 0.0f)
+    Quantize8(ctx, x.data<float>(), x.numel(), scale, int32_t(zp), DType::kUInt8, y.mutable_data<uint8_t>());
+  else
+    ref::DynamicQuantizeU8(x, scale, zp, y.mutable_data<uint8_t>());
+  ctx.out(1, DType::kFloat, {}).mutable_data<float>()[0] = scale;
+  ctx.out(2, DType::kUInt8, {}).mutable_data<uint8_t>()[0] = zp;
+}
+
+bool DynamicKernelFits(const DynamicQuantizeNode& p) { return p.f32; }
+
+constexpr const char* kDynamicQuantizeOps[] = {"DynamicQuantizeLinear"};
+constexpr AlgorithmRow<DynamicQuantizeNode, DynamicQuantizeRunFn> kDynamicQuantizeRows[] = {
+    {"reference", Exactness::kExact, "", nullptr, nullptr, RunDynamicReference},
+    {"kernel", Exactness::kExact, "RangeF32, QuantizeF32", DynamicKernelFits, nullptr, RunDynamicKernel},
+};
+
+}  // namespace
+
+const FamilyTable<MatMulIntegerNode, MatMulIntegerRunFn>& MatMulIntegerTable() {
+  static constexpr FamilyTable<MatMulIntegerNode, MatMulIntegerRunFn> kTable{"matmul_integer", kMatMulIntegerOps,
+                                                                             kMatMulIntegerRows};
+  return kTable;
+}
+const FamilyTable<QuantizeNode, QuantizeRunFn>& QuantizeTable() {
+  static constexpr FamilyTable<QuantizeNode, QuantizeRunFn> kTable{"quantize", kQuantizeOps, kQuantizeRows};
+  return kTable;
+}
+const FamilyTable<DequantizeNode, DequantizeRunFn>& DequantizeTable() {
+  static constexpr FamilyTable<DequantizeNode, DequantizeRunFn> kTable{"dequantize", kDequantizeOps, kDequantizeRows};
+  return kTable;
+}
+const FamilyTable<DynamicQuantizeNode, DynamicQuantizeRunFn>& DynamicQuantizeTable() {
+  static constexpr FamilyTable<DynamicQuantizeNode, DynamicQuantizeRunFn> kTable{
+      "dynamic_quantize", kDynamicQuantizeOps, kDynamicQuantizeRows};
+  return kTable;
+}
+
 void QuantizeLinear(OpContext& ctx) {
   const Tensor& x = ctx.in(0);
   const Tensor& scale = ctx.in(1);
   const Tensor* zp = ctx.has_input(2) ? &ctx.in(2) : nullptr;
   if (zp && zp->numel() != scale.numel())
     throw ctx.Fail(ErrorCode::kShapeMismatch, "the zero point must hold as many values as the scale");
-  DType out_t = zp ? zp->dtype() : DType::kUInt8;
-  if (ctx.has_attr("output_dtype") && ctx.attr_i("output_dtype", 0) != 0) out_t = DType(ctx.attr_i("output_dtype", 2));
-  const bool saturate = ctx.attr_i("saturate", 1) != 0;
-  // float to 8 bits with float scales, per tensor or per axis: the quantisation kernel on
-  // each run of elements that share their parameters (the same formula as below).
-  int64_t inner = 0, dim = 0;
-  // (A layout ParamRuns does not take runs the reference.)
-  const bool runs_fit = x.dtype() == DType::kFloat && scale.dtype() == DType::kFloat &&
-                        (out_t == DType::kUInt8 || out_t == DType::kInt8) && (!zp || zp->numel() == scale.numel());
-  if (UseAlgorithm(ctx, kAllQuantizeAlgos, QuantizeAlgoName, QuantizeAlgo::kRuns, runs_fit) &&
-      ParamRuns(ctx, x, scale, &inner, &dim)) {
-    Tensor& y = ctx.out_uninit(0, out_t, x.shape());
-    const float* xp = x.data<float>();
-    const float* sp = scale.data<float>();
-    uint8_t* yp = y.mutable_data<uint8_t>();
-    for (int64_t i0 = 0, r = 0; i0 < x.numel(); i0 += inner, ++r) {
-      const int64_t j = r % dim;
-      Quantize8(ctx, xp + i0, inner, sp[j], zp ? int32_t(Get(*zp, j)) : 0, out_t, yp + i0);
-    }
-    return;
-  }
-  const auto idx = ParamIndex(ctx, x, scale);
-  Tensor& y = ctx.out(0, out_t, x.shape());
-  const MiniFormat* mf = MiniFormatOf(out_t);
-  if (!mf && !IsIntType(out_t)) throw ctx.Fail(ErrorCode::kTypeMismatch, "unsupported output type " + DTypeName(out_t));
-  for (int64_t i = 0; i < x.numel(); ++i) {
-    const float xv = float(Get(x, i)), sv = float(Get(scale, idx[size_t(i)]));
-    const float q = xv / sv;
-    if (mf) {
-      const float z = zp ? float(Get(*zp, idx[size_t(i)])) : 0.0f;
-      y.mutable_data<uint8_t>()[i] = uint8_t(F32ToMini(q + z, *mf, saturate));
-    } else {
-      const double z = zp ? Get(*zp, idx[size_t(i)]) : 0.0;
-      PutInt(y, i, SatRound(double(math::RoundEven(q)), z, out_t));
-    }
-  }
+  QuantizeNode p;
+  p.out = zp ? zp->dtype() : DType::kUInt8;
+  if (ctx.has_attr("output_dtype") && ctx.attr_i("output_dtype", 0) != 0) p.out = DType(ctx.attr_i("output_dtype", 2));
+  p.saturate = ctx.attr_i("saturate", 1) != 0;
+  ParseLayout(ctx, x, scale, &p, &p.runs);
+  if (!MiniFormatOf(p.out) && !ref::IsQuantInteger(p.out))
+    throw ctx.Fail(ErrorCode::kTypeMismatch, "unsupported output type " + DTypeName(p.out));
+  // float to 8 bits with float scales, per tensor or per axis: the runs.
+  p.runs_fit = x.dtype() == DType::kFloat && scale.dtype() == DType::kFloat &&
+               (p.out == DType::kUInt8 || p.out == DType::kInt8) && (!zp || zp->numel() == scale.numel()) && p.runs.fit;
+  PlanRow(ctx, QuantizeTable(), p).run(ctx, p, x, scale, zp);
 }
 
 void DequantizeLinear(OpContext& ctx) {
@@ -470,70 +472,20 @@ void DequantizeLinear(OpContext& ctx) {
   if (zp && zp->numel() != scale.numel())
     throw ctx.Fail(ErrorCode::kShapeMismatch, "the zero point must hold as many values as the scale");
   if (zp) ctx.RequireInputType(*zp, x.dtype(), "the zero point");
-  DType out_t = scale.dtype();
-  if (ctx.has_attr("output_dtype") && ctx.attr_i("output_dtype", 0) != 0) out_t = DType(ctx.attr_i("output_dtype", 1));
-  // 8-bit integers to float with float scales, per tensor or per axis: the same
-  // expression in a typed loop (the difference is exact in int32 and in f32).
-  int64_t inner = 0, dim = 0;
-  const bool runs_fit =
-      out_t == DType::kFloat && scale.dtype() == DType::kFloat && Is8Bit(x) && (!zp || zp->numel() == scale.numel());
-  if (UseAlgorithm(ctx, kAllDequantizeAlgos, DequantizeAlgoName, DequantizeAlgo::kRuns, runs_fit) &&
-      ParamRuns(ctx, x, scale, &inner, &dim)) {
-    Tensor& y = ctx.out_uninit(0, out_t, x.shape());
-    float* yp = y.mutable_data<float>();
-    const float* sp = scale.data<float>();
-    for (int64_t i0 = 0, r = 0; i0 < x.numel(); i0 += inner, ++r) {
-      const int64_t j = r % dim, len = inner;
-      const int32_t z = zp ? int32_t(Get(*zp, j)) : 0;
-      const float sv = sp[j];
-      if (x.dtype() == DType::kUInt8) {
-        const uint8_t* xp = x.data<uint8_t>() + i0;
-        for (int64_t i = 0; i < len; ++i) yp[i0 + i] = float(int32_t(xp[i]) - z) * sv;
-      } else {
-        const int8_t* xp = x.data<int8_t>() + i0;
-        for (int64_t i = 0; i < len; ++i) yp[i0 + i] = float(int32_t(xp[i]) - z) * sv;
-      }
-    }
-    return;
-  }
-  const auto idx = ParamIndex(ctx, x, scale);
-  Tensor& y = ctx.out(0, out_t, x.shape());
-  for (int64_t i = 0; i < x.numel(); ++i) {
-    const double z = zp ? Get(*zp, idx[size_t(i)]) : 0.0;
-    const float d = IsIntType(x.dtype()) ? float(int64_t(Get(x, i)) - int64_t(z)) : float(Get(x, i) - z);
-    PutFloat(y, i, d * float(Get(scale, idx[size_t(i)])));
-  }
+  DequantizeNode p;
+  p.out = scale.dtype();
+  if (ctx.has_attr("output_dtype") && ctx.attr_i("output_dtype", 0) != 0) p.out = DType(ctx.attr_i("output_dtype", 1));
+  ParseLayout(ctx, x, scale, &p, &p.runs);
+  // 8-bit integers to float with float scales, per tensor or per axis: the runs.
+  p.runs_fit = p.out == DType::kFloat && scale.dtype() == DType::kFloat && Is8Bit(x) &&
+               (!zp || zp->numel() == scale.numel()) && p.runs.fit;
+  PlanRow(ctx, DequantizeTable(), p).run(ctx, p, x, scale, zp);
 }
 
 void DynamicQuantizeLinear(OpContext& ctx) {
   const Tensor& x = ctx.in(0);
-  float mn = 0.0f, mx = 0.0f;
-  const bool kernel = UseAlgorithm(ctx, kAllDynamicQuantizeAlgos, DynamicQuantizeAlgoName, DynamicQuantizeAlgo::kKernel,
-                                   x.dtype() == DType::kFloat);
-  if (kernel) {
-    ctx.kernels->RangeF32(x.data<float>(), x.numel(), &mn, &mx);
-  } else {
-    for (int64_t i = 0; i < x.numel(); ++i) {
-      const float v = float(Get(x, i));
-      if (v < mn) mn = v;
-      if (v > mx) mx = v;
-    }
-  }
-  const float scale = (mx - mn) / 255.0f;
-  const float zpf = scale == 0.0f ? 0.0f : 0.0f - mn / scale;
-  const int64_t zp = SatRound(double(math::RoundEven(zpf)), 0.0, DType::kUInt8);
-  Tensor& y = ctx.out(0, DType::kUInt8, x.shape());
-  if (kernel && scale != 0.0f) {
-    // q = x / scale, then the 8-bit quantisation kernel (the loop below, lane by lane).
-    Quantize8(ctx, x.data<float>(), x.numel(), scale, int32_t(zp), DType::kUInt8, y.mutable_data<uint8_t>());
-  } else {
-    for (int64_t i = 0; i < x.numel(); ++i) {
-      const float q = scale == 0.0f ? 0.0f : float(Get(x, i)) / scale;
-      y.mutable_data<uint8_t>()[i] = uint8_t(SatRound(double(math::RoundEven(q)), double(zp), DType::kUInt8));
-    }
-  }
-  ctx.out(1, DType::kFloat, {}).mutable_data<float>()[0] = scale;
-  ctx.out(2, DType::kUInt8, {}).mutable_data<uint8_t>()[0] = uint8_t(zp);
+  const DynamicQuantizeNode p{x.dtype() == DType::kFloat};
+  PlanRow(ctx, DynamicQuantizeTable(), p).run(ctx, p, x);
 }
 
 void MatMulInteger(OpContext& ctx) {
@@ -542,6 +494,8 @@ void MatMulInteger(OpContext& ctx) {
       [&](const Shape& s) { return ctx.out_uninit(0, DType::kInt32, s).mutable_data<int32_t>(); }, 1, 3);
 }
 
+// The int32 sums by the planned row, then the reference's requantisation
+// (ref::QLinearMatMulOutput).
 void QLinearMatMul(OpContext& ctx) {
   const Tensor& a = ctx.in(0);
   const Tensor& b = ctx.in(3);
@@ -555,12 +509,9 @@ void QLinearMatMul(OpContext& ctx) {
         return acc.data();
       },
       3, 5);
-  const float m = float(float(Get(ctx.in(1), 0)) * float(Get(ctx.in(4), 0))) / float(Get(ctx.in(6), 0));
   const Tensor& yzp = ctx.in(7);
   Tensor& y = ctx.out(0, yzp.dtype(), s);
-  for (size_t i = 0; i < acc.size(); ++i) {
-    PutInt(y, int64_t(i), SatRound(double(acc[i]) * double(m), Get(yzp, 0), yzp.dtype()));
-  }
+  ref::QLinearMatMulOutput(acc.data(), int64_t(acc.size()), ctx.in(1), ctx.in(4), ctx.in(6), yzp, y);
 }
 
 }  // namespace ops

@@ -1,7 +1,9 @@
 // RNN, GRU and LSTM. Their definition is ref/rnn.h (the cells' equations and the
-// products' folds); the reference algorithm runs it step by step, the GEMM algorithm
-// (ops/rnn.h) the same equations with the products as GEMMs and each activation over a
-// whole gate.
+// products' folds); the reference row runs it step by step (ref::RnnSequenceF32), the
+// GEMM row (RnnTable, ops/rnn.h) the same equations with the products as GEMMs and each
+// activation over a whole gate.
+#include "ops/rnn.h"
+
 #include <algorithm>
 #include <cmath>
 #include <string>
@@ -9,10 +11,7 @@
 
 #include "ref/elementwise.h"
 #include "ref/math.h"
-#include "ref/rnn.h"
 #include "ops/ops.h"
-#include "ops/algorithm.h"
-#include "ops/rnn.h"
 #include "ops/parallel.h"
 #include "ops/util.h"
 
@@ -21,29 +20,19 @@ namespace ops {
 namespace {
 
 using Act = ref::RnnActivation;
-
-enum class Kind { kRnn, kGru, kLstm };
+using Kind = ref::RnnKind;
+using Spec = ref::RnnParams;
 
 // What a node's attributes say: sizes, directions, activations (per direction, in the
-// operator's order), clip and the GRU/LSTM options.
-struct Spec {
-  Kind kind = Kind::kRnn;
-  int64_t G = 1, H = 0, D = 1, layout = 0;
-  std::string direction;
-  std::vector<Act> acts;
-  size_t per_dir = 1;
-  ref::RnnCell cell;  // H, clip, linear_before_reset, input_forget
-  float Clip(float v) const { return cell.Clip(v); }
-  const Act& act(int64_t d, size_t k) const { return acts[size_t(d) * per_dir + k]; }
-};
-
+// operator's order), clip and the GRU/LSTM options (ReadInputs adds S, B and I).
 Spec ReadSpec(const OpContext& ctx, Kind kind) {
   Spec sp;
   sp.kind = kind;
   sp.G = kind == Kind::kRnn ? 1 : kind == Kind::kGru ? 3 : 4;
   sp.layout = ctx.attr_i("layout", 0);
-  sp.direction = ctx.attr_s("direction", "forward");
-  sp.D = sp.direction == "bidirectional" ? 2 : 1;
+  const std::string direction = ctx.attr_s("direction", "forward");
+  sp.reverse = direction == "reverse";
+  sp.D = direction == "bidirectional" ? 2 : 1;
   sp.H = ctx.attr_i("hidden_size", 0);
   std::vector<std::string> names;
   if (const Attribute* a = ctx.node.attr("activations")) names = a->strings;
@@ -73,18 +62,18 @@ Spec ReadSpec(const OpContext& ctx, Kind kind) {
 // The inputs as floats: X [S, B, I] (or batch-first), W, R, the biases, the sequence
 // lengths, the initial states laid out [D, B, H] and the peepholes.
 struct Inputs {
-  int64_t S = 0, B = 0, I = 0;
   std::vector<float> X, W, R, Bv, Hs, Cs, P;
   std::vector<int64_t> lens;
 };
 
-Inputs ReadInputs(const OpContext& ctx, const Spec& sp, const Tensor& tx) {
+// Reads the inputs and sets sp's S, B and I from X's shape.
+Inputs ReadInputs(const OpContext& ctx, Spec& sp, const Tensor& tx) {
   Inputs in;
   const int64_t G = sp.G, H = sp.H, D = sp.D;
-  in.S = sp.layout ? tx.shape()[1] : tx.shape()[0];
-  in.B = sp.layout ? tx.shape()[0] : tx.shape()[1];
-  in.I = tx.shape()[2];
-  const int64_t S = in.S, B = in.B, I = in.I;
+  sp.S = sp.layout ? tx.shape()[1] : tx.shape()[0];
+  sp.B = sp.layout ? tx.shape()[0] : tx.shape()[1];
+  sp.I = tx.shape()[2];
+  const int64_t S = sp.S, B = sp.B, I = sp.I;
   in.X = ToF32(ctx, tx);
   in.W = ToF32(ctx, ctx.in(1));
   in.R = ToF32(ctx, ctx.in(2));
@@ -128,19 +117,16 @@ Inputs ReadInputs(const OpContext& ctx, const Spec& sp, const Tensor& tx) {
   return in;
 }
 
-// One direction's cell: from the products of one step and batch row (pre = x . W,
-// hr = h . R) the gates and the new hidden state hn (and the LSTM's cell state).
-// Every gate's pre-activation is ((x . W) + (h . R)) + (Wb + Rb). With the GEMM
-// algorithm each activation runs over a whole gate (Apply: MathF32 for Sigmoid and Tanh,
-// the scalar functions' bits), on the same clipped values; the reference algorithm runs
-// the ref::*CellF32 definitions.
+// The GEMM row's cell of one direction: from the products of one step and batch row
+// (pre = x . W, hr = h . R) the gates and the new hidden state hn (and the LSTM's cell
+// state). Every gate's pre-activation is ((x . W) + (h . R)) + (Wb + Rb), as the
+// ref::*CellF32 definitions; each activation runs over a whole gate (Apply: MathF32 for
+// Sigmoid and Tanh, the scalar functions' bits), on the same clipped values.
 struct Cell {
   const OpContext& ctx;
   const Spec& sp;
-  bool gemm;
   int64_t d;
-  const float* r;   // R of this direction [G*H, H]
-  const float* rt;  // R laid out [H, G*H] (gemm)
+  const float* rt;  // R laid out [H, G*H]
   const float* wb;
   const float* rb;
   const float* p;  // peepholes i, o, f
@@ -158,14 +144,11 @@ struct Cell {
       for (int64_t i = 0; i < n; ++i) v[i] = a(v[i]);
   }
   void Rnn() {
-    if (!gemm) return ref::RnnCellF32(sp.cell, sp.act(d, 0), pre.data(), hr.data(), wb, rb, hn.data());
     for (int64_t k = 0; k < sp.H; ++k) hn[size_t(k)] = sp.Clip(Gate(k));
     Apply(sp.act(d, 0), hn.data(), sp.H);
   }
 
   void Gru(const float* h) {
-    if (!gemm)
-      return ref::GruCellF32(sp.cell, sp.act(d, 0), sp.act(d, 1), pre.data(), hr.data(), wb, rb, r, h, hn.data());
     const int64_t H = sp.H, G = sp.G;
     const Act& f = sp.act(d, 0);
     for (int64_t k = 0; k < H; ++k) {
@@ -192,9 +175,6 @@ struct Cell {
 
   // Gate order i, o, f, c; peepholes i, o, f.
   void Lstm(float* c) {
-    if (!gemm)
-      return ref::LstmCellF32(sp.cell, sp.act(d, 0), sp.act(d, 1), sp.act(d, 2), pre.data(), hr.data(), wb, rb, p, c,
-                              hn.data());
     const int64_t H = sp.H;
     const Act& f = sp.act(d, 0);
     const Act& g2 = sp.act(d, 1);
@@ -221,10 +201,77 @@ struct Cell {
   }
 };
 
+// The definition: ref::RnnSequenceF32.
+void RunReference(const OpContext&, const Spec& sp, const ref::RnnData& io) { ref::RnnSequenceF32(sp, io); }
+
+// The GEMM row: the products go through the GEMM kernel, each output folding its index
+// in order from -0.0 exactly as ref::RnnProductsF32: x . W for every time step and batch
+// row at once (X's rows in memory order), h . R per step against R laid out as [H, G*H]
+// once per call (a matrix-vector product streaming its rows); the cells as Cell.
+void RunGemm(const OpContext& ctx, const Spec& sp, const ref::RnnData& io) {
+  const int64_t G = sp.G, H = sp.H, D = sp.D, S = sp.S, B = sp.B, I = sp.I;
+  auto yidx = [&](int64_t t, int64_t d, int64_t b, int64_t h) {
+    return sp.layout ? ((b * S + t) * D + d) * H + h : ((t * D + d) * B + b) * H + h;
+  };
+  std::vector<float> xw_all, rt;
+  for (int64_t d = 0; d < D; ++d) {
+    const bool rev = sp.reverse || (d == 1);
+    const float* w = io.w + d * G * H * I;
+    const float* r = io.r + d * G * H * H;
+    xw_all.resize(size_t(S * B * G * H));
+    ParallelGemmF32(ctx, S * B, G * H, I, io.x, I, 1, w, 1, I, xw_all.data(), G * H);
+    rt.resize(size_t(H * G * H));
+    for (int64_t g = 0; g < G * H; ++g)
+      for (int64_t i = 0; i < H; ++i) rt[size_t(i * G * H + g)] = r[g * H + i];
+    const float* wb = io.bias + d * 2 * G * H;
+    Cell cell{ctx, sp, d,  rt.data(), wb, wb + G * H, io.peep + d * 3 * H, {}, {}, {}, {}, {}, {}, {},
+              {},  {}, {}, {},        {}, {}};
+    for (auto* v : {&cell.pre, &cell.hr}) v->assign(size_t(G * H), 0.0f);
+    for (auto* v : {&cell.hn, &cell.cn, &cell.z, &cell.rg, &cell.hc, &cell.ig, &cell.fg, &cell.cc, &cell.og, &cell.rh_a,
+                    &cell.rgh})
+      v->assign(size_t(H), 0.0f);
+    for (int64_t b = 0; b < B; ++b) {
+      float* h = io.hs + (d * B + b) * H;
+      float* c = sp.kind == Kind::kLstm ? io.cs + (d * B + b) * H : nullptr;
+      const int64_t len = io.lens[size_t(b)];
+      for (int64_t step = 0; step < len; ++step) {
+        const int64_t t = rev ? len - 1 - step : step;
+        const int64_t xrow = sp.layout ? b * S + t : t * B + b;
+        std::copy(xw_all.begin() + xrow * G * H, xw_all.begin() + (xrow + 1) * G * H, cell.pre.begin());
+        ctx.kernels->GemmF32(1, G * H, H, h, H, 1, rt.data(), G * H, 1, cell.hr.data(), G * H);
+        if (sp.kind == Kind::kRnn)
+          cell.Rnn();
+        else if (sp.kind == Kind::kGru)
+          cell.Gru(h);
+        else
+          cell.Lstm(c);
+        for (int64_t k = 0; k < H; ++k) h[k] = cell.hn[size_t(k)];
+        if (io.y)
+          for (int64_t k = 0; k < H; ++k) io.y[yidx(t, d, b, k)] = h[k];
+      }
+    }
+  }
+}
+
+constexpr const char* kRnnOps[] = {"RNN", "GRU", "LSTM"};
+constexpr AlgorithmRow<Spec, RnnRun> kRnnRows[] = {
+    {"reference", Exactness::kExact, "", nullptr, nullptr, RunReference},
+    {"gemm", Exactness::kExact, "GemmF32, MathF32", nullptr, nullptr, RunGemm},
+};
+
+}  // namespace
+
+const FamilyTable<ref::RnnParams, RnnRun>& RnnTable() {
+  static constexpr FamilyTable<ref::RnnParams, RnnRun> kTable{"rnn", kRnnOps, kRnnRows};
+  return kTable;
+}
+
+namespace {
+
 // The final states (outputs 1 and 2) from st [D, B, H].
-void PutState(OpContext& ctx, const Spec& sp, const Inputs& in, DType dtype, size_t out, const std::vector<float>& st) {
+void PutState(OpContext& ctx, const Spec& sp, DType dtype, size_t out, const std::vector<float>& st) {
   if (!ctx.wants_output(out)) return;
-  const int64_t D = sp.D, B = in.B, H = sp.H;
+  const int64_t D = sp.D, B = sp.B, H = sp.H;
   Tensor& t = ctx.out(out, dtype, sp.layout ? Shape{B, D, H} : Shape{D, B, H});
   for (int64_t d = 0; d < D; ++d)
     for (int64_t b = 0; b < B; ++b)
@@ -234,68 +281,25 @@ void PutState(OpContext& ctx, const Spec& sp, const Inputs& in, DType dtype, siz
 
 void Recurrent(OpContext& ctx, Kind kind) {
   const Tensor& tx = ctx.in(0);
-  const Spec sp = ReadSpec(ctx, kind);
-  const int64_t G = sp.G, H = sp.H, D = sp.D;
-  if (tx.rank() != 3 || H <= 0) throw ctx.Fail(ErrorCode::kShapeMismatch, "X must be 3-D and hidden_size positive");
+  Spec sp = ReadSpec(ctx, kind);
+  if (tx.rank() != 3 || sp.H <= 0) throw ctx.Fail(ErrorCode::kShapeMismatch, "X must be 3-D and hidden_size positive");
   Inputs in = ReadInputs(ctx, sp, tx);
-  const int64_t S = in.S, B = in.B, I = in.I;
+  const int64_t S = sp.S, B = sp.B, D = sp.D, H = sp.H;
+  // Y (every row writes its f32 values; steps past a row's length stay zero): a float
+  // output directly, another through a buffer and StoreF32.
   Tensor* Y =
       ctx.wants_output(0) ? &ctx.out(0, tx.dtype(), sp.layout ? Shape{B, S, D, H} : Shape{S, D, B, H}) : nullptr;
-  auto yidx = [&](int64_t t, int64_t d, int64_t b, int64_t h) {
-    return sp.layout ? ((b * S + t) * D + d) * H + h : ((t * D + d) * B + b) * H + h;
-  };
-  // The GEMM algorithm: the products go through the GEMM kernel, each output folding its
-  // index in order from -0.0 exactly as the reference's loops: x . W for every time step
-  // and batch row at once (X's rows in memory order), h . R per step against R laid out
-  // as [H, G*H] once per call (a matrix-vector product streaming its rows).
-  const bool gemm = UseAlgorithm(ctx, kAllRnnAlgos, RnnAlgoName, RnnAlgo::kGemm, true);
-  std::vector<float> xw_all, rt;
-  for (int64_t d = 0; d < D; ++d) {
-    const bool rev = sp.direction == "reverse" || (d == 1);
-    const float* w = in.W.data() + d * G * H * I;
-    const float* r = in.R.data() + d * G * H * H;
-    if (gemm) {
-      xw_all.resize(size_t(S * B * G * H));
-      ParallelGemmF32(ctx, S * B, G * H, I, in.X.data(), I, 1, w, 1, I, xw_all.data(), G * H);
-      rt.resize(size_t(H * G * H));
-      for (int64_t g = 0; g < G * H; ++g)
-        for (int64_t i = 0; i < H; ++i) rt[size_t(i * G * H + g)] = r[g * H + i];
-    }
-    const float* wb = in.Bv.data() + d * 2 * G * H;
-    Cell cell{ctx, sp, gemm, d,  r,  rt.data(), wb, wb + G * H, in.P.data() + d * 3 * H, {}, {}, {}, {}, {},
-              {},  {}, {},   {}, {}, {},        {}, {}};
-    for (auto* v : {&cell.pre, &cell.hr}) v->assign(size_t(G * H), 0.0f);
-    for (auto* v : {&cell.hn, &cell.cn, &cell.z, &cell.rg, &cell.hc, &cell.ig, &cell.fg, &cell.cc, &cell.og, &cell.rh_a,
-                    &cell.rgh})
-      v->assign(size_t(H), 0.0f);
-    for (int64_t b = 0; b < B; ++b) {
-      float* h = in.Hs.data() + (d * B + b) * H;
-      float* c = kind == Kind::kLstm ? in.Cs.data() + (d * B + b) * H : nullptr;
-      const int64_t len = in.lens[size_t(b)];
-      for (int64_t step = 0; step < len; ++step) {
-        const int64_t t = rev ? len - 1 - step : step;
-        const int64_t xrow = sp.layout ? b * S + t : t * B + b;
-        const float* x = in.X.data() + xrow * I;
-        if (gemm) {
-          std::copy(xw_all.begin() + xrow * G * H, xw_all.begin() + (xrow + 1) * G * H, cell.pre.begin());
-          ctx.kernels->GemmF32(1, G * H, H, h, H, 1, rt.data(), G * H, 1, cell.hr.data(), G * H);
-        } else {
-          ref::RnnProductsF32(G, H, I, x, w, h, r, cell.pre.data(), cell.hr.data());
-        }
-        if (kind == Kind::kRnn)
-          cell.Rnn();
-        else if (kind == Kind::kGru)
-          cell.Gru(h);
-        else
-          cell.Lstm(c);
-        for (int64_t k = 0; k < H; ++k) h[k] = cell.hn[size_t(k)];
-        if (Y)
-          for (int64_t k = 0; k < H; ++k) StoreF32(*Y, yidx(t, d, b, k), h[k]);
-      }
-    }
-  }
-  PutState(ctx, sp, in, tx.dtype(), 1, in.Hs);
-  if (kind == Kind::kLstm) PutState(ctx, sp, in, tx.dtype(), 2, in.Cs);
+  std::vector<float> ybuf;
+  float* y = nullptr;
+  if (Y)
+    y = Y->dtype() == DType::kFloat ? Y->mutable_data<float>() : (ybuf.assign(size_t(Y->numel()), 0.0f), ybuf.data());
+  const ref::RnnData io{
+      in.X.data(), in.W.data(), in.R.data(), in.Bv.data(), in.P.data(), in.lens.data(), in.Hs.data(), in.Cs.data(), y};
+  PlanRow(ctx, RnnTable(), sp).run(ctx, sp, io);
+  if (Y && Y->dtype() != DType::kFloat)
+    for (int64_t i = 0; i < Y->numel(); ++i) StoreF32(*Y, i, ybuf[size_t(i)]);
+  PutState(ctx, sp, tx.dtype(), 1, in.Hs);
+  if (kind == Kind::kLstm) PutState(ctx, sp, tx.dtype(), 2, in.Cs);
 }
 
 }  // namespace

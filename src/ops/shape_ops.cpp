@@ -6,7 +6,6 @@
 
 #include "core/index.h"
 #include "ops/ops.h"
-#include "ops/algorithm.h"
 #include "ops/shape_ops.h"
 #include "ops/parallel.h"
 #include "ops/util.h"
@@ -212,53 +211,45 @@ void CopyRows(const OpContext& ctx, const void* src_v, void* dst_v, size_t es, i
 }
 }  // namespace
 
-void Transpose(OpContext& ctx) {
-  const Tensor& x = ctx.in(0);
-  const int64_t r = x.rank();
-  Shape perm = ctx.attr_dims("perm");
-  if (perm.empty())
-    for (int64_t i = r - 1; i >= 0; --i) perm.push_back(i);
-  if (int64_t(perm.size()) != r) throw ctx.Fail(ErrorCode::kInvalidArgument, "perm has the wrong length");
-  Shape seen(size_t(r), 0);
-  Shape s(static_cast<size_t>(r));
-  for (int64_t i = 0; i < r; ++i) {
-    const int64_t p = NormAxis(ctx, perm[size_t(i)], r);
-    if (seen[size_t(p)]) throw ctx.Fail(ErrorCode::kInvalidArgument, "perm repeats an axis");
-    seen[size_t(p)] = true;
-    perm[size_t(i)] = p;
-    s[size_t(i)] = x.shape()[size_t(p)];
-  }
-  Tensor& out = ctx.out_uninit(0, x.dtype(), s);  // every element is written
-  const auto in_st = Strides(x.shape());
-  int64_t lp = 0;  // the output position of the input's last axis
-  while (lp < r && perm[size_t(lp)] != r - 1) ++lp;
-  if (UseAlgorithm(ctx, kAllTransposeAlgos, TransposeAlgoName, TransposeAlgo::kBlocks32,
-                   x.dtype() != DType::kString && DTypeStorageSize(x.dtype()) == 4 && lp < r - 1 && out.numel())) {
-    // The output's last axis is not the input's: 2-D blocks (the input's last axis
-    // against the output's) through the tiled kernel, one block per index of the other
-    // axes, in chunks of 64 input columns over the threads. Bits are moved, not computed.
-    const auto out_st = Strides(s);
-    const int64_t rows = s[size_t(r - 1)], cols = s[size_t(lp)];
-    const int64_t ss = in_st[size_t(perm[size_t(r - 1)])], ds = out_st[size_t(lp)];
-    const int64_t blocks = out.numel() / (rows * cols), chunk = 64, chunks = (cols + chunk - 1) / chunk;
-    const uint32_t* src = static_cast<const uint32_t*>(x.raw());
-    uint32_t* dst = out.mutable_data<uint32_t>();
-    ParallelFor(ctx, blocks * chunks, 1, [&](int64_t b, int64_t e) {
-      for (int64_t i = b; i < e; ++i) {
-        const int64_t blk = i / chunks, c0 = i % chunks * chunk;
-        int64_t so = 0, doff = 0, rest = blk;
-        for (int64_t k = r - 2; k >= 0; --k) {
-          if (k == lp) continue;
-          const int64_t ix = rest % s[size_t(k)];
-          rest /= s[size_t(k)];
-          so += ix * in_st[size_t(perm[size_t(k)])];
-          doff += ix * out_st[size_t(k)];
-        }
-        ctx.kernels->Transpose32(src + so + c0, ss, dst + doff + c0 * ds, ds, rows, std::min(chunk, cols - c0));
+namespace {
+
+// The output's last axis is not the input's: 2-D blocks (the input's last axis against
+// the output's) through the tiled kernel, one block per index of the other axes, in
+// chunks of 64 input columns over the threads. Bits are moved, not computed.
+void TransposeBlocks32(const OpContext& ctx, const TransposeParams& p) {
+  const Shape& s = *p.s;
+  const Shape& perm = *p.perm;
+  const Shape& in_st = *p.in_st;
+  const int64_t r = p.r, lp = p.lp;
+  const auto out_st = Strides(s);
+  const int64_t rows = s[size_t(r - 1)], cols = s[size_t(lp)];
+  const int64_t ss = in_st[size_t(perm[size_t(r - 1)])], ds = out_st[size_t(lp)];
+  const int64_t blocks = p.out->numel() / (rows * cols), chunk = 64, chunks = (cols + chunk - 1) / chunk;
+  const uint32_t* src = static_cast<const uint32_t*>(p.x->raw());
+  uint32_t* dst = p.out->mutable_data<uint32_t>();
+  ParallelFor(ctx, blocks * chunks, 1, [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) {
+      const int64_t blk = i / chunks, c0 = i % chunks * chunk;
+      int64_t so = 0, doff = 0, rest = blk;
+      for (int64_t k = r - 2; k >= 0; --k) {
+        if (k == lp) continue;
+        const int64_t ix = rest % s[size_t(k)];
+        rest /= s[size_t(k)];
+        so += ix * in_st[size_t(perm[size_t(k)])];
+        doff += ix * out_st[size_t(k)];
       }
-    });
-    return;
-  }
+      ctx.kernels->Transpose32(src + so + c0, ss, dst + doff + c0 * ds, ds, rows, std::min(chunk, cols - c0));
+    }
+  });
+}
+
+void TransposeReference(const OpContext& ctx, const TransposeParams& p) {
+  const Tensor& x = *p.x;
+  Tensor& out = *p.out;
+  const Shape& s = *p.s;
+  const Shape& perm = *p.perm;
+  const Shape& in_st = *p.in_st;
+  const int64_t r = p.r;
   if (x.dtype() != DType::kString && r >= 1 && out.numel()) {
     // Rows of the output's last dimension, each read with the input's stride for it;
     // elements are copied as bytes of their storage size.
@@ -284,6 +275,80 @@ void Transpose(OpContext& ctx) {
       pos[size_t(k)] = 0;
     }
   }
+}
+
+bool Blocks32Fits(const TransposeParams& p) {
+  return p.x->dtype() != DType::kString && DTypeStorageSize(p.x->dtype()) == 4 && p.lp < p.r - 1 && p.out->numel();
+}
+
+constexpr const char* kTransposeOps[] = {"Transpose"};
+constexpr AlgorithmRow<TransposeParams, TransposeRun> kTransposeRows[] = {
+    {"reference", Exactness::kExact, "", nullptr, nullptr, TransposeReference},
+    {"blocks32", Exactness::kExact, "Transpose32", Blocks32Fits, nullptr, TransposeBlocks32},
+};
+
+void GatherReference(const OpContext&, const GatherParams& p) {
+  int64_t o = 0;
+  for (int64_t b = 0; b < p.outer; ++b)
+    for (int64_t k = 0; k < p.n; ++k)
+      for (int64_t i = 0; i < p.inner; ++i) CopyElement(*p.x, (b * p.dim + p.rows[k]) * p.inner + i, *p.out, o++);
+}
+
+// Whole slices: each gathered index copies `inner` elements as bytes, the copies over the
+// threads.
+void GatherSlices(const OpContext& ctx, const GatherParams& p) {
+  const size_t bytes = size_t(p.inner) * DTypeStorageSize(p.x->dtype());
+  const uint8_t* src = static_cast<const uint8_t*>(p.x->raw());
+  uint8_t* dst = p.out->mutable_data<uint8_t>();
+  const int64_t n = p.n, dim = p.dim;
+  if (bytes == 0 || n == 0) return;
+  ParallelFor(ctx, p.outer * n, std::max<int64_t>(1, int64_t(65536 / bytes)), [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i)
+      std::memcpy(dst + size_t(i) * bytes, src + size_t((i / n) * dim + p.rows[size_t(i % n)]) * bytes, bytes);
+  });
+}
+
+bool SlicesFit(const GatherParams& p) { return p.x->dtype() != DType::kString; }
+
+constexpr const char* kGatherOps[] = {"Gather"};
+constexpr AlgorithmRow<GatherParams, GatherRun> kGatherRows[] = {
+    {"reference", Exactness::kExact, "", nullptr, nullptr, GatherReference},
+    {"slices", Exactness::kExact, "", SlicesFit, nullptr, GatherSlices},
+};
+
+}  // namespace
+
+const FamilyTable<TransposeParams, TransposeRun>& TransposeTable() {
+  static constexpr FamilyTable<TransposeParams, TransposeRun> kTable{"transpose", kTransposeOps, kTransposeRows};
+  return kTable;
+}
+const FamilyTable<GatherParams, GatherRun>& GatherTable() {
+  static constexpr FamilyTable<GatherParams, GatherRun> kTable{"gather", kGatherOps, kGatherRows};
+  return kTable;
+}
+
+void Transpose(OpContext& ctx) {
+  const Tensor& x = ctx.in(0);
+  const int64_t r = x.rank();
+  Shape perm = ctx.attr_dims("perm");
+  if (perm.empty())
+    for (int64_t i = r - 1; i >= 0; --i) perm.push_back(i);
+  if (int64_t(perm.size()) != r) throw ctx.Fail(ErrorCode::kInvalidArgument, "perm has the wrong length");
+  Shape seen(size_t(r), 0);
+  Shape s(static_cast<size_t>(r));
+  for (int64_t i = 0; i < r; ++i) {
+    const int64_t p = NormAxis(ctx, perm[size_t(i)], r);
+    if (seen[size_t(p)]) throw ctx.Fail(ErrorCode::kInvalidArgument, "perm repeats an axis");
+    seen[size_t(p)] = true;
+    perm[size_t(i)] = p;
+    s[size_t(i)] = x.shape()[size_t(p)];
+  }
+  Tensor& out = ctx.out_uninit(0, x.dtype(), s);  // every element is written
+  const auto in_st = Strides(x.shape());
+  int64_t lp = 0;  // the output position of the input's last axis
+  while (lp < r && perm[size_t(lp)] != r - 1) ++lp;
+  const TransposeParams p{&x, &out, &s, &perm, &in_st, r, lp};
+  PlanRow(ctx, TransposeTable(), p).run(ctx, p);
 }
 
 void Concat(OpContext& ctx) {
@@ -364,41 +429,19 @@ void Gather(OpContext& ctx) {
   int64_t outer = 1, inner = 1;
   for (int64_t k = 0; k < axis; ++k) outer *= x.shape()[size_t(k)];
   for (int64_t k = axis + 1; k < x.rank(); ++k) inner *= x.shape()[size_t(k)];
-  if (UseAlgorithm(ctx, kAllGatherAlgos, GatherAlgoName, GatherAlgo::kSlices, x.dtype() != DType::kString)) {
-    // Whole slices: each gathered index copies `inner` elements as bytes (indices
-    // checked first), the copies over the threads.
-    IndexTable rows(n_idx);
-    for (size_t k = 0; k < n_idx; ++k) {
-      const int64_t j = idx(k), jj = j < 0 ? j + dim : j;
-      if (jj < 0 || jj >= dim)
-        throw ctx.Fail(ErrorCode::kInvalidArgument,
-                       "index " + std::to_string(j) + " is out of range for a dimension of " + std::to_string(dim));
-      rows[k] = jj;
-    }
-    Tensor& out = ctx.out_uninit(0, x.dtype(), s);  // every element is written
-    const size_t bytes = size_t(inner) * DTypeStorageSize(x.dtype());
-    const uint8_t* src = static_cast<const uint8_t*>(x.raw());
-    uint8_t* dst = out.mutable_data<uint8_t>();
-    const int64_t n = int64_t(rows.size());
-    if (bytes == 0 || n == 0) return;
-    ParallelFor(ctx, outer * n, std::max<int64_t>(1, int64_t(65536 / bytes)), [&](int64_t b, int64_t e) {
-      for (int64_t i = b; i < e; ++i)
-        std::memcpy(dst + size_t(i) * bytes, src + size_t((i / n) * dim + rows[size_t(i % n)]) * bytes, bytes);
-    });
-    return;
+  // The indices, checked first.
+  IndexTable rows(n_idx);
+  for (size_t k = 0; k < n_idx; ++k) {
+    const int64_t j = idx(k), jj = j < 0 ? j + dim : j;
+    if (jj < 0 || jj >= dim)
+      throw ctx.Fail(ErrorCode::kInvalidArgument,
+                     "index " + std::to_string(j) + " is out of range for a dimension of " + std::to_string(dim));
+    rows[k] = jj;
   }
-  Tensor& out = ctx.out(0, x.dtype(), s);
-  int64_t o = 0;
-  for (int64_t b = 0; b < outer; ++b) {
-    for (size_t k = 0; k < n_idx; ++k) {
-      const int64_t j = idx(k);
-      const int64_t jj = j < 0 ? j + dim : j;
-      if (jj < 0 || jj >= dim)
-        throw ctx.Fail(ErrorCode::kInvalidArgument,
-                       "index " + std::to_string(j) + " is out of range for a dimension of " + std::to_string(dim));
-      for (int64_t k = 0; k < inner; ++k) CopyElement(x, (b * dim + jj) * inner + k, out, o++);
-    }
-  }
+  // Every element is written (strings: constructed first).
+  Tensor& out = x.dtype() == DType::kString ? ctx.out(0, x.dtype(), s) : ctx.out_uninit(0, x.dtype(), s);
+  const GatherParams p{&x, &out, outer, inner, dim, rows.data(), int64_t(n_idx)};
+  PlanRow(ctx, GatherTable(), p).run(ctx, p);
 }
 
 void Slice(OpContext& ctx) {

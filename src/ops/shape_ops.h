@@ -1,31 +1,44 @@
-// The algorithms of Transpose and Gather (ops/shape_ops.cpp): data movement, every bit kept. The first of each
-// is the reference, every plan of the oracle session (ops/algorithm.h).
+// The family tables of Transpose and Gather (ops/shape_ops.cpp): data movement, every bit
+// kept. The reference row is the oracle's element-by-element order.
 #pragma once
 
-#include "ops/algorithm_name.h"
+#include <cstdint>
+
+#include "core/tensor.h"
+#include "ops/family.h"
 
 namespace onemodel::impl {
 namespace ops {
 
-enum class TransposeAlgo {
-  kReference,  // element by element in output order
-  kBlocks32,   // 32-bit elements: 2-D blocks through the Transpose32 kernel
+// A Transpose node: its input, output (shape s), the normalised perm, the input's
+// strides, and lp, the output position of the input's last axis.
+struct TransposeParams {
+  const Tensor* x = nullptr;
+  Tensor* out = nullptr;
+  const Shape* s = nullptr;
+  const Shape* perm = nullptr;
+  const Shape* in_st = nullptr;
+  int64_t r = 0, lp = 0;
 };
-inline constexpr TransposeAlgo kAllTransposeAlgos[] = {TransposeAlgo::kReference, TransposeAlgo::kBlocks32};
-inline const char* TransposeAlgoName(TransposeAlgo a) {
-  static constexpr const char* kNames[] = {"reference", "blocks32"};
-  return AlgorithmName(a, kNames);
-}
+using TransposeRun = void (*)(const OpContext&, const TransposeParams&);
+// Rows: "reference" (rows of the output's last axis copied as bytes, element by element
+// for strings), "blocks32" (32-bit elements whose output's last axis is not the input's:
+// 2-D blocks through the Transpose32 kernel).
+const FamilyTable<TransposeParams, TransposeRun>& TransposeTable();
 
-enum class GatherAlgo {
-  kReference,  // element by element
-  kSlices,     // whole slices copied as bytes, over the threads
+// A Gather node: input x, output out (zeroed), outer/inner sizes around the axis of size
+// dim, and the checked indices (non-negative, < dim) in order.
+struct GatherParams {
+  const Tensor* x = nullptr;
+  Tensor* out = nullptr;
+  int64_t outer = 1, inner = 1, dim = 0;
+  const int64_t* rows = nullptr;
+  int64_t n = 0;
 };
-inline constexpr GatherAlgo kAllGatherAlgos[] = {GatherAlgo::kReference, GatherAlgo::kSlices};
-inline const char* GatherAlgoName(GatherAlgo a) {
-  static constexpr const char* kNames[] = {"reference", "slices"};
-  return AlgorithmName(a, kNames);
-}
+using GatherRun = void (*)(const OpContext&, const GatherParams&);
+// Rows: "reference" (element by element), "slices" (whole slices copied as bytes, over
+// the threads; not for strings).
+const FamilyTable<GatherParams, GatherRun>& GatherTable();
 
 }  // namespace ops
 }  // namespace onemodel::impl

@@ -8,7 +8,6 @@
 #include <string>
 #include <vector>
 
-#include "ops/algorithm.h"
 #include "ops/ops.h"
 #include "ops/parallel.h"
 #include "ref/softmax.h"
@@ -16,16 +15,43 @@
 namespace onemodel::impl {
 namespace ops {
 
-const char* SoftmaxAlgoName(SoftmaxAlgo a) { return a == SoftmaxAlgo::kRows ? "rows" : "reference"; }
-
 namespace {
 
-// kRows in a vector session where it applies (rows_fit), else the reference.
-SoftmaxAlgo ChooseAlgo(const OpContext& ctx, bool rows_fit) {
-  return ChooseAlgorithm(ctx, kAllSoftmaxAlgos, SoftmaxAlgoName,
-                         rows_fit ? SoftmaxAlgo::kRows : SoftmaxAlgo::kReference,
-                         [&](SoftmaxAlgo a) { return a == SoftmaxAlgo::kReference || rows_fit; });
+bool RowsFit(const SoftmaxParams& p) { return p.rows_fit; }
+
+// The definition itself: ref::SoftmaxRowF32 on each row in turn (contiguous float rows;
+// any other node runs the typed loops of SoftmaxFamily).
+void RunReference(const OpContext&, const SoftmaxParams& p, const float* px, float* py) {
+  const ReduceLayout& l = *p.layout;
+  for (int64_t o = 0; o < l.outputs; ++o)
+    ref::SoftmaxRowF32(px + l.base[size_t(o)], py + l.base[size_t(o)], l.per_output);
 }
+
+// Rows over the session's threads, each the SoftmaxRowF32 kernel: the same max, Exp,
+// canonical sum and division as ref::SoftmaxRowF32.
+void RunRows(const OpContext& ctx, const SoftmaxParams& p, const float* px, float* py) {
+  const ReduceLayout& l = *p.layout;
+  const int64_t n = l.per_output;
+  auto* kernel = ctx.kernels->SoftmaxRowF32;
+  ParallelFor(ctx, l.outputs, std::max<int64_t>(1, 8192 / std::max<int64_t>(n, 1)), [&](int64_t b, int64_t e) {
+    for (int64_t o = b; o < e; ++o) kernel(px + l.base[size_t(o)], py + l.base[size_t(o)], n);
+  });
+}
+
+constexpr const char* kSoftmaxOps[] = {"Softmax"};
+constexpr AlgorithmRow<SoftmaxParams, SoftmaxRun> kSoftmaxRows[] = {
+    {"reference", Exactness::kExact, "", nullptr, nullptr, RunReference},
+    {"rows", Exactness::kExact, "SoftmaxRowF32", RowsFit, nullptr, RunRows},
+};
+
+}  // namespace
+
+const FamilyTable<SoftmaxParams, SoftmaxRun>& SoftmaxTable() {
+  static constexpr FamilyTable<SoftmaxParams, SoftmaxRun> kTable{"softmax", kSoftmaxOps, kSoftmaxRows};
+  return kTable;
+}
+
+namespace {
 
 enum class Soft { kSoftmax, kLogSoftmax, kHardmax };
 
@@ -44,26 +70,13 @@ void SoftmaxFamily(OpContext& ctx, Soft kind) {
   Tensor& out = ctx.out_uninit(0, x.dtype(), x.shape());  // every element is written
   bool contiguous = p.lanes;
   for (int64_t i = 0; contiguous && i < p.per_output; ++i) contiguous = p.offsets[size_t(i)] == i;
-  const bool rows_fit = kind == Soft::kSoftmax && x.dtype() == DType::kFloat && contiguous;
-  const SoftmaxAlgo algo = ChooseAlgo(ctx, rows_fit);
+  const SoftmaxParams sp{&p, kind == Soft::kSoftmax && x.dtype() == DType::kFloat && contiguous};
+  const auto& row = PlanRow(ctx, SoftmaxTable(), sp);
+  if (sp.rows_fit) {  // the row's loops; otherwise the reference's typed loops below
+    row.run(ctx, sp, x.data<float>(), out.mutable_data<float>());
+    return;
+  }
   const int64_t n = p.per_output;
-  if (algo == SoftmaxAlgo::kRows) {
-    // Rows over the session's threads, each the SoftmaxRowF32 kernel: the same max,
-    // Exp, canonical sum and division as ref::SoftmaxRowF32.
-    const float* px = x.data<float>();
-    float* po = out.mutable_data<float>();
-    auto* kernel = ctx.kernels->SoftmaxRowF32;
-    ParallelFor(ctx, p.outputs, std::max<int64_t>(1, 8192 / std::max<int64_t>(n, 1)), [&](int64_t b, int64_t e) {
-      for (int64_t o = b; o < e; ++o) kernel(px + p.base[size_t(o)], po + p.base[size_t(o)], n);
-    });
-    return;
-  }
-  if (rows_fit) {  // the reference on contiguous rows: the definition itself
-    const float* px = x.data<float>();
-    float* po = out.mutable_data<float>();
-    for (int64_t o = 0; o < p.outputs; ++o) ref::SoftmaxRowF32(px + p.base[size_t(o)], po + p.base[size_t(o)], n);
-    return;
-  }
   const bool ok = DispatchNumeric(x.dtype(), [&]<class T>() {
     using C = typename Compute<T>::type;
     if constexpr (!std::is_floating_point_v<C>) {

@@ -9,7 +9,6 @@
 #include "core/random.h"
 #include "core/index.h"
 #include "ops/ops.h"
-#include "ops/algorithm.h"
 #include "ops/tensor_ops.h"
 #include "ops/parallel.h"
 #include "ops/util.h"
@@ -238,62 +237,43 @@ int64_t PadSource(const OpContext& ctx, const std::string& mode, int64_t p, int6
   p = ((p % period) + period) % period;
   return p >= d ? period - p : p;
 }
-}  // namespace
+// The constant (input 2, or attribute `value` before opset 11) written into every
+// element first; `bytes`: the first element converted, then its bytes repeated.
+void PadFill(const PadParams& p, bool bytes) {
+  const Tensor& x = *p.x;
+  Tensor& out = *p.out;
+  if (p.mode != "constant" || x.dtype() == DType::kString) return;
+  if (!p.cval->empty() && bytes) {
+    CopyElement(*p.cval, 0, out, 0);
+    const size_t es = DTypeStorageSize(x.dtype());
+    uint8_t* o = out.mutable_data<uint8_t>();
+    for (int64_t i = 1; i < out.numel(); ++i) std::memcpy(o + size_t(i) * es, o, es);
+  } else if (!p.cval->empty()) {
+    for (int64_t i = 0; i < out.numel(); ++i) CopyElement(*p.cval, 0, out, i);
+  } else if (p.value_attr) {
+    const float v = p.value;
+    DispatchNumeric(x.dtype(), [&]<class T>() {
+      for (int64_t i = 0; i < out.numel(); ++i) out.mutable_data<T>()[i] = Narrow<T>(typename Compute<T>::type(v));
+    });
+  }
+}
 
-void Pad(OpContext& ctx) {
-  const Tensor& x = ctx.in(0);
+// Per axis, the input index each output index reads (-1: the constant), as the reference;
+// then rows of the last axis: a row whose other indices read the constant stays as
+// filled, else its inner part is one copy and its padded ends element by element.
+void PadRows(const OpContext& ctx, const PadParams& p) {
+  PadFill(p, true);
+  const Tensor& x = *p.x;
+  Tensor& out = *p.out;
+  const Shape& s = *p.s;
+  const std::vector<int64_t>& lo = *p.lo;
   const int64_t r = x.rank();
-  const std::string mode = ctx.attr_s("mode", "constant");
-  const Shape pads = ctx.opset < 11 ? Shape(ctx.attr_ints("pads")) : ReadInts(ctx, ctx.in(1));
-  std::vector<int64_t> axes;
-  if (ctx.opset >= 18 && ctx.has_input(3)) axes = ReadInts(ctx, ctx.in(3));
-  if (axes.empty())
-    for (int64_t k = 0; k < r; ++k) axes.push_back(k);
-  if (pads.size() != 2 * axes.size()) throw ctx.Fail(ErrorCode::kInvalidModel, "pads has the wrong length");
-  std::vector<int64_t> lo(size_t(r), 0), hi(size_t(r), 0);
-  for (size_t i = 0; i < axes.size(); ++i) {
-    const int64_t a = NormAxis(ctx, axes[i], r);
-    lo[size_t(a)] = pads[i];
-    hi[size_t(a)] = pads[i + axes.size()];
-  }
-  Shape s = x.shape();
-  for (int64_t k = 0; k < r; ++k) {
-    if (__builtin_add_overflow(s[size_t(k)], lo[size_t(k)], &s[size_t(k)]) ||
-        __builtin_add_overflow(s[size_t(k)], hi[size_t(k)], &s[size_t(k)]))
-      throw ctx.Fail(ErrorCode::kOutOfRange, "a padded size overflows 64 bits");
-    if (s[size_t(k)] < 0) throw ctx.Fail(ErrorCode::kShapeMismatch, "negative padded size");
-  }
-  Tensor& out = ctx.out(0, x.dtype(), s);
-  // Constant value (input 2, or attribute `value` before opset 11), written first.
-  const Tensor cval = PadConstant(ctx, x);
-  const bool rows = UseAlgorithm(ctx, kAllPadAlgos, PadAlgoName, PadAlgo::kRows,
-                                 x.dtype() != DType::kString && r >= 1 && out.numel() &&
-                                     (mode == "constant" || mode == "edge" || mode == "wrap" || mode == "reflect"));
-  if (mode == "constant" && x.dtype() != DType::kString) {
-    if (!cval.empty() && rows) {
-      // The first element converted, then its bytes repeated.
-      CopyElement(cval, 0, out, 0);
-      const size_t es = DTypeStorageSize(x.dtype());
-      uint8_t* o = out.mutable_data<uint8_t>();
-      for (int64_t i = 1; i < out.numel(); ++i) std::memcpy(o + size_t(i) * es, o, es);
-    } else if (!cval.empty()) {
-      for (int64_t i = 0; i < out.numel(); ++i) CopyElement(cval, 0, out, i);
-    } else if (ctx.opset < 11 && ctx.has_attr("value")) {
-      const float v = ctx.attr_f("value", 0.0f);
-      DispatchNumeric(x.dtype(), [&]<class T>() {
-        for (int64_t i = 0; i < out.numel(); ++i) out.mutable_data<T>()[i] = Narrow<T>(typename Compute<T>::type(v));
-      });
-    }
-  }
   const auto st = Strides(x.shape());
-  if (rows) {
-    // Per axis, the input index each output index reads (-1: the constant), as below;
-    // then rows of the last axis: a row whose other indices read the constant stays as
-    // filled, else its inner part is one copy and its padded ends element by element.
+  {
     std::vector<std::vector<int64_t>> src(static_cast<size_t>(r));
     for (int64_t k = 0; k < r; ++k) {
       const int64_t d = x.shape()[size_t(k)];
-      for (int64_t o = 0; o < s[size_t(k)]; ++o) src[size_t(k)].push_back(PadSource(ctx, mode, o - lo[size_t(k)], d));
+      for (int64_t o = 0; o < s[size_t(k)]; ++o) src[size_t(k)].push_back(PadSource(ctx, p.mode, o - lo[size_t(k)], d));
     }
     const size_t es = DTypeStorageSize(x.dtype());
     const int64_t inner = s[size_t(r - 1)], d_last = x.shape()[size_t(r - 1)];
@@ -324,17 +304,73 @@ void Pad(OpContext& ctx) {
         }
       }
     });
-    return;
   }
-  ForEachIndex(s, [&](int64_t o, const std::vector<int64_t>& pos) {
+}
+
+// Element by element in output order, each reading its source (PadSource) or keeping the
+// constant.
+void PadReference(const OpContext& ctx, const PadParams& p) {
+  PadFill(p, false);
+  const Tensor& x = *p.x;
+  const std::vector<int64_t>& lo = *p.lo;
+  const int64_t r = x.rank();
+  const auto st = Strides(x.shape());
+  ForEachIndex(*p.s, [&](int64_t o, const std::vector<int64_t>& pos) {
     int64_t src = 0;
     for (int64_t k = 0; k < r; ++k) {
-      const int64_t p = PadSource(ctx, mode, pos[size_t(k)] - lo[size_t(k)], x.shape()[size_t(k)]);
-      if (p < 0) return;  // the constant, already written
-      src += p * st[size_t(k)];
+      const int64_t q = PadSource(ctx, p.mode, pos[size_t(k)] - lo[size_t(k)], x.shape()[size_t(k)]);
+      if (q < 0) return;  // the constant, already written
+      src += q * st[size_t(k)];
     }
-    CopyElement(x, src, out, o);
+    CopyElement(x, src, *p.out, o);
   });
+}
+
+bool PadRowsFit(const PadParams& p) {
+  return p.x->dtype() != DType::kString && p.x->rank() >= 1 && p.out->numel() &&
+         (p.mode == "constant" || p.mode == "edge" || p.mode == "wrap" || p.mode == "reflect");
+}
+
+constexpr const char* kPadOps[] = {"Pad"};
+constexpr AlgorithmRow<PadParams, PadRun> kPadRows[] = {
+    {"reference", Exactness::kExact, "", nullptr, nullptr, PadReference},
+    {"rows", Exactness::kExact, "", PadRowsFit, nullptr, PadRows},
+};
+
+}  // namespace
+
+const FamilyTable<PadParams, PadRun>& PadTable() {
+  static constexpr FamilyTable<PadParams, PadRun> kTable{"pad", kPadOps, kPadRows};
+  return kTable;
+}
+
+void Pad(OpContext& ctx) {
+  const Tensor& x = ctx.in(0);
+  const int64_t r = x.rank();
+  const std::string mode = ctx.attr_s("mode", "constant");
+  const Shape pads = ctx.opset < 11 ? Shape(ctx.attr_ints("pads")) : ReadInts(ctx, ctx.in(1));
+  std::vector<int64_t> axes;
+  if (ctx.opset >= 18 && ctx.has_input(3)) axes = ReadInts(ctx, ctx.in(3));
+  if (axes.empty())
+    for (int64_t k = 0; k < r; ++k) axes.push_back(k);
+  if (pads.size() != 2 * axes.size()) throw ctx.Fail(ErrorCode::kInvalidModel, "pads has the wrong length");
+  std::vector<int64_t> lo(size_t(r), 0), hi(size_t(r), 0);
+  for (size_t i = 0; i < axes.size(); ++i) {
+    const int64_t a = NormAxis(ctx, axes[i], r);
+    lo[size_t(a)] = pads[i];
+    hi[size_t(a)] = pads[i + axes.size()];
+  }
+  Shape s = x.shape();
+  for (int64_t k = 0; k < r; ++k) {
+    if (__builtin_add_overflow(s[size_t(k)], lo[size_t(k)], &s[size_t(k)]) ||
+        __builtin_add_overflow(s[size_t(k)], hi[size_t(k)], &s[size_t(k)]))
+      throw ctx.Fail(ErrorCode::kOutOfRange, "a padded size overflows 64 bits");
+    if (s[size_t(k)] < 0) throw ctx.Fail(ErrorCode::kShapeMismatch, "negative padded size");
+  }
+  Tensor& out = ctx.out(0, x.dtype(), s);
+  const Tensor cval = PadConstant(ctx, x);
+  const PadParams p{&x, &out, &cval, mode, &lo, &s, ctx.opset < 11 && ctx.has_attr("value"), ctx.attr_f("value", 0.0f)};
+  PlanRow(ctx, PadTable(), p).run(ctx, p);
 }
 
 namespace {
@@ -604,7 +640,7 @@ void Mean(OpContext& ctx) {
 }
 
 // Dropout. Inference: the identity with an all-true mask. Training mode: mask = u >=
-// ratio with u from the seeded generator of the random operators (ref/random_ops.cpp,
+// ratio with u from the seeded generator of the random operators (ops/random_ops.cpp,
 // values differ from numpy's), y = x * mask / (1 - ratio); ratio 0 keeps everything.
 void Dropout(OpContext& ctx) {
   const Tensor& x = ctx.in(0);

@@ -1,21 +1,34 @@
-// The algorithms of Pad (ops/tensor_ops.cpp): data movement, every bit kept. The first of each
-// is the reference, every plan of the oracle session (ops/algorithm.h).
+// The family table of Pad (ops/tensor_ops.cpp): data movement, every bit kept. The
+// reference row is the oracle's element-by-element order.
 #pragma once
 
-#include "ops/algorithm_name.h"
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/tensor.h"
+#include "ops/family.h"
 
 namespace onemodel::impl {
 namespace ops {
 
-enum class PadAlgo {
-  kReference,  // element by element
-  kRows,       // rows of the last axis copied as bytes
+// A Pad node: input x, output out (zeroed, of shape s), the constant (cval: input 2, may
+// be empty; value_attr/value: the attribute before opset 11), the mode and the leading
+// pad of each axis.
+struct PadParams {
+  const Tensor* x = nullptr;
+  Tensor* out = nullptr;
+  const Tensor* cval = nullptr;
+  std::string mode;
+  const std::vector<int64_t>* lo = nullptr;
+  const Shape* s = nullptr;
+  bool value_attr = false;
+  float value = 0.0f;
 };
-inline constexpr PadAlgo kAllPadAlgos[] = {PadAlgo::kReference, PadAlgo::kRows};
-inline const char* PadAlgoName(PadAlgo a) {
-  static constexpr const char* kNames[] = {"reference", "rows"};
-  return AlgorithmName(a, kNames);
-}
+using PadRun = void (*)(const OpContext&, const PadParams&);
+// Rows: "reference" (element by element), "rows" (rows of the last axis copied as bytes;
+// constant, edge, wrap and reflect modes, not strings).
+const FamilyTable<PadParams, PadRun>& PadTable();
 
 }  // namespace ops
 }  // namespace onemodel::impl

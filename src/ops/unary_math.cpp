@@ -118,7 +118,7 @@ void Atanh(OpContext& ctx) {
   if (!MathFast(ctx, kMathAtanhF32)) MapFloat(ctx, &math::Atanh);
 }
 // With a kernel table the float forms below go through UnaryF32, whose reference is
-// these very expressions (ref/elementwise_kernels.h).
+// these very expressions (ref/elementwise.h).
 void Softplus(OpContext& ctx) {
   if (!UnaryFastF32(ctx, kUnSoftplusF32)) MapFloat(ctx, &math::Softplus);
 }

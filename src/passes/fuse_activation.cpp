@@ -90,14 +90,10 @@ int FuseConvActivation(Graph& g) {
     if (it == producer.end() || readers[relu.inputs[0]] != 1) continue;
     Node& conv = g.nodes[it->second];
     if (conv.op_type != "Conv" || !(conv.domain.empty() || conv.domain == "ai.onnx") || conv.outputs.size() != 1 ||
-        conv.attributes.count(kFusedActivationAttr)) {
+        conv.fusion.act != Activation::kNone || conv.fusion.qdq) {
       continue;
     }
-    Attribute a;
-    a.name = kFusedActivationAttr;
-    a.type = Attribute::Type::kString;
-    a.s = relu.op_type;
-    conv.attributes[a.name] = a;
+    conv.fusion.act = relu.op_type == "Relu" ? Activation::kRelu : Activation::kHardSwish;
     conv.outputs[0] = relu.outputs[0];
     producer[relu.outputs[0]] = it->second;
     drop[i] = true;

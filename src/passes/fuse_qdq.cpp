@@ -87,7 +87,7 @@ int FuseConvQuantizeDequantize(Graph& g) {
     if (!b || !b->g || it == producer.end() || readers[qdq.inputs[0]] != 1) continue;
     Node& conv = g.nodes[it->second];
     if (conv.op_type != "Conv" || !(conv.domain.empty() || conv.domain == "ai.onnx") || conv.outputs.size() != 1 ||
-        conv.inputs.empty() || conv.attributes.count(kFusedQdqScalesAttr) || !KnownFloat(g, producer, conv.inputs[0]))
+        conv.inputs.empty() || conv.fusion.qdq || !KnownFloat(g, producer, conv.inputs[0]))
       continue;
     // The parameters: constants only (initializers no feed replaces), per tensor.
     const std::string& x = b->g->nodes[0].inputs[0];
@@ -98,15 +98,8 @@ int FuseConvQuantizeDequantize(Graph& g) {
     };
     QdqParams p;
     if (!QdqFastParams(*b->g, constant, false, &p)) continue;
-    Attribute fs, is;
-    fs.name = kFusedQdqScalesAttr;
-    fs.type = Attribute::Type::kFloats;
-    fs.floats = {p.scale, p.dq_scale};
-    is.name = kFusedQdqIntsAttr;
-    is.type = Attribute::Type::kInts;
-    is.ints = {p.zp, p.lo, p.hi, p.dq_zp};
-    conv.attributes[fs.name] = fs;
-    conv.attributes[is.name] = is;
+    conv.fusion.qdq = true;
+    conv.fusion.qdq_params = p;
     conv.outputs[0] = qdq.outputs[0];
     producer[qdq.outputs[0]] = it->second;
     drop[i] = true;

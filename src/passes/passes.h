@@ -43,7 +43,7 @@ int FuseQuantizeDequantize(Graph& g);
 // per-tensor constant parameters (initializers no feed replaces) and a Conv whose input
 // is float whatever is fed (a float graph input or initializer, or a DequantizeLinear's
 // output): the node goes and the Conv applies the same quantisation and dequantisation to
-// its results (attributes kFusedQdqScalesAttr / kFusedQdqIntsAttr), after its bias and
+// its results (Node::fusion, graph/graph.h), after its bias and
 // activation, in place. Run after FuseConvActivation. Returns the number fused. Top-level
 // graph only.
 int FuseConvQuantizeDequantize(Graph& g);

@@ -1,4 +1,4 @@
-// The reference recurrent cells (see rnn.h): plain loops in program order.
+// The reference recurrent cells and sequence (see rnn.h): plain loops in program order.
 #include "ref/rnn.h"
 
 #include <vector>
@@ -97,6 +97,43 @@ void LstmCellF32(const RnnCell& c, const RnnActivation& f, const RnnActivation& 
     hn[k] = o_k * h2(cn[size_t(k)]);
   }
   for (int64_t k = 0; k < H; ++k) cs[k] = cn[size_t(k)];
+}
+
+void RnnSequenceF32(const RnnParams& p, const RnnData& io) {
+  const int64_t G = p.G, H = p.H, D = p.D, S = p.S, B = p.B, I = p.I;
+  auto yidx = [&](int64_t t, int64_t d, int64_t b, int64_t h) {
+    return p.layout ? ((b * S + t) * D + d) * H + h : ((t * D + d) * B + b) * H + h;
+  };
+  std::vector<float> pre(static_cast<size_t>(G * H), 0.0f), hr(static_cast<size_t>(G * H), 0.0f);
+  std::vector<float> hn(static_cast<size_t>(H), 0.0f);
+  for (int64_t d = 0; d < D; ++d) {
+    const bool rev = p.reverse || (d == 1);
+    const float* w = io.w + d * G * H * I;
+    const float* r = io.r + d * G * H * H;
+    const float* wb = io.bias + d * 2 * G * H;
+    const float* rb = wb + G * H;
+    const float* peep = io.peep + d * 3 * H;
+    for (int64_t b = 0; b < B; ++b) {
+      float* h = io.hs + (d * B + b) * H;
+      float* c = p.kind == RnnKind::kLstm ? io.cs + (d * B + b) * H : nullptr;
+      const int64_t len = io.lens[size_t(b)];
+      for (int64_t step = 0; step < len; ++step) {
+        const int64_t t = rev ? len - 1 - step : step;
+        const int64_t xrow = p.layout ? b * S + t : t * B + b;
+        const float* x = io.x + xrow * I;
+        RnnProductsF32(G, H, I, x, w, h, r, pre.data(), hr.data());
+        if (p.kind == RnnKind::kRnn)
+          RnnCellF32(p.cell, p.act(d, 0), pre.data(), hr.data(), wb, rb, hn.data());
+        else if (p.kind == RnnKind::kGru)
+          GruCellF32(p.cell, p.act(d, 0), p.act(d, 1), pre.data(), hr.data(), wb, rb, r, h, hn.data());
+        else
+          LstmCellF32(p.cell, p.act(d, 0), p.act(d, 1), p.act(d, 2), pre.data(), hr.data(), wb, rb, peep, c, hn.data());
+        for (int64_t k = 0; k < H; ++k) h[k] = hn[size_t(k)];
+        if (io.y)
+          for (int64_t k = 0; k < H; ++k) io.y[yidx(t, d, b, k)] = h[k];
+      }
+    }
+  }
 }
 
 }  // namespace ref

@@ -1,13 +1,16 @@
-// The reference (oracle) recurrent cells of RNN, GRU and LSTM (ONNX Operators.md
-// equations), the definition of their bits: every gate's pre-activation is
-// ((x . W) + (h . R)) + (Wb + Rb), each dot product one accumulator from -0.0 folding the
-// input (or hidden) index in order, as ONNX's reference groups the sums; activations are
-// the project's own functions; f32 throughout. ops/rnn.cpp runs them (its reference
-// algorithm) or the same equations over whole gates with the session's kernels.
+// The reference (oracle) RNN, GRU and LSTM (ONNX Operators.md equations), the definition
+// of their bits: every gate's pre-activation is ((x . W) + (h . R)) + (Wb + Rb), each dot
+// product one accumulator from -0.0 folding the input (or hidden) index in order, as
+// ONNX's reference groups the sums; activations are the project's own functions; f32
+// throughout. RnnSequenceF32 runs the cells over the sequence, direction by direction and
+// batch row by batch row (the reference row of ops/rnn.cpp's table); the GEMM row runs the
+// same equations over whole gates with the session's kernels.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace onemodel::impl {
 namespace ref {
@@ -51,6 +54,42 @@ void GruCellF32(const RnnCell& c, const RnnActivation& f, const RnnActivation& g
 void LstmCellF32(const RnnCell& c, const RnnActivation& f, const RnnActivation& g, const RnnActivation& h2,
                  const float* pre, const float* hr, const float* wb, const float* rb, const float* p, float* cs,
                  float* hn);
+
+enum class RnnKind : uint8_t { kRnn, kGru, kLstm };
+
+// A node's validated parameters: the operator, G gates of H rows, D directions, layout
+// (1: batch first), the sequence length S, batch B and input size I, whether the one
+// direction runs reversed (direction "reverse"; bidirectional: direction 1 does), the
+// activations per direction in the operator's order (per_dir each), and what the cells
+// share.
+struct RnnParams {
+  RnnKind kind = RnnKind::kRnn;
+  int64_t G = 1, H = 0, D = 1, layout = 0;
+  int64_t S = 0, B = 0, I = 0;
+  bool reverse = false;
+  std::vector<RnnActivation> acts;
+  size_t per_dir = 1;
+  RnnCell cell;  // H, clip, linear_before_reset, input_forget
+  float Clip(float v) const { return cell.Clip(v); }
+  const RnnActivation& act(int64_t d, size_t k) const { return acts[size_t(d) * per_dir + k]; }
+};
+
+// A node's data as floats: X ([S, B, I], or [B, S, I] batch first), W [D, G*H, I],
+// R [D, G*H, H], the biases [D, 2*G*H] (Wb then Rb), the peepholes [D, 3*H] (zeros but for
+// LSTM), the B sequence lengths (each in [0, S]), the hidden states hs [D, B, H] and (LSTM)
+// the cell states cs [D, B, H], initial on entry and final on return, and y (null: not
+// wanted) the output Y in its layout ([S, D, B, H], or [B, S, D, H] batch first), whose
+// steps past a row's length are left as they are.
+struct RnnData {
+  const float *x, *w, *r, *bias, *peep;
+  const int64_t* lens;
+  float *hs, *cs, *y;
+};
+
+// The definition over the sequence: for each direction d, each batch row b, the steps of
+// its length in order (reversed for a reversed direction): the products (RnnProductsF32),
+// the cell (RnnCellF32, GruCellF32, LstmCellF32) updating h (and c), h into y.
+void RnnSequenceF32(const RnnParams& p, const RnnData& io);
 
 }  // namespace ref
 }  // namespace onemodel::impl

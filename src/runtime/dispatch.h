@@ -24,7 +24,7 @@ Isa ParseIsa(const std::string& name);
 // Targets compiled into this build, in upgrade order (always starts ref, scalar).
 std::vector<Isa> CompiledIsas();
 // True when this CPU (or wasm engine) can run the target. Defined by the platform
-// layer: native/cpu.cpp (cpuid + xgetbv, getauxval) or runtime/platform_wasm.cpp.
+// layer: native/cpu.cpp (cpuid + xgetbv, getauxval) or wasm/platform.cpp.
 bool CpuSupports(Isa isa);
 // A one-line description of the CPU features the platform layer detected.
 std::string CpuDescription();

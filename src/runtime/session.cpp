@@ -214,6 +214,7 @@ class Executor final : public SubgraphRunner {
       ctx.executor = this;
       ctx.kernels = kernels_;
       ctx.vector_kernels = vector_kernels_;
+      ctx.fast = fast_;
       ctx.algorithms = algorithms_;
       ctx.pool = pool_;
       ctx.scope = &scope;
@@ -331,6 +332,7 @@ class Executor final : public SubgraphRunner {
   void EnableProfile(Profile* p) { profile_ = p; }
   void SetPrepack(bool on) { prepack_ = on; }
   void SetAlgorithms(const std::map<std::string, std::string>* a) { algorithms_ = a->empty() ? nullptr : a; }
+  void SetFast(bool fast) { fast_ = fast; }
 
   int64_t OpsetFor(const std::string& domain) const {
     auto it = model_.opsets.find(domain);
@@ -341,6 +343,7 @@ class Executor final : public SubgraphRunner {
   const Model& model_;
   const KernelTable* kernels_;
   bool vector_kernels_ = false;
+  bool fast_ = false;  // SessionOptions::mode is kFast: plans may take fast rows
   const std::map<std::string, std::string>* algorithms_ = nullptr;  // SessionOptions::algorithms
   ThreadPool* pool_;
   DerivedCache* derived_;
@@ -434,9 +437,8 @@ void Session::Prepare(const SessionOptions& opts) {
   pool_ = std::make_shared<ThreadPool>(opts.threads ? opts.threads : ThreadPool::DefaultThreads());
   plans_ = std::make_shared<GraphPlans>();
   profile_ = std::make_shared<ProfileBox>();
-  if (opts.mode == Mode::kFast) {
-    // Fast mode does not exist yet: it runs the exact path (same bits).
-  }
+  // Fast mode: the operators' plans may take their families' fast rows (ops/family.h);
+  // every other choice is exact mode's.
   CheckOps(*model_, *model_->graph);
   if (opts.limits.max_session_bytes > 0) {
     budget_ = std::make_shared<MemoryBudget>();
@@ -563,6 +565,7 @@ std::vector<Value> Session::Run(const std::map<std::string, Value>& feeds, const
   Executor ex(*model_, &dispatch_.kernels, dispatch_.isa != Isa::kRef, pool_.get(), derived_.get(), plans_.get());
   ex.SetPrepack(opts_.prepack);
   ex.SetAlgorithms(&opts_.algorithms);
+  ex.SetFast(opts_.mode == Mode::kFast);
   ex.SetControl(control);
   RunControlScope control_scope(control);
   // The memory plan is keyed by the inputs' element types and shapes (the key's text is
@@ -616,6 +619,21 @@ std::vector<Value> Session::Run(const std::map<std::string, Value>& feeds, const
   if (planner_) r.plan = planner_->stats();
   std::lock_guard<std::mutex> lock(profile_->mu);
   profile_->last = std::move(r);
+  return out;
+}
+
+std::vector<NodePlan> Session::plans() const {
+  std::vector<NodePlan> out;
+  std::lock_guard<std::mutex> lock(plans_->mu);
+  const auto it = plans_->by_graph.find(run_graph_.get());
+  if (it == plans_->by_graph.end() || !it->second) return out;
+  const Graph& g = *run_graph_;
+  for (size_t i = 0; i < g.nodes.size() && i < it->second->steps.size(); ++i) {
+    NodeStateSlot& slot = *it->second->steps[i].state;
+    std::lock_guard<std::mutex> slot_lock(slot.mu);
+    if (!slot.row) continue;
+    out.push_back({g.nodes[i].name, g.nodes[i].op_type, slot.family, slot.row, slot.fast_row});
+  }
   return out;
 }
 

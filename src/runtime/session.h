@@ -27,7 +27,7 @@ struct SessionOptions {
   Mode mode = Mode::kExact;
   int threads = 0;           // 0: every core
   std::string isa;           // "": the best the CPU has
-  bool prepack = true;       // constant GEMM weights kept packed (ref/parallel.h)
+  bool prepack = true;       // constant GEMM weights kept packed (ops/parallel.h)
   int avx512_tile_bits = 0;  // 0: by the core's measured width (runtime/dispatch.h); 256 or 512
   bool memory_plan = true;
   std::vector<std::string> disabled_passes;  // names from ExactPassNames()
@@ -48,6 +48,12 @@ struct RunProfile {
   std::vector<std::tuple<std::string, double, int64_t>> entries;  // name, ms, nodes
   size_t recycled_bytes = 0;
   MemoryPlanStats plan;
+};
+
+// The algorithm a node of the main graph runs: its family's table and row (ops/family.h).
+struct NodePlan {
+  std::string node, op_type, family, row;
+  bool fast = false;  // a fast row
 };
 
 class Executor;
@@ -78,6 +84,9 @@ class Session {
   // where the last run's buffers came from. Zero before the first run, and at ISA ref
   // (the oracle runs without a plan).
   MemoryPlanStats memory_plan_stats() const;
+  // The rows the main graph's nodes planned in the runs so far (nodes whose operator
+  // has a family table; empty before the first run).
+  std::vector<NodePlan> plans() const;
   // The profile of the last run that finished (profiling on), else empty.
   RunProfile last_profile() const;
   const SessionOptions& options() const { return opts_; }

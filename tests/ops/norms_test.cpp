@@ -57,8 +57,8 @@ std::vector<OpCase> NormsCases() {
   return cases;
 }
 
-const bool kRegistered =
-    RegisterFamily({"norms", {"LayerNormalization", "RMSNormalization", "InstanceNormalization"}, &NormsCases});
+const bool kRegistered = RegisterFamily(
+    {"norms", {"LayerNormalization", "RMSNormalization", "InstanceNormalization", "BatchNormalization"}, &NormsCases});
 
 }  // namespace
 

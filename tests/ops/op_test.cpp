@@ -8,7 +8,7 @@
 #include <set>
 
 #include "core/error.h"
-#include "ops/algorithm.h"
+#include "ops/family.h"
 #include "runtime/dispatch.h"
 #include "runtime/session.h"
 #include "tests/model_proto.h"
@@ -255,8 +255,9 @@ std::vector<std::string> ForcibleOps(const OpCase& c) {
   std::set<std::string> in_graph;
   for (const auto& n : m.graph().node()) in_graph.insert(n.op_type());
   std::vector<std::string> ops;
-  for (const auto& e : ops::AlgorithmTable())
-    if (in_graph.count(e.op_type)) ops.push_back(e.op_type);
+  for (const auto& f : ops::Families())
+    for (const std::string& op : f.op_types)
+      if (in_graph.count(op)) ops.push_back(op);
   return ops;
 }
 
@@ -287,10 +288,12 @@ void CheckCase(const OpCase& c, std::map<std::string, std::vector<std::string>>*
                          c.what + " at " + isa + " with " + std::to_string(bits) + "-bit GEMM tiles, " +
                              std::to_string(threads) + " threads, run " + std::to_string(r + 1));
       }
+  // Every exact row of each operator's family forced in turn (fast rows are not the
+  // oracle's bits: exact sessions refuse them).
   for (const std::string& op : ForcibleOps(c)) {
-    const auto& table = ops::AlgorithmTable();
-    const auto entry = std::find_if(table.begin(), table.end(), [&](const auto& e) { return e.op_type == op; });
-    for (const std::string& algo : entry->algorithms) {
+    for (const ops::RowInfo& row : ops::FamilyOf(op)->rows) {
+      if (row.exactness != ops::Exactness::kExact) continue;
+      const std::string& algo = row.name;
       for (int threads : {1, 3}) {
         std::vector<std::vector<Value>> got;
         try {
@@ -321,17 +324,24 @@ void RunFamily(const std::string& name) {
     INFO(c.what);
     CheckCase(c, &ran);
   }
-  // Every algorithm of every operator type the family claims ran on at least one case.
+  // Every exact row of every table the family's operator types plan with ran on at least
+  // one case of one of them.
+  std::set<const ops::FamilyInfo*> tables;
   for (const std::string& op : fam->op_types) {
-    const auto& table = ops::AlgorithmTable();
-    const auto entry = std::find_if(table.begin(), table.end(), [&](const auto& e) { return e.op_type == op; });
-    REQUIRE(entry != table.end());
-    for (const std::string& algo : entry->algorithms) {
-      INFO("family " << name << ": " << op << " algorithm '" << algo << "' ran on no case");
-      const auto& r = ran[op];
-      CHECK(std::find(r.begin(), r.end(), algo) != r.end());
-    }
+    const ops::FamilyInfo* t = ops::FamilyOf(op);
+    INFO("family " << name << ": " << op << " has no table");
+    REQUIRE(t != nullptr);
+    tables.insert(t);
   }
+  for (const ops::FamilyInfo* t : tables)
+    for (const ops::RowInfo& row : t->rows) {
+      if (row.exactness != ops::Exactness::kExact) continue;
+      bool covered = false;
+      for (const std::string& op : t->op_types)
+        for (const std::string& algo : ran[op]) covered = covered || algo == row.name;
+      INFO("family " << name << ": table " << t->family << " row '" << row.name << "' ran on no case");
+      CHECK(covered);
+    }
 }
 
 }  // namespace test
