@@ -23,7 +23,7 @@
    component is a top-level folder (src, tests, tools, docs, native, wasm, js, include,
    examples, testdata, cmake, .github, .ci) or a layer of src/, it has a second, and its
    name ends in .h .cpp .inc .c .py .sh .mjs .js .cjs .md .json .txt .proto or .cmake
-   (`ops/parallel.h`, `tests/ops/conv_test.cpp`); it exists when found from the root, from
+   (`ops/parallel.h`, `tests/ops/conv/conv_test.cpp`); it exists when found from the root, from
    src/ or from the file's own folder. Not paths: placeholders and wildcards (<family>, *,
    {a,b}, $X, ..., a component X), words starting elsewhere (../shared, ~/.cache, /usr,
    URLs), paths through what builds and tools make (build/, models/, node_modules/,

@@ -69,7 +69,7 @@ struct Attribute {
 };
 
 // The 8-bit quantisation then dequantisation of one QuantDequantF32 pass, the parameters
-// of ref::QuantDequantF32 (ref/elementwise.h) by name (ops/fused.h QdqFastParams makes
+// of ref::QuantDequantF32 (ref/elementwise.h) by name (ops/fused/fused.h QdqFastParams makes
 // them from a QuantizeDequantize body).
 struct QdqParams {
   float scale = 0, dq_scale = 0;

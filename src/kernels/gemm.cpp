@@ -629,10 +629,9 @@ void ConvPlaneF32(const float* x, const float* w, float* y, const Conv2DGeometry
   if ((PH > 0 || PW > 0) && OH > 0 && OW > 0 && OW <= int64_t(4 * kN)) {
     // Padded narrow planes (wide ones lose little to their borders): copy the plane
     // into a zero-bordered one and run it unpadded, so every row goes by vectors. As in the GEMM convolution
-    // (ops/conv_gemm.cpp, ConvGemm2D), a +0.0 padding term with a finite weight is +-0 and leaves a nonzero accumulator
-    // unchanged, so results differ from the reference at most in the sign of a zero at
-    // positions with a padding tap: those are recomputed below. Non-finite weights
-    // (0 * inf) take the unpadded path.
+    // (ops/conv/conv_gemm.cpp, ConvGemm2D), a +0.0 padding term with a finite weight is +-0 and leaves a nonzero
+    // accumulator unchanged, so results differ from the reference at most in the sign of a zero at positions with a
+    // padding tap: those are recomputed below. Non-finite weights (0 * inf) take the unpadded path.
     bool finite = true;
     for (int64_t t = 0; t < KH * KW; ++t) finite &= (F2U(w[t]) & 0x7F800000u) != 0x7F800000u;
     if (finite) {

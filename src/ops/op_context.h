@@ -160,8 +160,8 @@ struct OpContext {
   // each value, so the same bits); the oracle keeps the reference loops, and the tests
   // compare the two.
   bool VectorKernels() const { return vector_kernels; }
-  // The algorithm the session forces for this node's operator type (its name, as the
-  // family's AlgoName gives it), or "" when the plan chooses.
+  // The algorithm the session forces for this node's operator type (the name of a row of
+  // the operator's family table), or "" when the plan chooses.
   std::string_view ForcedAlgorithm() const;
 
   // The node's prepared state of type T: the kept one when fits(it) says it was made

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "graph/graph.h"
-#include "ops/fused.h"
+#include "ops/fused/fused.h"
 
 namespace onemodel::impl {
 

@@ -6,7 +6,7 @@
 // causal, window and padding rules); the softmax of the row (the maximum, the project's
 // Exp, the denominator a canonical L-lane sum, section 3; a fully masked row gives 0);
 // then the fold over j from -0.0 of the probabilities times V. f32 throughout (section 2):
-// the operator (ops/attention.cpp) widens narrow floats and rounds the results once.
+// the operator (ops/nn/attention.cpp) widens narrow floats and rounds the results once.
 #pragma once
 
 #include <cstdint>

@@ -1,7 +1,7 @@
 // The reference (oracle) ConvTranspose, the definition of its bits (ONNX Operators.md,
 // ConvTranspose; exact-contract section 3): per output, one accumulator from -0.0
 // folding, input channel (outer) then kernel position (row-major), the products of the
-// taps that land on it; then the bias. ops/conv_transpose.cpp parses the node into the
+// taps that land on it; then the bias. ops/conv/conv_transpose.cpp parses the node into the
 // geometry below and runs this or one of its vector rows.
 #pragma once
 

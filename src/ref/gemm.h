@@ -64,7 +64,7 @@ void GemmI16PairsI32(int64_t M, int64_t N, int64_t K2, const int16_t* A, int64_t
 // sum over k < 4 * K4 of A(m, k) * B(k, n), A unsigned and B signed, where A(m, k) =
 // A[m * lda + k] (4 * K4 values per row) and B is stored in quads of k: B(k, n) =
 // Bq[(k / 4) * ldb + 4 * n + k % 4] (ldb >= 4N). The operators reduce any zero points
-// and signedness to this form (ops/quant_ops.cpp); a K that is not a multiple of 4 is
+// and signedness to this form (ops/quant/quant.cpp); a K that is not a multiple of 4 is
 // padded with zero columns of A. Writes C (no read of its old contents).
 void GemmU8S8I32(int64_t M, int64_t N, int64_t K4, const uint8_t* A, int64_t lda, const int8_t* Bq, int64_t ldb,
                  int32_t* C, int64_t ldc);

@@ -4,8 +4,8 @@
 // Means and variances are sums of one contiguous run in the canonical L-lane order
 // (exact-contract section 3, ref::SumCanonicalBy), divided once by the count; then
 // y = (x - mean) * (1 / sqrt(var + eps)) * scale + bias, each step rounded (no fusion,
-// section 2). f32 throughout: the operators (ops/norm_ops.cpp) widen narrow floats before
-// and round the results once after. Vector rows of the same operators: ops/norm_ops.cpp.
+// section 2). f32 throughout: the operators (ops/nn/norm.cpp) widen narrow floats before
+// and round the results once after. Vector rows of the same operators: ops/nn/norm.cpp.
 #pragma once
 
 #include <cstdint>
@@ -48,7 +48,7 @@ struct GroupNormParams {
 void GroupNormF32(const GroupNormParams& p, const float* x, const float* scale, const float* bias, float* y);
 
 // The planes of an InstanceNormalization node or of BatchNormalization's normalising step:
-// x [N, C, inner] as N * C planes of `inner` (the instance_norm family, ops/norms.h).
+// x [N, C, inner] as N * C planes of `inner` (the instance_norm family, ops/nn/norm.h).
 struct PlaneNormParams {
   int64_t N = 0, C = 0, inner = 0;
   float eps = 1e-5f;

@@ -10,7 +10,7 @@
 //    them that ceil_mode adds); no tap counted: NaN;
 //  - Lp: acc = acc + |v|^p from -0.0 (p 2: |v| * |v|, p 1: |v|, else math::Pow), then
 //    sqrt (p 2), acc (p 1) or math::Pow(acc, 1 / p).
-// ops/pool.cpp parses the node into PoolParams and runs PoolF32 (its reference row) or the
+// ops/conv/pool.cpp parses the node into PoolParams and runs PoolF32 (its reference row) or the
 // faster rows; ref/conv.h holds the pooling planes' kernels of the dispatch table.
 #pragma once
 

@@ -1,7 +1,7 @@
 // The reference (oracle) integer and quantisation operators, the definition of their
 // bits (ONNX Operators.md: QuantizeLinear, DequantizeLinear, DynamicQuantizeLinear,
 // MatMulInteger, QLinearMatMul, ConvInteger, QLinearConv; exact-contract sections 2
-// and 5). ops/quant_ops.cpp and ops/int_conv.cpp parse and validate the nodes into the
+// and 5). ops/quant/quant.cpp and ops/quant/int_conv.cpp parse and validate the nodes into the
 // parameters below and run these or one of their vector rows.
 //  - Quantise: q = saturate(round_half_even(x / scale) + zero_point), the division in
 //    f32 (one rounding), the rounding exact, the add exact, then clamped to the target

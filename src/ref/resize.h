@@ -6,7 +6,7 @@
 // binary64), then every output the nested sums over the axes, the first axis outermost,
 // each sum from +0 in tap order, all in binary64, rounded once to the output type at the
 // end (exact-contract section 2; integer outputs: half to even, saturated, a decision of
-// docs/exact-mode.md). ops/resize.cpp parses the node into ResizeParams and runs
+// docs/exact-mode.md). ops/image/resize.cpp parses the node into ResizeParams and runs
 // ResizeF64 (its reference row) or the faster rows on the same taps.
 #pragma once
 

@@ -3,7 +3,7 @@
 // product one accumulator from -0.0 folding the input (or hidden) index in order, as
 // ONNX's reference groups the sums; activations are the project's own functions; f32
 // throughout. RnnSequenceF32 runs the cells over the sequence, direction by direction and
-// batch row by batch row (the reference row of ops/rnn.cpp's table); the GEMM row runs the
+// batch row by batch row (the reference row of ops/nn/rnn.cpp's table); the GEMM row runs the
 // same equations over whole gates with the session's kernels.
 #pragma once
 

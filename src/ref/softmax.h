@@ -1,5 +1,5 @@
 // The reference (oracle) softmax kernel of the dispatch table (the Softmax operator's
-// row, ops/softmax.cpp); the per-target kernels in src/kernels/ equal it bit for bit.
+// row, ops/nn/softmax.cpp); the per-target kernels in src/kernels/ equal it bit for bit.
 #pragma once
 
 #include <cstdint>

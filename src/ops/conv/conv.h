@@ -1,0 +1,53 @@
+// Conv's family table: the algorithms a Conv node can run and what its plan keeps
+// (ops/conv/conv.cpp).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "ops/conv/conv_common.h"
+#include "ops/conv/conv_gemm.h"
+#include "ops/family.h"
+#include "ops/fused/fused.h"
+#include "ref/conv.h"
+#include "ref/elementwise.h"
+
+namespace onemodel::impl {
+namespace ops {
+
+// The rows of Conv's table (ConvTable), by index. Each is exact: ref::ConvF32's bits.
+enum class ConvAlgo {
+  kReference,    // "reference": ref::ConvF32, the oracle's loops
+  kTapGemm,      // "tap-gemm": 3-D and more, taps into columns, the GEMM kernel (TapGemm)
+  kDirect,       // "direct": 1-D/2-D with few input channels, ConvDirectF32, epilogue in its tiles
+  kIm2colGemm,   // "im2col-gemm": 1-D/2-D, im2col and the GEMM kernel (ConvGemm2D)
+  kDepthwise,    // "depthwise": one input and one output channel per group, DepthwiseConvF32
+  kPlane,        // "plane": one input channel per output, ConvPlaneF32 per output plane
+  kPlaneMulAdd,  // "plane-muladd": the reference's plane loops with MulAddStridedF32 inside
+};
+
+// What Conv derives from its attributes and its input and weight shapes, kept per node
+// (OpContext::Prepared) and remade when a shape changes.
+struct ConvPlan : ConvInputs {
+  int64_t group = 1, N = 0, C = 0, M = 0, Cg = 0, Mg = 0, in_sp = 0, out_sp = 0, k_sp = 0;
+  ConvGeometry g;
+  ConvPlane pl{};  // 1-D and 2-D
+  Taps tg;         // the taps of every dimension (kTapGemm)
+  Shape out_shape;
+  Activation act = Activation::kNone;  // a fused activation (Node::fusion, graph/graph.h)
+  // A fused QuantizeDequantize, after the bias and activation (Node::fusion).
+  bool qdq = false;
+  QdqParams qdq_params;
+  // The algorithm, and the one run instead when the weights are not all finite (the
+  // GEMM algorithms' condition, conv_gemm.h).
+  ConvAlgo algo = ConvAlgo::kReference, fallback = ConvAlgo::kReference;
+};
+
+// One run of a planned row (ops/conv/conv.cpp); the row returns whether it applied the bias
+// and activation itself.
+struct ConvRun;
+using ConvRunFn = bool (*)(const ConvRun&);
+const FamilyTable<ConvPlan, ConvRunFn>& ConvTable();
+
+}  // namespace ops
+}  // namespace onemodel::impl
