@@ -35,6 +35,8 @@ check "node --simd on runs wasm128" bash -c "'${NODE[0]}' '${NODE[1]}' --simd on
 check "native bench-lanes equals ref" bash -c "$NATIVE bench-lanes --all --n 1000 --reps 1 | grep -vq ' NO$'"
 check "node bench-lanes equals ref" bash -c "'${NODE[0]}' '${NODE[1]}' bench-lanes --n 1000 --reps 1 | tail -n +2 | grep -q 'yes$'"
 check "ONEMODEL_VERBOSE prints the target" bash -c "ONEMODEL_VERBOSE=1 $NATIVE --isa sse41 targets 2>&1 >/dev/null | grep -q 'target: sse41'"
+check "families lists every table, the reference first" bash -c "$NATIVE families | grep -q '^family conv: Conv$' && $NATIVE families | awk '/^family /{getline r; if (r != \"  reference exact cpu\") bad=1} END{exit bad}'"
+check "docs/operator-families.md is the build's tables" tools/families_doc.sh --check "$NATIVE"
 # hash and info on a small committed-by-ONNX case model, natively and on wasm.
 CASES=$(tools/find_cases.sh 2>/dev/null)
 MODEL="$CASES/test_attention_3d/model.onnx"; [ -f "$MODEL" ] || MODEL="$CASES/test_add_bcast/model.onnx"
@@ -93,7 +95,7 @@ check "global options after the command equal options before it" bash -c "test -
 c_n=$($NATIVE cases "$CASES" --filter test_abs --threads 1 2>/dev/null); c_w=$("${NODE[@]}" cases "$CASES" --filter test_abs --threads 1 2>/dev/null)
 check "cases DIR --threads 1 (once a usage error) runs, natively and on wasm" bash -c "grep -q '^case/abs ' <<<'$c_n' && test '$c_n' = '$c_w'"
 help_ok=1
-for cmd in run hash golden cases bench info targets bench-lanes bench-peak version; do
+for cmd in run hash golden cases bench info families targets bench-lanes bench-peak version; do
   h=$($NATIVE $cmd --help 2>&1) && grep -q "^usage: onemodel $cmd" <<<"$h" || help_ok=0
 done
 check "--help on every command prints its usage (exit 0)" test "$help_ok" = 1

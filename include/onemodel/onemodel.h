@@ -453,6 +453,22 @@ struct ModelInfo {
 ONEMODEL_API ModelInfo InspectModel(const std::string& path);
 ONEMODEL_API ModelInfo InspectModelBytes(const void* data, size_t size, const std::string& name = "<bytes>");
 
+// The operator families' tables (docs/operator-families.md): each family's operator types
+// and its algorithms, the reference first. Exact algorithms give the oracle's bits on
+// every target; fast ones (fast mode only) are within the family's stated tolerance.
+struct AlgorithmInfo {
+  std::string name;     // what SessionOptions::algorithms forces and NodePlan::algorithm names
+  bool fast = false;    // a fast row
+  std::string device;   // "cpu"
+  std::string kernels;  // the dispatch table's kernels it calls, ", "-separated ("" none)
+};
+struct OperatorFamily {
+  std::string family;
+  std::vector<std::string> op_types;
+  std::vector<AlgorithmInfo> algorithms;
+};
+ONEMODEL_API std::vector<OperatorFamily> OperatorFamilies();
+
 // ------------------------------------------------------------------ golden hashes
 
 // The exact-mode hash (docs/exact-mode.md, "hash format"): SHA-256 over each value's

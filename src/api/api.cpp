@@ -21,6 +21,7 @@
 #include "passes/infer.h"
 #include "onnx/import.h"
 #include "onnx/tensor_proto.h"
+#include "ops/family.h"
 #include "ops/op_context.h"
 #include "ref/reduce.h"
 #include "runtime/dispatch.h"
@@ -453,6 +454,18 @@ ModelInfo Inspect(const impl::Model& m) {
   return r;
 }
 }  // namespace
+
+std::vector<OperatorFamily> OperatorFamilies() {
+  std::vector<OperatorFamily> out;
+  for (const impl::ops::FamilyInfo& f : impl::ops::Families()) {
+    OperatorFamily o{f.family, f.op_types, {}};
+    for (const impl::ops::RowInfo& r : f.rows)
+      o.algorithms.push_back(
+          {r.name, r.exactness == impl::ops::Exactness::kFast, impl::ops::DeviceName(r.device), r.kernels});
+    out.push_back(std::move(o));
+  }
+  return out;
+}
 
 ModelInfo InspectModel(const std::string& path) {
   try {

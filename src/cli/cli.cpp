@@ -48,7 +48,9 @@ const char* kUsage =
     "                          run and check ONNX case folders; case/<name> <hash> lines\n"
     "  bench MODEL [--runs N] [--input NAME=FILE.npy ...] [--dim NAME=N ...]\n"
     "                          time runs after a warm-up; last line median_ms=<x> min_ms=<y>\n"
-    "  info MODEL              the model's inputs, outputs, opsets and operators\n"
+    "  info MODEL [--plan]     the model's inputs, outputs, opsets and operators; --plan: one run,\n"
+    "                          then the algorithm each node planned\n"
+    "  families                every operator family's table of algorithms\n"
     "  targets                 the CPU's features, the compiled targets and the chosen one\n"
     "  bench-lanes [--n N] [--reps R] [--all]\n"
     "                          time the canonical L-lane float sum (the benchmark that chose L)\n"
@@ -99,6 +101,10 @@ const std::map<std::string, std::string>& CommandHelp() {
        "  Lists the model's inputs, outputs (declared and inferred), opsets and operators.\n"
        "  --plan: runs the model once (inputs as `hash` makes them) and prints, per node whose\n"
        "  operator has a family table, `plan <node> <op_type> <family>/<algorithm> exact|fast`.\n"},
+      {"families",
+       "usage: onemodel families\n  Prints every operator family's table: `family NAME: OP_TYPE ...`, then one line "
+       "per\n"
+       "  algorithm, `  NAME exact|fast DEVICE [kernels]`, the reference first.\n"},
       {"targets",
        "usage: onemodel targets\n  Prints the CPU's features, the compiled targets, the selected one and L.\n"},
       {"bench-lanes",
@@ -768,6 +774,7 @@ int RunCli(const std::vector<std::string>& args, std::ostream& out, std::ostream
     if (cmd == "golden") return CmdGolden(o, out, err);
     if (cmd == "bench") return CmdBench(o, out, err);
     if (cmd == "info") return CmdInfo(o, out, err);
+    if (cmd == "families") return CmdFamilies(o, out);
     err << "onemodel: unknown command '" << cmd << "'\n" << kUsage;
     return 2;
   } catch (const Error& e) {

@@ -23,9 +23,11 @@ int64_t ParseInt(const std::string& flag, const std::string& v, int64_t lo, int6
 // The environment variable's value, "" when unset.
 std::string Env(const char* name);
 
-// The commands about targets (target_commands.cpp).
+// The commands about targets and what the build holds (target_commands.cpp).
 int CmdTargets(const Options& o, std::ostream& out, std::ostream& err);
 int CmdBenchLanes(const Options& o, std::ostream& out, std::ostream& err);
 int CmdBenchPeak(const Options& o, std::ostream& out);
+// The operator families' tables (target_commands.cpp).
+int CmdFamilies(const Options& o, std::ostream& out);
 
 }  // namespace onemodel::cli

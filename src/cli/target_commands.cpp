@@ -98,7 +98,18 @@ int CmdBenchLanes(const Options& o, std::ostream& out, std::ostream& err) {
   return ok ? 0 : 1;
 }
 
-// Compares one output with the expected tensor (ONNX's backend-test rule: rtol 1e-3,
-// atol 1e-7 for floats, NaN equals NaN; integers, bools and strings exactly). Returns
-// "" when they agree, else what differs.
+// families: every operator family's table (the lines docs/operator-families.md shows).
+int CmdFamilies(const Options& o, std::ostream& out) {
+  if (!o.rest.empty()) throw Error(ErrorCode::kInvalidArgument, "families: takes no arguments");
+  for (const OperatorFamily& f : OperatorFamilies()) {
+    out << "family " << f.family << ":";
+    for (const std::string& op : f.op_types) out << " " << op;
+    out << "\n";
+    for (const AlgorithmInfo& a : f.algorithms)
+      out << "  " << a.name << " " << (a.fast ? "fast" : "exact") << " " << a.device
+          << (a.kernels.empty() ? "" : " [" + a.kernels + "]") << "\n";
+  }
+  return 0;
+}
+
 }  // namespace onemodel::cli

@@ -7,6 +7,7 @@
 #include "ops/conv/conv.h"
 #include "ops/conv/conv_transpose.h"
 #include "ops/math/elementwise.h"
+#include "ops/math/matmul.h"
 #include "ops/quant/int_conv.h"
 #include "ops/nn/norm.h"
 #include "ops/conv/pool.h"
@@ -31,6 +32,8 @@ const std::vector<FamilyInfo>& Families() {
     t.push_back(Describe(QuantizeTable()));
     t.push_back(Describe(DequantizeTable()));
     t.push_back(Describe(DynamicQuantizeTable()));
+    t.push_back(Describe(MatMulTable()));
+    t.push_back(Describe(GemmTable()));
     t.push_back(Describe(SoftmaxTable()));
     t.push_back(Describe(LayerNormTable()));
     t.push_back(Describe(InstanceNormTable()));

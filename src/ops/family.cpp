@@ -27,6 +27,10 @@ void RecordPlan(const OpContext& ctx, const char* family, const char* row, Exact
 
 namespace detail {
 void ThrowPlanError(const OpContext& ctx, const std::string& msg) { throw ctx.Fail(ErrorCode::kInvalidArgument, msg); }
+void ThrowUnlisted(const OpContext& ctx, const char* family) {
+  throw ctx.Fail(ErrorCode::kInternal, std::string("plans with the ") + family +
+                                           " table, which does not list this operator type: please report it");
+}
 }  // namespace detail
 
 const FamilyInfo* FamilyOf(std::string_view op_type) {

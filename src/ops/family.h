@@ -73,6 +73,9 @@ void RecordPlan(const OpContext& ctx, const char* family, const char* row, Exact
 
 namespace detail {
 [[noreturn]] void ThrowPlanError(const OpContext& ctx, const std::string& msg);
+// kInternal: the node's operator type plans with a table that does not list it (the
+// tests, the coverage check and `families` would not see it).
+[[noreturn]] void ThrowUnlisted(const OpContext& ctx, const char* family);
 }  // namespace detail
 
 // The index of the row a node plans (the rules at the top). `usable(i)`, when given, takes
@@ -81,6 +84,9 @@ namespace detail {
 template <class P, class Run, class Usable>
 size_t PlanIndex(const OpContext& ctx, const FamilyTable<P, Run>& t, const P& p, Usable usable, bool record = true) {
   const PlanRules r = RulesOf(ctx);
+  bool listed = false;
+  for (const char* op : t.op_types) listed = listed || ctx.node.op_type == op;
+  if (!listed) detail::ThrowUnlisted(ctx, t.family);
   auto visible = [&](const AlgorithmRow<P, Run>& row) {
     return row.device == Device::kCpu && (row.exactness == Exactness::kExact || r.fast);
   };

@@ -4,7 +4,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
+#include "core/compute.h"
 #include "ref/elementwise.h"
 
 namespace onemodel::impl {
@@ -68,6 +70,88 @@ void GemmI16PairsI32(int64_t M, int64_t N, int64_t K2, const int16_t* A, int64_t
 // padded with zero columns of A. Writes C (no read of its old contents).
 void GemmU8S8I32(int64_t M, int64_t N, int64_t K4, const uint8_t* A, int64_t lda, const int8_t* Bq, int64_t ldb,
                  int32_t* C, int64_t ldc);
+
+// --- The operators' definitions (ONNX Operators.md MatMul and Gemm, exact-contract
+// section 3), for every numeric element type T: each output has one accumulator that
+// starts at -0.0 (integers: 0) and adds each rounded product in k order (never fused;
+// integers wrap modulo 2^bits); narrow floats compute in f32 (Compute<T>) and round once.
+
+// One accumulator step: acc + a * b, the product rounded first (integers wrapping).
+template <class C>
+C MulAddStep(C acc, C a, C b) {
+  if constexpr (std::is_floating_point_v<C>) {
+    const C p = a * b;
+    return acc + p;
+  } else {
+    using U = std::make_unsigned_t<C>;
+    return C(U(U(acc) + U(U(a) * U(b))));
+  }
+}
+template <class C>
+C FoldStart() {
+  if constexpr (std::is_floating_point_v<C>)
+    return C(-0.0);
+  else
+    return C(0);
+}
+
+// MatMul: out[b] (M x N, row-major, b < batches) = the product of A's batch ia[b] (M x K)
+// and B's batch ib[b] (K x N), the batches broadcast by the caller into ia and ib.
+template <class T>
+void MatMul(int64_t batches, const int64_t* ia, const int64_t* ib, int64_t M, int64_t N, int64_t K, const T* pa,
+            const T* pb, T* po) {
+  using C = typename Compute<T>::type;
+  for (int64_t bi = 0; bi < batches; ++bi) {
+    const T* A = pa + ia[bi] * M * K;
+    const T* B = pb + ib[bi] * K * N;
+    T* O = po + bi * M * N;
+    for (int64_t m = 0; m < M; ++m)
+      for (int64_t n = 0; n < N; ++n) {
+        C acc = FoldStart<C>();
+        for (int64_t k = 0; k < K; ++k) acc = MulAddStep<C>(acc, Widen(A[m * K + k]), Widen(B[k * N + n]));
+        O[m * N + n] = Narrow<T>(acc);
+      }
+  }
+}
+
+// Gemm's parameters: Y (M x N) = alpha * (A' B') + beta * C, A' = A (M x K) or, ta, A^T
+// stored K x M; B' = B (K x N) or, tb, B^T stored N x K; C (has_c) read at m * c_sm +
+// n * c_sn (its broadcast to M x N).
+struct GemmParams {
+  int64_t M = 0, N = 0, K = 0, c_sm = 0, c_sn = 0;
+  bool ta = false, tb = false, has_c = false;
+  float alpha = 1.0f, beta = 1.0f;
+};
+
+// Gemm: the full sum first, then alpha * sum, then + beta * C (floats: each step rounded;
+// integers: alpha and beta as integers, wrapping).
+template <class T>
+void Gemm(const GemmParams& p, const T* pa, const T* pb, const T* pc, T* po) {
+  using C = typename Compute<T>::type;
+  using U = std::make_unsigned_t<std::conditional_t<std::is_floating_point_v<C>, int32_t, C>>;
+  for (int64_t m = 0; m < p.M; ++m)
+    for (int64_t n = 0; n < p.N; ++n) {
+      C acc = FoldStart<C>();
+      for (int64_t k = 0; k < p.K; ++k) {
+        const C x = Widen(p.ta ? pa[k * p.M + m] : pa[m * p.K + k]);
+        const C y = Widen(p.tb ? pb[n * p.K + k] : pb[k * p.N + n]);
+        acc = MulAddStep<C>(acc, x, y);
+      }
+      C r = acc;
+      if constexpr (std::is_floating_point_v<C>)
+        r = C(p.alpha) * acc;
+      else
+        r = C(U(C(p.alpha)) * U(acc));
+      if (p.has_c) {
+        const C cv = Widen(pc[m * p.c_sm + n * p.c_sn]);
+        if constexpr (std::is_floating_point_v<C>)
+          r = r + C(p.beta) * cv;
+        else
+          r = C(U(r) + U(C(p.beta)) * U(cv));
+      }
+      po[m * p.N + n] = Narrow<T>(r);
+    }
+}
 
 }  // namespace ref
 }  // namespace onemodel::impl

@@ -7,6 +7,8 @@
 // execute: the reference in the oracle session (ISA ref), otherwise the vector algorithm
 // its geometry suits. Every algorithm gives the reference's bits (tests/ops/conv/conv_test.cpp
 // runs each against it).
+// Reference src/ref/conv.cpp; kernels src/kernels/conv.cpp and gemm.cpp; tests
+// tests/ops/conv/conv_test.cpp.
 #include "ops/conv/conv.h"
 
 #include <algorithm>

@@ -94,7 +94,8 @@ bool AveragePlanesFits(const PoolPlan& p) { return p.ref.kind == PoolKind::kAver
 
 // Automatic planning takes the first that fits of global-average, max-planes and
 // average-planes (table order), else the reference.
-constexpr const char* kPoolOps[] = {"MaxPool", "AveragePool", "GlobalAveragePool"};
+constexpr const char* kPoolOps[] = {"MaxPool",       "AveragePool",       "LpPool",
+                                    "GlobalMaxPool", "GlobalAveragePool", "GlobalLpPool"};
 constexpr AlgorithmRow<PoolPlan, PoolRun> kPoolRows[] = {
     {"reference", Exactness::kExact, "", nullptr, nullptr, RunReference},
     {"global-average", Exactness::kExact, "SumPlanesF32", GlobalAverageFits, nullptr, RunGlobalAverage},

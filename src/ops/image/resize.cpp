@@ -4,6 +4,8 @@
 // of the bits is ref::ResizeF64: separable, the last axes first, each 1-D step a dot
 // product of coefficients with edge-padded neighbours, all in binary64, rounded once to
 // the output type at the end.
+// Reference src/ref/resize.cpp; kernels: none (the rows are scalar loops over the threads);
+// tests tests/ops/image/resize_test.cpp.
 #include "ops/image/resize.h"
 
 #include <algorithm>
@@ -122,7 +124,7 @@ void RunSeparable(OpContext& ctx, const ResizePlan& plan, const Tensor& x, Tenso
 bool NearestFits(const ResizePlan& p) { return p.is_float && p.nearest_ok; }
 bool SeparableFits(const ResizePlan& p) { return p.is_float && p.separable_ok; }
 
-constexpr const char* kResizeOps[] = {"Resize"};
+constexpr const char* kResizeOps[] = {"Resize", "Upsample"};
 constexpr AlgorithmRow<ResizePlan, ResizeRun> kResizeRows[] = {
     {"reference", Exactness::kExact, "", nullptr, nullptr, RunReference},
     {"nearest", Exactness::kExact, "", NearestFits, nullptr, RunNearest},

@@ -4,6 +4,8 @@
 // (mask, causal, window, padding) is added after the optional softcap; the softmax
 // denominator is a row sum in the canonical L-lane order; fully masked rows give 0. f32
 // compute. The attention table below holds its rows; FlexAttention follows.
+// Reference src/ref/attention.cpp; kernels src/kernels/gemm.cpp, elementwise.cpp and
+// target.cpp; tests tests/ops/nn/attention_test.cpp.
 #include <algorithm>
 #include <cmath>
 #include <limits>

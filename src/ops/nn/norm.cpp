@@ -5,6 +5,8 @@
 // InstanceNormalization, GroupNormalization and BatchNormalization's normalising step are
 // defined by ref/norm.h; LayerNormalization / RMSNormalization (layer_norm) and
 // InstanceNormalization / BatchNormalization (plane_norm) plan with the tables below.
+// Reference src/ref/norm.cpp; kernels src/kernels/target.cpp (SumF32) and elementwise.cpp
+// (BinaryF32); tests tests/ops/nn/norm_test.cpp.
 #include <cmath>
 #include <optional>
 

@@ -2,6 +2,8 @@
 // products' folds); the reference row runs it step by step (ref::RnnSequenceF32), the
 // GEMM row (RnnTable, ops/nn/rnn.h) the same equations with the products as GEMMs and each
 // activation over a whole gate.
+// Reference src/ref/rnn.cpp; kernels src/kernels/gemm.cpp and elementwise.cpp (MathF32);
+// tests tests/ops/nn/rnn_test.cpp.
 #include "ops/nn/rnn.h"
 
 #include <algorithm>

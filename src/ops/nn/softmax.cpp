@@ -38,7 +38,7 @@ void RunRows(const OpContext& ctx, const SoftmaxParams& p, const float* px, floa
   });
 }
 
-constexpr const char* kSoftmaxOps[] = {"Softmax"};
+constexpr const char* kSoftmaxOps[] = {"Softmax", "LogSoftmax", "Hardmax"};
 constexpr AlgorithmRow<SoftmaxParams, SoftmaxRun> kSoftmaxRows[] = {
     {"reference", Exactness::kExact, "", nullptr, nullptr, RunReference},
     {"rows", Exactness::kExact, "SoftmaxRowF32", RowsFit, nullptr, RunRows},

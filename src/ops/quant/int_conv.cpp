@@ -3,6 +3,8 @@
 // the reference's (ref::ConvIntegerI32) or a GEMM of 8-bit operands. Sums modulo 2^32 do
 // not depend on the order of their terms, so every row gives the same bits. QLinearConv
 // requantises the sums as the reference does (ref::QLinearConvOutput).
+// Reference src/ref/quant.cpp; kernels src/kernels/gemm_int.cpp; tests
+// tests/ops/quant/quant_test.cpp.
 #include "ops/quant/int_conv.h"
 
 #include <algorithm>

@@ -186,7 +186,7 @@ void CastIntToFloat(OpContext& ctx, const CastParams& p) {
 
 bool ToFloat(const CastParams& p) { return p.to == DType::kFloat; }
 
-constexpr const char* kCastOps[] = {"Cast"};
+constexpr const char* kCastOps[] = {"Cast", "CastLike"};
 constexpr AlgorithmRow<CastParams, CastRun> kCastRows[] = {
     {"reference", Exactness::kExact, "", nullptr, nullptr, CastReference},
     {"int-to-float", Exactness::kExact, "", ToFloat, nullptr, CastIntToFloat},

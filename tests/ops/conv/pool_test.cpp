@@ -1,4 +1,5 @@
-// Pooling: MaxPool, AveragePool and GlobalAveragePool on their plans (ops/conv/pool.h).
+// Pooling: MaxPool, AveragePool, LpPool and their global forms on the pool table
+// (ops/conv/pool.h).
 #include "tests/catch.h"
 
 #include <string>
@@ -55,6 +56,14 @@ std::vector<OpCase> PoolCases() {
     for (int kind : {0, 1, 2}) {
       cases.push_back(XCase("GlobalAveragePool kind " + std::to_string(kind), OneOp("GlobalAveragePool", xb, {}, {}),
                             xb, Values(rng, Count(xb), kind)));
+      cases.push_back(XCase("GlobalMaxPool kind " + std::to_string(kind), OneOp("GlobalMaxPool", xb, {}, {}), xb,
+                            Values(rng, Count(xb), kind)));
+      cases.push_back(XCase("GlobalLpPool p=2 kind " + std::to_string(kind), OneOp("GlobalLpPool", xb, {}, {}), xb,
+                            Values(rng, Count(xb), kind)));
+      cases.push_back(XCase(
+          "LpPool 3x3 s2 p1 p=2 kind " + std::to_string(kind),
+          OneOp("LpPool", xb, {}, {Ints("kernel_shape", {3, 3}), Ints("strides", {2, 2}), Ints("pads", {1, 1, 1, 1})}),
+          xb, Values(rng, Count(xb), kind)));
       cases.push_back(XCase("GlobalAveragePool of 13 channels kind " + std::to_string(kind),
                             OneOp("GlobalAveragePool", {1, 13, 4, 7}, {}, {}), {1, 13, 4, 7},
                             Values(rng, 13 * 28, kind)));
@@ -63,7 +72,8 @@ std::vector<OpCase> PoolCases() {
   return cases;
 }
 
-const bool kRegistered = RegisterFamily({"pool", {"MaxPool", "AveragePool", "GlobalAveragePool"}, &PoolCases});
+const bool kRegistered = RegisterFamily(
+    {"pool", {"MaxPool", "AveragePool", "LpPool", "GlobalMaxPool", "GlobalAveragePool", "GlobalLpPool"}, &PoolCases});
 
 }  // namespace
 

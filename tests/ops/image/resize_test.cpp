@@ -1,4 +1,5 @@
-// Resize: nearest, separable linear/cubic and the general interpolation (ops/image/resize.h).
+// Resize and Upsample: nearest, separable linear/cubic and the general interpolation
+// (ops/image/resize.h).
 #include "tests/catch.h"
 
 #include <string>
@@ -51,10 +52,21 @@ std::vector<OpCase> ResizeCases() {
                                   {{"X", Input(xs, Values(rng, 2 * 3 * 9 * 11, kind, -4.0f, 4.0f))}}));
       }
   }
+  {
+    // Upsample (opset 9: scales as an input), which plans with Resize's table.
+    SplitMix64 rng(921);
+    const Shape xu{1, 2, 5, 6};
+    for (const char* mode : {"nearest", "linear"})
+      for (int kind : {0, 1, 2})
+        cases.push_back(
+            XCase(std::string("Upsample ") + mode + " kind " + std::to_string(kind),
+                  OneOp("Upsample", xu, {{"scales", {4}, {1.0f, 1.0f, 2.0f, 3.0f}}}, {Str("mode", mode)}, 9), xu,
+                  Values(rng, Count(xu), kind)));
+  }
   return cases;
 }
 
-const bool kRegistered = RegisterFamily({"resize", {"Resize"}, &ResizeCases});
+const bool kRegistered = RegisterFamily({"resize", {"Resize", "Upsample"}, &ResizeCases});
 
 }  // namespace
 

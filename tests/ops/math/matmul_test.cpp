@@ -47,7 +47,7 @@ std::vector<OpCase> MatmulCases() {
   return cases;
 }
 
-const bool kRegistered = RegisterFamily({"matmul", {}, &MatmulCases});
+const bool kRegistered = RegisterFamily({"matmul", {"MatMul", "Gemm"}, &MatmulCases});
 
 }  // namespace
 

@@ -87,7 +87,7 @@ std::vector<OpCase> DataMovementCases() {
 }
 
 const bool kRegistered =
-    RegisterFamily({"data_movement", {"Transpose", "Gather", "Pad", "Where", "Cast"}, &DataMovementCases});
+    RegisterFamily({"data_movement", {"Transpose", "Gather", "Pad", "Where", "Cast", "CastLike"}, &DataMovementCases});
 
 }  // namespace
 
