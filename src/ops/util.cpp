@@ -2,7 +2,6 @@
 #include "ops/util.h"
 
 #include <algorithm>
-#include <cstring>
 
 namespace onemodel::impl {
 namespace ops {
@@ -156,16 +155,6 @@ void StoreF32(Tensor& t, int64_t i, float v) {
       break;
     default: break;
   }
-}
-
-void CopyElement(const Tensor& src, int64_t si, Tensor& dst, int64_t di) {
-  if (src.dtype() == DType::kString) {
-    dst.mutable_strings()[size_t(di)] = src.strings()[size_t(si)];
-    return;
-  }
-  const size_t es = DTypeStorageSize(src.dtype());
-  std::memcpy(dst.mutable_data<uint8_t>() + size_t(di) * es, static_cast<const uint8_t*>(src.raw()) + size_t(si) * es,
-              es);
 }
 
 Tensor TransposedF32(const float* src, int64_t rows, int64_t cols) {

@@ -10,21 +10,15 @@
 #include "core/compute.h"
 #include "core/minifloat.h"
 #include "ops/op_context.h"
+#include "ref/cast.h"
+#include "ref/data_movement.h"
 
 namespace onemodel::impl {
 namespace ops {
 
 // Cast's float -> integer conversion (exact-contract section 5): truncated toward zero,
-// NaN -> 0, saturated to T's range; never an out-of-range conversion.
-template <class T>
-T FloatToIntSat(double d) {
-  if (d != d) return 0;
-  constexpr double lo = double(std::numeric_limits<T>::min());
-  constexpr double hi_excl = double(std::numeric_limits<T>::max()) + 1.0;  // exact: a power of two
-  if (d >= hi_excl) return std::numeric_limits<T>::max();
-  if (d <= lo - 1.0 || (std::is_unsigned_v<T> && d <= -1.0)) return std::numeric_limits<T>::min();
-  return T(d);  // truncates toward zero
-}
+// NaN -> 0, saturated to T's range (the definition: ref/cast.h).
+using ref::FloatToIntSat;
 
 // A binary64 result as compute type C: floats round once; integers by FloatToIntSat.
 template <class C>
@@ -102,11 +96,36 @@ class F32View {
 // (narrow types round once; int8/uint8 take values that are already integers).
 void StoreF32(Tensor& t, int64_t i, float v);
 
+// A reference kernel's f32 output for tensor t (null: none): t's own data when t is float,
+// else a zeroed temporary that Store() rounds into t, each value once (StoreF32), as
+// storing it directly would.
+class F32Out {
+ public:
+  explicit F32Out(Tensor* t) : t_(t) {
+    if (!t) return;
+    if (t->dtype() == DType::kFloat) {
+      p_ = t->mutable_data<float>();
+    } else {
+      own_.assign(size_t(t->numel()), 0.0f);
+      p_ = own_.data();
+    }
+  }
+  float* data() const { return p_; }
+  void Store() const {
+    for (size_t i = 0; i < own_.size(); ++i) StoreF32(*t_, int64_t(i), own_[i]);
+  }
+
+ private:
+  Tensor* t_;
+  std::vector<float> own_;
+  float* p_ = nullptr;
+};
+
 // The [cols, rows] float tensor holding the transpose of the row-major rows x cols
 // matrix at src (a weight laid out for a kernel; see OpContext::ConstDerived).
 Tensor TransposedF32(const float* src, int64_t rows, int64_t cols);
-// dst[di] = src[si] for any element type, strings included.
-void CopyElement(const Tensor& src, int64_t si, Tensor& dst, int64_t di);
+// dst[di] = src[si] for any element type, strings included (ref/data_movement.h).
+using ref::CopyElement;
 
 }  // namespace ops
 }  // namespace onemodel::impl

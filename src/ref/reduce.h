@@ -1,10 +1,17 @@
-// Reference (oracle) reductions along one contiguous run: the canonical L-lane order.
+// Reference (oracle) reductions: the canonical L-lane order along one contiguous run
+// (exact-contract section 3), the ordered sum of a reduction's elements, IEEE 754-2019
+// max/min, and Exp/Log in the compute type (the reductions of ops/math/reduce.cpp and
+// the softmax family of ref/softmax.h fold with these).
 #pragma once
 
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
+#include <type_traits>
 
 #include "core/exact.h"
+#include "ref/math.h"
 
 namespace onemodel::impl {
 namespace ref {
@@ -36,6 +43,58 @@ C SumCanonicalBy(int64_t n, Get get) {
     for (size_t j = 0; j < h; ++j) acc[j] += acc[j + h];
   }
   return acc[0];
+}
+
+// Sum of get(0..n) in the canonical order (lanes: the elements form contiguous runs) or
+// folded left to right from -0.0 (floats); integers wrap (unsigned arithmetic), in order.
+template <class C, class Get>
+C SumOrdered(int64_t n, bool lanes, Get get) {
+  if constexpr (std::is_floating_point_v<C>) {
+    if (lanes) return SumCanonicalBy<C>(n, get);
+    C acc = C(-0.0);
+    for (int64_t i = 0; i < n; ++i) acc += get(i);
+    return acc;
+  } else {
+    using U = std::make_unsigned_t<C>;
+    U acc = 0;
+    for (int64_t i = 0; i < n; ++i) acc = U(acc + U(get(i)));
+    return C(acc);
+  }
+}
+
+// IEEE 754-2019 maximum / minimum for floats: NaN if either is NaN (the default quiet
+// NaN), +0.0 above -0.0; the plain comparison for integers.
+template <class C>
+C MaxOf(C a, C b) {
+  if constexpr (std::is_floating_point_v<C>) {
+    if (a != a || b != b) return std::numeric_limits<C>::quiet_NaN();
+    if (a == b) return std::signbit(a) ? b : a;
+  }
+  return a > b ? a : b;
+}
+template <class C>
+C MinOf(C a, C b) {
+  if constexpr (std::is_floating_point_v<C>) {
+    if (a != a || b != b) return std::numeric_limits<C>::quiet_NaN();
+    if (a == b) return std::signbit(a) ? a : b;
+  }
+  return a < b ? a : b;
+}
+
+// The project's Exp and Log (ref/math.h) in the compute type C: float or double.
+template <class C>
+C ExpC(C v) {
+  if constexpr (std::is_same_v<C, float>)
+    return math::Exp(v);
+  else
+    return math::ExpD(v);
+}
+template <class C>
+C LogC(C v) {
+  if constexpr (std::is_same_v<C, float>)
+    return math::Log(v);
+  else
+    return math::LogD(v);
 }
 
 // The kernel-table entry: SumCanonical at the project's L.

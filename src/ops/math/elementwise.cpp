@@ -5,6 +5,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "ref/data_movement.h"
 #include "ref/elementwise.h"
 #include "ref/math.h"
 #include "ops/ops.h"
@@ -722,26 +723,10 @@ void WhereRows(OpContext& ctx, const WhereParams& p) {
   }
 }
 
-// Element by element through the broadcast index tables.
+// The definition (ref::Where): element by element through the broadcast index tables.
 void WhereReference(OpContext& ctx, const WhereParams& p) {
-  const Tensor &c = *p.c, &a = *p.a, &b = *p.b;
-  const Shape& shape = *p.shape;
-  const size_t es = p.es;
-  Tensor& out = ctx.out(0, a.dtype(), shape);
-  const auto ic = BroadcastIndex(c.shape(), shape), ia = BroadcastIndex(a.shape(), shape),
-             ib = BroadcastIndex(b.shape(), shape);
-  if (a.dtype() == DType::kString) {
-    for (size_t i = 0; i < ic.size(); ++i)
-      out.mutable_strings()[i] = c.data<uint8_t>()[ic[i]] ? a.strings()[size_t(ia[i])] : b.strings()[size_t(ib[i])];
-    return;
-  }
-  const uint8_t* pa = static_cast<const uint8_t*>(a.raw());
-  const uint8_t* pb = static_cast<const uint8_t*>(b.raw());
-  uint8_t* po = out.mutable_data<uint8_t>();
-  for (size_t i = 0; i < ic.size(); ++i) {
-    const uint8_t* src = c.data<uint8_t>()[ic[i]] ? pa + size_t(ia[i]) * es : pb + size_t(ib[i]) * es;
-    std::memcpy(po + i * es, src, es);
-  }
+  Tensor& out = ctx.out(0, p.a->dtype(), *p.shape);
+  ref::Where(*p.c, *p.a, *p.b, out);
 }
 
 bool WhereRowsFit(const WhereParams& p) { return p.es == 1 || p.es == 2 || p.es == 4 || p.es == 8 || p.es == 16; }

@@ -1,5 +1,5 @@
 // The family table of Where (ops/math/elementwise.cpp): a selection, every bit kept. The
-// reference row is the oracle's element-by-element order.
+// reference row runs the oracle's definition, ref::Where (ref/data_movement.h).
 #pragma once
 
 #include <cstddef>
@@ -20,7 +20,7 @@ struct WhereParams {
   size_t es = 0;
 };
 using WhereRun = void (*)(OpContext&, const WhereParams&);
-// Rows: "reference" (element by element through the broadcast index tables), "rows"
+// Rows: "reference" (ref::Where: element by element through broadcast index tables), "rows"
 // (rows of the last axis, elements copied as storage bytes of 1, 2, 4, 8 or 16).
 const FamilyTable<WhereParams, WhereRun>& WhereTable();
 

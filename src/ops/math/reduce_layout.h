@@ -1,19 +1,17 @@
 // The layout of a reduction (which elements each output folds, in which order) and the
-// folds themselves, shared by the reductions (ops/math/reduce.cpp), the softmax family
-// (ops/nn/softmax.cpp) and the losses. Order (exact-contract section 3): the elements an
-// output reduces, taken in row-major order, are summed with the canonical L-lane split
-// when the innermost axis is among the reduced axes (they then form contiguous runs), and
-// folded left to right otherwise. Sums start at -0.0; max/min follow IEEE 754-2019.
+// folds themselves (the oracle's, ref/reduce.h), shared by the reductions
+// (ops/math/reduce.cpp), the softmax family (ops/nn/softmax.cpp) and the losses. Order
+// (exact-contract section 3): the elements an output reduces, taken in row-major order,
+// are summed with the canonical L-lane split when the innermost axis is among the reduced
+// axes (they then form contiguous runs), and folded left to right otherwise. Sums start
+// at -0.0; max/min follow IEEE 754-2019.
 #pragma once
 
-#include <cmath>
 #include <cstdint>
-#include <limits>
 #include <type_traits>
 
 #include "ops/op_context.h"
 #include "ops/util.h"
-#include "ref/math.h"
 #include "ref/reduce.h"
 
 namespace onemodel::impl {
@@ -32,53 +30,15 @@ struct ReduceLayout {
 // reduced axes as 1s in out_shape. Axes out of range are kInvalidArgument naming the node.
 ReduceLayout MakeReduceLayout(const OpContext& ctx, const Shape& in, const Shape& axes, bool keepdims, bool noop);
 
-// Sum of get(0..n) in the canonical order (lanes) or left to right.
-template <class C, class Get>
-C SumOrdered(int64_t n, bool lanes, Get get) {
-  if constexpr (std::is_floating_point_v<C>) {
-    if (lanes) return ref::SumCanonicalBy<C>(n, get);
-    C acc = C(-0.0);
-    for (int64_t i = 0; i < n; ++i) acc += get(i);
-    return acc;
-  } else {
-    using U = std::make_unsigned_t<C>;
-    U acc = 0;
-    for (int64_t i = 0; i < n; ++i) acc = U(acc + U(get(i)));
-    return C(acc);
-  }
-}
+// The folds are the oracle's own (ref/reduce.h): the ordered sum, IEEE max/min, Exp/Log
+// in the compute type.
+using ref::ExpC;
+using ref::LogC;
+using ref::MaxOf;
+using ref::MinOf;
+using ref::SumOrdered;
 
-template <class C>
-C MaxOf(C a, C b) {
-  if constexpr (std::is_floating_point_v<C>) {
-    if (a != a || b != b) return std::numeric_limits<C>::quiet_NaN();
-    if (a == b) return std::signbit(a) ? b : a;
-  }
-  return a > b ? a : b;
-}
-template <class C>
-C MinOf(C a, C b) {
-  if constexpr (std::is_floating_point_v<C>) {
-    if (a != a || b != b) return std::numeric_limits<C>::quiet_NaN();
-    if (a == b) return std::signbit(a) ? a : b;
-  }
-  return a < b ? a : b;
-}
-
-template <class C>
-C ExpC(C v) {
-  if constexpr (std::is_same_v<C, float>)
-    return math::Exp(v);
-  else
-    return math::ExpD(v);
-}
-template <class C>
-C LogC(C v) {
-  if constexpr (std::is_same_v<C, float>)
-    return math::Log(v);
-  else
-    return math::LogD(v);
-}
+// The square root (correctly rounded) in the compute type C: float or double.
 template <class C>
 C SqrtC(C v) {
   if constexpr (std::is_same_v<C, float>)

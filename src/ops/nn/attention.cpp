@@ -151,31 +151,6 @@ void ReadAttention(OpContext& ctx, AttnInputs& a) {
   if (ctx.has_input(3)) ReadMask(ctx, a);
 }
 
-// A reference kernel's f32 output for tensor t (null: none): t's own data when t is float,
-// else a zeroed temporary that Store() rounds into t, each value once (StoreF32), as
-// storing it directly would.
-class F32Out {
- public:
-  explicit F32Out(Tensor* t) : t_(t) {
-    if (!t) return;
-    if (t->dtype() == DType::kFloat) {
-      p_ = t->mutable_data<float>();
-    } else {
-      own_.assign(size_t(t->numel()), 0.0f);
-      p_ = own_.data();
-    }
-  }
-  float* data() const { return p_; }
-  void Store() const {
-    for (size_t i = 0; i < own_.size(); ++i) StoreF32(*t_, int64_t(i), own_[i]);
-  }
-
- private:
-  Tensor* t_;
-  std::vector<float> own_;
-  float* p_ = nullptr;
-};
-
 // The definition itself: ref::AttentionF32.
 void RunReference(const OpContext&, const ref::AttentionParams& p, const AttentionData& d) {
   const F32Out y(d.y), qk(d.qk);

@@ -1,26 +1,28 @@
 // The softmax family (Softmax, LogSoftmax, Hardmax: ops/nn/softmax.cpp) and its table. The
-// definition of Softmax's bits is ref::SoftmaxRowF32 (ref/softmax.h) for a row, the same
-// steps with the reduction's order (ops/math/reduce_layout.h) for any axis.
+// definition of their bits is ref::Softmax (ref/softmax.h) for every node, any axis and
+// element type; on contiguous float rows its steps are ref::SoftmaxRowF32's.
 #pragma once
 
-#include <cstdint>
-
+#include "core/dtype.h"
+#include "core/tensor.h"
 #include "ops/family.h"
-#include "ops/math/reduce_layout.h"
+#include "ref/softmax.h"
 
 namespace onemodel::impl {
 namespace ops {
 
-// A float Softmax node's validated parameters: the layout of its rows.
-struct SoftmaxParams {
-  const ReduceLayout* layout = nullptr;
-  bool rows_fit = false;  // float Softmax along contiguous rows
+// A Softmax, LogSoftmax or Hardmax node's validated parameters: the reference's (its
+// rows, pointing into the node's reduction layout) and what the rows row needs.
+struct SoftmaxPlan {
+  ref::SoftmaxParams ref;
+  DType dtype = DType::kFloat;  // of x and y: float, double, float16 or bfloat16
+  bool rows_fit = false;        // float Softmax along contiguous rows
 };
-// Runs the planned row on the node's rows: x and y of p.layout's shape.
-using SoftmaxRun = void (*)(const OpContext& ctx, const SoftmaxParams& p, const float* x, float* y);
-// Rows: reference (ref::SoftmaxRowF32 per row, in turn), rows (the session's
-// SoftmaxRowF32 kernel, rows over the threads).
-const FamilyTable<SoftmaxParams, SoftmaxRun>& SoftmaxTable();
+// Runs the planned row on the node's rows: x the input, y the output (same shape and type).
+using SoftmaxRun = void (*)(const OpContext& ctx, const SoftmaxPlan& p, const Tensor& x, Tensor& y);
+// Rows: reference (ref::Softmax: every node), rows (the session's SoftmaxRowF32 kernel,
+// rows over the threads: float Softmax along contiguous rows).
+const FamilyTable<SoftmaxPlan, SoftmaxRun>& SoftmaxTable();
 
 }  // namespace ops
 }  // namespace onemodel::impl

@@ -1,24 +1,23 @@
 // The family table of Cast and CastLike (ops/tensor/cast.cpp). The reference row is the
-// project's conversion routines (the oracle's), element by element.
+// project's conversion routines (the oracle's, ref::Cast in ref/cast.h), element by element.
 #pragma once
 
-#include "core/minifloat.h"
 #include "core/tensor.h"
 #include "ops/family.h"
+#include "ref/cast.h"
 
 namespace onemodel::impl {
 namespace ops {
 
-// A Cast node: input x (neither string nor complex), the target type, saturate and the
-// E8M0 rounding mode. The rows create output 0.
+// A Cast node: input x (neither string nor complex), the target type, and the reference's
+// options (saturate, the E8M0 rounding mode). The rows create output 0.
 struct CastParams {
   const Tensor* x = nullptr;
   DType to = DType::kFloat;
-  bool saturate = true;
-  E8M0Round mode = E8M0Round::kUp;
+  ref::CastParams ref;
 };
 using CastRun = void (*)(OpContext&, const CastParams&);
-// Rows: "reference", "int-to-float" (integers of at most 32 bits to float by C++'s
+// Rows: "reference" (ref::Cast), "int-to-float" (integers of at most 32 bits to float by C++'s
 // conversion, which rounds to nearest even once: the same value; other types of a node
 // it is forced on take the reference's conversion).
 const FamilyTable<CastParams, CastRun>& CastTable();

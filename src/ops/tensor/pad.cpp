@@ -1,15 +1,19 @@
 // Pad (ONNX Operators.md: constant, edge, wrap and reflect modes, opsets 2 to 24) and its
-// family table (ops/tensor/pad.h), and CenterCropPad. Data movement: every bit kept.
+// family table (ops/tensor/pad.h), and CenterCropPad. Data movement: every bit kept. The
+// definition of Pad's bits is ref::Pad (ref/data_movement.h), the reference row.
 #include <algorithm>
 #include <cstring>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "core/compute.h"
 #include "core/index.h"
 #include "ops/ops.h"
 #include "ops/parallel.h"
 #include "ops/tensor/pad.h"
 #include "ops/util.h"
+#include "ref/data_movement.h"
 
 namespace onemodel::impl {
 namespace ops {
@@ -27,34 +31,53 @@ Tensor PadConstant(const OpContext& ctx, const Tensor& x) {
   return ctx.in(2);
 }
 
-// The index on an axis of size d that padded position p (output index minus the low pad)
-// reads, or -1 for the constant value (mode constant, or an empty axis).
-int64_t PadSource(const OpContext& ctx, const std::string& mode, int64_t p, int64_t d) {
-  if (p >= 0 && p < d) return p;
-  if (mode == "constant" || d == 0) return -1;
-  if (mode == "edge") return p < 0 ? 0 : d - 1;
-  if (mode == "wrap") return ((p % d) + d) % d;
-  if (mode != "reflect") throw ctx.Fail(ErrorCode::kInvalidModel, "unknown pad mode '" + mode + "'");
-  if (d == 1) return 0;
-  const int64_t period = 2 * (d - 1);
-  p = ((p % period) + period) % period;
-  return p >= d ? period - p : p;
+// The mode attribute, checked here: the reference takes a known mode.
+ref::PadMode PadModeOf(const OpContext& ctx, const std::string& mode) {
+  if (mode == "constant") return ref::PadMode::kConstant;
+  if (mode == "edge") return ref::PadMode::kEdge;
+  if (mode == "wrap") return ref::PadMode::kWrap;
+  if (mode == "reflect") return ref::PadMode::kReflect;
+  throw ctx.Fail(ErrorCode::kInvalidModel, "unknown pad mode '" + mode + "'");
 }
-// The constant (input 2, or attribute `value` before opset 11) written into every
-// element first; `bytes`: the first element converted, then its bytes repeated.
-void PadFill(const PadParams& p, bool bytes) {
+
+// The rows' source map of one axis of size d: the input index each output index o reads
+// (padded position o - lo), or -1 for the constant; the definition's (ref/data_movement.h).
+std::vector<int64_t> RowSources(ref::PadMode mode, int64_t lo, int64_t n, int64_t d) {
+  std::vector<int64_t> src(size_t(n), -1);
+  for (int64_t o = 0; o < n; ++o) {
+    int64_t p = o - lo;
+    if (p >= 0 && p < d) {
+      src[size_t(o)] = p;
+    } else if (mode == ref::PadMode::kConstant || d == 0) {
+      continue;
+    } else if (mode == ref::PadMode::kEdge) {
+      src[size_t(o)] = p < 0 ? 0 : d - 1;
+    } else if (mode == ref::PadMode::kWrap) {
+      src[size_t(o)] = ((p % d) + d) % d;
+    } else if (d == 1) {
+      src[size_t(o)] = 0;
+    } else {
+      const int64_t period = 2 * (d - 1);
+      p = ((p % period) + period) % period;
+      src[size_t(o)] = p >= d ? period - p : p;
+    }
+  }
+  return src;
+}
+
+// The constant (input 2, or attribute `value` before opset 11) written into every element
+// first: input 2's element as bytes repeated, or the attribute's value converted once.
+void RowsFill(const PadParams& p) {
   const Tensor& x = *p.x;
   Tensor& out = *p.out;
-  if (p.mode != "constant" || x.dtype() == DType::kString) return;
-  if (!p.cval->empty() && bytes) {
-    CopyElement(*p.cval, 0, out, 0);
+  if (p.ref.mode != ref::PadMode::kConstant) return;
+  if (!p.cval->empty()) {
     const size_t es = DTypeStorageSize(x.dtype());
     uint8_t* o = out.mutable_data<uint8_t>();
+    std::memcpy(o, p.cval->raw(), es);
     for (int64_t i = 1; i < out.numel(); ++i) std::memcpy(o + size_t(i) * es, o, es);
-  } else if (!p.cval->empty()) {
-    for (int64_t i = 0; i < out.numel(); ++i) CopyElement(*p.cval, 0, out, i);
-  } else if (p.value_attr) {
-    const float v = p.value;
+  } else if (p.ref.value_attr) {
+    const float v = p.ref.value;
     DispatchNumeric(x.dtype(), [&]<class T>() {
       for (int64_t i = 0; i < out.numel(); ++i) out.mutable_data<T>()[i] = Narrow<T>(typename Compute<T>::type(v));
     });
@@ -65,74 +88,51 @@ void PadFill(const PadParams& p, bool bytes) {
 // then rows of the last axis: a row whose other indices read the constant stays as
 // filled, else its inner part is one copy and its padded ends element by element.
 void PadRows(const OpContext& ctx, const PadParams& p) {
-  PadFill(p, true);
+  RowsFill(p);
   const Tensor& x = *p.x;
   Tensor& out = *p.out;
-  const Shape& s = *p.s;
-  const std::vector<int64_t>& lo = *p.lo;
+  const Shape& s = p.ref.s;
+  const std::vector<int64_t>& lo = p.ref.lo;
   const int64_t r = x.rank();
   const auto st = Strides(x.shape());
-  {
-    std::vector<std::vector<int64_t>> src(static_cast<size_t>(r));
-    for (int64_t k = 0; k < r; ++k) {
-      const int64_t d = x.shape()[size_t(k)];
-      for (int64_t o = 0; o < s[size_t(k)]; ++o) src[size_t(k)].push_back(PadSource(ctx, p.mode, o - lo[size_t(k)], d));
-    }
-    const size_t es = DTypeStorageSize(x.dtype());
-    const int64_t inner = s[size_t(r - 1)], d_last = x.shape()[size_t(r - 1)];
-    const int64_t j0 = std::clamp<int64_t>(lo[size_t(r - 1)], 0, inner),
-                  j1 = std::clamp<int64_t>(lo[size_t(r - 1)] + d_last, j0, inner);
-    const uint8_t* xp = static_cast<const uint8_t*>(x.raw());
-    uint8_t* op = out.mutable_data<uint8_t>();
-    const auto& last = src[size_t(r - 1)];
-    ParallelFor(ctx, out.numel() / inner, std::max<int64_t>(1, 16384 / inner), [&](int64_t b, int64_t e) {
-      for (int64_t row = b; row < e; ++row) {
-        int64_t off = 0, rest = row;
-        bool constant = false;
-        for (int64_t k = r - 2; k >= 0 && !constant; --k) {
-          const int64_t p = src[size_t(k)][size_t(rest % s[size_t(k)])];
-          rest /= s[size_t(k)];
-          constant = p < 0;
-          off += p * st[size_t(k)];
-        }
-        if (constant) continue;
-        uint8_t* orow = op + size_t(row * inner) * es;
-        const uint8_t* xrow = xp + size_t(off) * es;
-        if (j1 > j0)
-          std::memcpy(orow + size_t(j0) * es, xrow + size_t(j0 - lo[size_t(r - 1)]) * es, size_t(j1 - j0) * es);
-        for (int64_t j = 0; j < inner; ++j) {
-          if (j == j0) j = j1;
-          if (j >= inner) break;
-          if (last[size_t(j)] >= 0) std::memcpy(orow + size_t(j) * es, xrow + size_t(last[size_t(j)]) * es, es);
-        }
+  std::vector<std::vector<int64_t>> src(static_cast<size_t>(r));
+  for (int64_t k = 0; k < r; ++k)
+    src[size_t(k)] = RowSources(p.ref.mode, lo[size_t(k)], s[size_t(k)], x.shape()[size_t(k)]);
+  const size_t es = DTypeStorageSize(x.dtype());
+  const int64_t inner = s[size_t(r - 1)], d_last = x.shape()[size_t(r - 1)];
+  const int64_t j0 = std::clamp<int64_t>(lo[size_t(r - 1)], 0, inner),
+                j1 = std::clamp<int64_t>(lo[size_t(r - 1)] + d_last, j0, inner);
+  const uint8_t* xp = static_cast<const uint8_t*>(x.raw());
+  uint8_t* op = out.mutable_data<uint8_t>();
+  const auto& last = src[size_t(r - 1)];
+  ParallelFor(ctx, out.numel() / inner, std::max<int64_t>(1, 16384 / inner), [&](int64_t b, int64_t e) {
+    for (int64_t row = b; row < e; ++row) {
+      int64_t off = 0, rest = row;
+      bool constant = false;
+      for (int64_t k = r - 2; k >= 0 && !constant; --k) {
+        const int64_t q = src[size_t(k)][size_t(rest % s[size_t(k)])];
+        rest /= s[size_t(k)];
+        constant = q < 0;
+        off += q * st[size_t(k)];
       }
-    });
-  }
-}
-
-// Element by element in output order, each reading its source (PadSource) or keeping the
-// constant.
-void PadReference(const OpContext& ctx, const PadParams& p) {
-  PadFill(p, false);
-  const Tensor& x = *p.x;
-  const std::vector<int64_t>& lo = *p.lo;
-  const int64_t r = x.rank();
-  const auto st = Strides(x.shape());
-  ForEachIndex(*p.s, [&](int64_t o, const std::vector<int64_t>& pos) {
-    int64_t src = 0;
-    for (int64_t k = 0; k < r; ++k) {
-      const int64_t q = PadSource(ctx, p.mode, pos[size_t(k)] - lo[size_t(k)], x.shape()[size_t(k)]);
-      if (q < 0) return;  // the constant, already written
-      src += q * st[size_t(k)];
+      if (constant) continue;
+      uint8_t* orow = op + size_t(row * inner) * es;
+      const uint8_t* xrow = xp + size_t(off) * es;
+      if (j1 > j0)
+        std::memcpy(orow + size_t(j0) * es, xrow + size_t(j0 - lo[size_t(r - 1)]) * es, size_t(j1 - j0) * es);
+      for (int64_t j = 0; j < inner; ++j) {
+        if (j == j0) j = j1;
+        if (j >= inner) break;
+        if (last[size_t(j)] >= 0) std::memcpy(orow + size_t(j) * es, xrow + size_t(last[size_t(j)]) * es, es);
+      }
     }
-    CopyElement(x, src, *p.out, o);
   });
 }
 
-bool PadRowsFit(const PadParams& p) {
-  return p.x->dtype() != DType::kString && p.x->rank() >= 1 && p.out->numel() &&
-         (p.mode == "constant" || p.mode == "edge" || p.mode == "wrap" || p.mode == "reflect");
-}
+// The definition (ref::Pad): element by element in output order.
+void PadReference(const OpContext&, const PadParams& p) { ref::Pad(p.ref, *p.x, *p.cval, *p.out); }
+
+bool PadRowsFit(const PadParams& p) { return p.x->dtype() != DType::kString && p.x->rank() >= 1 && p.out->numel(); }
 
 constexpr const char* kPadOps[] = {"Pad"};
 constexpr AlgorithmRow<PadParams, PadRun> kPadRows[] = {
@@ -172,7 +172,9 @@ void Pad(OpContext& ctx) {
   }
   Tensor& out = ctx.out(0, x.dtype(), s);
   const Tensor cval = PadConstant(ctx, x);
-  const PadParams p{&x, &out, &cval, mode, &lo, &s, ctx.opset < 11 && ctx.has_attr("value"), ctx.attr_f("value", 0.0f)};
+  ref::PadParams rp{PadModeOf(ctx, mode), std::move(lo), std::move(s), ctx.opset < 11 && ctx.has_attr("value"),
+                    ctx.attr_f("value", 0.0f)};
+  const PadParams p{&x, &out, &cval, std::move(rp)};
   PlanRow(ctx, PadTable(), p).run(ctx, p);
 }
 

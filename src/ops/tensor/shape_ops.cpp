@@ -1,4 +1,6 @@
-// Reference shape and data-movement operators: no arithmetic, so any element type.
+// Shape and data-movement operators: no arithmetic, so any element type. Transpose and
+// Gather plan with their family tables (ops/tensor/shape_ops.h); their definitions are
+// ref::Transpose (ref/transpose.h) and ref::Gather (ref/data_movement.h).
 #include <algorithm>
 #include <limits>
 
@@ -9,6 +11,8 @@
 #include "ops/tensor/shape_ops.h"
 #include "ops/parallel.h"
 #include "ops/util.h"
+#include "ref/data_movement.h"
+#include "ref/transpose.h"
 
 namespace onemodel::impl {
 namespace ops {
@@ -243,68 +247,58 @@ void TransposeBlocks32(const OpContext& ctx, const TransposeParams& p) {
   });
 }
 
-void TransposeReference(const OpContext& ctx, const TransposeParams& p) {
+// The definition (ref::Transpose): rows of the output's last axis, strings element by
+// element, in turn.
+void TransposeReference(const OpContext&, const TransposeParams& p) { ref::Transpose(*p.perm, *p.x, *p.out); }
+
+// Rows of the output's last axis over the threads, each read with the input's stride for
+// it; elements are copied as bytes of their storage size (not strings).
+void TransposeRows(const OpContext& ctx, const TransposeParams& p) {
   const Tensor& x = *p.x;
   Tensor& out = *p.out;
   const Shape& s = *p.s;
   const Shape& perm = *p.perm;
   const Shape& in_st = *p.in_st;
   const int64_t r = p.r;
-  if (x.dtype() != DType::kString && r >= 1 && out.numel()) {
-    // Rows of the output's last dimension, each read with the input's stride for it;
-    // elements are copied as bytes of their storage size.
-    const int64_t inner = s[size_t(r - 1)];
-    CopyRows(ctx, x.raw(), out.mutable_data<uint8_t>(), DTypeStorageSize(x.dtype()), out.numel() / inner, inner,
-             in_st[size_t(perm[size_t(r - 1)])], [&](int64_t row) {
-               int64_t off = 0;
-               for (int64_t i = r - 2; i >= 0; --i) {
-                 off += (row % s[size_t(i)]) * in_st[size_t(perm[size_t(i)])];
-                 row /= s[size_t(i)];
-               }
-               return off;
-             });
-    return;
-  }
-  std::vector<int64_t> pos(size_t(r), 0);
-  for (int64_t o = 0; o < out.numel(); ++o) {
-    int64_t src = 0;
-    for (int64_t i = 0; i < r; ++i) src += pos[size_t(i)] * in_st[size_t(perm[size_t(i)])];
-    CopyElement(x, src, out, o);
-    for (int64_t k = r - 1; k >= 0; --k) {
-      if (++pos[size_t(k)] < s[size_t(k)]) break;
-      pos[size_t(k)] = 0;
-    }
-  }
+  const int64_t inner = s[size_t(r - 1)];
+  CopyRows(ctx, x.raw(), out.mutable_data<uint8_t>(), DTypeStorageSize(x.dtype()), out.numel() / inner, inner,
+           in_st[size_t(perm[size_t(r - 1)])], [&](int64_t row) {
+             int64_t off = 0;
+             for (int64_t i = r - 2; i >= 0; --i) {
+               off += (row % s[size_t(i)]) * in_st[size_t(perm[size_t(i)])];
+               row /= s[size_t(i)];
+             }
+             return off;
+           });
 }
 
 bool Blocks32Fits(const TransposeParams& p) {
   return p.x->dtype() != DType::kString && DTypeStorageSize(p.x->dtype()) == 4 && p.lp < p.r - 1 && p.out->numel();
 }
+bool TransposeRowsFit(const TransposeParams& p) { return p.x->dtype() != DType::kString && p.r >= 1 && p.out->numel(); }
 
 constexpr const char* kTransposeOps[] = {"Transpose"};
 constexpr AlgorithmRow<TransposeParams, TransposeRun> kTransposeRows[] = {
     {"reference", Exactness::kExact, "", nullptr, nullptr, TransposeReference},
     {"blocks32", Exactness::kExact, "Transpose32", Blocks32Fits, nullptr, TransposeBlocks32},
+    {"rows", Exactness::kExact, "", TransposeRowsFit, nullptr, TransposeRows},
 };
 
-void GatherReference(const OpContext&, const GatherParams& p) {
-  int64_t o = 0;
-  for (int64_t b = 0; b < p.outer; ++b)
-    for (int64_t k = 0; k < p.n; ++k)
-      for (int64_t i = 0; i < p.inner; ++i) CopyElement(*p.x, (b * p.dim + p.rows[k]) * p.inner + i, *p.out, o++);
-}
+// The definition (ref::Gather): element by element.
+void GatherReference(const OpContext&, const GatherParams& p) { ref::Gather(p.ref, *p.x, *p.out); }
 
 // Whole slices: each gathered index copies `inner` elements as bytes, the copies over the
 // threads.
 void GatherSlices(const OpContext& ctx, const GatherParams& p) {
-  const size_t bytes = size_t(p.inner) * DTypeStorageSize(p.x->dtype());
+  const ref::GatherParams& g = p.ref;
+  const size_t bytes = size_t(g.inner) * DTypeStorageSize(p.x->dtype());
   const uint8_t* src = static_cast<const uint8_t*>(p.x->raw());
   uint8_t* dst = p.out->mutable_data<uint8_t>();
-  const int64_t n = p.n, dim = p.dim;
+  const int64_t n = g.n, dim = g.dim;
   if (bytes == 0 || n == 0) return;
-  ParallelFor(ctx, p.outer * n, std::max<int64_t>(1, int64_t(65536 / bytes)), [&](int64_t b, int64_t e) {
+  ParallelFor(ctx, g.outer * n, std::max<int64_t>(1, int64_t(65536 / bytes)), [&](int64_t b, int64_t e) {
     for (int64_t i = b; i < e; ++i)
-      std::memcpy(dst + size_t(i) * bytes, src + size_t((i / n) * dim + p.rows[size_t(i % n)]) * bytes, bytes);
+      std::memcpy(dst + size_t(i) * bytes, src + size_t((i / n) * dim + g.rows[size_t(i % n)]) * bytes, bytes);
   });
 }
 
@@ -440,7 +434,7 @@ void Gather(OpContext& ctx) {
   }
   // Every element is written (strings: constructed first).
   Tensor& out = x.dtype() == DType::kString ? ctx.out(0, x.dtype(), s) : ctx.out_uninit(0, x.dtype(), s);
-  const GatherParams p{&x, &out, outer, inner, dim, rows.data(), int64_t(n_idx)};
+  const GatherParams p{&x, &out, {outer, inner, dim, rows.data(), int64_t(n_idx)}};
   PlanRow(ctx, GatherTable(), p).run(ctx, p);
 }
 

@@ -1,4 +1,4 @@
-// Softmax (ops/nn/softmax.h; reference ref::SoftmaxRowF32, kernels SoftmaxRowF32 in
+// Softmax (ops/nn/softmax.h; reference ref::Softmax in src/ref/softmax.cpp, kernels SoftmaxRowF32 in
 // src/kernels/elementwise.cpp): rows of every length around the lane counts, with
 // specials (NaN, infinities, -0.0), along the last axis (the row algorithm) and along
 // others, in the opset-13 form and the older flattened form; LogSoftmax and Hardmax share
