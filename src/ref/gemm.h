@@ -4,7 +4,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <algorithm>
 #include <type_traits>
+#include <vector>
 
 #include "core/compute.h"
 #include "ref/elementwise.h"
@@ -96,21 +98,27 @@ C FoldStart() {
 }
 
 // MatMul: out[b] (M x N, row-major, b < batches) = the product of A's batch ia[b] (M x K)
-// and B's batch ib[b] (K x N), the batches broadcast by the caller into ia and ib.
+// and B's batch ib[b] (K x N), the batches broadcast by the caller into ia and ib. A row
+// of accumulators at a time (each output still folds k in order; the n loop walks B's
+// rows contiguously).
 template <class T>
 void MatMul(int64_t batches, const int64_t* ia, const int64_t* ib, int64_t M, int64_t N, int64_t K, const T* pa,
             const T* pb, T* po) {
   using C = typename Compute<T>::type;
+  std::vector<C> acc(static_cast<size_t>(N));
   for (int64_t bi = 0; bi < batches; ++bi) {
     const T* A = pa + ia[bi] * M * K;
     const T* B = pb + ib[bi] * K * N;
     T* O = po + bi * M * N;
-    for (int64_t m = 0; m < M; ++m)
-      for (int64_t n = 0; n < N; ++n) {
-        C acc = FoldStart<C>();
-        for (int64_t k = 0; k < K; ++k) acc = MulAddStep<C>(acc, Widen(A[m * K + k]), Widen(B[k * N + n]));
-        O[m * N + n] = Narrow<T>(acc);
+    for (int64_t m = 0; m < M; ++m) {
+      std::fill(acc.begin(), acc.end(), FoldStart<C>());
+      for (int64_t k = 0; k < K; ++k) {
+        const C x = Widen(A[m * K + k]);
+        const T* brow = B + k * N;
+        for (int64_t n = 0; n < N; ++n) acc[size_t(n)] = MulAddStep<C>(acc[size_t(n)], x, Widen(brow[n]));
       }
+      for (int64_t n = 0; n < N; ++n) O[m * N + n] = Narrow<T>(acc[size_t(n)]);
+    }
   }
 }
 
@@ -124,24 +132,28 @@ struct GemmParams {
 };
 
 // Gemm: the full sum first, then alpha * sum, then + beta * C (floats: each step rounded;
-// integers: alpha and beta as integers, wrapping).
+// integers: alpha and beta as integers, wrapping). A row of accumulators at a time, as
+// MatMul.
 template <class T>
 void Gemm(const GemmParams& p, const T* pa, const T* pb, const T* pc, T* po) {
   using C = typename Compute<T>::type;
   using U = std::make_unsigned_t<std::conditional_t<std::is_floating_point_v<C>, int32_t, C>>;
-  for (int64_t m = 0; m < p.M; ++m)
-    for (int64_t n = 0; n < p.N; ++n) {
-      C acc = FoldStart<C>();
-      for (int64_t k = 0; k < p.K; ++k) {
-        const C x = Widen(p.ta ? pa[k * p.M + m] : pa[m * p.K + k]);
+  std::vector<C> acc(static_cast<size_t>(p.N));
+  for (int64_t m = 0; m < p.M; ++m) {
+    std::fill(acc.begin(), acc.end(), FoldStart<C>());
+    for (int64_t k = 0; k < p.K; ++k) {
+      const C x = Widen(p.ta ? pa[k * p.M + m] : pa[m * p.K + k]);
+      for (int64_t n = 0; n < p.N; ++n) {
         const C y = Widen(p.tb ? pb[n * p.K + k] : pb[k * p.N + n]);
-        acc = MulAddStep<C>(acc, x, y);
+        acc[size_t(n)] = MulAddStep<C>(acc[size_t(n)], x, y);
       }
-      C r = acc;
+    }
+    for (int64_t n = 0; n < p.N; ++n) {
+      C r;
       if constexpr (std::is_floating_point_v<C>)
-        r = C(p.alpha) * acc;
+        r = C(p.alpha) * acc[size_t(n)];
       else
-        r = C(U(C(p.alpha)) * U(acc));
+        r = C(U(C(p.alpha)) * U(acc[size_t(n)]));
       if (p.has_c) {
         const C cv = Widen(pc[m * p.c_sm + n * p.c_sn]);
         if constexpr (std::is_floating_point_v<C>)
@@ -151,6 +163,7 @@ void Gemm(const GemmParams& p, const T* pa, const T* pb, const T* pc, T* po) {
       }
       po[m * p.N + n] = Narrow<T>(r);
     }
+  }
 }
 
 }  // namespace ref
