@@ -3,7 +3,10 @@
 # and on wasm (SIMD and scalar), checks that
 #   1. every case in testdata/cases-passing-<set>.txt still passes (no regression) and
 #      no case fails outright (a case that cannot run yet is a skip, with its reason);
-#   2. stdout (the case/<name> <hash> lines) is byte-identical on every row.
+#   2. stdout (the case/<name> <hash> lines) is byte-identical on every row;
+# and the same for ONNX Runtime's contrib operators (tools/contrib_cases.sh: cases whose
+# expected outputs are onnxruntime-node's, each within its `tolerance`): every one passes
+# on every row, and the lines are byte-identical.
 # Prints one line per check and `N passed, N failed`.
 set -u
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
@@ -17,11 +20,20 @@ LIST="testdata/cases-passing-$SET.txt"
 XFAIL="testdata/cases-expected-fail-$SET.txt"  # name + reason per line
 OUT="$ROOT/build/cases"; mkdir -p "$OUT"
 
+CONTRIB="$ROOT/build/contrib-cases"
+contrib_ok=1
+tools/contrib_cases.sh "$CONTRIB" >"$OUT/contrib-make.log" 2>&1 || contrib_ok=0
 rows=()
-run() {  # name, command...
+running=0
+run() {  # name, command...: two rows at a time (most are one process on one core)
   local name="$1"; shift
-  "$@" cases "$DIR" --verbose >"$OUT/$name.txt" 2>"$OUT/$name.err"
+  (
+    "$@" cases "$DIR" --verbose >"$OUT/$name.txt" 2>"$OUT/$name.err"
+    if [ "$contrib_ok" = 1 ]; then "$@" cases "$CONTRIB" --verbose >"$OUT/contrib-$name.txt" 2>"$OUT/contrib-$name.err"; fi
+  ) &
   rows+=("$name")
+  running=$((running + 1))
+  if [ "$running" -ge 2 ]; then wait -n; running=$((running - 1)); fi
 }
 for isa in $(build/native/onemodel targets | sed -n 's/^compiled://p'); do
   case "$isa" in *unsupported*) continue ;; esac
@@ -38,6 +50,7 @@ if [ -x build/arm64/onemodel ] && command -v qemu-aarch64 >/dev/null; then
   run arm64 qemu-aarch64 -cpu max -L /usr/aarch64-linux-gnu build/arm64/onemodel
 fi
 
+wait
 ref="${rows[0]}"
 echo "    $(tail -1 "$OUT/$ref.err") ($ref)"
 for r in "${rows[@]}"; do
@@ -60,5 +73,22 @@ for r in "${rows[@]}"; do
     cmp -s "$OUT/$ref.txt" "$OUT/$r.txt" && ok "$r: stdout identical to $ref" || { bad "$r: stdout differs from $ref"; diff "$OUT/$ref.txt" "$OUT/$r.txt" | head -5 | sed 's/^/      /'; }
   fi
 done
+if [ "$contrib_ok" = 1 ]; then
+  echo "    contrib: $(tail -1 "$OUT/contrib-make.log"); $(tail -1 "$OUT/contrib-$ref.err") ($ref)"
+  for r in "${rows[@]}"; do
+    counts=$(tail -1 "$OUT/contrib-$r.err")
+    if [[ "$counts" =~ ^([0-9]+)\ passed,\ 0\ failed,\ 0\ skipped$ ]] && [ "${BASH_REMATCH[1]}" -gt 0 ]; then
+      ok "$r: every contrib case passes ($counts)"
+    else
+      bad "$r: contrib cases: $counts"; grep -E '^(FAIL|SKIP) ' "$OUT/contrib-$r.err" | head -5 | sed 's/^/      /'
+    fi
+    if [ "$r" != "$ref" ]; then
+      cmp -s "$OUT/contrib-$ref.txt" "$OUT/contrib-$r.txt" && ok "$r: contrib stdout identical to $ref" ||
+        { bad "$r: contrib stdout differs from $ref"; diff "$OUT/contrib-$ref.txt" "$OUT/contrib-$r.txt" | head -5 | sed 's/^/      /'; }
+    fi
+  done
+else
+  bad "tools/contrib_cases.sh failed ($OUT/contrib-make.log)"; tail -5 "$OUT/contrib-make.log" | sed 's/^/      /'
+fi
 echo "$P passed, $F failed"
 [ "$F" = 0 ]

@@ -22,6 +22,24 @@ inline onnx::ModelProto NewModel(int64_t ir_version, int64_t opset, const std::s
   return m;
 }
 
+// Sets node's type from `op`: "Op" in the default domain, "domain.Op" in another (the
+// model then imports that domain at version 1, once).
+inline void SetOpType(onnx::ModelProto& m, onnx::NodeProto* node, const std::string& op) {
+  const size_t dot = op.rfind('.');
+  if (dot == std::string::npos) {
+    node->set_op_type(op);
+    return;
+  }
+  const std::string domain = op.substr(0, dot);
+  node->set_domain(domain);
+  node->set_op_type(op.substr(dot + 1));
+  for (const auto& o : m.opset_import())
+    if (o.domain() == domain) return;
+  auto* os = m.add_opset_import();
+  os->set_domain(domain);
+  os->set_version(1);
+}
+
 // Adds a tensor graph input; a negative dimension is the symbolic dimension "N".
 inline onnx::ValueInfoProto* AddTensorInput(onnx::GraphProto* g, const std::string& name, int32_t elem_type,
                                             const std::vector<int64_t>& dims) {

@@ -174,6 +174,28 @@ TEST_CASE("session: bad inputs are typed errors and the session stays usable", "
   CHECK(s.Run({{"X", Floats({2, 3})}}).size() == 1);
 }
 
+TEST_CASE("session: a declared scalar input takes a tensor of any shape, as ONNX Runtime does", "[loader]") {
+  // Exporters declare [] where session code feeds a one-element [1] tensor; onnxruntime-node
+  // 1.30 runs any shape there (checked: [1], [1, 1], [2]). Other declared shapes are checked.
+  onnx::ModelProto m = testmodel::NewModel(8, 17, "scalar");
+  auto* g = m.mutable_graph();
+  testmodel::AddTensorInput(g, "X", onnx::TensorProto::FLOAT, {});
+  auto* n = g->add_node();
+  n->set_op_type("Neg");
+  n->add_input("X");
+  n->add_output("Y");
+  g->add_output()->set_name("Y");
+  const std::string b = m.SerializeAsString();
+  Session s = Session::FromBytes(reinterpret_cast<const uint8_t*>(b.data()), b.size(), {}, "scalar.onnx");
+  for (const Shape& shape : {Shape{}, Shape{1}, Shape{1, 1}, Shape{2}}) {
+    Tensor x(DType::kFloat, shape);
+    for (int64_t i = 0; i < x.numel(); ++i) x.mutable_data<float>()[i] = float(i + 1);
+    const std::vector<Value> out = s.Run({{"X", Value::FromTensor(x)}});
+    REQUIRE(out[0].tensor.shape() == shape);
+    for (int64_t i = 0; i < x.numel(); ++i) CHECK(out[0].tensor.data<float>()[i] == -float(i + 1));
+  }
+}
+
 TEST_CASE("loader: model-local functions run with their attribute references resolved", "[loader]") {
   onnx::ModelProto m = SmallModel();
   auto* op2 = m.add_opset_import();

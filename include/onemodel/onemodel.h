@@ -372,7 +372,7 @@ struct RunProfile {
 // row (fast mode only) is within its family's stated tolerance.
 struct NodePlan {
   std::string node;       // the node's name
-  std::string op_type;    // its operator type
+  std::string op_type;    // its operator type ("com.microsoft.X" outside the default domain)
   std::string family;     // the family's table ("conv", "softmax", ...)
   std::string algorithm;  // the row ("reference", "im2col-gemm", ...)
   bool fast = false;      // a fast row

@@ -90,7 +90,8 @@ const std::map<std::string, std::string>& CommandHelp() {
       {"cases",
        "usage: onemodel cases DIR [--filter S] [--verbose]\n"
        "  Runs every ONNX case folder in DIR (model.onnx + test_data_set_0), compares with the\n"
-       "  expected outputs (rtol 1e-3, atol 1e-7), prints case/<name> <hash> per case and\n"
+       "  expected outputs (rtol 1e-3, atol 1e-7, or a case's `tolerance` file: rtol atol),\n"
+       "  prints case/<name> <hash> per case and\n"
        "  `N passed, N failed, N skipped` on stderr. --verbose: a PASS/FAIL/SKIP line per case.\n"},
       {"bench",
        "usage: onemodel bench MODEL [--runs N] [--input NAME=FILE.npy ...] [--dim NAME=N ...]\n"
@@ -190,7 +191,7 @@ bool IsFloatType(ElementType t) {
   }
 }
 
-std::string CompareTensors(const Tensor& want, const Tensor& got) {
+std::string CompareTensors(const Tensor& want, const Tensor& got, double rtol, double atol) {
   if (want.type() != got.type())
     return "type " + ElementTypeName(got.type()) + ", expected " + ElementTypeName(want.type());
   if (want.shape() != got.shape()) return "shape " + ShapeText(got.shape()) + ", expected " + ShapeText(want.shape());
@@ -207,7 +208,7 @@ std::string CompareTensors(const Tensor& want, const Tensor& got) {
       if (w == g) continue;
       const double diff = w > g ? w - g : g - w;
       const double aw = w < 0 ? -w : w;
-      if (!(diff <= 1e-7 + 1e-3 * aw)) {
+      if (!(diff <= atol + rtol * aw)) {
         std::ostringstream s;
         s << "element " << i << ": got " << std::setprecision(9) << g << ", expected " << w;
         return s.str();
@@ -235,6 +236,15 @@ CaseResult RunCase(const std::string& dir, const Options& o, std::string* hash, 
   try {
     Session s = LoadSession(o, JoinPath(dir, "model.onnx"), err);
     const std::string data = JoinPath(dir, "test_data_set_0");
+    // ONNX's tolerances, or the case's own (a `tolerance` file: "rtol atol"; the cases of
+    // tools/contrib_cases.sh, whose expected outputs are ONNX Runtime's).
+    double rtol = 1e-3, atol = 1e-7;
+    if (FileExists(JoinPath(dir, "tolerance"))) {
+      const std::vector<uint8_t> t = ReadFile(JoinPath(dir, "tolerance"));
+      std::istringstream in(std::string(t.begin(), t.end()));
+      if (!(in >> rtol >> atol) || !(rtol >= 0) || !(atol >= 0))
+        throw Error(ErrorCode::kInvalidArgument, "cases: " + dir + "/tolerance must hold \"rtol atol\"");
+    }
     std::vector<NamedValue> feeds;
     auto read_value = [&](const std::string& p, const ValueInfo& type) -> Value {
       const std::vector<uint8_t> bytes = ReadFile(p);
@@ -277,11 +287,11 @@ CaseResult RunCase(const std::string& dir, const Options& o, std::string* hash, 
       if (want.kind() != got.kind()) {
         d = "kind of value differs (sequence, optional or tensor)";
       } else if (want.kind() == Value::Kind::kTensor) {
-        d = CompareTensors(want.tensor(), got.tensor());
+        d = CompareTensors(want.tensor(), got.tensor(), rtol, atol);
       } else if (want.kind() == Value::Kind::kSequence) {
         if (want.sequence().size() != got.sequence().size()) d = "sequence length differs";
         for (size_t k = 0; d.empty() && k < want.sequence().size(); ++k) {
-          d = CompareTensors(want.sequence()[k], got.sequence()[k]);
+          d = CompareTensors(want.sequence()[k], got.sequence()[k], rtol, atol);
           if (!d.empty()) d = "sequence element " + std::to_string(k) + ": " + d;
         }
       }

@@ -99,6 +99,17 @@ struct Node {
   }
   // "Add" or "com.microsoft.Foo" plus the node name, for error messages.
   std::string Describe() const;
+  // The operator type as the operator tables, `onemodel ops` and SessionOptions::algorithms
+  // name it: op_type in the default domain, "domain.op_type" in any other
+  // ("com.microsoft.MatMulNBits").
+  std::string QualifiedType() const { return DefaultDomain() ? op_type : domain + "." + op_type; }
+  // Whether QualifiedType() is q (without building it: planning runs every run).
+  bool HasQualifiedType(std::string_view q) const {
+    if (DefaultDomain()) return q == op_type;
+    const size_t d = domain.size();
+    return q.size() == d + 1 + op_type.size() && q.substr(0, d) == domain && q[d] == '.' && q.substr(d + 1) == op_type;
+  }
+  bool DefaultDomain() const { return domain.empty() || domain == "ai.onnx"; }
 };
 
 struct Graph {

@@ -9,6 +9,7 @@
 #include "ops/math/elementwise.h"
 #include "ops/math/matmul.h"
 #include "ops/quant/int_conv.h"
+#include "ops/quant/nbits.h"
 #include "ops/nn/norm.h"
 #include "ops/conv/pool.h"
 #include "ops/quant/quant.h"
@@ -29,6 +30,7 @@ const std::vector<FamilyInfo>& Families() {
     t.push_back(Describe(PoolTable()));
     t.push_back(Describe(IntConvTable()));
     t.push_back(Describe(MatMulIntegerTable()));
+    t.push_back(Describe(MatMulNBitsTable()));
     t.push_back(Describe(QuantizeTable()));
     t.push_back(Describe(DequantizeTable()));
     t.push_back(Describe(DynamicQuantizeTable()));

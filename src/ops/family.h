@@ -52,7 +52,8 @@ struct AlgorithmRow {
 };
 
 // A family's table: its name (the tests/ops/<family>_test.cpp family that checks it), the
-// operator types that plan with it, and its rows (the reference first).
+// operator types that plan with it (Node::QualifiedType: "LayerNormalization",
+// "com.microsoft.SkipLayerNormalization"), and its rows (the reference first).
 template <class P, class Run>
 struct FamilyTable {
   const char* family;
@@ -85,7 +86,7 @@ template <class P, class Run, class Usable>
 size_t PlanIndex(const OpContext& ctx, const FamilyTable<P, Run>& t, const P& p, Usable usable, bool record = true) {
   const PlanRules r = RulesOf(ctx);
   bool listed = false;
-  for (const char* op : t.op_types) listed = listed || ctx.node.op_type == op;
+  for (const char* op : t.op_types) listed = listed || ctx.node.HasQualifiedType(op);
   if (!listed) detail::ThrowUnlisted(ctx, t.family);
   auto visible = [&](const AlgorithmRow<P, Run>& row) {
     return row.device == Device::kCpu && (row.exactness == Exactness::kExact || r.fast);

@@ -49,7 +49,7 @@ size_t DerivedCache::size() {
 
 std::string_view OpContext::ForcedAlgorithm() const {
   if (!algorithms) return {};
-  auto it = algorithms->find(node.op_type);
+  auto it = algorithms->find(node.QualifiedType());
   return it == algorithms->end() ? std::string_view() : std::string_view(it->second);
 }
 
@@ -214,8 +214,7 @@ bool RegisterOp(const std::string& domain, const std::string& op_type, OpFn fn) 
 }
 
 Error UnsupportedOpError(const std::string& origin, const Node& node) {
-  std::string msg = origin + ": operator " + (node.domain.empty() ? "" : node.domain + ".") + node.op_type + " (" +
-                    node.Describe() + ") is not supported";
+  std::string msg = origin + ": operator " + node.QualifiedType() + " (" + node.Describe() + ") is not supported";
   if (node.domain.empty() && node.op_type == "ImageDecoder") {
     msg +=
         ": image codecs are out of scope (JPEG, WebP and JPEG 2000 decoding is defined only to a tolerance, so "

@@ -531,7 +531,9 @@ std::vector<Value> Session::Run(const std::map<std::string, Value>& feeds, const
         throw Error(ErrorCode::kTypeMismatch, model_->origin + ": input '" + in.name + "' must be " +
                                                   DTypeName(tt.dtype) + ", got " + DTypeName(v.tensor.dtype()));
       }
-      if (tt.has_shape) {
+      // A declared scalar takes a tensor of any shape, as ONNX Runtime does (models declare
+      // [] where exporters feed [1]); any other declared shape is checked.
+      if (tt.has_shape && !tt.dims.empty()) {
         bool ok = tt.dims.size() == v.tensor.shape().size();
         for (size_t k = 0; ok && k < tt.dims.size(); ++k) ok = tt.dims[k] < 0 || tt.dims[k] == v.tensor.shape()[k];
         if (!ok) {
@@ -632,7 +634,7 @@ std::vector<NodePlan> Session::plans() const {
     NodeStateSlot& slot = *it->second->steps[i].state;
     std::lock_guard<std::mutex> slot_lock(slot.mu);
     if (!slot.row) continue;
-    out.push_back({g.nodes[i].name, g.nodes[i].op_type, slot.family, slot.row, slot.fast_row});
+    out.push_back({g.nodes[i].name, g.nodes[i].QualifiedType(), slot.family, slot.row, slot.fast_row});
   }
   return out;
 }

@@ -34,9 +34,10 @@ struct SessionOptions {
   int profiling = 0;                         // 0 off, 1 per operator type, 2 per node (last_profile())
   // Symbolic input dimensions fixed to a size (checked against the inputs in Prepare).
   std::map<std::string, int64_t> free_dimension_overrides;
-  // Operator type -> algorithm name: forces the plans' choice (the operator tests run
-  // every algorithm this way; benchmarks compare them). A name the family does not know,
-  // or an algorithm the node's geometry cannot take, is kInvalidArgument at that node.
+  // Operator type (Node::QualifiedType: "Conv", "com.microsoft.MatMulNBits") -> algorithm
+  // name: forces the plans' choice (the operator tests run every algorithm this way;
+  // benchmarks compare them). A name the family does not know, or an algorithm the node's
+  // geometry cannot take, is kInvalidArgument at that node.
   std::map<std::string, std::string> algorithms;
   Limits limits;  // core/limits.h: checked while loading and running
 };

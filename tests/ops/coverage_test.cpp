@@ -70,7 +70,7 @@ void TripleFused(const TripleParams& p, const float* x, float* y) {
 bool FitsVector(const TripleParams& p) { return p.n >= 4; }
 bool FitsFused(const TripleParams& p) { return p.n >= 8; }
 
-constexpr const char* kTripleOps[] = {"Triple"};
+constexpr const char* kTripleOps[] = {"ai.onemodel.test.Triple"};
 constexpr ops::AlgorithmRow<TripleParams, TripleRun> kTripleRows[] = {
     {"reference", ops::Exactness::kExact, "", nullptr, nullptr, TripleRef},
     {"fused", ops::Exactness::kFast, "", FitsFused, nullptr, TripleFused},
@@ -115,7 +115,7 @@ Planned PlanTriple(int64_t n, Mode mode, const std::string& isa, const std::stri
   SessionOptions o;
   o.mode = mode;
   o.isa = isa;
-  if (!forced.empty()) o.algorithms["Triple"] = forced;
+  if (!forced.empty()) o.algorithms["ai.onemodel.test.Triple"] = forced;
   Session s = Session::FromBytes(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), o, "triple");
   std::vector<float> x(static_cast<size_t>(n));
   for (int64_t i = 0; i < n; ++i) x[size_t(i)] = 1.0f + float(i + 1) * 0x1p-13f;  // x * x - 1 rounds twice

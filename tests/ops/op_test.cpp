@@ -48,7 +48,7 @@ std::string OneOp(const std::string& op, const Shape& x, const std::vector<Init>
   auto* g = m.mutable_graph();
   testmodel::AddTensorInput(g, "X", onnx::TensorProto::FLOAT, x);
   auto* node = g->add_node();
-  node->set_op_type(op);
+  testmodel::SetOpType(m, node, op);
   node->add_input("X");
   for (const Init& i : inits) {
     node->add_input(i.name);
@@ -139,7 +139,7 @@ std::string TypedGraph(const Shape& xs, const std::vector<TInit>& inits, const s
   }
   for (const TNode& n : nodes) {
     auto* node = g->add_node();
-    node->set_op_type(n.op);
+    testmodel::SetOpType(m, node, n.op);
     node->set_name(n.out.empty() ? n.op : n.out[0]);
     for (const auto& in : n.in) node->add_input(in);
     for (const auto& o : n.out) node->add_output(o);
@@ -253,7 +253,8 @@ std::vector<std::string> ForcibleOps(const OpCase& c) {
   onnx::ModelProto m;
   REQUIRE(m.ParseFromString(c.model));
   std::set<std::string> in_graph;
-  for (const auto& n : m.graph().node()) in_graph.insert(n.op_type());
+  for (const auto& n : m.graph().node())
+    in_graph.insert(n.domain().empty() ? n.op_type() : n.domain() + "." + n.op_type());
   std::vector<std::string> ops;
   for (const auto& f : ops::Families())
     for (const std::string& op : f.op_types)

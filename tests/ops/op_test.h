@@ -65,7 +65,7 @@ TAttr AI(std::string n, int64_t v);
 TAttr AInts(std::string n, std::vector<int64_t> v);
 TAttr AS(std::string n, std::string v);
 struct TNode {
-  std::string op;
+  std::string op;  // "Op", or "domain.Op" outside the default domain (testmodel::SetOpType)
   std::vector<std::string> in;
   std::vector<std::string> out;
   std::vector<TAttr> attrs = {};

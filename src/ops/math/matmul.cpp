@@ -1,8 +1,7 @@
-// MatMul and Gemm: the node validated into its parameters, then the row of its family's
-// table (ops/math/matmul.h) the plan takes. The definition is ref/gemm.h (ref::MatMul,
-// ref::Gemm): each output element has one accumulator that starts at -0.0 and folds its
-// K products in index order (exact-contract section 3); narrow floats accumulate in f32
-// and round once; integers wrap. Kernels: src/kernels/gemm.cpp; tests:
+// MatMul (and ONNX Runtime's FusedMatMul) and Gemm: the node validated into its parameters, then the row of its
+// family's table (ops/math/matmul.h) the plan takes. The definition is ref/gemm.h (ref::MatMul, ref::Gemm): each output
+// element has one accumulator that starts at -0.0 and folds its K products in index order (exact-contract section 3);
+// narrow floats accumulate in f32 and round once; integers wrap. Kernels: src/kernels/gemm.cpp; tests:
 // tests/ops/math/matmul_test.cpp.
 #include "ops/math/matmul.h"
 
@@ -13,6 +12,7 @@
 #include "ops/ops.h"
 #include "ops/parallel.h"
 #include "ops/util.h"
+#include "ref/transpose.h"
 
 namespace onemodel::impl {
 namespace ops {
@@ -57,7 +57,7 @@ void MatMulGemm(const OpContext& ctx, const MatMulParams& p) {
     ParallelGemmF32(ctx, M, N, K, pa + p.ia[bi] * M * K, K, 1, pb + p.ib[bi] * K * N, N, 1, po + bi * M * N, N);
 }
 
-constexpr const char* kMatMulOps[] = {"MatMul"};
+constexpr const char* kMatMulOps[] = {"MatMul", "com.microsoft.FusedMatMul"};
 constexpr AlgorithmRow<MatMulParams, MatMulRun> kMatMulRows[] = {
     {"reference", Exactness::kExact, "", nullptr, nullptr, MatMulReference},
     {"gemm", Exactness::kExact, "GemmF32, GemmBiasActF32, GemmPackBF32, GemmPackedF32", FloatOperands, nullptr,
@@ -126,9 +126,11 @@ const FamilyTable<GemmNode, GemmRun>& GemmTable() {
   return kTable;
 }
 
-void MatMul(OpContext& ctx) {
-  const Tensor& a = ctx.in(0);
-  const Tensor& b = ctx.in(1);
+namespace {
+
+// MatMul of a and b (numpy matmul: 1-D operands promoted, batches broadcast) into output
+// 0; b_is_input: b is the node's input 1 as it is (a constant one may be packed once).
+void MatMulOf(OpContext& ctx, const Tensor& a, const Tensor& b, bool b_is_input) {
   if (a.dtype() != b.dtype()) throw ctx.Fail(ErrorCode::kTypeMismatch, "A and B have different element types");
   if (a.rank() == 0 || b.rank() == 0) throw ctx.Fail(ErrorCode::kShapeMismatch, "MatMul inputs must have rank >= 1");
   Shape sa = a.shape(), sb = b.shape();
@@ -148,8 +150,70 @@ void MatMul(OpContext& ctx) {
   RequireNumeric(ctx, a.dtype());
   Tensor& out = ctx.out_uninit(0, a.dtype(), out_shape);  // every element is written
   const auto ia = BroadcastIndex(ba, batch), ib = BroadcastIndex(bb, batch);
-  const MatMulParams p{&a, &b, &out, int64_t(ia.size()), M, N, K, ia.data(), ib.data(), bb.empty()};
+  const MatMulParams p{&a, &b, &out, int64_t(ia.size()), M, N, K, ia.data(), ib.data(), bb.empty() && b_is_input};
   PlanRow(ctx, MatMulTable(), p).run(ctx, p);
+}
+
+// FusedMatMul's operand: t with its leading axis moved before the last (trans_batch: axes
+// [1, r-1) are the batch, axis 0 the rows) and then its last two axes swapped (trans);
+// t itself when neither applies.
+Tensor Operand(const Tensor& t, bool trans, bool trans_batch) {
+  const int64_t r = t.rank();
+  if (r < 2 || (!trans && !trans_batch)) return t;
+  Shape perm;
+  if (trans_batch) {
+    for (int64_t i = 1; i < r - 1; ++i) perm.push_back(i);
+    perm.push_back(0);
+  } else {
+    for (int64_t i = 0; i < r - 1; ++i) perm.push_back(i);
+  }
+  perm.push_back(r - 1);
+  if (trans) std::swap(perm[size_t(r - 2)], perm[size_t(r - 1)]);
+  Shape s;
+  for (int64_t i : perm) s.push_back(t.shape()[size_t(i)]);
+  Tensor out(t.dtype(), s);
+  ref::Transpose(perm, t, out);
+  return out;
+}
+
+}  // namespace
+
+void MatMul(OpContext& ctx) { MatMulOf(ctx, ctx.in(0), ctx.in(1), true); }
+
+// ONNX Runtime's FusedMatMul (com.microsoft): Y = alpha * (A' B'), A' and B' the operands
+// transposed as transA / transB and transBatchA / transBatchB say (Operand; a transBatch
+// needs A and B of one rank, 3 or more). The product is MatMul's (its table plans it), then
+// each element times alpha once (none when alpha is 1; narrow floats: the rounded product).
+void FusedMatMul(OpContext& ctx) {
+  const Tensor& a = ctx.in(0);
+  const Tensor& b = ctx.in(1);
+  const bool ta = ctx.attr_i("transA", 0) != 0, tb = ctx.attr_i("transB", 0) != 0;
+  const bool tba = ctx.attr_i("transBatchA", 0) != 0, tbb = ctx.attr_i("transBatchB", 0) != 0;
+  const float alpha = ctx.attr_f("alpha", 1.0f);
+  if ((tba || tbb) && (a.rank() != b.rank() || a.rank() < 3))
+    throw ctx.Fail(ErrorCode::kShapeMismatch, "transBatchA / transBatchB need A and B of one rank, 3 or more: A " +
+                                                  ShapeToString(a.shape()) + ", B " + ShapeToString(b.shape()));
+  if (a.dtype() != DType::kFloat && a.dtype() != DType::kFloat16 && a.dtype() != DType::kBFloat16 &&
+      a.dtype() != DType::kDouble)
+    throw ctx.Fail(ErrorCode::kTypeMismatch,
+                   "A must be float, float16, bfloat16 or double, got " + DTypeName(a.dtype()));
+  const Tensor a2 = Operand(a, ta, tba), b2 = Operand(b, tb, tbb);
+  MatMulOf(ctx, a2, b2, b2.raw() == b.raw());
+  if (alpha == 1.0f) return;
+  Tensor& y = ctx.outputs[0].tensor;
+  const int64_t n = y.numel();
+  if (y.dtype() == DType::kDouble) {
+    for (int64_t i = 0; i < n; ++i) y.mutable_data<double>()[i] *= double(alpha);
+  } else if (y.dtype() == DType::kFloat) {
+    float* py = y.mutable_data<float>();
+    ParallelFor(ctx, n, 16384, [&](int64_t b0, int64_t e0) {
+      for (int64_t i = b0; i < e0; ++i) py[i] = alpha * py[i];
+    });
+  } else {
+    const F32View yv(ctx, y);
+    std::vector<float> w(yv.data(), yv.data() + n);
+    for (int64_t i = 0; i < n; ++i) StoreF32(y, i, alpha * w[size_t(i)]);
+  }
 }
 
 // Y = alpha * (A' B') + beta * C: the full sum first, then alpha, then the bias.

@@ -152,20 +152,71 @@ void Swish(OpContext& ctx) {
   const float alpha = ctx.attr_f("alpha", 1.0f);
   if (!UnaryFastF32(ctx, kUnSwishF32, alpha)) MapFloat(ctx, [alpha](float v) { return v * math::Sigmoid(alpha * v); });
 }
+namespace {
+float GeluTanhF32(float v) {
+  const float inner = 0.7978845608028654f * (v + 0.044715f * (v * v * v));
+  return 0.5f * v * (1.0f + math::Tanh(inner));
+}
+float GeluErfF32(float v) { return 0.5f * v * (1.0f + math::Erf(v * 0.7071067811865476f)); }
+
+// Gelu of v = X + bias (bias null: of X), op kUnGeluTanhF32 or kUnGeluErfF32 and f its
+// scalar form: bias is 1-D with X's last dimension (ONNX Runtime's FastGelu / BiasGelu),
+// the sum rounds once in f32, then Gelu as ONNX's (ref/elementwise.h); narrow floats
+// widen exactly and the result rounds once.
+void GeluOfSum(OpContext& ctx, const Tensor* bias, int32_t op, float (*f)(float)) {
+  if (!bias) {
+    if (!UnaryFastF32(ctx, op)) MapFloat(ctx, f);
+    return;
+  }
+  const Tensor& x = ctx.in(0);
+  if (bias->dtype() != x.dtype())
+    throw ctx.Fail(ErrorCode::kTypeMismatch,
+                   "bias is " + DTypeName(bias->dtype()) + ", input is " + DTypeName(x.dtype()));
+  if (x.rank() < 1 || bias->rank() != 1 || bias->shape()[0] != x.shape()[x.rank() - 1])
+    throw ctx.Fail(ErrorCode::kShapeMismatch, "bias must be 1-D with the input's last dimension: input " +
+                                                  ShapeToString(x.shape()) + ", bias " + ShapeToString(bias->shape()));
+  Tensor out = ctx.NewTensor(x.dtype(), x.shape(), false, "output");
+  if (x.dtype() == DType::kFloat) {
+    BroadcastBinaryF32(ctx, kBinAddF32, x, *bias, out);
+    float* po = out.mutable_data<float>();
+    auto* kernel = ctx.kernels->UnaryF32;
+    const int64_t n = out.numel(), chunk = 4096;
+    ParallelFor(ctx, (n + chunk - 1) / chunk, 8, [&](int64_t b, int64_t e) {
+      for (int64_t c = b; c < e; ++c)
+        kernel(op, 0.0f, 0.0f, po + c * chunk, po + c * chunk, std::min(chunk, n - c * chunk));
+    });
+  } else if (x.dtype() == DType::kFloat16 || x.dtype() == DType::kBFloat16) {
+    const F32View xv(ctx, x), bv(ctx, *bias);
+    const int64_t n = x.numel(), h = bias->numel();
+    for (int64_t i = 0; i < n; ++i) StoreF32(out, i, f(xv.data()[i] + bv.data()[i % h]));
+  } else {
+    throw ctx.Fail(ErrorCode::kTypeMismatch, "input must be float, float16 or bfloat16, got " + DTypeName(x.dtype()));
+  }
+  ctx.set_out(0, std::move(out));
+}
+}  // namespace
+
 void Gelu(OpContext& ctx) {
   const std::string approx = ctx.attr_s("approximate", "none");
   if (approx == "tanh") {
-    if (UnaryFastF32(ctx, kUnGeluTanhF32)) return;
-    MapFloat(ctx, [](float v) {
-      const float inner = 0.7978845608028654f * (v + 0.044715f * (v * v * v));
-      return 0.5f * v * (1.0f + math::Tanh(inner));
-    });
+    GeluOfSum(ctx, nullptr, kUnGeluTanhF32, &GeluTanhF32);
   } else if (approx == "none") {
-    if (UnaryFastF32(ctx, kUnGeluErfF32)) return;
-    MapFloat(ctx, [](float v) { return 0.5f * v * (1.0f + math::Erf(v * 0.7071067811865476f)); });
+    GeluOfSum(ctx, nullptr, kUnGeluErfF32, &GeluErfF32);
   } else {
     throw ctx.Fail(ErrorCode::kInvalidModel, "approximate must be 'none' or 'tanh'");
   }
+}
+// com.microsoft FastGelu (X, bias?): Gelu's tanh form of X + bias.
+void FastGelu(OpContext& ctx) { GeluOfSum(ctx, ctx.has_input(1) ? &ctx.in(1) : nullptr, kUnGeluTanhF32, &GeluTanhF32); }
+// com.microsoft BiasGelu (A, B): Gelu's erf form of A + B.
+void BiasGelu(OpContext& ctx) {
+  if (!ctx.has_input(1)) throw ctx.Fail(ErrorCode::kMissingInput, "BiasGelu needs its bias B (input 1)");
+  GeluOfSum(ctx, &ctx.in(1), kUnGeluErfF32, &GeluErfF32);
+}
+// com.microsoft QuickGelu: x * Sigmoid(alpha * x), Swish's expression (alpha 1.702 by default).
+void QuickGelu(OpContext& ctx) {
+  const float alpha = ctx.attr_f("alpha", 1.702f);
+  if (!UnaryFastF32(ctx, kUnSwishF32, alpha)) MapFloat(ctx, [alpha](float v) { return v * math::Sigmoid(alpha * v); });
 }
 
 // Pow(X, Y): numpy broadcasting; Y may have another numeric type. Float bases use

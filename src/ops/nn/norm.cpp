@@ -3,8 +3,10 @@
 // then y = (x - mean) * (1 / sqrt(var + eps)) * scale + bias, each step rounded (no
 // fusion). Narrow floats compute in f32. LayerNormalization, RMSNormalization,
 // InstanceNormalization, GroupNormalization and BatchNormalization's normalising step are
-// defined by ref/norm.h; LayerNormalization / RMSNormalization (layer_norm) and
-// InstanceNormalization / BatchNormalization (plane_norm) plan with the tables below.
+// defined by ref/norm.h; LayerNormalization / RMSNormalization and ONNX Runtime's
+// SimplifiedLayerNormalization, SkipLayerNormalization and SkipSimplifiedLayerNormalization
+// (layer_norm), InstanceNormalization / BatchNormalization (plane_norm) plan with the
+// tables below.
 // Reference src/ref/norm.cpp; kernels src/kernels/target.cpp (SumF32) and elementwise.cpp
 // (BinaryF32); tests tests/ops/nn/norm_test.cpp.
 #include <cmath>
@@ -92,7 +94,9 @@ void RunLayerRows(const OpContext& ctx, const ref::LayerNormParams& p, const Lay
   });
 }
 
-constexpr const char* kLayerNormOps[] = {"LayerNormalization", "RMSNormalization"};
+constexpr const char* kLayerNormOps[] = {"LayerNormalization", "RMSNormalization", "SimplifiedLayerNormalization",
+                                         "com.microsoft.SkipLayerNormalization",
+                                         "com.microsoft.SkipSimplifiedLayerNormalization"};
 constexpr AlgorithmRow<ref::LayerNormParams, LayerNormRun> kLayerNormRows[] = {
     {"reference", Exactness::kExact, "", nullptr, nullptr, RunLayerReference},
     {"rows", Exactness::kExact, "SumF32, BinaryF32", LayerRowsFit, nullptr, RunLayerRows},
@@ -172,41 +176,28 @@ const FamilyTable<ref::PlaneNormParams, PlaneNormRun>& InstanceNormTable() {
 namespace {
 
 // LayerNormalization and RMSNormalization: normalise over [axis, rank).
-void LastAxesNorm(OpContext& ctx, bool rms) {
-  const Tensor& x = ctx.in(0);
-  const int64_t axis = NormAxis(ctx, ctx.attr_i("axis", -1), x.rank());
-  ref::LayerNormParams p;
-  p.eps = ctx.attr_f("epsilon", rms ? 1e-5f : 1e-5f);
-  p.rms = rms;
-  p.outer = 1, p.n = 1;
-  for (int64_t k = 0; k < axis; ++k) p.outer *= x.shape()[size_t(k)];
-  for (int64_t k = axis; k < x.rank(); ++k) p.n *= x.shape()[size_t(k)];
+// The layer_norm table's plan and run over x (f32 values, p.outer rows of p.n) with scale
+// and bias (null: none) broadcast over the normalised axes' shape; y of x's shape, mean and
+// inv_std (null: not wanted) of the statistics' shape.
+void RunLayerNorm(OpContext& ctx, ref::LayerNormParams p, const float* x, const Tensor& sc, const Tensor* bias_t,
+                  const Shape& norm_shape, Tensor& y, Tensor* mean_t, Tensor* inv_t) {
   // Float tensors are read in place (F32View), others converted once.
-  const F32View xv(ctx, x);
-  const Tensor& sc = ctx.in(1);
   const F32View scale(ctx, sc);
-  const Shape norm_shape(x.shape().begin() + axis, x.shape().end());
   std::optional<F32View> bias_view;
-  if (!rms && ctx.has_input(2)) bias_view.emplace(ctx, ctx.in(2));
+  if (bias_t) bias_view.emplace(ctx, *bias_t);
   const float* bias = bias_view ? bias_view->data() : nullptr;
-  if (!Broadcasts(sc.shape(), norm_shape) || (bias && !Broadcasts(ctx.in(2).shape(), norm_shape)))
+  if (!Broadcasts(sc.shape(), norm_shape) || (bias && !Broadcasts(bias_t->shape(), norm_shape)))
     throw ctx.Fail(ErrorCode::kShapeMismatch, "scale and bias must broadcast to the normalised axes' shape");
-  Tensor& y = ctx.out_uninit(0, x.dtype(), x.shape());  // every element is written
-  Shape stat_shape(x.shape().begin(), x.shape().begin() + axis);
-  for (int64_t k = axis; k < x.rank(); ++k) stat_shape.push_back(1);
-  const DType stat_type = DType(ctx.attr_i("stash_type", 1)) == DType::kFloat ? DType::kFloat : x.dtype();
-  Tensor* mean_t = (!rms && ctx.wants_output(1)) ? &ctx.out(1, stat_type, stat_shape) : nullptr;
-  Tensor* inv_t = (!rms && ctx.wants_output(2)) ? &ctx.out(2, stat_type, stat_shape) : nullptr;
   p.has_bias = bias != nullptr;
-  p.f32 = x.dtype() == DType::kFloat;
+  p.f32 = y.dtype() == DType::kFloat;
   p.stats = mean_t || inv_t;
   p.scale_size = sc.numel();
-  p.bias_size = bias ? ctx.in(2).numel() : 0;
-  const LayerNormData d{.x = xv.data(),
+  p.bias_size = bias ? bias_t->numel() : 0;
+  const LayerNormData d{.x = x,
                         .scale = scale.data(),
                         .bias = bias,
                         .scale_shape = &sc.shape(),
-                        .bias_shape = bias ? &ctx.in(2).shape() : nullptr,
+                        .bias_shape = bias ? &bias_t->shape() : nullptr,
                         .norm_shape = &norm_shape,
                         .y = &y,
                         .mean = mean_t,
@@ -214,8 +205,105 @@ void LastAxesNorm(OpContext& ctx, bool rms) {
   PlanRow(ctx, LayerNormTable(), p).run(ctx, p, d);
 }
 
+// LayerNormalization, RMSNormalization and SimplifiedLayerNormalization (ONNX Runtime's
+// RMS form in the default domain: output 1 is inv_std_var, of X's type) over [axis, rank).
+void LastAxesNorm(OpContext& ctx, bool rms, bool simplified = false) {
+  const Tensor& x = ctx.in(0);
+  const int64_t axis = NormAxis(ctx, ctx.attr_i("axis", -1), x.rank());
+  ref::LayerNormParams p;
+  p.eps = ctx.attr_f("epsilon", 1e-5f);
+  p.rms = rms;
+  p.outer = 1, p.n = 1;
+  for (int64_t k = 0; k < axis; ++k) p.outer *= x.shape()[size_t(k)];
+  for (int64_t k = axis; k < x.rank(); ++k) p.n *= x.shape()[size_t(k)];
+  const F32View xv(ctx, x);
+  const Shape norm_shape(x.shape().begin() + axis, x.shape().end());
+  Tensor& y = ctx.out_uninit(0, x.dtype(), x.shape());  // every element is written
+  Shape stat_shape(x.shape().begin(), x.shape().begin() + axis);
+  for (int64_t k = axis; k < x.rank(); ++k) stat_shape.push_back(1);
+  const DType stat_type =
+      !simplified && DType(ctx.attr_i("stash_type", 1)) == DType::kFloat ? DType::kFloat : x.dtype();
+  Tensor* mean_t = (!rms && ctx.wants_output(1)) ? &ctx.out(1, stat_type, stat_shape) : nullptr;
+  const size_t inv_out = simplified ? 1 : 2;
+  Tensor* inv_t =
+      ((!rms || simplified) && ctx.wants_output(inv_out)) ? &ctx.out(inv_out, stat_type, stat_shape) : nullptr;
+  const Tensor* bias_t = !rms && ctx.has_input(2) ? &ctx.in(2) : nullptr;
+  RunLayerNorm(ctx, p, xv.data(), ctx.in(1), bias_t, norm_shape, y, mean_t, inv_t);
+}
+
+// ONNX Runtime's SkipLayerNormalization (rms false: input, skip, gamma, beta?, bias?) and
+// SkipSimplifiedLayerNormalization (rms true: input, skip, gamma, bias?), com.microsoft:
+// input [B, S, H] or [T, H]; skip of input's shape or broadcast to it ([1, S, H], [S, H]);
+// gamma, beta and bias 1-D of H. v = (input + skip) + bias (f32, each sum rounded once) is
+// output 3 (input_skip_bias_sum, rounded once to the input's type); y is LayerNormalization
+// (RMSNormalization) of v over the last axis with gamma and beta, epsilon 1e-12 by default;
+// outputs 1 and 2 are its float mean (0 for the RMS form) and inv_std_var, shaped [..., 1].
+void SkipNorm(OpContext& ctx, bool rms) {
+  const Tensor& x = ctx.in(0);
+  const Tensor& skip = ctx.in(1);
+  const Tensor& gamma = ctx.in(2);
+  const size_t bias_in = rms ? 3 : 4;
+  const Tensor* beta = !rms && ctx.has_input(3) ? &ctx.in(3) : nullptr;
+  const Tensor* bias = ctx.has_input(bias_in) ? &ctx.in(bias_in) : nullptr;
+  if (x.rank() != 2 && x.rank() != 3)
+    throw ctx.Fail(ErrorCode::kShapeMismatch, "input must be 2-D or 3-D, got " + ShapeToString(x.shape()));
+  const int64_t H = x.shape()[size_t(x.rank() - 1)];
+  // skip: input's last two dimensions, and a batch of input's or of 1 (then repeated).
+  const int64_t sr = skip.rank(), xr = x.rank();
+  const bool skip_ok = (sr == 2 || sr == 3) && sr <= xr && skip.shape()[size_t(sr - 1)] == H &&
+                       skip.shape()[size_t(sr - 2)] == x.shape()[size_t(xr - 2)] &&
+                       (sr == 2 || skip.shape()[0] == 1 || skip.shape()[0] == x.shape()[0]);
+  if (!skip_ok)
+    throw ctx.Fail(ErrorCode::kShapeMismatch, "skip " + ShapeToString(skip.shape()) + " must be input's shape " +
+                                                  ShapeToString(x.shape()) + " or broadcast to it");
+  for (const Tensor* t : {&gamma, beta, bias}) {
+    if (t && (t->rank() != 1 || t->shape()[0] != H))
+      throw ctx.Fail(ErrorCode::kShapeMismatch, "gamma, beta and bias must be 1-D of the hidden size " +
+                                                    std::to_string(H) + ", got " + ShapeToString(t->shape()));
+    if (t && t->dtype() != x.dtype())
+      throw ctx.Fail(ErrorCode::kTypeMismatch,
+                     "input is " + DTypeName(x.dtype()) + ", another input is " + DTypeName(t->dtype()));
+  }
+  if (skip.dtype() != x.dtype())
+    throw ctx.Fail(ErrorCode::kTypeMismatch,
+                   "skip is " + DTypeName(skip.dtype()) + ", input is " + DTypeName(x.dtype()));
+  // v in f32, element by element (each sum one rounding; a skip with fewer rows repeats).
+  const F32View xv(ctx, x), sv(ctx, skip);
+  std::optional<F32View> bv;
+  if (bias) bv.emplace(ctx, *bias);
+  const int64_t n = x.numel(), skip_n = skip.numel();
+  Tensor v = ctx.NewTensor(DType::kFloat, x.shape(), false, "skip sum");
+  float* pv = v.mutable_data<float>();
+  ParallelFor(ctx, n, 16384, [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) {
+      const float sum = xv[size_t(i)] + sv[size_t(i % skip_n)];
+      pv[i] = bv ? sum + (*bv)[size_t(i % H)] : sum;
+    }
+  });
+  if (ctx.wants_output(3)) {
+    Tensor& sum = ctx.out_uninit(3, x.dtype(), x.shape());
+    for (int64_t i = 0; i < n; ++i) StoreF32(sum, i, pv[i]);
+  }
+  ref::LayerNormParams p;
+  p.eps = ctx.attr_f("epsilon", 1e-12f);
+  if (!(p.eps >= 0.0f)) throw ctx.Fail(ErrorCode::kInvalidModel, "epsilon must be 0 or more");
+  p.rms = rms;
+  p.n = H;
+  p.outer = H ? x.numel() / H : 0;
+  const Shape norm_shape{H};
+  Tensor& y = ctx.out_uninit(0, x.dtype(), x.shape());
+  Shape stat_shape = x.shape();
+  stat_shape.back() = 1;
+  Tensor* mean_t = ctx.wants_output(1) ? &ctx.out(1, DType::kFloat, stat_shape) : nullptr;
+  Tensor* inv_t = ctx.wants_output(2) ? &ctx.out(2, DType::kFloat, stat_shape) : nullptr;
+  RunLayerNorm(ctx, p, pv, gamma, beta, norm_shape, y, mean_t, inv_t);
+}
+
 }  // namespace
 
+void SimplifiedLayerNormalization(OpContext& ctx) { LastAxesNorm(ctx, true, true); }
+void SkipLayerNormalization(OpContext& ctx) { SkipNorm(ctx, false); }
+void SkipSimplifiedLayerNormalization(OpContext& ctx) { SkipNorm(ctx, true); }
 void LayerNormalization(OpContext& ctx) { LastAxesNorm(ctx, false); }
 void RMSNormalization(OpContext& ctx) { LastAxesNorm(ctx, true); }
 

@@ -68,6 +68,15 @@ std::vector<OpCase> ElementwiseCases() {
       cases.push_back(XCase("Mish" + k, OneOp("Mish", xs, {}, {}), xs, x));
       cases.push_back(XCase("Gelu" + k, OneOp("Gelu", xs, {}, {}, 20), xs, x));
       cases.push_back(XCase("Gelu tanh" + k, OneOp("Gelu", xs, {}, {Str("approximate", "tanh")}, 20), xs, x));
+      // ONNX Runtime's: Gelu, FastGelu (with and without its bias), BiasGelu, QuickGelu.
+      const Init bias{"b", {41}, Values(rng, 41, kind)};
+      cases.push_back(XCase("com.microsoft.Gelu" + k, OneOp("com.microsoft.Gelu", xs, {}, {}), xs, x));
+      cases.push_back(XCase("FastGelu" + k, OneOp("com.microsoft.FastGelu", xs, {}, {}), xs, x));
+      cases.push_back(XCase("FastGelu with bias" + k, OneOp("com.microsoft.FastGelu", xs, {bias}, {}), xs, x));
+      cases.push_back(XCase("BiasGelu" + k, OneOp("com.microsoft.BiasGelu", xs, {bias}, {}), xs, x));
+      cases.push_back(XCase("QuickGelu" + k, OneOp("com.microsoft.QuickGelu", xs, {}, {}), xs, x));
+      cases.push_back(
+          XCase("QuickGelu alpha" + k, OneOp("com.microsoft.QuickGelu", xs, {}, {Float("alpha", -0.5f)}), xs, x));
       cases.push_back(
           XCase("HardSigmoid" + k, OneOp("HardSigmoid", xs, {}, {Float("alpha", 0.3f), Float("beta", 0.4f)}), xs, x));
       cases.push_back(XCase("Clip" + k, OneOp("Clip", xs, {{"lo", {}, {-0.0f}}, {"hi", {}, {6.0f}}}, {}), xs, x));

@@ -1,4 +1,5 @@
-// MatMul and Gemm: the GEMM kernel split by rows and by columns, matrix-vector products, transposes.
+// MatMul, Gemm and ONNX Runtime's FusedMatMul: the GEMM kernel split by rows and by columns, matrix-vector products,
+// transposes.
 #include "tests/catch.h"
 
 #include <string>
@@ -44,10 +45,38 @@ std::vector<OpCase> MatmulCases() {
           as, Values(rng, 200 * 96, 1)));
     }
   }
+  {
+    // ONNX Runtime's FusedMatMul: alpha, transA / transB, transBatchA / transBatchB, a
+    // constant B taken as it is (packed once) or transposed first.
+    SplitMix64 rng(203);
+    const auto F = onnx::TensorProto::FLOAT;
+    struct T {
+      Shape a, b;
+      int ta, tb, tba, tbb;
+      float alpha;
+    };
+    const T ts[] = {{{3, 40, 64}, {64, 50}, 0, 0, 0, 0, 0.5f},
+                    {{3, 64, 40}, {50, 64}, 1, 1, 0, 0, 1.0f},
+                    {{40, 3, 64}, {3, 64, 50}, 0, 0, 1, 0, -2.0f},
+                    {{64, 3, 40}, {64, 3, 50}, 1, 0, 1, 1, 0.125f},
+                    {{2, 40, 64}, {2, 50, 64}, 0, 1, 0, 0, 3.0f}};
+    for (const T& t : ts) {
+      const std::vector<TNode> nodes = {{"com.microsoft.FusedMatMul",
+                                         {"X", "B"},
+                                         {"Y"},
+                                         {AI("transA", t.ta), AI("transB", t.tb), AI("transBatchA", t.tba),
+                                          AI("transBatchB", t.tbb), AF("alpha", t.alpha)}}};
+      std::vector<double> bv;
+      for (float v : Values(rng, Count(t.b), 1)) bv.push_back(v);
+      const std::string what = "FusedMatMul transA=" + std::to_string(t.ta) + " transB=" + std::to_string(t.tb) +
+                               " transBatchA=" + std::to_string(t.tba) + " transBatchB=" + std::to_string(t.tbb);
+      cases.push_back(XCase(what, TypedGraph(t.a, {{"B", F, t.b, bv}}, nodes, {"Y"}), t.a, Values(rng, Count(t.a), 1)));
+    }
+  }
   return cases;
 }
 
-const bool kRegistered = RegisterFamily({"matmul", {"MatMul", "Gemm"}, &MatmulCases});
+const bool kRegistered = RegisterFamily({"matmul", {"MatMul", "Gemm", "com.microsoft.FusedMatMul"}, &MatmulCases});
 
 }  // namespace
 

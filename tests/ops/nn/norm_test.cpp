@@ -1,4 +1,5 @@
-// The normalisations: LayerNormalization, RMSNormalization, BatchNormalization, InstanceNormalization
+// The normalisations: LayerNormalization, RMSNormalization, BatchNormalization, InstanceNormalization,
+// ONNX Runtime's SimplifiedLayerNormalization, SkipLayerNormalization and SkipSimplifiedLayerNormalization
 // (ops/nn/norm.h).
 #include "tests/catch.h"
 
@@ -45,6 +46,46 @@ std::vector<OpCase> NormsCases() {
     }
   }
   {
+    // ONNX Runtime's SkipLayerNormalization, SkipSimplifiedLayerNormalization (skip of the
+    // input's shape or broadcast, bias and beta or not, every output or only Y) and
+    // SimplifiedLayerNormalization (with its inv_std_var or not).
+    SplitMix64 rng(507);
+    const auto F = onnx::TensorProto::FLOAT;
+    auto vals = [&](int64_t n, int kind) {
+      std::vector<double> v;
+      for (float f : Values(rng, n, kind, -2.0f, 2.0f)) v.push_back(f);
+      return v;
+    };
+    const Shape xs{3, 17, 96};
+    for (int kind : {0, 1, 2}) {
+      const std::string k = " kind " + std::to_string(kind);
+      const auto x = Values(rng, Count(xs), kind, -3.0f, 3.0f);
+      for (bool full : {false, true})
+        for (bool rms : {false, true}) {
+          const Shape ss = full ? xs : Shape{17, 96};
+          std::vector<TInit> inits = {{"S", F, ss, vals(Count(ss), kind)},
+                                      {"G", F, {96}, vals(96, 0)},
+                                      {"BE", F, {96}, vals(96, 0)},
+                                      {"BI", F, {96}, vals(96, 0)}};
+          const std::string op =
+              rms ? "com.microsoft.SkipSimplifiedLayerNormalization" : "com.microsoft.SkipLayerNormalization";
+          const std::vector<std::string> in =
+              rms ? std::vector<std::string>{"X", "S", "G", "BI"} : std::vector<std::string>{"X", "S", "G", "BE", "BI"};
+          const std::vector<std::string> outs =
+              full ? std::vector<std::string>{"Y", "M", "I", "V"} : std::vector<std::string>{"Y"};
+          const std::vector<TNode> nodes = {{op, in, outs, {AF("epsilon", 1e-6f)}}};
+          cases.push_back(
+              XCase(op + (full ? " every output" : " skip broadcast") + k, TypedGraph(xs, inits, nodes, outs), xs, x));
+        }
+      cases.push_back(XCase("SimplifiedLayerNormalization" + k,
+                            OneOp("SimplifiedLayerNormalization", xs, {{"S", {96}, Values(rng, 96, 0)}}, {}), xs, x));
+      const std::vector<TNode> sln = {
+          {"SimplifiedLayerNormalization", {"X", "S"}, {"Y", "I"}, {AI("axis", 1), AF("epsilon", 1e-4f)}}};
+      cases.push_back(XCase("SimplifiedLayerNormalization with inv_std_var" + k,
+                            TypedGraph(xs, {{"S", F, {17, 96}, vals(17 * 96, 0)}}, sln, {"Y", "I"}), xs, x));
+    }
+  }
+  {
     SplitMix64 rng(506);
     const Shape xi{2, 6, 13, 17};
     for (int kind : {0, 1, 2})
@@ -57,8 +98,12 @@ std::vector<OpCase> NormsCases() {
   return cases;
 }
 
-const bool kRegistered = RegisterFamily(
-    {"norms", {"LayerNormalization", "RMSNormalization", "InstanceNormalization", "BatchNormalization"}, &NormsCases});
+const bool kRegistered =
+    RegisterFamily({"norms",
+                    {"LayerNormalization", "RMSNormalization", "InstanceNormalization", "BatchNormalization",
+                     "SimplifiedLayerNormalization", "com.microsoft.SkipLayerNormalization",
+                     "com.microsoft.SkipSimplifiedLayerNormalization"},
+                    &NormsCases});
 
 }  // namespace
 

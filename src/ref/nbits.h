@@ -1,0 +1,53 @@
+// The reference (oracle) of ONNX Runtime's MatMulNBits (com.microsoft; ContribOperators.md
+// in its docs), the definition of its bits in exact mode: Y = A W^T (+ bias)
+// with W [N, K] dequantized from blocks of `bits`-bit codes, each output one accumulator
+// from -0.0 folding its K products in index order (exact-contract section 3), then the bias
+// added once. A weight is w(n, k) = float(q - zp) * scale for integer zero points (the
+// difference is exact; one rounding), (float(q) - zp) * scale for float ones. ONNX Runtime's
+// accuracy_level (4: A quantized to int8 at run time) is a speed hint, not a definition:
+// exact mode ignores it. Narrow floats widen exactly and the result rounds once (the
+// operator, ops/quant/nbits.cpp, does both). Vector rows: ops/quant/nbits.cpp.
+#pragma once
+
+#include <cstdint>
+
+namespace onemodel::impl {
+namespace ref {
+
+// A MatMulNBits node, validated: A as [M, K], B [N, blocks, blob] codes with
+// blocks = ceil(K / block_size) and blob = block_size * bits / 8 bytes per block.
+struct NBitsParams {
+  int64_t M = 0, N = 0, K = 0;
+  int64_t bits = 4;          // 2, 4 or 8
+  int64_t block_size = 0;    // a power of 2, 16 or more
+  int64_t blocks = 0;        // ceil(K / block_size)
+  int64_t blob = 0;          // bytes per block of one row: block_size * bits / 8
+  int64_t zp_row_bytes = 0;  // bytes per row of packed uint8 zero points: ceil(blocks * bits / 8)
+};
+
+// The code of weight (n, k): in byte n * blocks * blob + (k / block_size) * blob +
+// (k % block_size) * bits / 8, the bits starting at bit ((k % block_size) % (8 / bits)) *
+// bits (the lowest bits first: element 0 of a 4-bit pair is the low nibble).
+uint32_t NBitsCode(const NBitsParams& p, const uint8_t* B, int64_t n, int64_t k);
+
+// The zero points: packed uint8 (zp_u8: row n's block g at byte n * zp_row_bytes +
+// g / (8 / bits), bits ((g % (8 / bits)) * bits), lowest first), float values (zp_f32,
+// [N, blocks]), or none (zp_u8 and zp_f32 null: 2^(bits - 1)). g_idx (null: k /
+// block_size) gives the block of scale and zero point each k reads.
+struct NBitsQuant {
+  const float* scales = nullptr;  // [N, blocks]
+  const uint8_t* zp_u8 = nullptr;
+  const float* zp_f32 = nullptr;
+  const int32_t* g_idx = nullptr;  // [K], each in [0, blocks)
+};
+
+// Weight (n, k) as defined above.
+float NBitsWeight(const NBitsParams& p, const uint8_t* B, const NBitsQuant& q, int64_t n, int64_t k);
+
+// Y[m, n] = (sum over k ascending of A[m, k] * w(n, k), from -0.0) + bias[n] (bias null:
+// none). A [M, K] and Y [M, N] row-major.
+void MatMulNBitsF32(const NBitsParams& p, const float* A, const uint8_t* B, const NBitsQuant& q, const float* bias,
+                    float* Y);
+
+}  // namespace ref
+}  // namespace onemodel::impl

@@ -1,0 +1,253 @@
+#!/usr/bin/python3
+"""ONNX Runtime's contrib operators as ONNX node-case folders (tools/contrib_cases.sh).
+
+  contrib_cases.py make DIR    one folder per case: model.onnx (onnx's helper, domain
+                               com.microsoft), test_data_set_0/input_*.pb, the inputs as
+                               ort_in/<i>.npy for tools/contrib_cases.mjs, and `tolerance`
+  contrib_cases.py finish DIR  turns ONNX Runtime's outputs (ort_out/<i>.npy, written by
+                               tools/contrib_cases.mjs) into test_data_set_0/output_*.pb;
+                               a case ONNX Runtime refused (ort_error.txt) keeps no
+                               expected outputs: `onemodel cases` then fails it unless
+                               OneModel refuses it too (see docs/contrib-operators.md)
+
+Inputs come from a fixed seed, so the folders are the same on every machine; the expected
+outputs are onnxruntime-node 1.30's (CPU, one thread). Weights are initializers, so both
+runtimes see them as constants, as in exported models.
+"""
+import os
+import shutil
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+MS = "com.microsoft"
+F32 = TensorProto.FLOAT
+F16 = TensorProto.FLOAT16
+rng = np.random.default_rng(2026)
+
+# Tolerances (rtol, atol) per operator, against ONNX Runtime's outputs: its erf, tanh and
+# exp are polynomials of its own and its sums run in another order (docs/contrib-operators.md).
+TOL = {
+    "Gelu": (1e-4, 1e-6), "FastGelu": (1e-4, 1e-6), "BiasGelu": (1e-4, 1e-6), "QuickGelu": (1e-4, 1e-6),
+    "SkipLayerNormalization": (1e-4, 1e-5), "SkipSimplifiedLayerNormalization": (1e-4, 1e-5),
+    "SimplifiedLayerNormalization": (1e-4, 1e-5), "FusedMatMul": (1e-4, 1e-5), "MatMulNBits": (1e-4, 1e-4),
+    "GatherBlockQuantized": (1e-6, 1e-7), "RotaryEmbedding": (1e-5, 1e-6),
+}
+F16_TOL = (2e-3, 2e-3)  # float16 outputs: one half-precision step (ONNX Runtime rounds at other points)
+
+
+def vals(shape, lo=-2.0, hi=2.0, dtype=np.float32):
+    return rng.uniform(lo, hi, size=shape).astype(dtype)
+
+
+def case(name, op, inputs, inits, outputs, attrs=None, domain=MS, opset=17, tol_op=None):
+    """inputs: [(name, array)] fed; inits: [(name, array)] initializers (None: an omitted
+    optional input, by position in `order`); outputs: [(name, elem_type)]."""
+    return dict(name=name, op=op, inputs=inputs, inits=inits, outputs=outputs, attrs=attrs or {},
+                domain=domain, opset=opset, tol=TOL[tol_op or op])
+
+
+def cases():
+    out = []
+    x = vals((2, 7, 64), -4, 4)
+    b = vals((64,))
+    out.append(case("gelu", "Gelu", [("X", x)], [], [("Y", F32)]))
+    out.append(case("fast_gelu", "FastGelu", [("X", x)], [], [("Y", F32)]))
+    out.append(case("fast_gelu_bias", "FastGelu", [("X", x)], [("bias", b)], [("Y", F32)]))
+    out.append(case("bias_gelu", "BiasGelu", [("A", x)], [("B", b)], [("C", F32)]))
+    out.append(case("quick_gelu", "QuickGelu", [("X", x)], [], [("Y", F32)]))
+    out.append(case("quick_gelu_alpha", "QuickGelu", [("X", x)], [], [("Y", F32)], {"alpha": 1.25}))
+    # Skip layer norms: every output; a skip broadcast over the batch; no bias or beta.
+    h = 96
+    xi = vals((2, 5, h))
+    for rms in (False, True):
+        op = "SkipSimplifiedLayerNormalization" if rms else "SkipLayerNormalization"
+        tag = "skip_simplified_layer_norm" if rms else "skip_layer_norm"
+        gamma, beta, bias = vals((h,)), vals((h,)), vals((h,))
+        full = [("skip", vals((2, 5, h))), ("gamma", gamma)] + ([] if rms else [("beta", beta)]) + [("bias", bias)]
+        out.append(case(tag + "_all_outputs", op, [("input", xi)], full,
+                        [("output", F32), ("mean", F32), ("inv_std_var", F32), ("sum", F32)],
+                        {"epsilon": 1e-5}))
+        out.append(case(tag + "_skip_broadcast", op, [("input", xi)], [("skip", vals((5, h))), ("gamma", gamma)],
+                        [("output", F32)]))
+        out.append(case(tag + "_2d", op, [("input", xi.reshape(10, h))], [("skip", vals((10, h))), ("gamma", gamma)],
+                        [("output", F32), ("mean", F32), ("inv_std_var", F32)], {"epsilon": 1e-6}))
+    out.append(case("simplified_layer_norm", "SimplifiedLayerNormalization", [("X", xi)], [("scale", vals((h,)))],
+                    [("Y", F32), ("inv_std_var", F32)], {"epsilon": 1e-6, "axis": -1}, domain=""))
+    out.append(case("simplified_layer_norm_axis1", "SimplifiedLayerNormalization", [("X", xi)],
+                    [("scale", vals((5, h)))], [("Y", F32)], {"axis": 1}, domain=""))
+    # FusedMatMul.
+    for ta, tb, tba, tbb, alpha, sa, sb in [(0, 0, 0, 0, 0.5, (3, 8, 16), (16, 12)),
+                                            (1, 1, 0, 0, 1.0, (3, 16, 8), (3, 12, 16)),
+                                            (0, 0, 1, 0, 2.0, (8, 3, 16), (3, 16, 12)),
+                                            (1, 0, 1, 1, 0.25, (16, 3, 8), (16, 3, 12)),
+                                            (0, 1, 0, 1, 1.5, (3, 8, 16), (12, 3, 16))]:
+        out.append(case(f"fused_matmul_t{ta}{tb}_b{tba}{tbb}", "FusedMatMul", [("A", vals(sa))], [("B", vals(sb))],
+                        [("Y", F32)], {"transA": ta, "transB": tb, "transBatchA": tba, "transBatchB": tbb,
+                                       "alpha": alpha}))
+    out += nbits_cases()
+    out += gather_block_cases()
+    out += rotary_cases()
+    return out
+
+
+def pack_codes(codes, bits):
+    """codes [..., n] (n a multiple of 8 / bits) -> bytes, the lowest bits first."""
+    per = 8 // bits
+    c = codes.reshape(codes.shape[:-1] + (codes.shape[-1] // per, per)).astype(np.uint32)
+    byte = np.zeros(c.shape[:-1], np.uint32)
+    for i in range(per):
+        byte |= c[..., i] << (bits * i)
+    return byte.astype(np.uint8)
+
+
+def nbits_cases():
+    out = []
+    variants = [  # bits, block, K, N, A shape, zero points (none/packed/float), 1-D scales, g_idx, bias, f16
+        (4, 32, 128, 24, (3, 128), "packed", False, False, True, False),
+        (4, 16, 100, 20, (2, 3, 100), "none", True, False, False, False),
+        (4, 128, 256, 16, (1, 256), "packed", False, False, True, False),
+        (2, 16, 64, 12, (5, 64), "packed", False, False, False, False),
+        (2, 64, 96, 10, (4, 96), "none", False, False, True, False),
+        (8, 32, 80, 14, (6, 80), "packed", False, False, False, False),
+        (8, 64, 64, 9, (64,), "none", True, False, True, False),
+        (4, 32, 64, 16, (4, 64), "float", False, False, False, False),
+        (4, 32, 96, 16, (4, 96), "none", False, True, False, False),
+        (4, 32, 64, 16, (4, 64), "packed", False, False, True, True),
+    ]
+    for bits, block, K, N, ashape, zp, s1d, gidx, bias, f16 in variants:
+        blocks = (K + block - 1) // block
+        blob = block * bits // 8
+        codes = rng.integers(0, 1 << bits, size=(N, blocks, block))
+        B = pack_codes(codes, bits)
+        ft = np.float16 if f16 else np.float32
+        scales = rng.uniform(0.01, 0.2, size=(N, blocks)).astype(ft)
+        inits = [("B", B.reshape(N, blocks, blob)), ("scales", scales.reshape(-1) if s1d else scales)]
+        if zp == "packed":
+            zrow = (blocks * bits + 7) // 8
+            zc = rng.integers(0, 1 << bits, size=(N, zrow * (8 // bits)))
+            inits.append(("zero_points", pack_codes(zc, bits)))
+        elif zp == "float":
+            inits.append(("zero_points", rng.uniform(0, (1 << bits) - 1, size=(N, blocks)).astype(ft)))
+        elif gidx or bias:
+            inits.append(("", None))
+        if gidx:
+            inits.append(("g_idx", (np.arange(K) // block).astype(np.int32)))
+        elif bias:
+            inits.append(("", None))
+        if bias:
+            inits.append(("bias", vals((N,), dtype=ft)))
+        name = f"matmul_nbits_b{bits}_bs{block}_k{K}_n{N}_zp{zp}" + ("_s1d" if s1d else "") + \
+               ("_gidx" if gidx else "") + ("_bias" if bias else "") + ("_f16" if f16 else "") + \
+               ("_gemv" if len(ashape) == 1 or ashape[0] == 1 else "")
+        out.append(case(name, "MatMulNBits", [("A", vals(ashape, dtype=ft))], inits, [("Y", F16 if f16 else F32)],
+                        {"K": K, "N": N, "bits": bits, "block_size": block}))
+        if f16:
+            out[-1]["tol"] = F16_TOL
+    return out
+
+
+def gather_block_cases():
+    out = []
+    for bits, zp in [(4, False), (4, True), (2, True), (8, False)]:
+        rows, cols, block = 13, 64, 32
+        per = 8 // bits
+        blocks = cols // block
+        data = pack_codes(rng.integers(0, 1 << bits, size=(rows, cols)), bits)
+        inits = [("data", data)]
+        inputs = [("indices", np.array([[0, 5, 12], [3, -1, 7]], np.int64))]
+        scales = rng.uniform(-1, 1, size=(rows, blocks)).astype(np.float32)
+        inits.append(("scales", scales))
+        if zp:
+            zrow = (blocks + per - 1) // per
+            inits.append(("zero_points", pack_codes(rng.integers(0, 1 << bits, size=(rows, zrow * per)), bits)))
+        c = case(f"gather_block_quantized_b{bits}" + ("_zp" if zp else ""), "GatherBlockQuantized", inputs, inits,
+                 [("Y", F32)], {"bits": bits, "block_size": block, "gather_axis": 0, "quantize_axis": 1})
+        c["order"] = ["data", "indices", "scales"] + (["zero_points"] if zp else [])
+        out.append(c)
+    return out
+
+
+def rotary_cases():
+    out = []
+    B, S, NH, D = 2, 5, 3, 16
+    maxpos = 12
+    for four, inter, pos2d, rd in [(False, False, False, 0), (False, True, True, 0), (True, False, True, 0),
+                                   (True, True, False, 0), (False, False, True, 8)]:
+        x = vals((B, NH, S, D) if four else (B, S, NH * D))
+        half = (rd or D) // 2
+        theta = rng.uniform(0, 3, size=(maxpos, half)).astype(np.float32)
+        cos, sin = np.cos(theta).astype(np.float32), np.sin(theta).astype(np.float32)
+        pos = rng.integers(0, maxpos, size=(B, S)).astype(np.int64) if pos2d else np.array([3], np.int64)
+        attrs = {"interleaved": int(inter)}
+        if rd:
+            attrs.update(rotary_embedding_dim=rd, num_heads=NH)
+        c = case(f"rotary_embedding_{'bnsh' if four else 'bsd'}" + ("_interleaved" if inter else "") +
+                 ("_pos2d" if pos2d else "_offset") + (f"_rd{rd}" if rd else ""), "RotaryEmbedding",
+                 [("input", x), ("position_ids", pos)], [("cos_cache", cos), ("sin_cache", sin)], [("output", F32)],
+                 attrs)
+        out.append(c)
+    return out
+
+
+def build(c, d):
+    order = c.get("order") or [n for n, _ in c["inputs"] + c["inits"]]
+    arrays = dict(c["inputs"] + [(n, a) for n, a in c["inits"] if n])
+    fed = [n for n, _ in c["inputs"]]
+    graph_inputs = [helper.make_tensor_value_info(n, onnx.mapping.NP_TYPE_TO_TENSOR_TYPE[arrays[n].dtype],
+                                                  list(arrays[n].shape)) for n in fed]
+    inits = [numpy_helper.from_array(a, n) for n, a in c["inits"] if n]
+    outs = [helper.make_tensor_value_info(n, t, None) for n, t in c["outputs"]]
+    node = helper.make_node(c["op"], order, [n for n, _ in c["outputs"]], domain=c["domain"], **c["attrs"])
+    g = helper.make_graph([node], c["name"], graph_inputs, outs, inits)
+    opsets = [helper.make_opsetid("", c["opset"])] + ([helper.make_opsetid(MS, 1)] if c["domain"] == MS else [])
+    m = helper.make_model(g, opset_imports=opsets, producer_name="onemodel tools/contrib_cases.py")
+    m.ir_version = 8
+    os.makedirs(os.path.join(d, "test_data_set_0"))
+    os.makedirs(os.path.join(d, "ort_in"))
+    onnx.save(m, os.path.join(d, "model.onnx"))
+    for i, n in enumerate(fed):
+        t = numpy_helper.from_array(arrays[n], n)
+        with open(os.path.join(d, "test_data_set_0", f"input_{i}.pb"), "wb") as f:
+            f.write(t.SerializeToString())
+        np.save(os.path.join(d, "ort_in", f"{i}.npy"), arrays[n])
+    with open(os.path.join(d, "ort_in", "names.txt"), "w") as f:
+        f.write("\n".join(fed) + "\n")
+    with open(os.path.join(d, "outputs.txt"), "w") as f:
+        f.write("\n".join(n for n, _ in c["outputs"]) + "\n")
+    with open(os.path.join(d, "tolerance"), "w") as f:
+        f.write(f"{c['tol'][0]:g} {c['tol'][1]:g}\n")
+
+
+def finish(root):
+    for name in sorted(os.listdir(root)):
+        d = os.path.join(root, name)
+        if not os.path.isfile(os.path.join(d, "model.onnx")):
+            continue
+        if os.path.exists(os.path.join(d, "ort_error.txt")):
+            continue
+        names = open(os.path.join(d, "outputs.txt")).read().split()
+        for i, n in enumerate(names):
+            a = np.load(os.path.join(d, "ort_out", f"{i}.npy"))
+            with open(os.path.join(d, "test_data_set_0", f"output_{i}.pb"), "wb") as f:
+                f.write(numpy_helper.from_array(a, n).SerializeToString())
+
+
+def main():
+    if len(sys.argv) != 3 or sys.argv[1] not in ("make", "finish"):
+        sys.exit(__doc__)
+    root = sys.argv[2]
+    if sys.argv[1] == "finish":
+        finish(root)
+        return
+    shutil.rmtree(root, ignore_errors=True)
+    os.makedirs(root)
+    for c in cases():
+        build(c, os.path.join(root, "test_ms_" + c["name"]))
+    print(f"[contrib_cases] {len(os.listdir(root))} cases in {root}")
+
+
+if __name__ == "__main__":
+    main()
