@@ -34,6 +34,7 @@ TOL = {
     "SkipLayerNormalization": (1e-4, 1e-5), "SkipSimplifiedLayerNormalization": (1e-4, 1e-5),
     "SimplifiedLayerNormalization": (1e-4, 1e-5), "FusedMatMul": (1e-4, 1e-5), "MatMulNBits": (1e-4, 1e-4),
     "GatherBlockQuantized": (1e-6, 1e-7), "RotaryEmbedding": (1e-5, 1e-6),
+    "GroupQueryAttention": (1e-5, 1e-5), "MultiHeadAttention": (1e-5, 1e-5), "Attention": (1e-5, 1e-5),
 }
 F16_TOL = (2e-3, 2e-3)  # float16 outputs: one half-precision step (ONNX Runtime rounds at other points)
 
@@ -90,6 +91,7 @@ def cases():
     out += nbits_cases()
     out += gather_block_cases()
     out += rotary_cases()
+    out += attention_cases()
     return out
 
 
@@ -192,6 +194,154 @@ def rotary_cases():
     return out
 
 
+def attention_case(name, op, named, outputs, attrs, fed=()):
+    """named: [(input name or "" for an omitted one, array)] in the operator's order; the
+    names in `fed` are graph inputs, the others initializers."""
+    while named and not named[-1][0]:
+        named = named[:-1]
+    inputs = [(n, a) for n, a in named if n in fed]
+    inits = [(n, a) for n, a in named if n and n not in fed]
+    c = case(name, op, inputs, inits, outputs, attrs)
+    c["order"] = [n for n, _ in named]
+    return c
+
+
+def rope_caches(rows, half):
+    theta = rng.uniform(0, 3, size=(rows, half)).astype(np.float32)
+    return np.cos(theta).astype(np.float32), np.sin(theta).astype(np.float32)
+
+
+def attention_cases():
+    out = []
+    i32 = lambda v: np.array(v, np.int32)
+    # GroupQueryAttention: seqlens_k and total_sequence_length fed, as exported LLMs do.
+    gqa = [  # name, B, S, N, Nkv, H, past, total, seqlens, extra attrs, flags
+        ("first_prompt", 2, 6, 4, 2, 16, 0, 6, [5, 5], {}, ""),
+        ("first_prompt_padded", 2, 6, 4, 2, 16, 0, 6, [5, 3], {}, ""),
+        ("decode_past", 2, 1, 4, 2, 16, 8, 9, [8, 5], {}, ""),
+        ("rotary", 1, 5, 4, 2, 32, 0, 5, [4], {"do_rotary": 1}, "rope"),
+        ("rotary_interleaved_decode_positions", 2, 1, 4, 1, 16, 6, 7, [6, 4], {"do_rotary": 1,
+                                                                               "rotary_interleaved": 1}, "rope pos"),
+        ("packed_qkv", 1, 4, 2, 1, 16, 3, 7, [6], {}, "packed"),
+        ("local_window", 1, 9, 2, 2, 16, 0, 9, [8], {"local_window_size": 3}, ""),
+        ("softcap", 1, 5, 2, 1, 16, 2, 7, [6], {"softcap": 2.0}, ""),
+        ("head_sink", 1, 5, 4, 2, 16, 0, 5, [4], {}, "sink"),
+        ("smooth_softmax", 1, 1, 4, 2, 16, 4, 5, [4], {"smooth_softmax": 1}, ""),
+        ("attention_bias_qk_before", 1, 4, 2, 2, 16, 0, 4, [3], {"qk_output": 1}, "bias"),
+        ("qk_after_softmax", 1, 3, 2, 1, 16, 2, 5, [4], {"qk_output": 2}, ""),
+        ("float16", 1, 5, 4, 2, 16, 3, 8, [7], {"do_rotary": 1}, "rope f16"),
+    ]
+    for name, B, S, N, Nkv, H, P, total, seqlens, extra, flags in gqa:
+        ft = np.float16 if "f16" in flags else np.float32
+        packed = "packed" in flags
+        q = vals((B, S, (N + 2 * Nkv) * H if packed else N * H), dtype=ft)
+        named = [("query", q), ("key", None if packed else vals((B, S, Nkv * H), dtype=ft)),
+                 ("value", None if packed else vals((B, S, Nkv * H), dtype=ft))]
+        named = [(n if a is not None else "", a) for n, a in named]
+        named += [("past_key", vals((B, Nkv, P, H), dtype=ft)), ("past_value", vals((B, Nkv, P, H), dtype=ft))] \
+            if P else [("", None), ("", None)]
+        named += [("seqlens_k", i32(seqlens)), ("total_sequence_length", i32(total))]
+        if "rope" in flags:
+            cos, sin = rope_caches(total + 8, H // 2)
+            named += [("cos_cache", cos.astype(ft)), ("sin_cache", sin.astype(ft))]
+        else:
+            named += [("", None), ("", None)]
+        if "pos" in flags:
+            named.append(("position_ids", np.array([[sl + 1 - S + s for s in range(S)] for sl in seqlens], np.int64)))
+        else:
+            named.append(("", None))
+        named.append(("attention_bias", vals((1, N, S, total), -1, 1, ft)) if "bias" in flags else ("", None))
+        named.append(("head_sink", vals((N,), -1, 1, ft)) if "sink" in flags else ("", None))
+        Tp = max(total, P)
+        t = F16 if ft == np.float16 else F32
+        outputs = [("output", t), ("present_key", t), ("present_value", t)]
+        if extra.get("qk_output"):
+            outputs.append(("output_qk", t))
+        attrs = {"num_heads": N, "kv_num_heads": Nkv, **extra}
+        c = attention_case("gqa_" + name, "GroupQueryAttention", named, outputs, attrs,
+                           fed=("query", "seqlens_k", "total_sequence_length", "past_key", "past_value"))
+        if ft == np.float16:
+            c["tol"] = F16_TOL
+        out.append(c)
+    # MultiHeadAttention (float only on ONNX Runtime's CPU).
+    mha = [  # name, B, S, L, N, H, Hv, past, mask shape, flags
+        ("plain", 2, 5, 7, 2, 16, 16, 0, None, ""),
+        ("bias_mask_bt", 2, 4, 6, 2, 8, 12, 0, (2, 6), "bias"),
+        ("mask_lengths", 2, 4, 6, 3, 8, 8, 0, (2,), ""),
+        ("mask_bst_attention_bias", 2, 3, 5, 2, 8, 8, 0, (2, 3, 5), "abias"),
+        ("past_unidirectional", 2, 3, 3, 2, 8, 8, 4, None, "causal"),
+        ("past_mask_bias_qk", 1, 2, 2, 2, 8, 8, 5, (1, 7), "bias qk"),
+        ("cross_bnsh", 2, 4, 9, 2, 16, 16, 0, (2,), "bnsh"),
+        ("unidirectional_scale", 1, 6, 6, 4, 8, 8, 0, None, "causal scale"),
+    ]
+    for name, B, S, L, N, H, Hv, P, mshape, flags in mha:
+        D, T = N * H, P + L
+        bnsh = "bnsh" in flags
+        k = vals((B, N, L, H) if bnsh else (B, L, D))
+        v = vals((B, N, L, Hv) if bnsh else (B, L, N * Hv))
+        named = [("query", vals((B, S, D))), ("key", k), ("value", v)]
+        named.append(("bias", vals((2 * D + N * Hv,), -0.5, 0.5)) if "bias" in flags else ("", None))
+        if mshape is None:
+            named.append(("", None))
+        elif len(mshape) == 1:
+            named.append(("key_padding_mask", i32([T - 1 - b for b in range(B)])))
+        else:
+            m = (rng.uniform(size=mshape) > 0.3).astype(np.int32)
+            m[..., 0] = 1
+            named.append(("key_padding_mask", m))
+        named.append(("attention_bias", vals((B, 1, S, T), -1, 1)) if "abias" in flags else ("", None))
+        if P:
+            named += [("past_key", vals((B, N, P, H))), ("past_value", vals((B, N, P, Hv)))]
+        outputs = [("output", F32)]
+        if P:
+            outputs += [("present_key", F32), ("present_value", F32)]
+        attrs = {"num_heads": N}
+        if "causal" in flags:
+            attrs["unidirectional"] = 1
+        if "scale" in flags:
+            attrs["scale"] = 0.2
+        c = attention_case("mha_" + name, "MultiHeadAttention", named, outputs, attrs,
+                           fed=("query", "key", "value", "past_key", "past_value"))
+        if "qk" in flags:
+            c["outputs"] = outputs + ([] if P else [("", None)] * 2) + [("qk", F32)]
+        out.append(c)
+    # Attention (BERT and GPT-2 style, float only on ONNX Runtime's CPU).
+    att = [  # name, B, S, Din, N, qkv sizes, past, mask shape, flags
+        ("plain", 2, 5, 32, 2, None, 0, None, ""),
+        ("mask_lengths", 2, 6, 24, 3, None, 0, (2,), ""),
+        ("mask_ends_starts", 2, 6, 24, 3, None, 0, (4,), ""),
+        ("mask_bt_unidirectional", 2, 4, 16, 2, None, 0, (2, 4), "causal"),
+        ("past_present_unidirectional", 2, 3, 16, 2, None, 4, (2,), "causal"),
+        ("qkv_hidden_sizes_mask_bst", 1, 5, 12, 2, (8, 8, 12), 0, (1, 5, 5), ""),
+        ("attention_bias", 2, 4, 16, 2, None, 0, None, "abias"),
+    ]
+    for name, B, S, Din, N, sizes, P, mshape, flags in att:
+        dq, dk, dv = sizes or (Din, Din, Din)
+        T = P + S
+        named = [("input", vals((B, S, Din))), ("weights", vals((Din, dq + dk + dv), -0.3, 0.3)),
+                 ("bias", vals((dq + dk + dv,), -0.3, 0.3))]
+        if mshape is None:
+            named.append(("", None))
+        elif mshape == (B,):
+            named.append(("mask_index", i32([T - b for b in range(B)])))
+        elif mshape == (2 * B,):
+            named.append(("mask_index", i32([T - b for b in range(B)] + [b + 1 for b in range(B)])))
+        else:
+            m = (rng.uniform(size=mshape) > 0.3).astype(np.int32)
+            m[..., 0] = 1
+            named.append(("mask_index", m))
+        named.append(("past", vals((2, B, N, P, dk // N))) if P else ("", None))
+        named.append(("attention_bias", vals((B, N, S, T), -1, 1)) if "abias" in flags else ("", None))
+        outputs = [("output", F32)] + ([("present", F32)] if P else [])
+        attrs = {"num_heads": N}
+        if sizes:
+            attrs["qkv_hidden_sizes"] = list(sizes)
+        if "causal" in flags:
+            attrs["unidirectional"] = 1
+        out.append(attention_case("attention_" + name, "Attention", named, outputs, attrs, fed=("input", "past")))
+    return out
+
+
 def build(c, d):
     order = c.get("order") or [n for n, _ in c["inputs"] + c["inits"]]
     arrays = dict(c["inputs"] + [(n, a) for n, a in c["inits"] if n])
@@ -199,7 +349,7 @@ def build(c, d):
     graph_inputs = [helper.make_tensor_value_info(n, onnx.mapping.NP_TYPE_TO_TENSOR_TYPE[arrays[n].dtype],
                                                   list(arrays[n].shape)) for n in fed]
     inits = [numpy_helper.from_array(a, n) for n, a in c["inits"] if n]
-    outs = [helper.make_tensor_value_info(n, t, None) for n, t in c["outputs"]]
+    outs = [helper.make_tensor_value_info(n, t, None) for n, t in c["outputs"] if n]
     node = helper.make_node(c["op"], order, [n for n, _ in c["outputs"]], domain=c["domain"], **c["attrs"])
     g = helper.make_graph([node], c["name"], graph_inputs, outs, inits)
     opsets = [helper.make_opsetid("", c["opset"])] + ([helper.make_opsetid(MS, 1)] if c["domain"] == MS else [])
@@ -216,7 +366,7 @@ def build(c, d):
     with open(os.path.join(d, "ort_in", "names.txt"), "w") as f:
         f.write("\n".join(fed) + "\n")
     with open(os.path.join(d, "outputs.txt"), "w") as f:
-        f.write("\n".join(n for n, _ in c["outputs"]) + "\n")
+        f.write("\n".join(n for n, _ in c["outputs"] if n) + "\n")
     with open(os.path.join(d, "tolerance"), "w") as f:
         f.write(f"{c['tol'][0]:g} {c['tol'][1]:g}\n")
 

@@ -3,6 +3,7 @@
 #include "ops/family.h"
 
 #include "ops/nn/attention.h"
+#include "ops/nn/ms_attention.h"
 #include "ops/tensor/cast.h"
 #include "ops/conv/conv.h"
 #include "ops/conv/conv_transpose.h"
@@ -40,6 +41,7 @@ const std::vector<FamilyInfo>& Families() {
     t.push_back(Describe(LayerNormTable()));
     t.push_back(Describe(InstanceNormTable()));
     t.push_back(Describe(AttentionTable()));
+    t.push_back(Describe(MsAttentionTable()));
     t.push_back(Describe(RnnTable()));
     t.push_back(Describe(ResizeTable()));
     t.push_back(Describe(TransposeTable()));

@@ -4,6 +4,7 @@
 // even/odd pairs when interleaved); the other channels are copied. Narrow floats compute
 // in f32 and round once.
 #include "core/function_ref.h"
+#include "ops/nn/rotary.h"
 #include "ops/ops.h"
 #include "ops/util.h"
 
@@ -38,19 +39,14 @@ void Rotate(OpContext& ctx, const RotaryGeom& g, const Tensor& x, const Tensor& 
   auto xi = [&](int64_t b, int64_t s, int64_t h, int64_t d) {
     return g.bnsh ? ((b * g.NH + h) * g.S + s) * g.D + d : ((b * g.S + s) * g.NH + h) * g.D + d;
   };
-  std::vector<float> out(static_cast<size_t>(g.D));
+  std::vector<float> in(static_cast<size_t>(g.D)), out(static_cast<size_t>(g.D));
   for (int64_t b = 0; b < g.B; ++b)
     for (int64_t s = 0; s < g.S; ++s) {
       const int64_t r = row(b, s);
       for (int64_t h = 0; h < g.NH; ++h) {
-        for (int64_t d = g.rd; d < g.D; ++d) out[size_t(d)] = xv[size_t(xi(b, s, h, d))];
-        for (int64_t k = 0; k < half; ++k) {
-          const float c = cosv[size_t(r * half + k)], sn = sinv[size_t(r * half + k)];
-          const int64_t i1 = g.interleaved ? 2 * k : k, i2 = g.interleaved ? 2 * k + 1 : k + half;
-          const float x1 = xv[size_t(xi(b, s, h, i1))], x2 = xv[size_t(xi(b, s, h, i2))];
-          out[size_t(i1)] = c * x1 - sn * x2;
-          out[size_t(i2)] = sn * x1 + c * x2;
-        }
+        for (int64_t d = 0; d < g.D; ++d) in[size_t(d)] = out[size_t(d)] = xv[size_t(xi(b, s, h, d))];
+        const size_t at = half ? size_t(r * half) : 0;
+        RotateRow(in.data(), out.data(), cosv.data() + at, sinv.data() + at, half, g.interleaved);
         for (int64_t d = 0; d < g.D; ++d) StoreF32(y, xi(b, s, h, d), out[size_t(d)]);
       }
     }
