@@ -34,6 +34,11 @@ TOL = {
     "SkipLayerNormalization": (1e-4, 1e-5), "SkipSimplifiedLayerNormalization": (1e-4, 1e-5),
     "SimplifiedLayerNormalization": (1e-4, 1e-5), "FusedMatMul": (1e-4, 1e-5), "MatMulNBits": (1e-4, 1e-4),
     "GatherBlockQuantized": (1e-6, 1e-7), "RotaryEmbedding": (1e-5, 1e-6),
+    "EmbedLayerNormalization": (1e-4, 1e-5), "FusedConv": (1e-4, 1e-5), "MatMulIntegerToFloat": (1e-5, 1e-5),
+    "DynamicQuantizeMatMul": (1e-4, 2e-3),
+    # QOperator outputs are 8-bit: one quantum (ONNX Runtime uses lookup tables and fixed point).
+    "QLinearAdd": (0, 1), "QLinearMul": (0, 1), "QLinearSigmoid": (0, 1), "QLinearLeakyRelu": (0, 1),
+    "QLinearGlobalAveragePool": (0, 1), "QLinearConcat": (0, 1),
     "GroupQueryAttention": (1e-5, 1e-5), "MultiHeadAttention": (1e-5, 1e-5), "Attention": (1e-5, 1e-5),
 }
 F16_TOL = (2e-3, 2e-3)  # float16 outputs: one half-precision step (ONNX Runtime rounds at other points)
@@ -92,6 +97,104 @@ def cases():
     out += gather_block_cases()
     out += rotary_cases()
     out += attention_cases()
+    out += more_cases()
+    return out
+
+
+def more_cases():
+    out = []
+    i32 = lambda v: np.array(v, np.int32)
+    # EmbedLayerNormalization (BERT's embeddings).
+    B, S, H, V, P = 2, 7, 32, 50, 16
+    ids = rng.integers(0, V, size=(B, S)).astype(np.int32)
+    seg = rng.integers(0, 2, size=(B, S)).astype(np.int32)
+    mask = np.ones((B, S), np.int32)
+    mask[1, 5:] = 0
+    tabs = [("word_embedding", vals((V, H))), ("position_embedding", vals((P, H)))]
+    for name, with_seg, with_mask, with_pos in [("embed_layer_norm", True, True, False),
+                                                ("embed_layer_norm_no_segment", False, False, False),
+                                                ("embed_layer_norm_position_ids", True, True, True)]:
+        named = [("input_ids", ids), ("segment_ids", seg) if with_seg else ("", None)] + tabs + \
+                [("segment_embedding", vals((2, H))) if with_seg else ("", None), ("gamma", vals((H,))),
+                 ("beta", vals((H,))), ("mask", mask) if with_mask else ("", None)]
+        if with_pos:
+            named.append(("position_ids", np.array([[s + 2 for s in range(S)]] * B, np.int32)))
+        outputs = [("output", F32), ("mask_index", TensorProto.INT32)] + ([("embedding_sum", F32)] if with_pos else [])
+        out.append(attention_case(name, "EmbedLayerNormalization", named, outputs, {"epsilon": 1e-12},
+                                  fed=("input_ids", "segment_ids", "mask", "position_ids")))
+    # FusedConv.
+    for act, params, z in [("Relu", None, False), ("Tanh", None, False), ("Sigmoid", None, True),
+                           ("LeakyRelu", [0.2], False), ("Clip", [-0.5, 0.75], False), ("HardSigmoid", [0.3, 0.4], True),
+                           ("", None, True)]:
+        x = vals((2, 3, 9, 8))
+        named = [("X", x), ("W", vals((4, 3, 3, 3), -0.5, 0.5)), ("B", vals((4,)))]
+        if z:
+            named.append(("Z", vals((2, 4, 9, 8))))
+        attrs = {"pads": [1, 1, 1, 1]}
+        if act:
+            attrs["activation"] = act
+        if params:
+            attrs["activation_params"] = params
+        out.append(attention_case("fused_conv_" + (act.lower() or "none") + ("_z" if z else ""), "FusedConv", named,
+                                  [("Y", F32)], attrs, fed=("X", "Z")))
+    # MatMulIntegerToFloat and DynamicQuantizeMatMul.
+    u8 = lambda shape: rng.integers(0, 256, size=shape).astype(np.uint8)
+    # int8 weights of 7 bits, as ONNX Runtime's quantizer makes them (reduce_range): its u8 x s8
+    # kernels without VNNI add pairs of products in int16 and saturate beyond that.
+    s8 = lambda shape: rng.integers(-64, 64, size=shape).astype(np.int8)
+    for name, a, b, bs, zps, bias in [
+            ("matmul_integer_to_float", u8((3, 5, 16)), s8((16, 12)), (12,), True, True),
+            ("matmul_integer_to_float_u8u8_scalar", u8((4, 16)), u8((16, 8)), (), True, False),
+            ("matmul_integer_to_float_no_zero_points", u8((2, 16)), s8((16, 8)), (8,), False, True)]:
+        named = [("A", a), ("B", b), ("a_scale", np.array(0.02, np.float32)),
+                 ("b_scale", rng.uniform(0.001, 0.05, size=bs).astype(np.float32))]
+        if zps:
+            named += [("a_zero_point", np.array(rng.integers(100, 150), np.uint8)),
+                      ("b_zero_point", (np.array(rng.integers(-5, 5, size=bs), np.int8) if b.dtype == np.int8 else
+                                        np.array(rng.integers(120, 130, size=bs), np.uint8)))]
+        else:
+            named += [("", None), ("", None)]
+        if bias:
+            named.append(("bias", vals((b.shape[1],))))
+        out.append(attention_case(name, "MatMulIntegerToFloat", named, [("Y", F32)], {}, fed=("A",)))
+    for name, bshape, per_col, bias in [("dynamic_quantize_matmul", (32, 10), True, True),
+                                        ("dynamic_quantize_matmul_scalar_scale", (32, 6), False, False)]:
+        bs = (bshape[1],) if per_col else ()
+        named = [("A", vals((3, 4, 32))), ("B", s8(bshape)), ("b_scale", rng.uniform(0.001, 0.05, size=bs).astype(np.float32)),
+                 ("b_zero_point", np.zeros(bs, np.int8))]
+        if bias:
+            named.append(("bias", vals((bshape[1],))))
+        out.append(attention_case(name, "DynamicQuantizeMatMul", named, [("Y", F32)], {}, fed=("A",)))
+    # QOperator format.
+    sc = lambda v: np.array(v, np.float32)
+    for op, dt in [("QLinearAdd", np.uint8), ("QLinearMul", np.uint8), ("QLinearAdd", np.int8)]:
+        lo, hi = (0, 256) if dt == np.uint8 else (-128, 128)
+        a = rng.integers(lo, hi, size=(2, 3, 8)).astype(dt)
+        b = rng.integers(lo, hi, size=(3, 8)).astype(dt)
+        z = lambda v: np.array(v if dt == np.uint8 else v - 128, dt)
+        named = [("A", a), ("A_scale", sc(0.05)), ("A_zero_point", z(120)), ("B", b), ("B_scale", sc(0.03)),
+                 ("B_zero_point", z(130)), ("C_scale", sc(0.08 if op == "QLinearAdd" else 0.3)), ("C_zero_point", z(128))]
+        out.append(attention_case(f"{op.lower()}_{np.dtype(dt).name}_broadcast", op, named, [("C", TensorProto.UINT8 if dt == np.uint8 else TensorProto.INT8)],
+                                  {}, fed=("A", "B")))
+    for op, attrs in [("QLinearSigmoid", {}), ("QLinearLeakyRelu", {"alpha": 0.1})]:
+        x = rng.integers(0, 256, size=(4, 33)).astype(np.uint8)
+        named = [("X", x), ("X_scale", sc(0.06)), ("X_zero_point", np.array(128, np.uint8)), ("Y_scale", sc(0.004)),
+                 ("Y_zero_point", np.array(0 if op == "QLinearSigmoid" else 100, np.uint8))]
+        out.append(attention_case(op.lower(), op, named, [("Y", TensorProto.UINT8)], attrs, fed=("X",)))
+    for last in (0, 1):
+        x = rng.integers(0, 256, size=(2, 5, 6, 3) if last else (2, 3, 5, 6)).astype(np.uint8)
+        named = [("X", x), ("x_scale", sc(0.05)), ("x_zero_point", np.array(110, np.uint8)), ("y_scale", sc(0.02)),
+                 ("y_zero_point", np.array(90, np.uint8))]
+        out.append(attention_case("qlinear_global_average_pool" + ("_channels_last" if last else ""),
+                                  "QLinearGlobalAveragePool", named, [("Y", TensorProto.UINT8)], {"channels_last": last},
+                                  fed=("X",)))
+    x1 = rng.integers(0, 256, size=(2, 3, 4)).astype(np.uint8)
+    x2 = rng.integers(0, 256, size=(2, 5, 4)).astype(np.uint8)
+    named = [("Y_scale", sc(0.04)), ("Y_zero_point", np.array(128, np.uint8)), ("X1", x1), ("X1_scale", sc(0.03)),
+             ("X1_zero_point", np.array(120, np.uint8)), ("X2", x2), ("X2_scale", sc(0.05)),
+             ("X2_zero_point", np.array(135, np.uint8))]
+    out.append(attention_case("qlinear_concat", "QLinearConcat", named, [("Y", TensorProto.UINT8)], {"axis": 1},
+                              fed=("X1", "X2")))
     return out
 
 

@@ -4,7 +4,7 @@
 // npm package's browser entry (js/browser.mjs) and the wasm build, hands it each model's
 // files and the node cases in memory, and runs `golden` in the page. Prints the same
 // lines as `onemodel golden` on stdout; progress on stderr.
-//   node tools/golden_browser.mjs [--simd on|off] [--models DIR ...] [--cases DIR] [--only a,b]
+//   node tools/golden_browser.mjs [--simd on|off] [--models DIR ...] [--cases DIR ...] [--only a,b]
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
@@ -12,12 +12,12 @@ import { fileURLToPath } from 'node:url';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
-let simd = 'on', casesDir = null, only = null;
-const modelDirs = [];
+let simd = 'on', only = null;
+const modelDirs = [], casesDirs = [];
 for (let i = 0; i < args.length; ++i) {
   if (args[i] === '--simd') simd = args[++i];
   else if (args[i] === '--models') modelDirs.push(path.resolve(args[++i]));
-  else if (args[i] === '--cases') casesDir = path.resolve(args[++i]);
+  else if (args[i] === '--cases') casesDirs.push(path.resolve(args[++i]));
   else if (args[i] === '--only') only = new Set(args[++i].split(','));
   else { console.error(`golden_browser: unknown argument ${args[i]}`); process.exit(2); }
 }
@@ -45,8 +45,9 @@ modelDirs.forEach((dir, k) => {
     jobs.push({ label: stem, args: ['golden', '--models', prefix, '--only', stem], files });
   }
 });
-if (casesDir) {
-  roots.set('/cases', casesDir);
+casesDirs.forEach((casesDir, k) => {
+  const prefix = `/cases${k}`;
+  roots.set(prefix, casesDir);
   const files = [];
   for (const c of fs.readdirSync(casesDir).sort()) {
     const d = path.join(casesDir, c);
@@ -55,13 +56,13 @@ if (casesDir) {
       for (const e of fs.readdirSync(path.join(casesDir, rel))) {
         const r = `${rel}/${e}`;
         if (fs.statSync(path.join(casesDir, r)).isDirectory()) walk(r);
-        else files.push(`/cases/${r}`);
+        else files.push(`${prefix}/${r}`);
       }
     };
     walk(c);
   }
-  jobs.push({ label: 'node cases', args: ['golden', '--cases', '/cases'], files });
-}
+  jobs.push({ label: `node cases ${path.basename(casesDir)}`, args: ['golden', '--cases', prefix], files });
+});
 roots.set('/js', path.join(ROOT, 'js'));
 roots.set('/wasm', path.join(ROOT, 'build/wasm'));
 

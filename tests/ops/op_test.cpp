@@ -113,6 +113,13 @@ TAttr AS(std::string n, std::string v) {
   a.kind = 2;
   return a;
 }
+TAttr AFs(std::string n, std::vector<float> v) {
+  TAttr a;
+  a.name = std::move(n);
+  a.floats = std::move(v);
+  a.kind = 4;
+  return a;
+}
 
 std::string TypedGraph(const Shape& xs, const std::vector<TInit>& inits, const std::vector<TNode>& nodes,
                        const std::vector<std::string>& outputs, const std::vector<std::string>& fed, int64_t opset) {
@@ -155,6 +162,9 @@ std::string TypedGraph(const Shape& xs, const std::vector<TInit>& inits, const s
       } else if (a.kind == 3) {
         pa->set_type(onnx::AttributeProto::FLOAT);
         pa->set_f(a.floats[0]);
+      } else if (a.kind == 4) {
+        pa->set_type(onnx::AttributeProto::FLOATS);
+        for (float v : a.floats) pa->add_floats(v);
       } else {
         pa->set_type(onnx::AttributeProto::STRING);
         pa->set_s(a.s);

@@ -58,12 +58,13 @@ struct TAttr {
   std::vector<int64_t> ints = {};
   std::vector<float> floats = {};
   std::string s = {};
-  int kind = 0;  // 0 INT, 1 INTS, 2 STRING, 3 FLOAT
+  int kind = 0;  // 0 INT, 1 INTS, 2 STRING, 3 FLOAT, 4 FLOATS
 };
 TAttr AF(std::string n, float v);
 TAttr AI(std::string n, int64_t v);
 TAttr AInts(std::string n, std::vector<int64_t> v);
 TAttr AS(std::string n, std::string v);
+TAttr AFs(std::string n, std::vector<float> v);
 struct TNode {
   std::string op;  // "Op", or "domain.Op" outside the default domain (testmodel::SetOpType)
   std::vector<std::string> in;

@@ -13,7 +13,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <optional>
+#include <string>
+#include <vector>
 
 #include "ops/conv/conv_common.h"
 #include "ops/conv/conv_gemm.h"
@@ -256,7 +259,7 @@ bool RunPlaneMulAdd(const ConvRun& r) {
   return false;
 }
 
-constexpr const char* kConvOps[] = {"Conv"};
+constexpr const char* kConvOps[] = {"Conv", "com.microsoft.FusedConv"};
 constexpr AlgorithmRow<ConvPlan, ConvRunFn> kConvRows[] = {
     {"reference", Exactness::kExact, "", nullptr, nullptr, RunReference},
     {"tap-gemm", Exactness::kExact, "GemmF32, GemmBiasActF32", nullptr, TapGemmChosen, RunTapGemm},
@@ -409,6 +412,55 @@ void DeformConv(OpContext& ctx) {
           }
           StoreF32(y, ((b * OC + oc) * OH + i) * OW + j, acc);
         }
+}
+
+// ONNX Runtime's FusedConv (com.microsoft): (X, W, B?, Z?) -> Y = activation(Conv(X, W, B)
+// + Z), each step as its ONNX node computes it: the Conv node's result (this table's
+// planned row), then + Z (Y's shape, each sum rounded once), then the activation named by
+// `activation` (Relu, Tanh, Sigmoid, LeakyRelu (alpha), Clip (min, max), HardSigmoid
+// (alpha, beta): activation_params in that order; "" or absent: none), narrow floats
+// rounding after each step.
+void FusedConv(OpContext& ctx) {
+  const std::string act = ctx.attr_s("activation", "");
+  const std::vector<float> ap = ctx.attr_floats("activation_params");
+  auto param = [&](size_t i, float dflt) { return i < ap.size() ? ap[i] : dflt; };
+  int32_t unary = -1, math = -1;
+  float p0 = 0.0f, p1 = 0.0f;
+  if (act == "Relu") {
+    unary = kUnReluF32;
+  } else if (act == "LeakyRelu") {
+    unary = kUnLeakyReluF32, p0 = param(0, 0.01f);
+  } else if (act == "Clip") {
+    unary = kUnClipF32, p0 = param(0, -std::numeric_limits<float>::infinity()),
+    p1 = param(1, std::numeric_limits<float>::infinity());
+  } else if (act == "HardSigmoid") {
+    unary = kUnHardSigmoidF32, p0 = param(0, 0.2f), p1 = param(1, 0.5f);
+  } else if (act == "Tanh") {
+    math = kMathTanhF32;
+  } else if (act == "Sigmoid") {
+    math = kMathSigmoidF32;
+  } else if (!act.empty()) {
+    throw ctx.Fail(ErrorCode::kUnsupportedOp, "FusedConv activation '" + act + "' is not supported");
+  }
+  Conv(ctx);
+  Tensor& y = ctx.outputs[0].tensor;
+  const int64_t n = y.numel();
+  std::vector<float> v = ToF32(ctx, y);
+  if (ctx.has_input(3)) {
+    const Tensor& z = ctx.in(3);
+    if (z.shape() != y.shape() || z.dtype() != y.dtype())
+      throw ctx.Fail(ErrorCode::kShapeMismatch, "Z must have Y's shape " + ShapeToString(y.shape()) + " and type");
+    const F32View zv(ctx, z);
+    for (int64_t i = 0; i < n; ++i) v[size_t(i)] = v[size_t(i)] + zv[size_t(i)];
+    if (y.dtype() != DType::kFloat && (unary >= 0 || math >= 0))  // the sum rounds as an Add node's output
+      for (int64_t i = 0; i < n; ++i) {
+        StoreF32(y, i, v[size_t(i)]);
+        v[size_t(i)] = float(ElementAsDouble(y, i));
+      }
+  }
+  if (unary >= 0) ctx.kernels->UnaryF32(unary, p0, p1, v.data(), v.data(), n);
+  if (math >= 0) ctx.kernels->MathF32(math, v.data(), v.data(), n);
+  for (int64_t i = 0; i < n; ++i) StoreF32(y, i, v[size_t(i)]);
 }
 
 }  // namespace ops

@@ -151,9 +151,8 @@ void ReadBias(const OpContext& ctx, const Tensor& t, ref::MsAttentionParams& p, 
   RequireFloat(ctx, t, "attention_bias");
   const Shape& s = t.shape();
   if (s.size() != 4 || (s[0] != 1 && s[0] != p.B) || (s[1] != 1 && s[1] != p.N) || s[2] != p.S || s[3] != bias_t)
-    throw ctx.Fail(ErrorCode::kShapeMismatch, "attention_bias must be [batch or 1, heads or 1, " +
-                                                  std::to_string(p.S) + ", " + std::to_string(bias_t) + "], got " +
-                                                  ShapeToString(s));
+    throw ctx.Fail(ErrorCode::kShapeMismatch, "attention_bias must be [batch or 1, heads or 1, " + std::to_string(p.S) +
+                                                  ", " + std::to_string(bias_t) + "], got " + ShapeToString(s));
   store = ToF32(ctx, t);
   p.bias = store.data();
   p.bias_b = s[0];
@@ -188,7 +187,7 @@ float DefaultScale(const OpContext& ctx, int64_t H) {
 
 const FamilyTable<ref::MsAttentionParams, MsAttentionRun>& MsAttentionTable() {
   static constexpr FamilyTable<ref::MsAttentionParams, MsAttentionRun> kTable{"ms_attention", kMsAttentionOps,
-                                                                               kMsAttentionRows};
+                                                                              kMsAttentionRows};
   return kTable;
 }
 
@@ -244,8 +243,8 @@ void ReadGqaHeads(OpContext& ctx, GqaHeads& g) {
   if (ctx.has_input(3)) {
     const Tensor& tpk = ctx.in(3);
     if (tpk.rank() != 4 || tpk.shape()[0] != B || tpk.shape()[1] != Nkv || tpk.shape()[3] != H)
-      throw ctx.Fail(ErrorCode::kShapeMismatch, "past_key must be [batch, kv_num_heads, past, head size], got " +
-                                                    ShapeToString(tpk.shape()));
+      throw ctx.Fail(ErrorCode::kShapeMismatch,
+                     "past_key must be [batch, kv_num_heads, past, head size], got " + ShapeToString(tpk.shape()));
     RequireShape(ctx, ctx.in(4), tpk.shape(), "past_value");
     if (tpk.dtype() != g.dt || ctx.in(4).dtype() != g.dt)
       throw ctx.Fail(ErrorCode::kTypeMismatch, "past_key and past_value must have query's type");
@@ -285,8 +284,8 @@ void GqaRotary(OpContext& ctx, GqaHeads& g, bool first, const std::vector<int64_
       for (int64_t s = 0; s < S; ++s) {
         const int64_t r = position(b, s);
         if (r < 0 || r >= rows)
-          throw ctx.Fail(ErrorCode::kOutOfRange, "position " + std::to_string(r) + " is outside the caches' " +
-                                                     std::to_string(rows) + " rows");
+          throw ctx.Fail(ErrorCode::kOutOfRange,
+                         "position " + std::to_string(r) + " is outside the caches' " + std::to_string(rows) + " rows");
         for (int64_t h = 0; h < heads; ++h) {
           float* row = x.data() + ((b * heads + h) * S + s) * H;
           std::copy(row, row + H, in.begin());
@@ -305,12 +304,13 @@ void GroupQueryAttention(OpContext& ctx) {
   GqaHeads g;
   g.N = ctx.attr_i("num_heads", 0), g.Nkv = ctx.attr_i("kv_num_heads", 0);
   if (g.N <= 0 || g.Nkv <= 0 || g.N % g.Nkv)
-    throw ctx.Fail(ErrorCode::kInvalidModel, "num_heads and kv_num_heads must be positive, kv_num_heads dividing "
-                                             "num_heads");
+    throw ctx.Fail(ErrorCode::kInvalidModel,
+                   "num_heads and kv_num_heads must be positive, kv_num_heads dividing "
+                   "num_heads");
   for (size_t i = 12; i < ctx.inputs.size(); ++i)
     if (ctx.has_input(i))
-      throw ctx.Fail(ErrorCode::kUnsupportedOp, "input " + std::to_string(i) +
-                                                    " (quantized cache scales, q/k norm weights) is not supported");
+      throw ctx.Fail(ErrorCode::kUnsupportedOp,
+                     "input " + std::to_string(i) + " (quantized cache scales, q/k norm weights) is not supported");
   ReadGqaHeads(ctx, g);
   const int64_t B = g.B, S = g.S, N = g.N, Nkv = g.Nkv, H = g.H, P = g.P;
   // Lengths.
@@ -330,10 +330,10 @@ void GroupQueryAttention(OpContext& ctx) {
     const int64_t len = int64_t(tsl.data<int32_t>()[b]) + 1;
     const int64_t pb = first ? 0 : len - S;
     if (len < 1 || len > total || pb < 0 || (!first && pb > P))
-      throw ctx.Fail(ErrorCode::kOutOfRange,
-                     "seqlens_k[" + std::to_string(b) + "] = " + std::to_string(len - 1) + " does not fit " +
-                         std::to_string(S) + " new tokens, a past of " + std::to_string(P) +
-                         " and total_sequence_length " + std::to_string(total));
+      throw ctx.Fail(ErrorCode::kOutOfRange, "seqlens_k[" + std::to_string(b) + "] = " + std::to_string(len - 1) +
+                                                 " does not fit " + std::to_string(S) + " new tokens, a past of " +
+                                                 std::to_string(P) + " and total_sequence_length " +
+                                                 std::to_string(total));
     kv_len[size_t(b)] = len;
     past[size_t(b)] = pb;
   }
@@ -422,7 +422,8 @@ bool BuildMask(const OpContext& ctx, const Tensor* m, bool allow_starts, bool ca
   if (causal && S > 1)
     for (int64_t b = 0; b < B; ++b)
       for (int64_t i = 0; i < S; ++i)
-        for (int64_t t = past + i + 1; t < T; ++t) out[size_t((b * S + i) * T + t)] = std::numeric_limits<float>::lowest();
+        for (int64_t t = past + i + 1; t < T; ++t)
+          out[size_t((b * S + i) * T + t)] = std::numeric_limits<float>::lowest();
   return true;
 }
 
@@ -456,8 +457,9 @@ void ReadMhaHeads(OpContext& ctx, DType dt, MhaHeads& h) {
   };
   if (tq.rank() == 5) {  // packed QKV [B, S, N, 3, H]
     if (ctx.has_input(1) || ctx.has_input(2) || has_bias || tq.shape()[2] != N || tq.shape()[3] != 3)
-      throw ctx.Fail(ErrorCode::kShapeMismatch, "packed query must be [batch, sequence, num_heads, 3, head size] "
-                                                "without key, value or bias");
+      throw ctx.Fail(ErrorCode::kShapeMismatch,
+                     "packed query must be [batch, sequence, num_heads, 3, head size] "
+                     "without key, value or bias");
     H = Hv = tq.shape()[4];
     L = S;
     const auto x = ToF32(ctx, tq);
@@ -480,13 +482,13 @@ void ReadMhaHeads(OpContext& ctx, DType dt, MhaHeads& h) {
     if (tk.dtype() != dt) throw ctx.Fail(ErrorCode::kTypeMismatch, "key must have query's type");
     auto qf = ToF32(ctx, tq);
     if (has_bias) {
-      if (tk.rank() == 5)
-        throw ctx.Fail(ErrorCode::kInvalidModel, "bias is not allowed with packed key and value");
+      if (tk.rank() == 5) throw ctx.Fail(ErrorCode::kInvalidModel, "bias is not allowed with packed key and value");
     }
     if (tk.rank() == 5) {  // packed KV [B, L, N, 2, H]
       if (ctx.has_input(2) || tk.shape()[0] != B || tk.shape()[2] != N || tk.shape()[3] != 2 || tk.shape()[4] != H)
-        throw ctx.Fail(ErrorCode::kShapeMismatch, "packed key must be [batch, kv length, num_heads, 2, head size] "
-                                                  "without value");
+        throw ctx.Fail(ErrorCode::kShapeMismatch,
+                       "packed key must be [batch, kv length, num_heads, 2, head size] "
+                       "without value");
       L = tk.shape()[1];
       Hv = H;
       const auto x = ToF32(ctx, tk);
@@ -507,10 +509,11 @@ void ReadMhaHeads(OpContext& ctx, DType dt, MhaHeads& h) {
       if (tv.dtype() != dt) throw ctx.Fail(ErrorCode::kTypeMismatch, "value must have query's type");
       if (tk.rank() == 4) {  // BNSH key and value (cross attention)
         bnsh_kv = true;
-        if (tk.shape()[0] != B || tk.shape()[1] != N || tk.shape()[3] != H || tv.rank() != 4 ||
-            tv.shape()[0] != B || tv.shape()[1] != N || tv.shape()[2] != tk.shape()[2])
-          throw ctx.Fail(ErrorCode::kShapeMismatch, "key and value as heads must be [batch, num_heads, kv length, "
-                                                    "head size]");
+        if (tk.shape()[0] != B || tk.shape()[1] != N || tk.shape()[3] != H || tv.rank() != 4 || tv.shape()[0] != B ||
+            tv.shape()[1] != N || tv.shape()[2] != tk.shape()[2])
+          throw ctx.Fail(ErrorCode::kShapeMismatch,
+                         "key and value as heads must be [batch, num_heads, kv length, "
+                         "head size]");
         L = tk.shape()[2];
         Hv = tv.shape()[3];
         k = ToF32(ctx, tk);
@@ -595,8 +598,8 @@ void MultiHeadAttention(OpContext& ctx) {
   p.B = B, p.N = N, p.S = S, p.H = H, p.Nkv = N, p.T = T, p.Hv = Hv;
   p.scale = DefaultScale(ctx, H);
   std::vector<float> mask, bias;
-  if (BuildMask(ctx, ctx.has_input(4) ? &ctx.in(4) : nullptr, false, ctx.attr_i("unidirectional", 0) != 0, B, S, T,
-                P, mask))
+  if (BuildMask(ctx, ctx.has_input(4) ? &ctx.in(4) : nullptr, false, ctx.attr_i("unidirectional", 0) != 0, B, S, T, P,
+                mask))
     p.mask = mask.data();
   if (ctx.has_input(5)) ReadBias(ctx, ctx.in(5), p, T, bias);
   if (ctx.wants_output(3)) {
@@ -621,8 +624,9 @@ void MsAttention(OpContext& ctx) {
   const int64_t N = ctx.attr_i("num_heads", 0);
   if (N <= 0) throw ctx.Fail(ErrorCode::kInvalidModel, "num_heads must be positive");
   if (ctx.attr_i("do_rotary", 0))
-    throw ctx.Fail(ErrorCode::kUnsupportedOp, "do_rotary is not supported (use MultiHeadAttention and "
-                                              "RotaryEmbedding)");
+    throw ctx.Fail(ErrorCode::kUnsupportedOp,
+                   "do_rotary is not supported (use MultiHeadAttention and "
+                   "RotaryEmbedding)");
   if (tx.rank() != 3) throw ctx.Fail(ErrorCode::kShapeMismatch, "input must be [batch, sequence, hidden]");
   const int64_t B = tx.shape()[0], S = tx.shape()[1], Din = tx.shape()[2];
   if (tw.rank() != 2 || tw.shape()[0] != Din)
@@ -635,8 +639,9 @@ void MsAttention(OpContext& ctx) {
   }
   if (sizes.size() != 3 || sizes[0] != sizes[1] || sizes[0] % N || sizes[2] % N || sizes[0] <= 0 || sizes[2] <= 0 ||
       sizes[0] + sizes[1] + sizes[2] != C)
-    throw ctx.Fail(ErrorCode::kInvalidModel, "qkv_hidden_sizes must be three sizes (q = k) divisible by num_heads "
-                                             "and summing to the weights' columns");
+    throw ctx.Fail(ErrorCode::kInvalidModel,
+                   "qkv_hidden_sizes must be three sizes (q = k) divisible by num_heads "
+                   "and summing to the weights' columns");
   const int64_t Dq = sizes[0], Dv = sizes[2], H = Dq / N, Hv = Dv / N;
   std::vector<float> biasv;
   if (ctx.has_input(2)) {
@@ -653,8 +658,8 @@ void MsAttention(OpContext& ctx) {
     if (ctx.attr_i("past_present_share_buffer", 0))
       throw ctx.Fail(ErrorCode::kUnsupportedOp, "past_present_share_buffer is not supported");
     if (tp.rank() != 5 || tp.shape()[0] != 2 || tp.shape()[1] != B || tp.shape()[2] != N || tp.shape()[4] != H)
-      throw ctx.Fail(ErrorCode::kShapeMismatch, "past must be [2, batch, num_heads, past, head size], got " +
-                                                    ShapeToString(tp.shape()));
+      throw ctx.Fail(ErrorCode::kShapeMismatch,
+                     "past must be [2, batch, num_heads, past, head size], got " + ShapeToString(tp.shape()));
     if (tp.dtype() != dt) throw ctx.Fail(ErrorCode::kTypeMismatch, "past must have input's type");
     P = tp.shape()[3];
     past = ToF32(ctx, tp);
@@ -665,8 +670,7 @@ void MsAttention(OpContext& ctx) {
   p.scale = DefaultScale(ctx, H);
   std::vector<float> mask, bias;
   const Tensor* tm = ctx.has_input(3) ? &ctx.in(3) : nullptr;
-  if (tm && tm->rank() == 4)
-    throw ctx.Fail(ErrorCode::kUnsupportedOp, "a 4-D mask_index is not supported");
+  if (tm && tm->rank() == 4) throw ctx.Fail(ErrorCode::kUnsupportedOp, "a 4-D mask_index is not supported");
   if (tm && tm->rank() == 2 && tm->shape()[1] == 1 && T != 1) tm = nullptr;  // a placeholder mask: none
   if (BuildMask(ctx, tm, true, ctx.attr_i("unidirectional", 0) != 0, B, S, T, P, mask)) p.mask = mask.data();
   if (ctx.has_input(5)) {

@@ -94,8 +94,11 @@ void RunLayerRows(const OpContext& ctx, const ref::LayerNormParams& p, const Lay
   });
 }
 
-constexpr const char* kLayerNormOps[] = {"LayerNormalization", "RMSNormalization", "SimplifiedLayerNormalization",
+constexpr const char* kLayerNormOps[] = {"LayerNormalization",
+                                         "RMSNormalization",
+                                         "SimplifiedLayerNormalization",
                                          "com.microsoft.SkipLayerNormalization",
+                                         "com.microsoft.EmbedLayerNormalization",
                                          "com.microsoft.SkipSimplifiedLayerNormalization"};
 constexpr AlgorithmRow<ref::LayerNormParams, LayerNormRun> kLayerNormRows[] = {
     {"reference", Exactness::kExact, "", nullptr, nullptr, RunLayerReference},
@@ -300,6 +303,85 @@ void SkipNorm(OpContext& ctx, bool rms) {
 }
 
 }  // namespace
+
+// ONNX Runtime's EmbedLayerNormalization (com.microsoft): (input_ids, segment_ids?,
+// word_embedding, position_embedding, segment_embedding?, gamma, beta, mask?,
+// position_ids?) -> (output, mask_index, embedding_sum?). Per token (b, s) of the int32
+// ids [B, S]: v = (word[input_ids] + position[position_ids or s]) + segment[segment_ids]
+// (f32, each sum rounded once; output 2 rounded once to the embeddings' type), then
+// LayerNormalization of v over the hidden axis with gamma and beta (epsilon 1e-12 by
+// default). mask_index [B] (int32) is the sum of the mask's row (0 without a mask). An id
+// outside its table is kOutOfRange.
+void EmbedLayerNormalization(OpContext& ctx) {
+  const Tensor& ids = ctx.in(0);
+  const Tensor& word = ctx.in(2);
+  const Tensor& pos = ctx.in(3);
+  const Tensor* seg = ctx.has_input(4) ? &ctx.in(4) : nullptr;
+  const Tensor* seg_ids = ctx.has_input(1) ? &ctx.in(1) : nullptr;
+  const Tensor* mask = ctx.has_input(7) ? &ctx.in(7) : nullptr;
+  const Tensor* pos_ids = ctx.has_input(8) ? &ctx.in(8) : nullptr;
+  if (ids.rank() != 2) throw ctx.Fail(ErrorCode::kShapeMismatch, "input_ids must be [batch, sequence]");
+  const int64_t B = ids.shape()[0], S = ids.shape()[1];
+  if (word.rank() != 2 || pos.rank() != 2 || (seg && seg->rank() != 2))
+    throw ctx.Fail(ErrorCode::kShapeMismatch, "the embeddings must be 2-D");
+  const int64_t H = word.shape()[1];
+  if (pos.shape()[1] != H || (seg && seg->shape()[1] != H))
+    throw ctx.Fail(ErrorCode::kShapeMismatch, "the embeddings must share the hidden size");
+  for (const Tensor* t : {&ids, seg_ids, mask, pos_ids}) {
+    if (!t) continue;
+    if (t->dtype() != DType::kInt32) throw ctx.Fail(ErrorCode::kTypeMismatch, "ids and the mask must be int32");
+    const bool ok =
+        t->shape() == ids.shape() || (t == pos_ids && t->rank() == 2 && t->shape()[0] == 1 && t->shape()[1] == S);
+    if (!ok) throw ctx.Fail(ErrorCode::kShapeMismatch, "ids, the mask and position_ids must be [batch, sequence]");
+  }
+  if (seg && !seg_ids) throw ctx.Fail(ErrorCode::kMissingInput, "segment_embedding needs segment_ids");
+  const F32View wv(ctx, word), pv(ctx, pos);
+  std::optional<F32View> sv;
+  if (seg) sv.emplace(ctx, *seg);
+  auto row = [&](const Tensor& table, int64_t id, const char* what) {
+    if (id < 0 || id >= table.shape()[0])
+      throw ctx.Fail(ErrorCode::kOutOfRange, std::string(what) + " " + std::to_string(id) + " is outside its " +
+                                                 std::to_string(table.shape()[0]) + " rows");
+    return id * H;
+  };
+  Tensor v = ctx.NewTensor(DType::kFloat, {B, S, H}, false, "embedding sum");
+  float* pvv = v.mutable_data<float>();
+  for (int64_t b = 0; b < B; ++b)
+    for (int64_t s = 0; s < S; ++s) {
+      const int64_t t = b * S + s;
+      const int64_t wi = row(word, ids.data<int32_t>()[t], "input id");
+      const int64_t p = pos_ids ? pos_ids->data<int32_t>()[pos_ids->shape()[0] == 1 ? s : t] : s;
+      const int64_t pi = row(pos, p, "position");
+      const int64_t si = seg ? row(*seg, seg_ids->data<int32_t>()[t], "segment id") : 0;
+      for (int64_t h = 0; h < H; ++h) {
+        const float sum = wv[size_t(wi + h)] + pv[size_t(pi + h)];
+        pvv[t * H + h] = seg ? sum + (*sv)[size_t(si + h)] : sum;
+      }
+    }
+  if (ctx.wants_output(1)) {
+    Tensor& mi = ctx.out(1, DType::kInt32, {B});
+    for (int64_t b = 0; b < B && mask; ++b) {
+      int32_t sum = 0;
+      for (int64_t s = 0; s < S; ++s) sum = int32_t(uint32_t(sum) + uint32_t(mask->data<int32_t>()[b * S + s]));
+      mi.mutable_data<int32_t>()[b] = sum;
+    }
+  }
+  if (ctx.wants_output(2)) {
+    Tensor& es = ctx.out_uninit(2, word.dtype(), {B, S, H});
+    for (int64_t i = 0; i < B * S * H; ++i) StoreF32(es, i, pvv[i]);
+  }
+  const Tensor& gamma = ctx.in(5);
+  const Tensor& beta = ctx.in(6);
+  if (gamma.numel() != H || beta.numel() != H)
+    throw ctx.Fail(ErrorCode::kShapeMismatch, "gamma and beta must hold the hidden size's values");
+  ref::LayerNormParams p;
+  p.eps = ctx.attr_f("epsilon", 1e-12f);
+  if (!(p.eps >= 0.0f)) throw ctx.Fail(ErrorCode::kInvalidModel, "epsilon must be 0 or more");
+  p.n = H;
+  p.outer = B * S;
+  Tensor& y = ctx.out_uninit(0, word.dtype(), {B, S, H});
+  RunLayerNorm(ctx, p, pvv, gamma, &beta, Shape{H}, y, nullptr, nullptr);
+}
 
 void SimplifiedLayerNormalization(OpContext& ctx) { LastAxesNorm(ctx, true, true); }
 void SkipLayerNormalization(OpContext& ctx) { SkipNorm(ctx, false); }

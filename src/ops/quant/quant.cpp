@@ -232,7 +232,8 @@ bool PairsFit(const MatMulIntegerNode& p) { return p.pairs_fit; }
 bool PairsChosen(const MatMulIntegerNode& p) { return !p.native_dot; }
 bool DotChosen(const MatMulIntegerNode& p) { return p.native_dot; }
 
-constexpr const char* kMatMulIntegerOps[] = {"MatMulInteger", "QLinearMatMul"};
+constexpr const char* kMatMulIntegerOps[] = {"MatMulInteger", "QLinearMatMul", "com.microsoft.MatMulIntegerToFloat",
+                                             "com.microsoft.DynamicQuantizeMatMul"};
 constexpr AlgorithmRow<MatMulIntegerNode, MatMulIntegerRunFn> kMatMulIntegerRows[] = {
     {"reference", Exactness::kExact, "", nullptr, nullptr, RunIntMatMulReference},
     {"i16-pairs", Exactness::kExact, "GemmI16PairsI32", PairsFit, PairsChosen, RunIntMatMulPairs},
@@ -512,6 +513,84 @@ void QLinearMatMul(OpContext& ctx) {
   const Tensor& yzp = ctx.in(7);
   Tensor& y = ctx.out(0, yzp.dtype(), s);
   ref::QLinearMatMulOutput(acc.data(), int64_t(acc.size()), ctx.in(1), ctx.in(4), ctx.in(6), yzp, y);
+}
+
+// ONNX Runtime's MatMulIntegerToFloat and DynamicQuantizeMatMul (com.microsoft): the int32
+// sums by the planned row, then per output y = float(sum) * (a_scale * b_scale[n]) (the
+// multiplier one f32 product, as ONNX Runtime forms it), then + bias[n] when given, each
+// step one rounding in f32; y rounds once to the scales' type. a_scale is one value,
+// b_scale one value or one per column of B.
+namespace {
+
+void ScaleSums(OpContext& ctx, const std::vector<int32_t>& acc, const Shape& shape, float a_scale,
+               const Tensor& b_scale, const Tensor* bias, DType out) {
+  const int64_t N = shape.empty() ? 1 : shape.back();
+  if (b_scale.numel() != 1 && !(b_scale.rank() == 1 && b_scale.numel() == N))
+    throw ctx.Fail(ErrorCode::kShapeMismatch, "b_scale must be one value or one per column of B");
+  if (bias && !(bias->rank() == 1 && bias->numel() == N))
+    throw ctx.Fail(ErrorCode::kShapeMismatch, "bias must be 1-D with one value per column of B");
+  const auto bs = ToF32(ctx, b_scale);
+  std::vector<float> mult(static_cast<size_t>(N));
+  for (int64_t n = 0; n < N; ++n) mult[size_t(n)] = a_scale * bs[bs.size() == 1 ? 0 : size_t(n)];
+  std::vector<float> bv;
+  if (bias) bv = ToF32(ctx, *bias);
+  Tensor& y = ctx.out_uninit(0, out, shape);
+  float* yf = out == DType::kFloat ? y.mutable_data<float>() : nullptr;
+  for (size_t i = 0; i < acc.size(); ++i) {
+    const size_t n = i % size_t(N);
+    float v = float(acc[i]) * mult[n];
+    if (bias) v = v + bv[n];
+    if (yf)
+      yf[i] = v;
+    else
+      StoreF32(y, int64_t(i), v);
+  }
+}
+
+// The int32 sums of A and B (zero points may be null) into acc; their shape.
+Shape IntSums(OpContext& ctx, const Tensor& a, const Tensor& b, const Tensor* azp, const Tensor* bzp, size_t b_in,
+              size_t bzp_in, std::vector<int32_t>& acc) {
+  Shape s;
+  IntMatMul(
+      ctx, a, b, azp, bzp,
+      [&](const Shape& shape) {
+        s = shape;
+        acc.resize(size_t(ProductOf(shape)));
+        return acc.data();
+      },
+      b_in, bzp_in);
+  return s;
+}
+
+float ScalarScale(const OpContext& ctx, const Tensor& t, const char* what) {
+  if (t.numel() != 1) throw ctx.Fail(ErrorCode::kShapeMismatch, std::string(what) + " must be one value");
+  return ToF32(ctx, t)[0];
+}
+
+}  // namespace
+
+// (A, B, a_scale, b_scale, a_zero_point?, b_zero_point?, bias?) -> Y.
+void MatMulIntegerToFloat(OpContext& ctx) {
+  std::vector<int32_t> acc;
+  const Shape s = IntSums(ctx, ctx.in(0), ctx.in(1), ctx.has_input(4) ? &ctx.in(4) : nullptr,
+                          ctx.has_input(5) ? &ctx.in(5) : nullptr, 1, 5, acc);
+  const Tensor& as = ctx.in(2);
+  ScaleSums(ctx, acc, s, ScalarScale(ctx, as, "a_scale"), ctx.in(3), ctx.has_input(6) ? &ctx.in(6) : nullptr,
+            as.dtype());
+}
+
+// (A, B, b_scale, b_zero_point?, bias?) -> Y: A (float) quantized to uint8 as
+// DynamicQuantizeLinear does (ref::DynamicQuantizeLinear), then MatMulIntegerToFloat.
+void DynamicQuantizeMatMul(OpContext& ctx) {
+  const Tensor& a = ctx.in(0);
+  if (a.dtype() != DType::kFloat) throw ctx.Fail(ErrorCode::kTypeMismatch, "A must be float");
+  Tensor aq(DType::kUInt8, a.shape());
+  Tensor azp(DType::kUInt8, {});
+  float a_scale = 0.0f;
+  ref::DynamicQuantizeLinear(a, aq.mutable_data<uint8_t>(), &a_scale, azp.mutable_data<uint8_t>());
+  std::vector<int32_t> acc;
+  const Shape s = IntSums(ctx, aq, ctx.in(1), &azp, ctx.has_input(3) ? &ctx.in(3) : nullptr, 1, 3, acc);
+  ScaleSums(ctx, acc, s, a_scale, ctx.in(2), ctx.has_input(4) ? &ctx.in(4) : nullptr, DType::kFloat);
 }
 
 }  // namespace ops

@@ -203,10 +203,43 @@ std::vector<OpCase> ConvCases() {
       }
     }
   }
+  {
+    // ONNX Runtime's FusedConv: every activation, with and without Z, specials in X.
+    SplitMix64 rng(2207);
+    const auto F = onnx::TensorProto::FLOAT;
+    const Shape xs{2, 3, 9, 8};
+    struct Act {
+      const char* name;
+      std::vector<float> params;
+    };
+    const Act acts[] = {{"Relu", {}},
+                        {"Tanh", {}},
+                        {"Sigmoid", {}},
+                        {"LeakyRelu", {0.2f}},
+                        {"Clip", {-0.5f, 0.75f}},
+                        {"HardSigmoid", {0.3f, 0.4f}},
+                        {"", {}}};
+    for (const Act& a : acts)
+      for (bool z : {false, true}) {
+        std::vector<TInit> inits = {{"W", F, {4, 3, 3, 3}, Floats(rng, 108, -0.5f, 0.5f)},
+                                    {"B", F, {4}, Floats(rng, 4, -1.0f, 1.0f)}};
+        std::vector<std::string> in = {"X", "W", "B"};
+        if (z) {
+          inits.push_back({"Z", F, {2, 4, 9, 8}, Floats(rng, 576, -1.0f, 1.0f)});
+          in.push_back("Z");
+        }
+        std::vector<TAttr> attrs = {AInts("pads", {1, 1, 1, 1})};
+        if (*a.name) attrs.push_back(AS("activation", a.name));
+        if (!a.params.empty()) attrs.push_back(AFs("activation_params", a.params));
+        cases.push_back(XCase(std::string("FusedConv ") + (*a.name ? a.name : "no activation") + (z ? " with Z" : ""),
+                              TypedGraph(xs, inits, {{"com.microsoft.FusedConv", in, {"Y"}, attrs}}, {"Y"}), xs,
+                              Values(rng, Count(xs), 1, -2.0f, 2.0f)));
+      }
+  }
   return cases;
 }
 
-const bool kRegistered = RegisterFamily({"conv", {"Conv"}, &ConvCases});
+const bool kRegistered = RegisterFamily({"conv", {"Conv", "com.microsoft.FusedConv"}, &ConvCases});
 
 }  // namespace
 

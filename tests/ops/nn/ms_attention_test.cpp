@@ -120,8 +120,8 @@ OpCase GqaCase(SplitMix64& rng, const Gqa& g, int kind) {
 struct Mha {
   const char* what;
   int64_t B, S, L, N, H, Hv, P;
-  int kv;        // 0 3-D key and value, 1 BNSH, 2 packed KV, 3 packed QKV
-  Shape mask;    // key_padding_mask's shape (empty: none)
+  int kv;      // 0 3-D key and value, 1 BNSH, 2 packed KV, 3 packed QKV
+  Shape mask;  // key_padding_mask's shape (empty: none)
   bool bias = false, abias = false, causal = false, qk = false;
 };
 
@@ -177,8 +177,7 @@ OpCase MhaCase(SplitMix64& rng, const Mha& m, int kind) {
   for (const auto& o : outs)
     if (!o.empty()) graph_outs.push_back(o);
   const std::string what = std::string("MultiHeadAttention ") + m.what + " kind " + std::to_string(kind);
-  return XCase(what,
-               TypedGraph(qs, inits, {{"com.microsoft.MultiHeadAttention", in, outs, attrs}}, graph_outs), qs,
+  return XCase(what, TypedGraph(qs, inits, {{"com.microsoft.MultiHeadAttention", in, outs, attrs}}, graph_outs), qs,
                Values(rng, Count(qs), kind, -2.0f, 2.0f));
 }
 
@@ -230,19 +229,82 @@ std::vector<OpCase> MsAttentionCases() {
   SplitMix64 rng(3303);
   const Gqa gqas[] = {
       {"first prompt, right padding, rotary", 2, 7, 4, 2, 16, 0, 7, {6, 4}, false, true},
-      {"decoding with a past, local window, softcap, head_sink, probabilities out", 2, 1, 4, 2, 16, 9, 10, {9, 6},
-       false, false, false, false, false, true, 4, 2, -1, 5.0f},
-      {"chunked prefill, packed QKV, interleaved rotary with positions, bias, smooth softmax, scores out", 1, 3, 4,
-       1, 16, 5, 8, {7}, true, true, true, true, true, false, -1, 1, 1},
-      {"first prompt, float16, no past", 1, 9, 2, 2, 32, 0, 9, {8}, false, true, false, false, false, false, 3, 0,
-       -1, 0.0f, true},
+      {"decoding with a past, local window, softcap, head_sink, probabilities out",
+       2,
+       1,
+       4,
+       2,
+       16,
+       9,
+       10,
+       {9, 6},
+       false,
+       false,
+       false,
+       false,
+       false,
+       true,
+       4,
+       2,
+       -1,
+       5.0f},
+      {"chunked prefill, packed QKV, interleaved rotary with positions, bias, smooth softmax, scores out",
+       1,
+       3,
+       4,
+       1,
+       16,
+       5,
+       8,
+       {7},
+       true,
+       true,
+       true,
+       true,
+       true,
+       false,
+       -1,
+       1,
+       1},
+      {"first prompt, float16, no past",
+       1,
+       9,
+       2,
+       2,
+       32,
+       0,
+       9,
+       {8},
+       false,
+       true,
+       false,
+       false,
+       false,
+       false,
+       3,
+       0,
+       -1,
+       0.0f,
+       true},
       {"decoding, past buffer longer than the tokens", 2, 1, 8, 2, 24, 12, 12, {7, 11}},
   };
   for (const Gqa& g : gqas)
     for (int kind : {0, 1}) cases.push_back(GqaCase(rng, g, kind));
   const Mha mhas[] = {
-      {"bias, [B, T] mask, attention_bias, past, unidirectional, qk", 2, 5, 5, 3, 8, 12, 4, 0, {2, 9}, true, true,
-       true, true},
+      {"bias, [B, T] mask, attention_bias, past, unidirectional, qk",
+       2,
+       5,
+       5,
+       3,
+       8,
+       12,
+       4,
+       0,
+       {2, 9},
+       true,
+       true,
+       true,
+       true},
       {"cross attention, BNSH key and value, [B] lengths", 2, 6, 11, 2, 16, 16, 0, 1, {2}},
       {"packed KV, [B, S, T] mask", 1, 4, 7, 2, 8, 8, 0, 2, {1, 4, 7}},
       {"packed QKV, unidirectional", 2, 6, 6, 2, 8, 8, 0, 3, {}, false, false, true},
@@ -253,7 +315,17 @@ std::vector<OpCase> MsAttentionCases() {
   const Att atts[] = {
       {"bias, [B] mask", 2, 6, 24, 3, 24, 24, 0, {2}},
       {"past, ends and starts, unidirectional", 2, 4, 16, 2, 16, 16, 3, {4}, true, true},
-      {"qkv_hidden_sizes, [B, S, T] mask, attention_bias, no bias", 1, 5, 12, 2, 8, 12, 0, {1, 5, 5}, false, false,
+      {"qkv_hidden_sizes, [B, S, T] mask, attention_bias, no bias",
+       1,
+       5,
+       12,
+       2,
+       8,
+       12,
+       0,
+       {1, 5, 5},
+       false,
+       false,
        true},
   };
   for (const Att& a : atts)
@@ -261,10 +333,10 @@ std::vector<OpCase> MsAttentionCases() {
   return cases;
 }
 
-const bool kRegistered = RegisterFamily({"ms_attention",
-                                         {"com.microsoft.GroupQueryAttention", "com.microsoft.MultiHeadAttention",
-                                          "com.microsoft.Attention"},
-                                         &MsAttentionCases});
+const bool kRegistered = RegisterFamily(
+    {"ms_attention",
+     {"com.microsoft.GroupQueryAttention", "com.microsoft.MultiHeadAttention", "com.microsoft.Attention"},
+     &MsAttentionCases});
 
 // The case's run fails with `code` and a message containing `text`.
 void ExpectError(const OpCase& c, ErrorCode code, const std::string& text) {

@@ -95,6 +95,45 @@ std::vector<OpCase> NormsCases() {
                       {Float("epsilon", 1e-5f)}),
                 xi, Values(rng, Count(xi), kind, -3.0f, 3.0f)));
   }
+  {
+    // ONNX Runtime's EmbedLayerNormalization: the word table fed (specials in it), with and
+    // without segments, mask and position_ids.
+    SplitMix64 rng(707);
+    const auto F = onnx::TensorProto::FLOAT, I32 = onnx::TensorProto::INT32;
+    const Shape ws{30, 48};
+    std::vector<double> ids, seg, mask, pos;
+    for (int i = 0; i < 2 * 9; ++i) {
+      ids.push_back(double(rng.NextU32() % 30));
+      seg.push_back(double(rng.NextU32() % 2));
+      mask.push_back(i % 9 < 7 ? 1.0 : 0.0);
+      pos.push_back(double(i % 9 + 1));
+    }
+    for (int variant : {0, 1, 2})
+      for (int kind : {0, 1}) {
+        std::vector<TInit> inits = {{"IDS", I32, {2, 9}, ids},
+                                    {"PE", F, {12, 48}, Floats(rng, 12 * 48, -1.0f, 1.0f)},
+                                    {"G", F, {48}, Floats(rng, 48, 0.5f, 1.5f)},
+                                    {"BE", F, {48}, Floats(rng, 48, -0.5f, 0.5f)}};
+        std::vector<std::string> in = {"IDS", "", "X", "PE", "", "G", "BE"};
+        std::vector<std::string> outs = {"Y", "MI"};
+        if (variant != 1) {
+          inits.push_back({"SEG", I32, {2, 9}, seg});
+          inits.push_back({"SE", F, {2, 48}, Floats(rng, 96, -1.0f, 1.0f)});
+          in[1] = "SEG", in[4] = "SE";
+          inits.push_back({"M", I32, {2, 9}, mask});
+          in.push_back("M");
+        }
+        if (variant == 2) {
+          inits.push_back({"POS", I32, {2, 9}, pos});
+          in.push_back("POS");
+          outs.push_back("SUM");
+        }
+        cases.push_back(
+            XCase("EmbedLayerNormalization variant " + std::to_string(variant) + " kind " + std::to_string(kind),
+                  TypedGraph(ws, inits, {{"com.microsoft.EmbedLayerNormalization", in, outs}}, outs), ws,
+                  Values(rng, Count(ws), kind, -1.0f, 1.0f)));
+      }
+  }
   return cases;
 }
 
@@ -102,7 +141,7 @@ const bool kRegistered =
     RegisterFamily({"norms",
                     {"LayerNormalization", "RMSNormalization", "InstanceNormalization", "BatchNormalization",
                      "SimplifiedLayerNormalization", "com.microsoft.SkipLayerNormalization",
-                     "com.microsoft.SkipSimplifiedLayerNormalization"},
+                     "com.microsoft.SkipSimplifiedLayerNormalization", "com.microsoft.EmbedLayerNormalization"},
                     &NormsCases});
 
 }  // namespace

@@ -218,13 +218,39 @@ std::vector<OpCase> QuantCases() {
                                 {{"X", Input(cs, Values(rng, 270, 0, -2.0f, 2.0f))}}));
     }
   }
+  {
+    // ONNX Runtime's DynamicQuantizeMatMul (A fed, specials in it) and MatMulIntegerToFloat
+    // (after QuantizeLinear): per-column and scalar scales, zero points, bias.
+    SplitMix64 rng(4409);
+    const auto F = onnx::TensorProto::FLOAT, U8 = onnx::TensorProto::UINT8, I8 = onnx::TensorProto::INT8;
+    const Shape xs{3, 7, 40};
+    for (bool per_col : {false, true})
+      for (int kind : {0, 1}) {
+        const Shape bs = per_col ? Shape{24} : Shape{};
+        const std::vector<TInit> inits = {{"B", I8, {40, 24}, Ints8(rng, 40 * 24, true)},
+                                          {"bs", F, bs, Floats(rng, per_col ? 24 : 1, 0.001f, 0.05f)},
+                                          {"bz", I8, bs, std::vector<double>(per_col ? 24 : 1, 3.0)},
+                                          {"bias", F, {24}, Floats(rng, 24, -1.0f, 1.0f)},
+                                          {"as", F, {}, {0.03}},
+                                          {"az", U8, {}, {110}}};
+        const std::vector<TNode> nodes = {
+            {"com.microsoft.DynamicQuantizeMatMul", {"X", "B", "bs", "bz", per_col ? "bias" : ""}, {"Y"}},
+            {"QuantizeLinear", {"X", "as", "az"}, {"Xq"}},
+            {"com.microsoft.MatMulIntegerToFloat", {"Xq", "B", "as", "bs", "az", "bz", per_col ? "" : "bias"}, {"Y2"}}};
+        cases.push_back(FeedsCase(
+            std::string("DynamicQuantizeMatMul and MatMulIntegerToFloat") +
+                (per_col ? ", per-column scales" : ", scalar scales") + ", kind " + std::to_string(kind),
+            TypedGraph(xs, inits, nodes, {"Y", "Y2"}), {{"X", Input(xs, Values(rng, Count(xs), kind, -2.0f, 2.0f))}}));
+      }
+  }
   return cases;
 }
 
-const bool kRegistered = RegisterFamily({"quant",
-                                         {"ConvInteger", "QLinearConv", "MatMulInteger", "QLinearMatMul",
-                                          "QuantizeLinear", "DequantizeLinear", "DynamicQuantizeLinear"},
-                                         &QuantCases});
+const bool kRegistered = RegisterFamily(
+    {"quant",
+     {"ConvInteger", "QLinearConv", "MatMulInteger", "QLinearMatMul", "QuantizeLinear", "DequantizeLinear",
+      "DynamicQuantizeLinear", "com.microsoft.MatMulIntegerToFloat", "com.microsoft.DynamicQuantizeMatMul"},
+     &QuantCases});
 
 }  // namespace
 
