@@ -12,7 +12,7 @@ namespace onemodel::impl {
 
 constexpr int64_t kMinIrVersion = 3;
 constexpr int64_t kMaxIrVersion = 13;     // ONNX 1.22 writes up to IR 13
-constexpr int64_t kMaxDefaultOpset = 27;  // the ai.onnx opsets ONNX 1.22 defines
+constexpr int64_t kMaxDefaultOpset = 28;  // the ai.onnx opsets of onnx's main branch (ONNX 1.22: 27)
 constexpr int64_t kMaxMlOpset = 5;        // ai.onnx.ml
 
 // Imports a model. `origin` names it in messages; `model_dir` (may be empty) is where

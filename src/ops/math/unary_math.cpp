@@ -136,9 +136,20 @@ void Selu(OpContext& ctx) {
   if (UnaryFastF32(ctx, kUnSeluF32, alpha, gamma)) return;
   MapFloat(ctx, [=](float v) { return v <= 0.0f ? gamma * (alpha * math::Exp(v) - alpha) : gamma * v; });
 }
+// Celu; double (opset 28) in binary64 with the project's ExpD, the same expression.
 void Celu(OpContext& ctx) {
   const float alpha = ctx.attr_f("alpha", 1.0f);
   if (UnaryFastF32(ctx, kUnCeluF32, alpha)) return;
+  const Tensor& x = ctx.in(0);
+  if (x.dtype() == DType::kDouble) {
+    const double ad = alpha;
+    Tensor& y = ctx.out_uninit(0, x.dtype(), x.shape());
+    for (int64_t i = 0; i < x.numel(); ++i) {
+      const double v = x.data<double>()[i], m = ad * (math::ExpD(v / ad) - 1.0);
+      y.mutable_data<double>()[i] = (v > 0.0 ? v : 0.0) + (m < 0.0 ? m : 0.0);
+    }
+    return;
+  }
   MapFloat(ctx, [alpha](float v) {
     const float m = alpha * (math::Exp(v / alpha) - 1.0f);
     const float neg = m < 0.0f ? m : 0.0f;
@@ -151,6 +162,33 @@ void Mish(OpContext& ctx) {
 void Swish(OpContext& ctx) {
   const float alpha = ctx.attr_f("alpha", 1.0f);
   if (!UnaryFastF32(ctx, kUnSwishF32, alpha)) MapFloat(ctx, [alpha](float v) { return v * math::Sigmoid(alpha * v); });
+}
+// SwiGLU (opset 28): Y = Swish_alpha(A) * B, A and B of one shape and type (no
+// broadcast). f32: Swish as the Swish operator (v * Sigmoid(alpha * v), the session's
+// exact UnaryF32), then one product with B; float16 and bfloat16 widen exactly and round
+// once; double in binary64: (a * (1 / (1 + ExpD(-alpha * a)))) * b.
+void SwiGLU(OpContext& ctx) {
+  const Tensor& a = ctx.in(0);
+  const Tensor& b = ctx.in(1);
+  if (a.shape() != b.shape())
+    throw ctx.Fail(ErrorCode::kShapeMismatch,
+                   "A " + ShapeToString(a.shape()) + " and B " + ShapeToString(b.shape()) + " must have one shape");
+  if (a.dtype() != b.dtype()) throw ctx.Fail(ErrorCode::kTypeMismatch, "A and B must have one type");
+  const float alpha = ctx.attr_f("alpha", 1.0f);
+  const int64_t n = a.numel();
+  Tensor& y = ctx.out_uninit(0, a.dtype(), a.shape());
+  if (a.dtype() == DType::kDouble) {
+    const double ad = alpha;
+    for (int64_t i = 0; i < n; ++i) {
+      const double v = a.data<double>()[i];
+      y.mutable_data<double>()[i] = (v * (1.0 / (1.0 + math::ExpD(-ad * v)))) * b.data<double>()[i];
+    }
+    return;
+  }
+  std::vector<float> s = ToF32(ctx, a);
+  const F32View bv(ctx, b);
+  ctx.kernels->UnaryF32(kUnSwishF32, alpha, 0.0f, s.data(), s.data(), n);
+  for (int64_t i = 0; i < n; ++i) StoreF32(y, i, s[size_t(i)] * bv[size_t(i)]);
 }
 namespace {
 float GeluTanhF32(float v) {

@@ -47,8 +47,7 @@ QParams ReadQ(const OpContext& ctx, size_t si, size_t zi, DType type, const std:
   if (ctx.has_input(zi)) {
     const Tensor& z = ctx.in(zi);
     if (z.numel() != 1) throw ctx.Fail(ErrorCode::kShapeMismatch, what + "'s zero point must be one value");
-    if (z.dtype() != type)
-      throw ctx.Fail(ErrorCode::kTypeMismatch, what + "'s zero point must be " + DTypeName(type));
+    if (z.dtype() != type) throw ctx.Fail(ErrorCode::kTypeMismatch, what + "'s zero point must be " + DTypeName(type));
     q.zero = Q8(z, 0);
   }
   return q;
@@ -136,8 +135,10 @@ void QLinearGlobalAveragePool(OpContext& ctx) {
 // every element dequantized with its input's parameters and quantized with Y's.
 void QLinearConcat(OpContext& ctx) {
   const size_t n_in = ctx.num_inputs();
-  if (n_in < 5 || (n_in - 2) % 3) throw ctx.Fail(ErrorCode::kInvalidModel, "inputs must be Y_scale, Y_zero_point "
-                                                                         "and triples of X, X_scale, X_zero_point");
+  if (n_in < 5 || (n_in - 2) % 3)
+    throw ctx.Fail(ErrorCode::kInvalidModel,
+                   "inputs must be Y_scale, Y_zero_point "
+                   "and triples of X, X_scale, X_zero_point");
   const Tensor& x0 = Data8(ctx, 2, "X");
   const DType type = ctx.has_input(1) ? ctx.in(1).dtype() : x0.dtype();
   if (!Is8(type)) throw ctx.Fail(ErrorCode::kTypeMismatch, "Y_zero_point must be uint8 or int8");
