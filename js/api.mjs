@@ -183,10 +183,8 @@ export function createBackend(ort, platform) {
       if (!this.session) throw new OneModelError('invalid_argument', 'the session was released');
       const timeLimit = runTimeLimit(options);
       const m = this.module;
-      const entries = Object.entries(feeds);
-      for (const [name] of entries) {
-        if (!this.inputIndex.has(name)) throw new OneModelError('invalid_argument', `${this.name}: the model has no input named '${name}'`);
-      }
+      // Feeds the model does not name are ignored, as onnxruntime-node ignores them.
+      const entries = Object.entries(feeds).filter(([name]) => this.inputIndex.has(name));
       const { inputs, allocated } = toWasm(m, entries, 'feed');
       try {
         const names = Object.keys(fetches);

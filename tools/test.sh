@@ -5,7 +5,8 @@
 # and concurrent tests); the fuzz harnesses' smoke run (tools/fuzz.sh --smoke);
 # the suite on arm64 under qemu (a CPU with and one without the dot-product extension)
 # and on wasm (SIMD128 and scalar builds) under node; the JS API's tests (tests/js) on
-# both wasm builds; then the CLI checks, the node cases on every row, and the committed
+# both wasm builds, the npm package, the browser pages and the leniency table (feed
+# variants: onnxruntime-node's verdicts against the JS, C++ and C APIs); then the CLI checks, the node cases on every row, and the committed
 # golden graphs (tools/golden_ci.sh native and wasm, one test each). Each row prints its
 # own count; the last line is the total `N passed, N failed, N skipped` (test cases);
 # exits non-zero on any failure.
@@ -30,7 +31,7 @@ done
 if [ "$BUILD" = 1 ]; then
   build_rows=""
   for r in $ROWS; do
-    case "$r" in lint) ;; cli|cases|golden) build_rows="$build_rows native wasm" ;; api) build_rows="$build_rows native" ;; sanitize) build_rows="$build_rows native native-asan native-tsan" ;; fuzz) build_rows="$build_rows native-asan" ;; js) build_rows="$build_rows wasm" ;; *) build_rows="$build_rows $r" ;; esac
+    case "$r" in lint) ;; cli|cases|golden) build_rows="$build_rows native wasm" ;; api) build_rows="$build_rows native" ;; sanitize) build_rows="$build_rows native native-asan native-tsan" ;; fuzz) build_rows="$build_rows native-asan" ;; js) build_rows="$build_rows wasm native" ;; *) build_rows="$build_rows $r" ;; esac
   done
   # shellcheck disable=SC2086
   t_build=$(date +%s)
@@ -182,7 +183,9 @@ do_row() {  # runs one row: prints its lines and adds to the totals
       tarball=$(tools/pack.sh --no-build 2>"$LOGDIR/pack.log") || { cat "$LOGDIR/pack.log" | sed 's/^/    /'; tarball=""; }
       for check in "package (npm pack, installed, used from ESM and CommonJS)|bash tests/js/package_test.sh $tarball" \
                    "browser (examples/browser in headless Chromium)|node tests/js/browser_page.mjs" \
-                   "browser, proxy (env.wasm.proxy: the run in a Web Worker)|node tests/js/browser_page.mjs --proxy --screenshot build/test-logs/browser-proxy.png"; do
+                   "browser, proxy (env.wasm.proxy: the run in a Web Worker)|node tests/js/browser_page.mjs --proxy --screenshot build/test-logs/browser-proxy.png" \
+                   "leniency (feed variants: onnxruntime-node's verdicts, OneModel's JS API)|node tools/leniency.mjs build/leniency" \
+                   "leniency, C++ and C APIs (the same table)|tests/api/leniency_test.sh"; do
         label="${check%%|*}"; cmd="${check#*|}"
         # shellcheck disable=SC2086
         out=$($cmd 2>&1); last=$(echo "$out" | tail -1)

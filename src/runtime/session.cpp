@@ -511,12 +511,8 @@ std::vector<Value> Session::Run(const std::map<std::string, Value>& feeds, const
   FpEnvGuard env_guard;
   LimitScope limits(&opts_.limits, budget_);
   const Graph& g = *run_graph_;
-  for (const auto& [name, v] : feeds) {
-    bool known = false;
-    for (const auto& in : g.inputs) known |= in.name == name;
-    if (!known)
-      throw Error(ErrorCode::kInvalidArgument, model_->origin + ": the model has no input named '" + name + "'");
-  }
+  // Feeds the model does not name are ignored, as onnxruntime-node ignores them
+  // (docs/api.md, "What a run accepts").
   for (const auto& in : g.inputs) {
     auto it = feeds.find(in.name);
     if (it == feeds.end()) {
