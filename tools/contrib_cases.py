@@ -80,6 +80,17 @@ def cases():
                         [("output", F32)]))
         out.append(case(tag + "_2d", op, [("input", xi.reshape(10, h))], [("skip", vals((10, h))), ("gamma", gamma)],
                         [("output", F32), ("mean", F32), ("inv_std_var", F32)], {"epsilon": 1e-6}))
+    # float16 (ONNX Runtime's CPU registers float16 for the skip norms; Gelu is float only).
+    for rms in (False, True):
+        op = "SkipSimplifiedLayerNormalization" if rms else "SkipLayerNormalization"
+        tag = "skip_simplified_layer_norm" if rms else "skip_layer_norm"
+        h16 = lambda shape: vals(shape, dtype=np.float16)
+        inits16 = [("skip", h16((2, 5, h))), ("gamma", h16((h,)))] + ([] if rms else [("beta", h16((h,)))]) + \
+            [("bias", h16((h,)))]
+        c = case(tag + "_float16", op, [("input", xi.astype(np.float16))], inits16,
+                 [("output", F16), ("mean", F32), ("inv_std_var", F32), ("sum", F16)], {"epsilon": 1e-5})
+        c["tol"] = F16_TOL
+        out.append(c)
     out.append(case("simplified_layer_norm", "SimplifiedLayerNormalization", [("X", xi)], [("scale", vals((h,)))],
                     [("Y", F32), ("inv_std_var", F32)], {"epsilon": 1e-6, "axis": -1}, domain=""))
     out.append(case("simplified_layer_norm_axis1", "SimplifiedLayerNormalization", [("X", xi)],

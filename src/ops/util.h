@@ -95,6 +95,11 @@ class F32View {
 // Writes v into element i of a float, float16, bfloat16, double, int8 or uint8 tensor
 // (narrow types round once; int8/uint8 take values that are already integers).
 void StoreF32(Tensor& t, int64_t i, float v);
+// y[m, c] = y[m, c] + bias[c] for the M x N row-major y (a column bias after the full sums).
+inline void AddColumnBias(float* y, int64_t M, int64_t N, const float* bias) {
+  for (int64_t m = 0; m < M; ++m)
+    for (int64_t c = 0; c < N; ++c) y[m * N + c] = y[m * N + c] + bias[c];
+}
 
 // A reference kernel's f32 output for tensor t (null: none): t's own data when t is float,
 // else a zeroed temporary that Store() rounds into t, each value once (StoreF32), as

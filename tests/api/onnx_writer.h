@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <algorithm>
 #include <string>
 #include <utility>
 #include <vector>
@@ -125,6 +126,14 @@ struct Model {
     opset_id.Bytes(1, "").Varint(2, uint64_t(opset));
     Msg model;
     model.Varint(1, uint64_t(ir_version)).Bytes(2, "onemodel-api-test").Sub(7, g).Sub(8, opset_id);
+    std::vector<std::string> domains;  // every other domain the nodes use, at version 1
+    for (const Node& n : nodes) {
+      if (n.domain.empty() || std::find(domains.begin(), domains.end(), n.domain) != domains.end()) continue;
+      domains.push_back(n.domain);
+      Msg d;
+      d.Bytes(1, n.domain).Varint(2, 1);
+      model.Sub(8, d);
+    }
     return model.str();
   }
 };

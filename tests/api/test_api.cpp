@@ -339,6 +339,25 @@ TEST_CASE("api: requested outputs, in the order asked") {
   CHECK(msg.find("'sum', 'prod'") != std::string::npos);
 }
 
+TEST_CASE("api: an ONNX Runtime contrib node runs and plans through its family") {
+  // com.microsoft FusedMatMul with transB: Y = A B^T, [2, 3] x [4, 3]^T.
+  ow::Model m;
+  m.inputs.push_back(ow::ValueInfo("a", ow::TensorType(1, {2, 3})));
+  m.inputs.push_back(ow::ValueInfo("b", ow::TensorType(1, {4, 3})));
+  m.nodes.push_back({"FusedMatMul", {"a", "b"}, {"y"}, {{"transB", 1}}, "com.microsoft"});
+  m.outputs.push_back(ow::ValueInfo("y", ow::TensorType(1, {2, 4})));
+  Session s = FromModel(m);
+  const auto out =
+      s.Run({{"a", Floats({1, 2, 3, 4, 5, 6}, {2, 3})}, {"b", Floats({1, 0, 0, 0, 1, 0, 0, 0, 1, 1, 1, 1}, {4, 3})}});
+  CHECK(AsFloats(out[0].value) == std::vector<float>{1, 2, 3, 6, 4, 5, 6, 15});
+  const auto plans = s.plans();
+  REQUIRE(plans.size() == 1);
+  CHECK(plans[0].op_type == "com.microsoft.FusedMatMul");
+  CHECK(plans[0].family == "matmul");
+  CHECK(!plans[0].algorithm.empty());
+  CHECK(!plans[0].fast);
+}
+
 TEST_CASE("api: every error code a caller can cause, with a message naming what was wrong") {
   const ow::Model good = OneNode("Relu", 1, {2});
   const std::string bytes = good.Bytes();

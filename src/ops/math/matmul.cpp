@@ -210,8 +210,7 @@ void FusedMatMul(OpContext& ctx) {
       for (int64_t i = b0; i < e0; ++i) py[i] = alpha * py[i];
     });
   } else {
-    const F32View yv(ctx, y);
-    std::vector<float> w(yv.data(), yv.data() + n);
+    const std::vector<float> w = ToF32(ctx, y);  // one widened copy: y is rewritten in place
     for (int64_t i = 0; i < n; ++i) StoreF32(y, i, alpha * w[size_t(i)]);
   }
 }

@@ -40,9 +40,7 @@ void ReferenceCore(const OpContext&, const ref::MsAttentionParams& p, const floa
 void GemmProject(const OpContext& ctx, int64_t M, int64_t Din, int64_t C, const float* x, const float* w,
                  const float* bias, float* out) {
   ParallelGemmF32(ctx, M, C, Din, x, Din, 1, w, C, 1, out, C);
-  if (bias)
-    for (int64_t m = 0; m < M; ++m)
-      for (int64_t c = 0; c < C; ++c) out[m * C + c] = out[m * C + c] + bias[c];
+  if (bias) AddColumnBias(out, M, C, bias);
 }
 
 // Per batch and head: the dot products of the rows of Q with the keys the batch reads as

@@ -81,9 +81,7 @@ void NBitsDequantGemm(const OpContext& ctx, const NBitsNode& n) {
     dequantize(w.mutable_data<float>());
     ParallelGemmF32(ctx, M, N, K, n.a, K, 1, w.data<float>(), 1, K, py, N);
   }
-  if (n.bias)
-    for (int64_t m = 0; m < M; ++m)
-      for (int64_t c = 0; c < N; ++c) py[m * N + c] = py[m * N + c] + n.bias[c];
+  if (n.bias) AddColumnBias(py, M, N, n.bias);
   y.Store();
 }
 
@@ -105,9 +103,7 @@ void NBitsColumnBlocks(const OpContext& ctx, const NBitsNode& n) {
       gemm(M, n1 - n0, K, n.a, K, 1, w.data(), 1, K, py + n0, N);
     }
   });
-  if (n.bias)
-    for (int64_t m = 0; m < M; ++m)
-      for (int64_t c = 0; c < N; ++c) py[m * N + c] = py[m * N + c] + n.bias[c];
+  if (n.bias) AddColumnBias(py, M, N, n.bias);
   y.Store();
 }
 

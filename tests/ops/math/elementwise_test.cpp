@@ -77,6 +77,26 @@ std::vector<OpCase> ElementwiseCases() {
       cases.push_back(XCase("QuickGelu" + k, OneOp("com.microsoft.QuickGelu", xs, {}, {}), xs, x));
       cases.push_back(
           XCase("QuickGelu alpha" + k, OneOp("com.microsoft.QuickGelu", xs, {}, {Float("alpha", -0.5f)}), xs, x));
+      // float16 through Casts: ONNX Runtime's Gelu and FastGelu; opset 28's SwiGLU (A = X,
+      // B = -X and the other way round; float and float16).
+      {
+        const auto F = onnx::TensorProto::FLOAT;
+        const std::vector<TInit> b16 = {{"bf", F, {41}, std::vector<double>(bias.data.begin(), bias.data.end())}};
+        const std::vector<TNode> gelu16 = {
+            {"Cast", {"X"}, {"xh"}, {AI("to", 10)}}, {"Cast", {"bf"}, {"bh"}, {AI("to", 10)}},
+            {"com.microsoft.Gelu", {"xh"}, {"g"}},   {"com.microsoft.FastGelu", {"xh", "bh"}, {"fg"}},
+            {"Cast", {"g"}, {"Y"}, {AI("to", 1)}},   {"Cast", {"fg"}, {"Y2"}, {AI("to", 1)}}};
+        cases.push_back(XCase("Gelu and FastGelu float16" + k, TypedGraph(xs, b16, gelu16, {"Y", "Y2"}), xs, x));
+        const std::vector<TNode> swiglu = {{"Neg", {"X"}, {"n"}},
+                                           {"SwiGLU", {"X", "n"}, {"Y"}},
+                                           {"SwiGLU", {"n", "X"}, {"Y2"}, {AF("alpha", 1.702f)}},
+                                           {"Cast", {"X"}, {"xh"}, {AI("to", 10)}},
+                                           {"Cast", {"n"}, {"nh"}, {AI("to", 10)}},
+                                           {"SwiGLU", {"xh", "nh"}, {"yh"}},
+                                           {"Cast", {"yh"}, {"Y3"}, {AI("to", 1)}}};
+        cases.push_back(
+            XCase("SwiGLU, alpha, float16" + k, TypedGraph(xs, {}, swiglu, {"Y", "Y2", "Y3"}, {}, 28), xs, x));
+      }
       cases.push_back(
           XCase("HardSigmoid" + k, OneOp("HardSigmoid", xs, {}, {Float("alpha", 0.3f), Float("beta", 0.4f)}), xs, x));
       cases.push_back(XCase("Clip" + k, OneOp("Clip", xs, {{"lo", {}, {-0.0f}}, {"hi", {}, {6.0f}}}, {}), xs, x));
