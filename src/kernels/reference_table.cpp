@@ -3,6 +3,7 @@
 #include "ref/conv.h"
 #include "ref/elementwise.h"
 #include "ref/gemm.h"
+#include "ref/nbits.h"
 #include "ref/reduce.h"
 #include "ref/softmax.h"
 #include "ref/transpose.h"

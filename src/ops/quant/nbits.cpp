@@ -1,11 +1,13 @@
 // ONNX Runtime's MatMulNBits (com.microsoft): the node validated as ONNX Runtime's CPU
 // kernel checks it (docs/contrib-operators.md), then the row of its table the plan takes.
 // The definition is ref/nbits.h; kernels src/kernels/gemm.cpp (GemmF32, GemmPackBF32,
-// GemmPackedF32); tests tests/ops/quant/nbits_test.cpp.
+// GemmPackedF32) and src/kernels/gemm_nbits.cpp (NBitsGemvF32); tests
+// tests/ops/quant/nbits_test.cpp.
 #include "ops/quant/nbits.h"
 
 #include <algorithm>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "ops/ops.h"
@@ -107,13 +109,91 @@ void NBitsColumnBlocks(const OpContext& ctx, const NBitsNode& n) {
   y.Store();
 }
 
-// dequant-gemm keeps an f32 copy of constant weights: taken up to 4M weights per node (16
-// MiB), column-blocks beyond.
+// The GEMV layout of ref/nbits.h (codes one byte each, in groups of kNBitsCols rows; the
+// scales and float zero points per group and block), in one uint8 tensor: the codes and
+// their padding, then the parameters at a multiple of 64 bytes. Layout only.
+constexpr int64_t kG = ref::kNBitsCols;
+int64_t GemvParamsAt(const ref::NBitsParams& p) {
+  const int64_t groups = (p.N + kG - 1) / kG;
+  return (groups * p.K * kG + ref::kNBitsPad + 63) / 64 * 64;
+}
+Tensor PackGemv(const OpContext& ctx, const NBitsNode& n) {
+  const ref::NBitsParams& p = n.p;
+  const int64_t groups = (p.N + kG - 1) / kG, at = GemvParamsAt(p), K = p.K;
+  const int64_t per_byte = 8 / p.bits;
+  const uint32_t mask = (1u << p.bits) - 1u;
+  Tensor t = ctx.NewTensor(DType::kUInt8, Shape{at + groups * p.blocks * 2 * kG * int64_t(sizeof(float))}, true,
+                           "MatMulNBits GEMV layout");
+  uint8_t* codes = t.mutable_data<uint8_t>();
+  float* params = reinterpret_cast<float*>(codes + at);
+  ParallelFor(ctx, groups, 1, [&](int64_t g0, int64_t g1) {
+    for (int64_t g = g0; g < g1; ++g)
+      for (int64_t j = 0; j < kG && g * kG + j < p.N; ++j) {
+        const int64_t r = g * kG + j;
+        for (int64_t k = 0; k < K; ++k) {
+          const int64_t blk = k / p.block_size, i = k % p.block_size;
+          const uint8_t byte = n.b[(r * p.blocks + blk) * p.blob + i / per_byte];
+          codes[(g * K + k) * kG + j] = uint8_t((byte >> ((i % per_byte) * p.bits)) & mask);
+        }
+        for (int64_t blk = 0; blk < p.blocks; ++blk) {
+          float* pr = params + (g * p.blocks + blk) * 2 * kG;
+          pr[j] = n.q.scales[r * p.blocks + blk];
+          if (n.q.zp_f32) {
+            pr[kG + j] = n.q.zp_f32[r * p.blocks + blk];
+          } else if (n.q.zp_u8) {
+            const uint8_t byte = n.q.zp_u8[r * p.zp_row_bytes + blk / per_byte];
+            pr[kG + j] = float((byte >> ((blk % per_byte) * p.bits)) & mask);
+          } else {
+            pr[kG + j] = float(int32_t(1) << (p.bits - 1));
+          }
+        }
+      }
+  });
+  return t;
+}
+
+// Each row of A through the NBitsGemvF32 kernel, Y's columns in groups over the threads,
+// on W in the GEMV layout (made once per session for constant weights, else each run);
+// then the bias. The kernel's sums are the reference's.
+void NBitsGemv(const OpContext& ctx, const NBitsNode& n) {
+  const int64_t M = n.p.M, N = n.p.N, K = n.p.K, groups = (N + kG - 1) / kG;
+  Tensor own;
+  // Keyed by the scales' and zero points' names too: nodes may share B, not its scales.
+  const std::string key = "MatMulNBits GEMV layout/" + ctx.node.inputs[2] + "/" +
+                          (ctx.node.inputs.size() > 3 ? ctx.node.inputs[3] : std::string());
+  const Tensor* layout =
+      n.const_weights ? ctx.ConstDerived(1, key, [&](const Tensor&) { return PackGemv(ctx, n); }) : nullptr;
+  if (!layout) {
+    own = PackGemv(ctx, n);
+    layout = &own;
+  }
+  const uint8_t* codes = layout->data<uint8_t>();
+  const float* params = reinterpret_cast<const float*>(codes + GemvParamsAt(n.p));
+  auto* gemv = ctx.kernels->NBitsGemvF32;
+  const F32Out y(n.out);
+  float* py = y.data();
+  std::vector<float> row(static_cast<size_t>(groups * kG));
+  for (int64_t m = 0; m < M; ++m) {
+    ParallelFor(ctx, groups, std::max<int64_t>(1, 8192 / std::max<int64_t>(K, 1)), [&](int64_t g0, int64_t g1) {
+      gemv(n.a + m * K, K, n.p.block_size, codes, params, g0, g1, row.data());
+    });
+    std::copy(row.begin(), row.begin() + N, py + m * N);
+  }
+  if (n.bias) AddColumnBias(py, M, N, n.bias);
+  y.Store();
+}
+
+// gemv: no g_idx (the layout's scales are per block); chosen for up to 4 rows of A with
+// constant weights (decoding). dequant-gemm keeps an f32 copy of constant weights: taken
+// up to 4M weights per node (16 MiB), column-blocks beyond.
+bool NoGIdx(const NBitsNode& n) { return n.q.g_idx == nullptr; }
+bool FewRows(const NBitsNode& n) { return n.const_weights && n.p.M <= 4; }
 bool SmallWeights(const NBitsNode& n) { return n.const_weights && n.p.N * n.p.K <= (int64_t(1) << 22); }
 
 constexpr const char* kNBitsOps[] = {"com.microsoft.MatMulNBits"};
 constexpr AlgorithmRow<NBitsNode, NBitsRun> kNBitsRows[] = {
     {"reference", Exactness::kExact, "", nullptr, nullptr, NBitsReference},
+    {"gemv", Exactness::kExact, "NBitsGemvF32", NoGIdx, FewRows, NBitsGemv},
     {"dequant-gemm", Exactness::kExact, "GemmF32, GemmPackBF32, GemmPackedF32", nullptr, SmallWeights,
      NBitsDequantGemm},
     {"column-blocks", Exactness::kExact, "GemmF32", nullptr, nullptr, NBitsColumnBlocks},

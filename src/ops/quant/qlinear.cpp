@@ -117,7 +117,7 @@ void QLinearGlobalAveragePool(OpContext& ctx) {
   const bool last = ctx.attr_i("channels_last", 0) != 0;
   const Shape& s = x.shape();
   const int64_t N = s[0], C = last ? s.back() : s[1];
-  const int64_t count = N * C ? x.numel() / (N * C) : 0;
+  const int64_t count = N * C != 0 ? x.numel() / (N * C) : 0;
   Shape ys(s.size(), 1);
   ys[0] = N;
   ys[last ? s.size() - 1 : 1] = C;
