@@ -40,19 +40,20 @@ def tensor(name, a, bf16=False):
 
 
 def expect(root, name, node, inputs, outputs, bf16=False, opset=28):
-    """inputs / outputs: arrays (uint16 bits when bf16)."""
+    """inputs / outputs: arrays (uint16 bits when bf16), one per named (non-empty) slot."""
     d = os.path.join(root, name)
+    ins, outs = [n for n in node.input if n], [n for n in node.output if n]
     os.makedirs(os.path.join(d, "test_data_set_0"))
     def vi(n, a):
         t = BF16 if bf16 else onnx.mapping.NP_TYPE_TO_TENSOR_TYPE[a.dtype]
         return helper.make_tensor_value_info(n, t, list(a.shape))
-    g = helper.make_graph([node], name, [vi(n, a) for n, a in zip(node.input, inputs)],
-                          [vi(n, a) for n, a in zip(node.output, outputs)])
+    g = helper.make_graph([node], name, [vi(n, a) for n, a in zip(ins, inputs)],
+                          [vi(n, a) for n, a in zip(outs, outputs)])
     m = helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)],
                           producer_name="onemodel tools/onnx_main_cases.py")
     m.ir_version = 8
     onnx.save(m, os.path.join(d, "model.onnx"))
-    for kind, names, arrays in (("input", node.input, inputs), ("output", node.output, outputs)):
+    for kind, names, arrays in (("input", ins, inputs), ("output", outs, outputs)):
         for i, (n, a) in enumerate(zip(names, arrays)):
             with open(os.path.join(d, "test_data_set_0", f"{kind}_{i}.pb"), "wb") as f:
                 f.write(tensor(n, a, bf16).SerializeToString())
