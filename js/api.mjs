@@ -8,19 +8,41 @@
 // ONNX element type numbers <-> onnxruntime-common's tensor type names.
 const TYPE_NAMES = {
   1: 'float32', 2: 'uint8', 3: 'int8', 4: 'uint16', 5: 'int16', 6: 'int32', 7: 'int64', 8: 'string',
-  9: 'bool', 10: 'float16', 11: 'float64', 12: 'uint32', 13: 'uint64',
+  9: 'bool', 10: 'float16', 11: 'float64', 12: 'uint32', 13: 'uint64', 21: 'uint4', 22: 'int4',
 };
 const TYPE_NUMBERS = Object.fromEntries(Object.entries(TYPE_NAMES).map(([k, v]) => [v, Number(k)]));
 const ONNX_NAMES = {
   14: 'COMPLEX64', 15: 'COMPLEX128', 16: 'BFLOAT16', 17: 'FLOAT8E4M3FN', 18: 'FLOAT8E4M3FNUZ', 19: 'FLOAT8E5M2',
-  20: 'FLOAT8E5M2FNUZ', 21: 'UINT4', 22: 'INT4', 23: 'FLOAT4E2M1', 24: 'FLOAT8E8M0', 25: 'UINT2', 26: 'INT2',
+  20: 'FLOAT8E5M2FNUZ', 23: 'FLOAT4E2M1', 24: 'FLOAT8E8M0', 25: 'UINT2', 26: 'INT2',
 };
-// The typed array onnxruntime-common uses for each type's data.
+// The typed array onnxruntime-common uses for each type's data (int4 and uint4: two
+// elements a byte, the first in the low nibble, as ONNX packs them; float16 becomes a
+// Float16Array in onnxruntime-common's Tensor where the JS engine has one).
 const ARRAYS = {
   float32: Float32Array, uint8: Uint8Array, int8: Int8Array, uint16: Uint16Array, int16: Int16Array,
   int32: Int32Array, int64: BigInt64Array, bool: Uint8Array, float16: Uint16Array, float64: Float64Array,
-  uint32: Uint32Array, uint64: BigUint64Array,
+  uint32: Uint32Array, uint64: BigUint64Array, int4: Uint8Array, uint4: Uint8Array,
 };
+const NIBBLES = new Set(['int4', 'uint4']);
+
+// The engine holds int4 / uint4 one element a byte: unpacks count elements of packed
+// (sign-extended for int4) into out.
+function unpackNibbles(packed, count, signed, out) {
+  if (packed.byteLength < Math.ceil(count / 2)) {
+    throw new OneModelError('invalid_argument', `${count} 4-bit elements need ${Math.ceil(count / 2)} bytes, the data has ${packed.byteLength}`);
+  }
+  for (let i = 0; i < count; ++i) {
+    const v = (packed[i >> 1] >> ((i & 1) * 4)) & 15;
+    out[i] = signed && v > 7 ? v + 240 : v;  // the int8 bit pattern of v - 16
+  }
+}
+
+// The reverse: count one-a-byte elements into a new packed Uint8Array.
+function packNibbles(bytes, count) {
+  const out = new Uint8Array(Math.ceil(count / 2));
+  for (let i = 0; i < count; ++i) out[i >> 1] |= (bytes[i] & 15) << ((i & 1) * 4);
+  return out;
+}
 
 // Every failure: an Error whose `code` is the engine's error name ('invalid_model',
 // 'shape_mismatch', ...) and whose message says what was wrong.
@@ -118,11 +140,15 @@ function toWasm(m, entries, what) {
         continue;
       }
       const data = t.data;
-      const bytes = data.byteLength;
+      const nibbles = NIBBLES.has(t.type);
+      const count = dims.reduce((a, b) => a * b, 1);
+      const bytes = nibbles ? count : data.byteLength;
       const ptr = m._malloc(Math.max(bytes, 1)) >>> 0;
       if (!ptr) throw new OneModelError('out_of_memory', `out of wasm memory for ${what} '${name}' (${bytes} bytes)`);
       allocated.push(ptr);
-      m.HEAPU8.set(new Uint8Array(data.buffer, data.byteOffset, bytes), ptr);
+      const raw = new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+      if (nibbles) unpackNibbles(raw, count, t.type === 'int4', m.HEAPU8.subarray(ptr, ptr + bytes));
+      else m.HEAPU8.set(raw, ptr);
       inputs.push({ name, elementType, dims, ptr, bytes });
     }
   } catch (e) {
@@ -216,7 +242,8 @@ export function createBackend(ort, platform) {
             i += 5 + rank;
             const type = typeName(elementType, `output '${name}'`);
             const data = type === 'string' ? this.session.outputStrings(k)
-              : new ARRAYS[type](m.HEAPU8.slice(dataPtr, dataPtr + bytes).buffer);
+              : NIBBLES.has(type) ? packNibbles(m.HEAPU8.subarray(dataPtr, dataPtr + bytes), bytes)
+                : new ARRAYS[type](m.HEAPU8.slice(dataPtr, dataPtr + bytes).buffer);
             const given = fetches[name];
             if (given) {  // a pre-allocated output tensor: filled in place
               if (given.type !== type || given.dims.length !== dims.length || given.dims.some((d, j) => d !== dims[j])) {
@@ -309,8 +336,9 @@ export function createBackend(ort, platform) {
 }
 
 // Registers OneModel with onnxruntime-common: as 'onemodel' (chosen when no
-// executionProviders are given), and as 'wasm' and 'cpu', the names onnxruntime-web and
-// -node code passes, unless another backend holds those names already. `proxy` (the
+// executionProviders are given), and as 'wasm', 'cpu' and 'webgpu', the names
+// onnxruntime-web and -node code passes (transformers.js's device 'webgpu' included: it
+// runs on OneModel's CPU engine), unless another backend holds those names already. `proxy` (the
 // browser's, js/proxy.mjs) serves the sessions created while env.wasm.proxy is true.
 export function registerOneModel(ort, platform, version, proxy = null) {
   const direct = createBackend(ort, platform);
@@ -327,7 +355,7 @@ export function registerOneModel(ort, platform, version, proxy = null) {
     wasmMemory: () => direct.wasmMemory(),
   };
   ort.registerBackend('onemodel', backend, 100);
-  for (const name of ['wasm', 'cpu']) {
+  for (const name of ['wasm', 'cpu', 'webgpu']) {
     try {
       ort.registerBackend(name, backend, 1);
     } catch {

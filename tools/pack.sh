@@ -2,18 +2,33 @@
 # Makes the npm package: dist/ from the wasm builds (tools/build.sh wasm) and the JS
 # sources, then `npm pack` into build/npm/. dist/ holds both wasm flavours and their
 # loaders, the CommonJS entry (esbuild from js/index.node.mjs) and the browser bundle.
-# Usage: tools/pack.sh [--no-build]   Prints the tarball's path last.
+# `npm pack` and `npm publish` run it too (package.json's prepack: `tools/pack.sh --dist`),
+# so a package made either way holds dist/.
+# Usage: tools/pack.sh [--no-build]   builds wasm, makes dist/, packs; prints the tarball's path last
+#        tools/pack.sh --dist         only makes dist/ from the existing wasm builds (prepack)
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$ROOT"
-[ "${1:-}" = --no-build ] || tools/build.sh wasm
+if [ "${1:-}" != --dist ]; then
+  [ "${1:-}" = --no-build ] || tools/build.sh wasm
+  mkdir -p build/npm
+  rm -f build/npm/onemodel-*.tgz
+  tarball=$(npm pack --silent --pack-destination build/npm | tail -1)  # runs prepack: this script with --dist
+  echo "[pack] dist/: $(du -sh dist | cut -f1); wasm raw / gzipped:" >&2
+  for f in dist/onemodel-simd.wasm dist/onemodel-scalar.wasm; do
+    echo "[pack]   $(basename "$f") $(stat -c %s "$f") bytes raw, $(gzip -9c "$f" | wc -c) gzipped" >&2
+  done
+  echo "$ROOT/build/npm/$tarball"
+  exit 0
+fi
+exec 1>&2  # prepack: npm pack's standard output is the tarball's name alone
 for f in onemodel-simd.js onemodel-simd.wasm onemodel-scalar.js onemodel-scalar.wasm; do
   [ -f "build/wasm/$f" ] || { echo "[pack] build/wasm/$f missing: run tools/build.sh wasm" >&2; exit 1; }
 done
 ESBUILD="$ROOT/node_modules/.bin/esbuild"
 [ -x "$ESBUILD" ] || { echo "[pack] esbuild missing: run tools/setup.sh (npm dev dependencies)" >&2; exit 1; }
 rm -rf dist
-mkdir -p dist build/npm
+mkdir -p dist
 cp build/wasm/onemodel-{simd,scalar}.{js,wasm} dist/
 echo '{ "type": "commonjs" }' > dist/package.json  # the Emscripten loaders and index.node.cjs are CommonJS
 # CommonJS: import.meta.url becomes the bundle's own file URL (js/cjs-shim.js).
@@ -27,10 +42,3 @@ echo '{ "type": "commonjs" }' > dist/package.json  # the Emscripten loaders and 
 # The Web Worker behind env.wasm.proxy = true.
 "$ESBUILD" js/proxy-worker.mjs --bundle --platform=browser --format=esm --target=es2020 \
   --outfile=dist/onemodel.worker.mjs --log-level=warning
-rm -f build/npm/onemodel-*.tgz
-tarball=$(npm pack --silent --pack-destination build/npm)
-echo "[pack] dist/: $(du -sh dist | cut -f1); wasm raw / gzipped:" >&2
-for f in dist/onemodel-simd.wasm dist/onemodel-scalar.wasm; do
-  echo "[pack]   $(basename "$f") $(stat -c %s "$f") bytes raw, $(gzip -9c "$f" | wc -c) gzipped" >&2
-done
-echo "$ROOT/build/npm/$tarball"

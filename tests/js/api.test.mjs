@@ -56,12 +56,14 @@ test('every element type of onnxruntime-common goes in and comes out of Identity
     ['float64', 11, new Float64Array([1.5, -0, NaN, -Infinity, 1e300, 5e-324])],
     ['uint32', 12, new Uint32Array([0, 1, 2 ** 32 - 1, 4, 5, 6])],
     ['uint64', 13, new BigUint64Array([0n, 1n, 2n ** 64n - 1n, 4n, 5n, 6n])],
+    ['uint4', 21, new Uint8Array([0xf0, 0xe1, 0x78])],  // 0 15 1 14 8 7, two a byte
+    ['int4', 22, new Uint8Array([0xf8, 0x10, 0x37])],  // -8 -1 0 1 7 3
   ];
   for (const [type, elem, data] of cases) {
     const s = await ort.InferenceSession.create(oneNode('Identity', elem, [2, 3]));
     assert.deepEqual(s.inputMetadata, [{ name: 'x0', isTensor: true, type, shape: [2, 3] }]);
     const forms = [new ort.Tensor(type, data, [2, 3])];
-    if (type !== 'string' && type !== 'bool' && type !== 'float16') forms.push(new ort.Tensor(data, [2, 3]));
+    if (!['string', 'bool', 'float16', 'int4', 'uint4'].includes(type)) forms.push(new ort.Tensor(data, [2, 3]));
     for (const x of forms) {
       const { y } = await s.run({ x0: x });
       assert.ok(y instanceof common.Tensor, type);
@@ -189,6 +191,22 @@ test('errors: a code naming the engine error and a message naming what was wrong
   const again = await ort.InferenceSession.create(good);  // other sessions are unaffected
   assert.deepEqual(Array.from((await again.run({ x0: two })).y.data), [0, 2]);
   await again.release();
+});
+
+test('int4 and uint4 tensors: packed two a byte, low nibble first, as onnxruntime-common holds them', async () => {
+  for (const [type, elem, packed, values] of [['int4', 22, [0xf8, 0x10, 0x37], [-8, -1, 0, 1, 7, 3]],
+    ['uint4', 21, [0xf0, 0xe1, 0x08], [0, 15, 1, 14, 8]]]) {
+    const n = values.length;
+    const bytes = model({
+      nodes: [{ op: 'Cast', inputs: ['x'], outputs: ['y'], ints: { to: 1 } }],
+      inputs: [valueInfo('x', tensorType(elem, [n]))],
+      outputs: [valueInfo('y', tensorType(1, [n]))],
+    });
+    const s = await ort.InferenceSession.create(bytes);
+    const { y } = await s.run({ x: new ort.Tensor(type, Uint8Array.from(packed), [n]) });
+    assert.deepEqual(Array.from(y.data), values, type);
+    await s.release();
+  }
 });
 
 test('a model whose output is not a tensor type of onnxruntime-common is a typed error', async () => {

@@ -49,6 +49,29 @@ check "the native CLI gives the same hash for that input" bash -c "
 check "the package's bin runs (npx onemodel version)" bash -c "npx --no-install onemodel version | grep -q '^onemodel '"
 check "the committed input gives the committed hash through the installed package" bash -c "
   cp '$ROOT/testdata/graphs/conv_net.x.npy' . && npx --no-install onemodel hash conv_net.onnx --input x=conv_net.x.npy | grep -q '^conv_net/probs $WANT\$'"
+# The subpaths onnxruntime-web's users import, and the opt-in global registration that
+# transformers.js looks for.
+cat > subpaths.mjs <<'JS'
+import * as ort from 'onemodel';
+import * as webgpu from 'onemodel/webgpu';
+import * as wasm from 'onemodel/wasm';
+import * as all from 'onemodel/all';
+for (const m of [webgpu, wasm, all]) if (m.InferenceSession !== ort.InferenceSession) throw new Error('a subpath is another engine');
+const s = await webgpu.InferenceSession.create('conv_net.onnx', { executionProviders: ['webgpu'] });
+const x = new ort.Tensor('float32', new Float32Array(3 * 32 * 32).fill(0.25), [1, 3, 32, 32]);
+console.log(await ort.goldenHash((await s.run({ x })).probs));
+JS
+cat > register.mjs <<'JS'
+import 'onemodel/register';
+import * as ort from 'onemodel';
+const g = globalThis[Symbol.for('onnxruntime')];
+if (!g || g.InferenceSession !== ort.InferenceSession || g.env.versions.onemodel === undefined) throw new Error('not registered');
+console.log('registered');
+JS
+check "'onemodel/wasm', '/webgpu' and '/all' are OneModel (executionProviders ['webgpu']: the same hash)" bash -c "test \"\$(node subpaths.mjs)\" = \"\$(node esm.mjs)\""
+check "import 'onemodel/register' sets globalThis[Symbol.for('onnxruntime')]" bash -c "test \"\$(node register.mjs)\" = registered"
+check "npm pack at the repository without dist/ (its prepack step makes it) packs dist/ like tools/pack.sh" bash -c "
+  cd '$ROOT' && rm -rf dist && npm pack --dry-run --json 2>/dev/null | grep -q '\"path\": \"dist/onemodel-simd.wasm\"' && test -f dist/index.node.cjs"
 # The types: code written against onnxruntime-web's types compiles against 'onemodel'.
 cat > check.mts <<'TS'
 import * as ort from 'onemodel';
