@@ -74,8 +74,13 @@ if [ -f "$MODEL" ]; then
     "n=\$(ls '$TMP/sn' | wc -l); test \$n -ge 1 && test \$n = \$(grep -vc '^input/' <<<'$g_n') && diff -r '$TMP/sn' '$TMP/sw'"
   check "hash --save files are valid .npy (numpy loads them)" /usr/bin/python3 -c \
     "import numpy as np, glob; [np.load(f) for f in glob.glob('$TMP/sn/*.npy')]"
-  err=$($NATIVE hash "$MODEL" --save "$TMP/missing-dir" 2>&1); rc=$?
-  check "hash --save to a missing folder: exit 1, names it" bash -c "test $rc = 1 && grep -q 'missing-dir' <<<\"\$0\"" "$err"
+  $NATIVE hash "$MODEL" --save "$TMP/new/nested" >/dev/null 2>&1; rc_n=$?
+  "${NODE[@]}" hash "$MODEL" --save "$TMP/neww/nested" >/dev/null 2>&1; rc_w=$?
+  check "hash --save makes a missing folder (and its parents), natively and on wasm" bash -c \
+    "test $rc_n = 0 && test $rc_w = 0 && test -n \"\$(ls '$TMP/new/nested')\" && diff -r '$TMP/new/nested' '$TMP/neww/nested'"
+  touch "$TMP/a-file"
+  err=$($NATIVE hash "$MODEL" --save "$TMP/a-file/sub" 2>&1); rc=$?
+  check "hash --save where a file is in the way: exit 1, names the folder" bash -c "test $rc = 1 && grep -q 'a-file/sub' <<<\"\$0\"" "$err"
   b_n=$($NATIVE bench "$MODEL" --runs 3 2>&1); b_w=$("${NODE[@]}" bench "$MODEL" --runs 3 2>&1)
   check "bench: last line median_ms=<x> min_ms=<y>, natively and on wasm" bash -c \
     "tail -1 <<<'$b_n' | grep -Eq '^median_ms=[0-9]+\.[0-9]{3} min_ms=[0-9]+\.[0-9]{3}$' && tail -1 <<<'$b_w' | grep -Eq '^median_ms=[0-9.]+ min_ms=[0-9.]+$'"
@@ -132,6 +137,31 @@ check "golden: a malformed .inputs line is an error naming the file" bash -c "te
 rm -f "$TMPG/conv_net.inputs"
 g1=$($NATIVE golden --models "$TMPG" 2>/dev/null); g2=$("${NODE[@]}" golden --models "$TMPG" 2>/dev/null)
 check "golden without stored inputs generates them, same lines natively and on wasm" bash -c "test -n '$g1' && test '$g1' = '$g2' && grep -q '^input/conv_net/x ' <<<'$g1'"
+# cases --expected-fail: a listed case that fails is an expected failure, not a failure.
+mkdir -p "$TMPG/c"
+cp -r "$(tools/find_cases.sh 2>/dev/null)/test_bernoulli" "$(tools/find_cases.sh 2>/dev/null)/test_abs" "$TMPG/c/" 2>/dev/null
+if [ -d "$TMPG/c/test_bernoulli" ]; then
+  err=$($NATIVE cases "$TMPG/c" 2>&1 >/dev/null); rc=$?
+  check "cases: a failing case fails the run" bash -c "test $rc = 1 && grep -q '1 passed, 1 failed, 0 skipped' <<<\"\$0\"" "$err"
+  printf '# comment\ntest_bernoulli random draws\n' > "$TMPG/xfail.txt"
+  err=$($NATIVE cases "$TMPG/c" --expected-fail "$TMPG/xfail.txt" 2>&1 >/dev/null); rc=$?
+  check "cases --expected-fail: counted as expected failures, exit 0" bash -c "test $rc = 0 && grep -q '1 passed, 0 failed, 0 skipped, 1 expected failures' <<<\"\$0\"" "$err"
+  err=$("${NODE[@]}" cases "$TMPG/c" --expected-fail "$TMPG/xfail.txt" 2>&1 >/dev/null); rc=$?
+  check "node cases --expected-fail: the same" bash -c "test $rc = 0 && grep -q '1 passed, 0 failed, 0 skipped, 1 expected failures' <<<\"\$0\"" "$err"
+else
+  echo "skip cases --expected-fail: no test_bernoulli node case here"
+fi
+# generate: greedy decoding of tools/make_llm.py's tiny decoder, natively and on wasm.
+if /usr/bin/python3 -c "import onnx, numpy" 2>/dev/null; then
+  /usr/bin/python3 tools/make_llm.py --size tiny --layout genai --weights q4 "$TMPG/tiny.onnx" >/dev/null 2>&1
+  gn=$($NATIVE generate "$TMPG/tiny.onnx" --prompt 5 --steps 12 --json 2>&1); gw=$("${NODE[@]}" generate "$TMPG/tiny.onnx" --prompt 5 --steps 12 --json 2>&1)
+  check "generate --json: 12 tokens and the times" bash -c "grep -Eq '\"tokens\":\\[([0-9]+,){11}[0-9]+\\]' <<<'$gn' && grep -q '\"prefill_ms\":' <<<'$gn'"
+  check "generate: the same tokens natively and on wasm" bash -c "test -n \"\$(grep -o '\"tokens\":\\[[^]]*\\]' <<<'$gn')\" && test \"\$(grep -o '\"tokens\":\\[[^]]*\\]' <<<'$gn')\" = \"\$(grep -o '\"tokens\":\\[[^]]*\\]' <<<'$gw')\""
+  err=$($NATIVE generate "$G/conv_net.onnx" 2>&1); rc=$?
+  check "generate on a model that is no decoder: exit 1, names the input" bash -c "test $rc = 1 && grep -q \"input 'x'\" <<<\"\$0\"" "$err"
+else
+  echo "skip generate: /usr/bin/python3 has no onnx (tools/make_llm.py needs it)"
+fi
 rm -rf "$TMPG"
 echo "$P passed, $F failed"
 [ "$F" = 0 ]

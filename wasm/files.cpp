@@ -65,6 +65,17 @@ EM_JS(int, om_js_read, (const char* path, double offset, double length, uint8_t*
     return -1;
   }
 });
+// Makes the folder path and its missing parents (the CLI's --save); 0, or -1 on error.
+// A page's file table has no folders: nothing to make.
+EM_JS(int, om_js_mkdir, (const char* path), {
+  try {
+    if (Module['onemodelFiles']) return 0;
+    require('fs').mkdirSync(UTF8ToString(path), {recursive: true});
+    return 0;
+  } catch (e) {
+    return -1;
+  }
+});
 // Writes [data, data+size) to a new file at path; 0, or -1 on error.
 EM_JS(int, om_js_write, (const char* path, const uint8_t* data, double size), {
   try {

@@ -31,103 +31,6 @@ std::string Env(const char* name) {
   return v ? v : "";
 }
 
-namespace {
-
-const char* kUsage =
-    "usage: onemodel COMMAND [ARGS] [--isa ISA] [--threads N] [--mode exact|fast]\n"
-    "  (options go before or after the command; --mode fast currently runs the exact path)\n"
-    "commands (onemodel COMMAND --help for one):\n"
-    "  run MODEL [--input NAME=FILE.npy ...] [--dim NAME=N ...] [--save DIR]\n"
-    "                          run MODEL; print each output's type, shape, a summary and its hash\n"
-    "  hash MODEL [--input NAME=FILE.npy ...] [--dim NAME=N ...] [--save DIR]\n"
-    "                          golden lines: input/<name> <hash>, then <model>/<output> <hash>\n"
-    "  golden [--models DIR ...] [--cases DIR ...] [--only A,B]\n"
-    "                          golden lines of every model in DIR and every node case\n"
-    "  cases DIR [--filter S] [--verbose]\n"
-    "                          run and check ONNX case folders; case/<name> <hash> lines\n"
-    "  bench MODEL [--runs N] [--input NAME=FILE.npy ...] [--dim NAME=N ...]\n"
-    "                          time runs after a warm-up; last line median_ms=<x> min_ms=<y>\n"
-    "  info MODEL [--plan]     the model's inputs, outputs, opsets and operators; --plan: one run,\n"
-    "                          then the algorithm each node planned\n"
-    "  families                every operator family's table of algorithms\n"
-    "  targets                 the CPU's features, the compiled targets and the chosen one\n"
-    "  bench-lanes [--n N] [--reps R] [--all]\n"
-    "                          time the canonical L-lane float sum (the benchmark that chose L)\n"
-    "  bench-peak [--reps R] [--all]\n"
-    "                          the register-only multiply+add peak (GFLOP/s, 1 thread) per target\n"
-    "  version                 the version and build\n"
-    "options:\n"
-    "  --isa ISA               cap the instruction set (ref, scalar, sse41, avx2, avxvnni, avx512,\n"
-    "                          avx512vnni, neon, neondot, wasm128); default: ONEMODEL_ISA, else the\n"
-    "                          best supported\n"
-    "  --threads N             worker threads (default: ONEMODEL_THREADS, else all cores)\n"
-    "  --mode exact|fast       default exact\n"
-    "environment: ONEMODEL_ISA, ONEMODEL_THREADS, ONEMODEL_VERBOSE=1, ONEMODEL_PROFILE=1|2,\n"
-    "  ONEMODEL_MEMORY_PLAN=0, ONEMODEL_PREPACK=0, ONEMODEL_DISABLE_PASSES=a,b,\n"
-    "  ONEMODEL_AVX512_TILES=256|512 (README)\n";
-
-const std::map<std::string, std::string>& CommandHelp() {
-  static const std::map<std::string, std::string> h = {
-      {"run",
-       "usage: onemodel run MODEL [--input NAME=FILE.npy ...] [--dim NAME=N ...] [--save DIR]\n"
-       "  Runs MODEL and prints, per output, its element type and shape, min/max/mean (numbers),\n"
-       "  the first values and its SHA-256 golden hash. Inputs not given are generated (see hash).\n"
-       "  --input NAME=FILE.npy   feed input NAME from a NumPy file\n"
-       "  --dim NAME=N            size of the symbolic dimension NAME for generated inputs (default 1)\n"
-       "  --save DIR              also write each tensor output to DIR/<output>.npy\n"},
-      {"hash",
-       "usage: onemodel hash MODEL [--input NAME=FILE.npy ...] [--dim NAME=N ...] [--save DIR]\n"
-       "  Runs MODEL in exact mode; prints input/<name> <hash> per input, then <model>/<output>\n"
-       "  <hash> per output. Inputs not given are generated: floats uniform in [-1, 1), integers in\n"
-       "  [0, 64), bools alternating (SplitMix64 seeded by the FNV-1a hash of the input's name).\n"
-       "  --save DIR writes each tensor output to DIR/<output>.npy\n"},
-      {"golden",
-       "usage: onemodel golden [--models DIR ...] [--cases DIR ...] [--only A,B]\n"
-       "  Every model DIR/<m>.onnx (stored inputs from DIR/<m>.inputs, NAME=PATH lines; others\n"
-       "  generated): input/<m>/<name> <hash> lines, then <m>/<output> <hash>; then a case/<name>\n"
-       "  <hash> line per node case. Progress on stderr. --only runs the named models only.\n"},
-      {"cases",
-       "usage: onemodel cases DIR [--filter S] [--verbose]\n"
-       "  Runs every ONNX case folder in DIR (model.onnx + test_data_set_0), compares with the\n"
-       "  expected outputs (rtol 1e-3, atol 1e-7, or a case's `tolerance` file: rtol atol),\n"
-       "  prints case/<name> <hash> per case and\n"
-       "  `N passed, N failed, N skipped` on stderr. --verbose: a PASS/FAIL/SKIP line per case.\n"},
-      {"bench",
-       "usage: onemodel bench MODEL [--runs N] [--input NAME=FILE.npy ...] [--dim NAME=N ...]\n"
-       "  One untimed warm-up run, then N (default 10) timed runs; checks the last run's outputs\n"
-       "  equal the first's; last line median_ms=<x> min_ms=<y>.\n"},
-      {"info",
-       "usage: onemodel info MODEL [--plan [--input NAME=FILE.npy ...] [--dim NAME=N ...]]\n"
-       "  Lists the model's inputs, outputs (declared and inferred), opsets and operators.\n"
-       "  --plan: runs the model once (inputs as `hash` makes them) and prints, per node whose\n"
-       "  operator has a family table, `plan <node> <op_type> <family>/<algorithm> exact|fast`.\n"},
-      {"families",
-       "usage: onemodel families\n  Prints every operator family's table: `family NAME: OP_TYPE ...`, then one line "
-       "per\n"
-       "  algorithm, `  NAME exact|fast DEVICE [kernels]`, the reference first.\n"},
-      {"targets",
-       "usage: onemodel targets\n  Prints the CPU's features, the compiled targets, the selected one and L.\n"},
-      {"bench-lanes",
-       "usage: onemodel bench-lanes [--n N] [--reps R] [--all]\n"
-       "  Times the canonical L-lane float sum for L = 16, 32, 64, 128 and checks it against the\n"
-       "  reference bit for bit; --all: every target the CPU runs (up to --isa).\n"},
-      {"bench-peak",
-       "usage: onemodel bench-peak [--reps R] [--all]\n"
-       "  Times independent chains of a separate float multiply and add on whole vectors, one\n"
-       "  thread, no memory traffic (best of R, default 5): the peak exact mode's arithmetic can\n"
-       "  reach on this core. One line per target: target=<t> lanes=<n> gflops=<x>; --all: every\n"
-       "  target the CPU runs (up to --isa).\n"},
-      {"version", "usage: onemodel version\n  Prints the version and the build (architecture, compiler).\n"},
-  };
-  return h;
-}
-
-Mode ParseMode(const std::string& m) {
-  if (m == "exact") return Mode::kExact;
-  if (m == "fast") return Mode::kFast;
-  throw Error(ErrorCode::kInvalidArgument, "--mode takes exact or fast, not '" + m + "'");
-}
-
 // The session options of a command: the global options plus the ONEMODEL_* variables.
 SessionOptions MakeSessionOptions(const Options& o) {
   SessionOptions so;
@@ -174,195 +77,113 @@ std::string ShapeText(const std::vector<int64_t>& s) {
   return r + "]";
 }
 
-bool IsFloatType(ElementType t) {
-  switch (t) {
-    case ElementType::kFloat:
-    case ElementType::kDouble:
-    case ElementType::kFloat16:
-    case ElementType::kBFloat16:
-    case ElementType::kFloat8E4M3FN:
-    case ElementType::kFloat8E4M3FNUZ:
-    case ElementType::kFloat8E5M2:
-    case ElementType::kFloat8E5M2FNUZ:
-    case ElementType::kFloat4E2M1:
-    case ElementType::kFloat8E8M0: return true;
-    default: return false;
-  }
+namespace {
+
+const char* kUsage =
+    "usage: onemodel COMMAND [ARGS] [--isa ISA] [--threads N] [--mode exact|fast]\n"
+    "  (options go before or after the command; --mode fast currently runs the exact path)\n"
+    "commands (onemodel COMMAND --help for one):\n"
+    "  run MODEL [--input NAME=FILE.npy ...] [--dim NAME=N ...] [--save DIR]\n"
+    "                          run MODEL; print each output's type, shape, a summary and its hash\n"
+    "  hash MODEL [--input NAME=FILE.npy ...] [--dim NAME=N ...] [--save DIR]\n"
+    "                          golden lines: input/<name> <hash>, then <model>/<output> <hash>\n"
+    "  golden [--models DIR ...] [--cases DIR ...] [--only A,B]\n"
+    "                          golden lines of every model in DIR and every node case\n"
+    "  cases DIR [--filter S] [--verbose] [--expected-fail FILE]\n"
+    "                          run and check ONNX case folders; case/<name> <hash> lines\n"
+    "  generate MODEL [--prompt N | --ids A,B,..] [--steps N] [--json]\n"
+    "                          greedy decoding of a decoder-only LLM with its KV cache\n"
+    "  bench MODEL [--runs N] [--input NAME=FILE.npy ...] [--dim NAME=N ...]\n"
+    "                          time runs after a warm-up; last line median_ms=<x> min_ms=<y>\n"
+    "  info MODEL [--plan]     the model's inputs, outputs, opsets and operators; --plan: one run,\n"
+    "                          then the algorithm each node planned\n"
+    "  families                every operator family's table of algorithms\n"
+    "  targets                 the CPU's features, the compiled targets and the chosen one\n"
+    "  bench-lanes [--n N] [--reps R] [--all]\n"
+    "                          time the canonical L-lane float sum (the benchmark that chose L)\n"
+    "  bench-peak [--reps R] [--all]\n"
+    "                          the register-only multiply+add peak (GFLOP/s, 1 thread) per target\n"
+    "  version                 the version and build\n"
+    "options:\n"
+    "  --isa ISA               cap the instruction set (ref, scalar, sse41, avx2, avxvnni, avx512,\n"
+    "                          avx512vnni, neon, neondot, wasm128); default: ONEMODEL_ISA, else the\n"
+    "                          best supported\n"
+    "  --threads N             worker threads (default: ONEMODEL_THREADS, else all cores)\n"
+    "  --mode exact|fast       default exact\n"
+    "environment: ONEMODEL_ISA, ONEMODEL_THREADS, ONEMODEL_VERBOSE=1, ONEMODEL_PROFILE=1|2,\n"
+    "  ONEMODEL_MEMORY_PLAN=0, ONEMODEL_PREPACK=0, ONEMODEL_DISABLE_PASSES=a,b,\n"
+    "  ONEMODEL_AVX512_TILES=256|512 (README)\n";
+
+const std::map<std::string, std::string>& CommandHelp() {
+  static const std::map<std::string, std::string> h = {
+      {"run",
+       "usage: onemodel run MODEL [--input NAME=FILE.npy ...] [--dim NAME=N ...] [--save DIR]\n"
+       "  Runs MODEL and prints, per output, its element type and shape, min/max/mean (numbers),\n"
+       "  the first values and its SHA-256 golden hash. Inputs not given are generated (see hash).\n"
+       "  --input NAME=FILE.npy   feed input NAME from a NumPy file\n"
+       "  --dim NAME=N            size of the symbolic dimension NAME for generated inputs (default 1)\n"
+       "  --save DIR              also write each tensor output to DIR/<output>.npy\n"},
+      {"hash",
+       "usage: onemodel hash MODEL [--input NAME=FILE.npy ...] [--dim NAME=N ...] [--save DIR]\n"
+       "  Runs MODEL in exact mode; prints input/<name> <hash> per input, then <model>/<output>\n"
+       "  <hash> per output. Inputs not given are generated: floats uniform in [-1, 1), integers in\n"
+       "  [0, 64), bools alternating (SplitMix64 seeded by the FNV-1a hash of the input's name).\n"
+       "  --save DIR writes each tensor output to DIR/<output>.npy\n"},
+      {"golden",
+       "usage: onemodel golden [--models DIR ...] [--cases DIR ...] [--only A,B]\n"
+       "  Every model DIR/<m>.onnx (stored inputs from DIR/<m>.inputs, NAME=PATH lines; others\n"
+       "  generated): input/<m>/<name> <hash> lines, then <m>/<output> <hash>; then a case/<name>\n"
+       "  <hash> line per node case. Progress on stderr. --only runs the named models only.\n"},
+      {"cases",
+       "usage: onemodel cases DIR [--filter S] [--verbose] [--expected-fail FILE]\n"
+       "  Runs every ONNX case folder in DIR (model.onnx + test_data_set_0), compares with the\n"
+       "  expected outputs (rtol 1e-3, atol 1e-7, or a case's `tolerance` file: rtol atol),\n"
+       "  prints case/<name> <hash> per case and\n"
+       "  `N passed, N failed, N skipped` on stderr. --verbose: a PASS/FAIL/SKIP line per case.\n"
+       "  --expected-fail FILE: the cases FILE names (one per line: name, then the reason; #\n"
+       "  comments) that fail are counted as `N expected failures`, not as failed.\n"},
+      {"generate",
+       "usage: onemodel generate MODEL [--prompt N | --ids A,B,..] [--steps N] [--json]\n"
+       "  Greedy decoding, batch 1, of a decoder-only language model laid out as ONNX Runtime\n"
+       "  GenAI's builder or transformers.js's exports lay them out (input_ids, attention_mask,\n"
+       "  position_ids, past_key_values.<k> in; logits, present.<k> out): the prompt (--ids, or\n"
+       "  ids 1 .. N, default 8) in one step, then --steps N (default 16) tokens, each present.<k>\n"
+       "  fed back as past_key_values.<k>. Prints the new tokens, the prompt's time and the time\n"
+       "  per decoded token; --json: one JSON line (tools/bench_llm.mjs reads it).\n"},
+      {"bench",
+       "usage: onemodel bench MODEL [--runs N] [--input NAME=FILE.npy ...] [--dim NAME=N ...]\n"
+       "  One untimed warm-up run, then N (default 10) timed runs; checks the last run's outputs\n"
+       "  equal the first's; last line median_ms=<x> min_ms=<y>.\n"},
+      {"info",
+       "usage: onemodel info MODEL [--plan [--input NAME=FILE.npy ...] [--dim NAME=N ...]]\n"
+       "  Lists the model's inputs, outputs (declared and inferred), opsets and operators.\n"
+       "  --plan: runs the model once (inputs as `hash` makes them) and prints, per node whose\n"
+       "  operator has a family table, `plan <node> <op_type> <family>/<algorithm> exact|fast`.\n"},
+      {"families",
+       "usage: onemodel families\n  Prints every operator family's table: `family NAME: OP_TYPE ...`, then one line "
+       "per\n"
+       "  algorithm, `  NAME exact|fast DEVICE [kernels]`, the reference first.\n"},
+      {"targets",
+       "usage: onemodel targets\n  Prints the CPU's features, the compiled targets, the selected one and L.\n"},
+      {"bench-lanes",
+       "usage: onemodel bench-lanes [--n N] [--reps R] [--all]\n"
+       "  Times the canonical L-lane float sum for L = 16, 32, 64, 128 and checks it against the\n"
+       "  reference bit for bit; --all: every target the CPU runs (up to --isa).\n"},
+      {"bench-peak",
+       "usage: onemodel bench-peak [--reps R] [--all]\n"
+       "  Times independent chains of a separate float multiply and add on whole vectors, one\n"
+       "  thread, no memory traffic (best of R, default 5): the peak exact mode's arithmetic can\n"
+       "  reach on this core. One line per target: target=<t> lanes=<n> gflops=<x>; --all: every\n"
+       "  target the CPU runs (up to --isa).\n"},
+      {"version", "usage: onemodel version\n  Prints the version and the build (architecture, compiler).\n"},
+  };
+  return h;
 }
 
-std::string CompareTensors(const Tensor& want, const Tensor& got, double rtol, double atol) {
-  if (want.type() != got.type())
-    return "type " + ElementTypeName(got.type()) + ", expected " + ElementTypeName(want.type());
-  if (want.shape() != got.shape()) return "shape " + ShapeText(got.shape()) + ", expected " + ShapeText(want.shape());
-  const int64_t n = want.size();
-  if (want.type() == ElementType::kString) {
-    for (int64_t i = 0; i < n; ++i)
-      if (want.strings()[size_t(i)] != got.strings()[size_t(i)]) return "string " + std::to_string(i) + " differs";
-    return "";
-  }
-  if (IsFloatType(want.type())) {
-    for (int64_t i = 0; i < n; ++i) {
-      const double w = want.ElementAsDouble(i), g = got.ElementAsDouble(i);
-      if (w != w && g != g) continue;
-      if (w == g) continue;
-      const double diff = w > g ? w - g : g - w;
-      const double aw = w < 0 ? -w : w;
-      if (!(diff <= atol + rtol * aw)) {
-        std::ostringstream s;
-        s << "element " << i << ": got " << std::setprecision(9) << g << ", expected " << w;
-        return s.str();
-      }
-    }
-    return "";
-  }
-  if (want.byte_size() && std::memcmp(want.data(), got.data(), want.byte_size()) != 0) {
-    const size_t es = ElementSize(want.type());
-    for (int64_t i = 0; i < n; ++i) {
-      if (std::memcmp(static_cast<const uint8_t*>(want.data()) + size_t(i) * es,
-                      static_cast<const uint8_t*>(got.data()) + size_t(i) * es, es) != 0) {
-        const double w = want.ElementAsDouble(i), g = got.ElementAsDouble(i), d = w > g ? w - g : g - w;
-        if (want.type() != ElementType::kBool && d <= atol) continue;  // atol: a contrib case's `tolerance`
-        return "element " + std::to_string(i) + " differs";
-      }
-    }
-  }
-  return "";
-}
-
-enum class CaseResult { kPassed, kFailed, kSkipped };
-
-// Runs one case folder; returns the result, the line's hash and a reason.
-CaseResult RunCase(const std::string& dir, const Options& o, std::string* hash, std::string* why, std::ostream& err) {
-  *hash = GoldenSkipMarker();
-  try {
-    Session s = LoadSession(o, JoinPath(dir, "model.onnx"), err);
-    const std::string data = JoinPath(dir, "test_data_set_0");
-    // ONNX's tolerances, or the case's own (a `tolerance` file: "rtol atol"; the cases of
-    // tools/contrib_cases.sh, whose expected outputs are ONNX Runtime's).
-    double rtol = 1e-3, atol = 1e-7;
-    if (FileExists(JoinPath(dir, "tolerance"))) {
-      const std::vector<uint8_t> t = ReadFile(JoinPath(dir, "tolerance"));
-      std::istringstream in(std::string(t.begin(), t.end()));
-      if (!(in >> rtol >> atol) || !(rtol >= 0) || !(atol >= 0))
-        throw Error(ErrorCode::kInvalidArgument, "cases: " + dir + "/tolerance must hold \"rtol atol\"");
-    }
-    std::vector<NamedValue> feeds;
-    auto read_value = [&](const std::string& p, const ValueInfo& type) -> Value {
-      const std::vector<uint8_t> bytes = ReadFile(p);
-      return ReadOnnxValue(bytes.data(), bytes.size(), type.kind, p);
-    };
-    for (size_t i = 0;; ++i) {
-      const std::string p = JoinPath(data, "input_" + std::to_string(i) + ".pb");
-      if (!FileExists(p)) break;
-      if (i >= s.inputs().size()) throw Error(ErrorCode::kInvalidModel, "more input files than model inputs");
-      feeds.push_back({s.inputs()[i].name, read_value(p, s.inputs()[i])});
-    }
-    const std::vector<NamedValue> outs = RunSession(s, feeds, err);
-    // Static inference, given the inputs' concrete types, must agree with what ran.
-    const std::vector<ValueInfo> inferred = s.InferOutputs(feeds);
-    for (size_t i = 0; i < outs.size(); ++i) {
-      const ValueInfo& tt = inferred[i];
-      if (tt.kind != ValueInfo::Kind::kTensor || !outs[i].value.is_tensor()) continue;
-      const Tensor& got = outs[i].value.tensor();
-      bool ok = tt.type == ElementType::kUndefined || tt.type == got.type();
-      if (tt.has_shape) {
-        ok = ok && tt.shape.size() == got.shape().size();
-        for (size_t k = 0; ok && k < tt.shape.size(); ++k) ok = tt.shape[k] < 0 || tt.shape[k] == got.shape()[k];
-      }
-      if (!ok) {
-        *why = "static inference says output " + std::to_string(i) + " is " + ElementTypeName(tt.type) + " " +
-               ShapeText(tt.shape) + ", the run gave " + ElementTypeName(got.type()) + " " + ShapeText(got.shape());
-        return CaseResult::kFailed;
-      }
-    }
-    *hash = GoldenHash(outs);
-    for (size_t i = 0; i < outs.size(); ++i) {
-      const std::string p = JoinPath(data, "output_" + std::to_string(i) + ".pb");
-      if (!FileExists(p)) {
-        *why = "expected output " + std::to_string(i) + " is missing";
-        return CaseResult::kFailed;
-      }
-      const Value want = read_value(p, s.outputs()[i]);
-      const Value& got = outs[i].value;
-      std::string d;
-      if (want.kind() != got.kind()) {
-        d = "kind of value differs (sequence, optional or tensor)";
-      } else if (want.kind() == Value::Kind::kTensor) {
-        d = CompareTensors(want.tensor(), got.tensor(), rtol, atol);
-      } else if (want.kind() == Value::Kind::kSequence) {
-        if (want.sequence().size() != got.sequence().size()) d = "sequence length differs";
-        for (size_t k = 0; d.empty() && k < want.sequence().size(); ++k) {
-          d = CompareTensors(want.sequence()[k], got.sequence()[k], rtol, atol);
-          if (!d.empty()) d = "sequence element " + std::to_string(k) + ": " + d;
-        }
-      }
-      if (!d.empty()) {
-        *why = "output " + std::to_string(i) + ": " + d;
-        return CaseResult::kFailed;
-      }
-    }
-    return CaseResult::kPassed;
-  } catch (const Error& e) {
-    *hash = GoldenSkipMarker();
-    *why = e.what();
-    return e.code() == ErrorCode::kUnsupportedOp ? CaseResult::kSkipped : CaseResult::kFailed;
-  }
-}
-
-struct CaseCounts {
-  int passed = 0, failed = 0, skipped = 0;
-};
-
-// Runs every case folder of dir (name order) whose name contains filter; prints one
-// `case/<name> <hash>` line per case on out.
-CaseCounts RunCaseFolders(const Options& o, const std::string& dir, const std::string& filter, bool verbose,
-                          std::ostream& out, std::ostream& err) {
-  if (!IsDirectory(dir)) throw Error(ErrorCode::kIo, "cases: '" + dir + "' is not a directory");
-  CaseCounts c;
-  for (const std::string& name : ListDirectory(dir)) {
-    const std::string cdir = JoinPath(dir, name);
-    if (!FileExists(JoinPath(cdir, "model.onnx"))) continue;
-    if (!filter.empty() && name.find(filter) == std::string::npos) continue;
-    std::string hash, why;
-    const CaseResult r = RunCase(cdir, o, &hash, &why, err);
-    std::string line_name = name;
-    if (line_name.rfind("test_", 0) == 0) line_name = line_name.substr(5);
-    out << "case/" << line_name << " " << hash << "\n";
-    if (r == CaseResult::kPassed)
-      ++c.passed;
-    else if (r == CaseResult::kFailed)
-      ++c.failed;
-    else
-      ++c.skipped;
-    if (verbose) {
-      if (r == CaseResult::kPassed)
-        err << "PASS " << name << "\n";
-      else
-        err << (r == CaseResult::kFailed ? "FAIL " : "SKIP ") << name << ": " << why << "\n";
-    }
-  }
-  out.flush();
-  return c;
-}
-
-int CmdCases(const Options& o, std::ostream& out, std::ostream& err) {
-  std::string dir, filter;
-  bool verbose = false;
-  for (size_t i = 0; i < o.rest.size(); ++i) {
-    const std::string& a = o.rest[i];
-    if (a == "--filter" && i + 1 < o.rest.size())
-      filter = o.rest[++i];
-    else if (a == "--verbose")
-      verbose = true;
-    else if (!a.empty() && a[0] != '-' && dir.empty())
-      dir = a;
-    else
-      throw Error(ErrorCode::kInvalidArgument, "cases: unexpected argument '" + a + "'");
-  }
-  if (dir.empty()) throw Error(ErrorCode::kInvalidArgument, "cases: give the folder of case folders");
-  const CaseCounts c = RunCaseFolders(o, dir, filter, verbose, out, err);
-  err << c.passed << " passed, " << c.failed << " failed, " << c.skipped << " skipped\n";
-  return c.failed == 0 ? 0 : 1;
+Mode ParseMode(const std::string& m) {
+  if (m == "exact") return Mode::kExact;
+  if (m == "fast") return Mode::kFast;
+  throw Error(ErrorCode::kInvalidArgument, "--mode takes exact or fast, not '" + m + "'");
 }
 
 std::string ModelStem(const std::string& path) {
@@ -473,8 +294,7 @@ ModelArgs ParseModelArgs(const Options& o, const std::string& cmd) {
       m.dims[k] = ParseInt("--dim " + k, v, 0, int64_t(1) << 31);
     } else if (a == "--save" && (cmd == "hash" || cmd == "run")) {
       m.save_dir = value();
-      if (!IsDirectory(m.save_dir))
-        throw Error(ErrorCode::kInvalidArgument, "--save: '" + m.save_dir + "' is not a directory");
+      MakeDirectories(m.save_dir, "--save");
     } else if (a == "--runs" && cmd == "bench")
       m.runs = int(ParseInt("--runs", value(), 1, 100000));
     else if (!a.empty() && a[0] != '-' && m.model.empty())
@@ -786,6 +606,7 @@ int RunCli(const std::vector<std::string>& args, std::ostream& out, std::ostream
     if (cmd == "bench") return CmdBench(o, out, err);
     if (cmd == "info") return CmdInfo(o, out, err);
     if (cmd == "families") return CmdFamilies(o, out);
+    if (cmd == "generate") return CmdGenerate(o, out, err);
     err << "onemodel: unknown command '" << cmd << "'\n" << kUsage;
     return 2;
   } catch (const Error& e) {

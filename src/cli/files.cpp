@@ -15,6 +15,7 @@ OM_HOST(om_js_has_fs) int om_js_has_fs();
 OM_HOST(om_js_read) int om_js_read(const char* path, double offset, double length, uint8_t** out_ptr, double* out_size);
 OM_HOST(om_js_stat) int om_js_stat(const char* path);
 OM_HOST(om_js_list) char* om_js_list(const char* path);
+OM_HOST(om_js_mkdir) int om_js_mkdir(const char* path);
 }
 #else
 #include <filesystem>
@@ -50,6 +51,13 @@ std::vector<uint8_t> ReadFile(const std::string& path) {
 }
 
 bool IsDirectory(const std::string& path) { return !HasNul(path) && om_js_has_fs() && om_js_stat(path.c_str()) == 1; }
+
+void MakeDirectories(const std::string& path, const std::string& what) {
+  RequireNoNul(path);
+  if (IsDirectory(path)) return;
+  if (!om_js_has_fs() || om_js_mkdir(path.c_str()) != 0)
+    throw Error(ErrorCode::kIo, what + ": cannot make the folder '" + path + "'");
+}
 bool FileExists(const std::string& path) { return !HasNul(path) && om_js_has_fs() && om_js_stat(path.c_str()) == 2; }
 
 std::vector<std::string> ListDirectory(const std::string& path) {
@@ -91,6 +99,14 @@ std::vector<uint8_t> ReadFile(const std::string& path) {
 bool IsDirectory(const std::string& path) {
   std::error_code ec;
   return !HasNul(path) && std::filesystem::is_directory(path, ec);
+}
+
+void MakeDirectories(const std::string& path, const std::string& what) {
+  RequireNoNul(path);
+  std::error_code ec;
+  std::filesystem::create_directories(path, ec);
+  if (!IsDirectory(path))
+    throw Error(ErrorCode::kIo, what + ": cannot make the folder '" + path + "'" + (ec ? ": " + ec.message() : ""));
 }
 
 bool FileExists(const std::string& path) {

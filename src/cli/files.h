@@ -12,6 +12,9 @@ namespace onemodel::cli {
 // The file's bytes; throws onemodel::Error (kIo) naming the path.
 std::vector<uint8_t> ReadFile(const std::string& path);
 bool IsDirectory(const std::string& path);
+// Makes the folder and its missing parents (nothing when it exists); kIo naming `what`
+// and the path when it cannot (a file is in the way, no permission, no file system).
+void MakeDirectories(const std::string& path, const std::string& what);
 bool FileExists(const std::string& path);
 // Entry names (not paths), sorted by byte value; kIo when path is not a directory.
 std::vector<std::string> ListDirectory(const std::string& path);

@@ -262,7 +262,7 @@ void GqaRotary(OpContext& ctx, GqaHeads& g, bool first, const std::vector<int64_
   RequireShape(ctx, ctx.in(8), tc.shape(), "sin_cache");
   const int64_t half = tc.shape()[1], rows = tc.shape()[0], B = g.B, S = g.S, H = g.H;
   if (2 * half > H) throw ctx.Fail(ErrorCode::kShapeMismatch, "the caches' rotary dimension exceeds the head size");
-  const auto cs = ToF32(ctx, tc), sn = ToF32(ctx, ctx.in(8));
+  const F32View cs(ctx, tc), sn(ctx, ctx.in(8));  // float caches in place: only `rows` of them are read
   Shape pos;
   if (ctx.has_input(9)) {
     const Tensor& tp = ctx.in(9);

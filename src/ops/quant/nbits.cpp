@@ -130,10 +130,16 @@ Tensor PackGemv(const OpContext& ctx, const NBitsNode& n) {
     for (int64_t g = g0; g < g1; ++g)
       for (int64_t j = 0; j < kG && g * kG + j < p.N; ++j) {
         const int64_t r = g * kG + j;
-        for (int64_t k = 0; k < K; ++k) {
-          const int64_t blk = k / p.block_size, i = k % p.block_size;
-          const uint8_t byte = n.b[(r * p.blocks + blk) * p.blob + i / per_byte];
-          codes[(g * K + k) * kG + j] = uint8_t((byte >> ((i % per_byte) * p.bits)) & mask);
+        uint8_t* out = codes + g * K * kG + j;  // column j of the group's K x kG codes
+        for (int64_t blk = 0, k0 = 0; blk < p.blocks; ++blk, k0 += p.block_size) {
+          const uint8_t* src = n.b + (r * p.blocks + blk) * p.blob;
+          const int64_t len = std::min(p.block_size, K - k0);
+          if (p.bits == 4) {  // the common case, without divisions
+            for (int64_t i = 0; i < len; ++i) out[(k0 + i) * kG] = uint8_t((src[i >> 1] >> ((i & 1) * 4)) & 15u);
+          } else {
+            for (int64_t i = 0; i < len; ++i)
+              out[(k0 + i) * kG] = uint8_t((src[i / per_byte] >> ((i % per_byte) * p.bits)) & mask);
+          }
         }
         for (int64_t blk = 0; blk < p.blocks; ++blk) {
           float* pr = params + (g * p.blocks + blk) * 2 * kG;
