@@ -93,9 +93,10 @@ std::vector<CachePair> CachePairs(const Session& s) {
       continue;
     }
     CachePair p{in.name, "present." + in.name.substr(kPast.size()), in.type, {}};
-    const bool found = std::any_of(s.outputs().begin(), s.outputs().end(),
-                                   [&](const ValueInfo& v) { return v.name == p.present; });
-    if (!found) throw Error(ErrorCode::kInvalidArgument, "generate: input '" + p.past + "' has no output '" + p.present + "'");
+    const bool found =
+        std::any_of(s.outputs().begin(), s.outputs().end(), [&](const ValueInfo& v) { return v.name == p.present; });
+    if (!found)
+      throw Error(ErrorCode::kInvalidArgument, "generate: input '" + p.past + "' has no output '" + p.present + "'");
     if (in.type != ElementType::kFloat && in.type != ElementType::kFloat16)
       throw Error(ErrorCode::kTypeMismatch, "generate: '" + p.past + "' is " + in.ToString() + ", not a float tensor");
     if (!in.has_shape || in.shape.size() != 4 || in.shape[1] < 0 || in.shape[3] < 0)
@@ -104,7 +105,8 @@ std::vector<CachePair> CachePairs(const Session& s) {
     p.empty_shape = {1, in.shape[1], 0, in.shape[3]};
     pairs.push_back(p);
   }
-  if (!FindInput(s, "input_ids")) throw Error(ErrorCode::kInvalidArgument, "generate: the model has no input 'input_ids'");
+  if (!FindInput(s, "input_ids"))
+    throw Error(ErrorCode::kInvalidArgument, "generate: the model has no input 'input_ids'");
   return pairs;
 }
 
@@ -157,7 +159,8 @@ Generation Generate(const Session& s, const GenerateArgs& g, const std::vector<C
     const int64_t n = int64_t(tokens.size()) - done;
     std::vector<NamedValue> feeds;
     feeds.push_back({"input_ids", Ids(tokens, done, n)});
-    if (has_mask) feeds.push_back({"attention_mask", Tensor::FromVector(std::vector<int64_t>(done + n, 1), {1, done + n})});
+    if (has_mask)
+      feeds.push_back({"attention_mask", Tensor::FromVector(std::vector<int64_t>(done + n, 1), {1, done + n})});
     if (has_pos) {
       std::vector<int64_t> pos(static_cast<size_t>(n));
       for (int64_t k = 0; k < n; ++k) pos[size_t(k)] = done + k;
@@ -211,7 +214,8 @@ int CmdGenerate(const Options& o, std::ostream& out, std::ostream& err) {
     if (round == 0)
       first = r;
     else if (r.tokens != first.tokens)
-      throw Error(ErrorCode::kInternal, "generate: round " + std::to_string(round) + " gave other tokens than the first");
+      throw Error(ErrorCode::kInternal,
+                  "generate: round " + std::to_string(round) + " gave other tokens than the first");
     prefills.push_back(r.prefill_ms);
     decodes.push_back(Mean(r.step_ms));
     medians.push_back(Median(r.step_ms));
@@ -223,10 +227,10 @@ int CmdGenerate(const Options& o, std::ostream& out, std::ostream& err) {
   for (size_t k = g.prompt.size(); k < tokens.size(); ++k) ids << (k > g.prompt.size() ? "," : "") << tokens[k];
   out << std::fixed << std::setprecision(3);
   if (g.json) {
-    out << "{\"load_ms\":" << load_ms << ",\"prompt\":" << g.prompt.size() << ",\"rounds\":" << g.rounds << ",\"prefill_ms\":" << prefill_ms
-        << ",\"decode_ms_per_token\":" << mean << ",\"decode_ms_median\":" << median << ",\"tokens\":[" << ids.str()
-        << "],\"rss_bytes\":" << PeakRssBytes() << ",\"isa\":\"" << s.target() << "\",\"threads\":" << s.threads()
-        << "}\n";
+    out << "{\"load_ms\":" << load_ms << ",\"prompt\":" << g.prompt.size() << ",\"rounds\":" << g.rounds
+        << ",\"prefill_ms\":" << prefill_ms << ",\"decode_ms_per_token\":" << mean << ",\"decode_ms_median\":" << median
+        << ",\"tokens\":[" << ids.str() << "],\"rss_bytes\":" << PeakRssBytes() << ",\"isa\":\"" << s.target()
+        << "\",\"threads\":" << s.threads() << "}\n";
     return 0;
   }
   out << "tokens: " << ids.str() << "\n";
@@ -234,8 +238,8 @@ int CmdGenerate(const Options& o, std::ostream& out, std::ostream& err) {
   out << "prefill: " << g.prompt.size() << " tokens in " << prefill_ms << " ms ("
       << double(g.prompt.size()) * 1000.0 / prefill_ms << " tokens/s)\n";
   if (decoded)
-    out << "decode: " << decoded << " tokens, " << mean << " ms each (median " << median << ", "
-        << 1000.0 / mean << " tokens/s)\n";
+    out << "decode: " << decoded << " tokens, " << mean << " ms each (median " << median << ", " << 1000.0 / mean
+        << " tokens/s)\n";
   const int64_t rss = PeakRssBytes();
   if (rss) out << "peak_rss_mib=" << double(rss) / 1048576.0 << "\n";
   return 0;
