@@ -3,6 +3,9 @@
 // Environment-agnostic: the node and browser entries pass a platform with
 //   loadModule(envWasm) -> Promise<Emscripten module>
 //   readModel(uri, onProgress) -> Promise<Uint8Array>
+// and under node also
+//   localPath(uri) -> a file path for a local model or file (null for an http(s) URL),
+//   fileSize(path) -> bytes, readFileInto(m, path, what) -> {ptr, size} (malloc'ed)
 // docs/js-api.md has the whole API and what differs from onnxruntime-web.
 
 // ONNX element type numbers <-> onnxruntime-common's tensor type names.
@@ -309,30 +312,101 @@ export function createBackend(ort, platform) {
     },
     async createInferenceSessionHandler(uriOrBuffer, options = {}) {
       const m = await loadModule();
-      let bytes = uriOrBuffer;
-      let name = '<bytes>';
-      if (typeof uriOrBuffer === 'string') {
-        name = uriOrBuffer;
-        bytes = await platform.readModel(uriOrBuffer, options.onProgress);
-      }
       const profiling = !!options.enableProfiling;
+      const isPath = typeof uriOrBuffer === 'string';
+      const name = isPath ? uriOrBuffer : '<bytes>';
       const opts = sessionOptions(options, name, profiling);
-      const ptr = m._malloc(Math.max(bytes.byteLength, 1)) >>> 0;
-      if (!ptr) throw new OneModelError('out_of_memory', `out of wasm memory for the model (${bytes.byteLength} bytes)`);
+      // A local path under node loads through the module's file access, so the model
+      // keeps its folder (external data beside it is found there).
+      const localPath = isPath && platform.localPath ? platform.localPath(uriOrBuffer) : null;
+      const bytes = isPath && !localPath ? await platform.readModel(uriOrBuffer, options.onProgress) : uriOrBuffer;
+      opts.externalFiles = await externalFiles(m, platform, options.externalData);
       const session = new m.Session();
+      let ptr = 0;
       try {
-        m.HEAPU8.set(bytes, ptr);
-        check(session.load(ptr, bytes.byteLength, opts));
+        if (localPath) {
+          const loaded = session.loadPath(localPath, opts);  // the session owns externalFiles now
+          opts.externalFiles = null;
+          check(loaded);
+          if (options.onProgress) options.onProgress(platform.fileSize(localPath), platform.fileSize(localPath));
+        } else {
+          ptr = wasmAlloc(m, bytes.byteLength, 'the model');
+          m.HEAPU8.set(bytes instanceof Uint8Array ? bytes : new Uint8Array(bytes), ptr);
+          const loaded = session.load(ptr, bytes.byteLength, opts);  // the session owns externalFiles now
+          opts.externalFiles = null;
+          check(loaded);
+        }
       } catch (e) {
         session.delete();
+        for (const f of opts.externalFiles ?? []) m._free(f.ptr);
         throw e;
       } finally {
-        m._free(ptr);
+        if (ptr) m._free(ptr);
       }
       ++live;
       return new Handler(m, session, profiling, name);
     },
   };
+}
+
+// SessionOptions.externalData (onnxruntime-common's ExternalDataFileType[]: {path, data}
+// or a path string standing for both) into wasm memory: [{path, ptr, size}], malloc'ed
+// buffers the session takes over (its weights point into them: no second copy). `data`:
+// a Uint8Array, ArrayBuffer, Blob, or a string: a file path under node (read straight
+// into wasm memory), else a URL (fetched).
+async function externalFiles(m, platform, list) {
+  if (list === undefined || list === null) return [];
+  if (!Array.isArray(list)) throw new OneModelError('invalid_argument', 'externalData must be an array of {path, data} or path strings');
+  const out = [];
+  try {
+    for (const file of list) {
+      const path = typeof file === 'string' ? file : file?.path;
+      const data = typeof file === 'string' ? file : file?.data;
+      if (typeof path !== 'string' || !path) {
+        throw new OneModelError('invalid_argument', `externalData entries are {path, data} or path strings, not ${JSON.stringify(file)}`);
+      }
+      if (typeof data === 'string' && platform.readFileInto && platform.localPath?.(data)) {
+        out.push({ path, ...platform.readFileInto(m, platform.localPath(data), `externalData '${path}'`) });
+        continue;
+      }
+      let bytes;
+      if (typeof data === 'string') bytes = await platform.readModel(data);
+      else if (data instanceof Uint8Array) bytes = data;
+      else if (ArrayBuffer.isView(data)) bytes = new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+      else if (data instanceof ArrayBuffer || (typeof SharedArrayBuffer !== 'undefined' && data instanceof SharedArrayBuffer)) bytes = new Uint8Array(data);
+      else if (typeof Blob !== 'undefined' && data instanceof Blob) bytes = new Uint8Array(await data.arrayBuffer());
+      else throw new OneModelError('invalid_argument', `externalData '${path}': data must be a Uint8Array, ArrayBuffer, Blob, path or URL`);
+      const ptr = wasmAlloc(m, bytes.byteLength, `externalData '${path}'`);
+      m.HEAPU8.set(bytes, ptr);
+      out.push({ path, ptr, size: bytes.byteLength });
+    }
+  } catch (e) {
+    for (const f of out) m._free(f.ptr);
+    throw e;
+  }
+  return out;
+}
+
+// malloc in wasm memory, or an out_of_memory error saying how much there is. malloc grows
+// its free top in one signed 32-bit step, so a request that needs more than 2 GiB of new
+// memory at once fails with the memory to spare, and a failed growth leaves it unable to
+// grow past there again: above 1 GiB the top is grown first in 1 GiB steps (malloc, free).
+export function wasmAlloc(m, bytes, what) {
+  let ptr = 0;
+  if (bytes <= 2 ** 32 - 2 ** 16) {
+    let grown = true;
+    for (let step = 2 ** 30; grown && step < bytes; step += 2 ** 30) {
+      const p = m._malloc(step) >>> 0;
+      if (p) m._free(p);
+      grown = p !== 0;
+    }
+    if (grown) ptr = m._malloc(Math.max(bytes, 1)) >>> 0;
+  }
+  if (!ptr) {
+    throw new OneModelError('out_of_memory', `${what} (${bytes} bytes) does not fit in wasm memory: ${m.heapInUse()} ` +
+      `of its ${m.heapSize()} bytes are in use, and a wasm32 memory holds at most 4 GiB`);
+  }
+  return ptr;
 }
 
 // Registers OneModel with onnxruntime-common: as 'onemodel' (chosen when no

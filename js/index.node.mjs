@@ -3,8 +3,10 @@
 // 'onnxruntime-node'; exact mode by default.
 import * as ort from 'onnxruntime-common';
 import { readFile } from 'node:fs/promises';
+import { openSync, fstatSync, readSync, closeSync, statSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { loadModuleForEnv } from './loader.mjs';
-import { registerOneModel, OneModelError } from './api.mjs';
+import { registerOneModel, OneModelError, wasmAlloc } from './api.mjs';
 import { version } from './version.mjs';
 
 // A path, a file: URL, or an http(s) URL (fetched, with onProgress(loaded, total)).
@@ -22,7 +24,49 @@ async function readModel(uri, onProgress) {
   }
 }
 
-const backend = registerOneModel(ort, { loadModule: loadModuleForEnv, readModel }, version);
+// A path or file: URL as a path (the model is then read through the wasm module's file
+// access and keeps its folder); null for http(s) URLs. A path that cannot be read is an
+// 'io' error here, with the system's reason.
+function localPath(uri) {
+  if (/^https?:\/\//.test(uri)) return null;
+  const path = uri.startsWith('file:') ? fileURLToPath(uri) : uri;
+  try {
+    if (!statSync(path).isFile()) throw new Error('not a regular file');
+  } catch (e) {
+    throw new OneModelError('io', `cannot read '${uri}': ${e.message}`);
+  }
+  return path;
+}
+
+const fileSize = (path) => statSync(path).size;
+
+// A file straight into malloc'ed wasm memory (no copy in JS): {ptr, size}.
+function readFileInto(m, path, what) {
+  let fd;
+  try {
+    fd = openSync(path, 'r');
+  } catch (e) {
+    throw new OneModelError('io', `${what}: cannot read '${path}': ${e.message}`);
+  }
+  let ptr = 0;
+  try {
+    const size = fstatSync(fd).size;
+    ptr = wasmAlloc(m, size, `${what}, '${path}'`);
+    for (let done = 0; done < size;) {
+      const got = readSync(fd, m.HEAPU8, ptr + done, Math.min(size - done, 1 << 28), done);
+      if (got <= 0) throw new OneModelError('io', `${what}: '${path}' ended after ${done} of ${size} bytes`);
+      done += got;
+    }
+    return { ptr, size };
+  } catch (e) {
+    if (ptr) m._free(ptr);
+    throw e instanceof OneModelError ? e : new OneModelError('io', `${what}: cannot read '${path}': ${e.message}`);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+const backend = registerOneModel(ort, { loadModule: loadModuleForEnv, readModel, localPath, fileSize, readFileInto }, version);
 
 // OneModel's own: the exact-mode golden hash of a Tensor, Tensor[] or run result.
 export const goldenHash = (values) => backend.goldenHash(values);

@@ -43,7 +43,16 @@ export function createProxyBackend(ort, workerUrl) {
     const paths = typeof e.wasmPaths === 'string' ? new URL(e.wasmPaths, location.href).href : e.wasmPaths;
     return { simd: e.simd, wasmPaths: paths, wasmBinary: e.wasmBinary };
   }
-  const sessionOptions = (o) => ({ mode: o.mode, freeDimensionOverrides: o.freeDimensionOverrides, enableProfiling: o.enableProfiling, extra: o.extra });
+  // externalData: path strings and URLs resolved against the page; bytes and Blobs are
+  // cloned to the worker.
+  const url = (d) => (typeof d === 'string' ? new URL(d, location.href).href : d);
+  const externalData = (list) => (Array.isArray(list)
+    ? list.map((f) => (typeof f === 'string' ? { path: f, data: url(f) } : { path: f?.path, data: url(f?.data) }))
+    : list);
+  const sessionOptions = (o) => ({
+    mode: o.mode, freeDimensionOverrides: o.freeDimensionOverrides, enableProfiling: o.enableProfiling, extra: o.extra,
+    externalData: externalData(o.externalData),
+  });
 
   class ProxyHandler {
     constructor(r) {

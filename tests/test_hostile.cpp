@@ -393,6 +393,116 @@ TEST_CASE("hostile models: external data that leaves the model's folder, by each
   fs::remove_all(base, ec);
 }
 
+// Y of ExternalModel for X = 0: W's four floats.
+std::vector<float> RunW(const onemodel::Session& s) {
+  const auto out = s.Run({{"X", onemodel::Tensor::FromVector<float>({0, 0, 0, 0}, {4})}});
+  const float* y = out[0].value.tensor().data<float>();
+  return std::vector<float>(y, y + 4);
+}
+
+TEST_CASE("external data given in memory: by name, before the folder, copied or borrowed", "[hostile][external]") {
+  namespace fs = std::filesystem;
+  const std::string model = Serialize(ExternalModel("w.bin", "4"));
+  const std::vector<float> file = {99, 1.5f, -2, 3.25f, 1e30f};  // the first float is skipped (offset 4)
+  auto bytes = std::make_shared<std::vector<uint8_t>>(reinterpret_cast<const uint8_t*>(file.data()),
+                                                      reinterpret_cast<const uint8_t*>(file.data() + file.size()));
+  auto from_bytes = [&](std::vector<onemodel::ExternalData> given) {
+    onemodel::SessionOptions o;
+    o.external_data = std::move(given);
+    return onemodel::Session::FromBytes(model.data(), model.size(), o, "m.onnx");
+  };
+  const std::vector<float> want = {1.5f, -2, 3.25f, 1e30f};
+
+  SECTION("copied: the caller's bytes may change or go once the session exists") {
+    std::vector<uint8_t> mine = *bytes;
+    onemodel::Session s = from_bytes({{"w.bin", mine.data(), mine.size()}});
+    std::fill(mine.begin(), mine.end(), uint8_t(0xFF));
+    mine.clear();
+    mine.shrink_to_fit();
+    CHECK(RunW(s) == want);
+  }
+  SECTION("borrowed: with `keep`, the session holds the buffer and no copy is made") {
+    auto buffer = std::make_shared<std::vector<uint8_t>>(*bytes);
+    // Offset 4 is not 8-byte aligned: give the file from an aligned start plus 4 bytes so
+    // W's range (at 8) is.
+    buffer->insert(buffer->begin(), 4, uint8_t(0));
+    onemodel::ExternalData e{"w.bin", buffer->data() + 4, buffer->size() - 4, buffer};
+    // W starts 4 bytes into the file: 8 bytes into the buffer, which malloc aligned.
+    {
+      onemodel::Session s = from_bytes({e});
+      e = {};
+      CHECK(buffer.use_count() > 1);  // the session's weight borrows it
+      CHECK(RunW(s) == want);
+      // Changing the buffer changes the weight: it was not copied.
+      reinterpret_cast<float*>(buffer->data() + 8)[0] = 7.0f;
+      CHECK(RunW(s)[0] == 7.0f);
+    }
+    CHECK(buffer.use_count() == 1);  // released with the session
+  }
+  SECTION("names: './w.bin' and 'w.bin' are one file; the location's spelling too") {
+    CHECK(RunW(from_bytes({{"./w.bin", bytes->data(), bytes->size()}})) == want);
+    const std::string dotted = Serialize(ExternalModel("./w.bin", "4"));
+    onemodel::SessionOptions o;
+    o.external_data = {{"w.bin", bytes->data(), bytes->size()}};
+    CHECK(RunW(onemodel::Session::FromBytes(dotted.data(), dotted.size(), o)) == want);
+  }
+  SECTION("a location not given: kInvalidModel naming it and the files given") {
+    EXPECT_ERROR(Try([&] { from_bytes({}); }), ErrorCode::kInvalidModel, "external data 'w.bin' was not given");
+    EXPECT_ERROR(Try([&] {
+                   from_bytes({{"v.bin", bytes->data(), bytes->size()}});
+                 }),
+                 ErrorCode::kInvalidModel, "(the files given: 'v.bin')");
+  }
+  SECTION("bad entries: kInvalidArgument") {
+    EXPECT_ERROR(Try([&] {
+                   from_bytes({{"../w.bin", bytes->data(), bytes->size()}});
+                 }),
+                 ErrorCode::kInvalidArgument, "'..' component");
+    EXPECT_ERROR(Try([&] {
+                   from_bytes({{"/tmp/w.bin", bytes->data(), bytes->size()}});
+                 }),
+                 ErrorCode::kInvalidArgument, "is absolute");
+    EXPECT_ERROR(Try([&] {
+                   from_bytes({{"", bytes->data(), bytes->size()}});
+                 }),
+                 ErrorCode::kInvalidArgument, "is empty");
+    EXPECT_ERROR(Try([&] { from_bytes({{"w.bin", nullptr, 8}}); }), ErrorCode::kInvalidArgument, "data is null");
+    EXPECT_ERROR(Try([&] {
+                   from_bytes({{"w.bin", bytes->data(), bytes->size()}, {"./w.bin", bytes->data(), bytes->size()}});
+                 }),
+                 ErrorCode::kInvalidArgument, "a second file named 'w.bin'");
+  }
+  SECTION("a range past the given bytes' end, and max_model_bytes counting them") {
+    EXPECT_ERROR(Try([&] {
+                   from_bytes({{"w.bin", bytes->data(), 3}});
+                 }),
+                 ErrorCode::kInvalidModel, "past the end of 'w.bin' (3 bytes)");
+    EXPECT_ERROR(Try([&] {
+                   from_bytes({{"w.bin", bytes->data(), 12}});
+                 }),
+                 ErrorCode::kInvalidModel, "tensor data is 8 bytes");
+    onemodel::SessionOptions o;
+    o.external_data = {{"w.bin", bytes->data(), bytes->size()}};
+    o.max_model_bytes = model.size() + 15;
+    EXPECT_ERROR(Try([&] { onemodel::Session::FromBytes(model.data(), model.size(), o); }), ErrorCode::kLimitExceeded,
+                 "with its external data reaches");
+  }
+  SECTION("from a path: a file given in memory comes before the one on disk, the rest from the folder") {
+    const fs::path dir = fs::temp_directory_path() / ("onemodel-given-" + std::to_string(std::random_device{}()));
+    fs::create_directories(dir);
+    WriteBytes((dir / "w.bin").string(), 20);  // bytes 0..19, not `file`
+    const std::string path = WriteModel(dir.string(), "m.onnx", ExternalModel("w.bin", "4"));
+    onemodel::SessionOptions o;
+    CHECK(RunW(onemodel::Session(path, o)) != want);
+    o.external_data = {{"w.bin", bytes->data(), bytes->size()}};
+    CHECK(RunW(onemodel::Session(path, o)) == want);
+    o.external_data = {{"other.bin", bytes->data(), bytes->size()}};
+    CHECK(RunW(onemodel::Session(path, o)) != want);
+    std::error_code ec;
+    fs::remove_all(dir, ec);
+  }
+}
+
 TEST_CASE("paths: a folder is kIo, a path holding a NUL kInvalidArgument, for models and .npy files", "[hostile]") {
   namespace fs = std::filesystem;
   const fs::path dir = fs::temp_directory_path() / ("onemodel-paths-" + std::to_string(std::random_device{}()));

@@ -166,10 +166,15 @@ do_row() {  # runs one row: prints its lines and adds to the totals
       done
       ;;
     js)
-      # The JS API (tests/js, node's test runner) on the SIMD128 and the scalar wasm build.
+      # The npm package, packed as `npm pack` packs it (tests below install it).
+      tarball=$(tools/pack.sh --no-build 2>"$LOGDIR/pack.log") || { cat "$LOGDIR/pack.log" | sed 's/^/    /'; tarball=""; }
+      # The JS API (tests/js, node's test runner) on the SIMD128 and the scalar wasm build;
+      # on the first, transformers.js also runs with onnxruntime-node overridden to the
+      # packed package (tests/js/transformers_test.mjs, ONEMODEL_PACKAGE).
       for simd in on off; do
         log="$LOGDIR/js-$simd.log"
-        ONEMODEL_TEST_SIMD=$simd node --test tests/js/ >"$log" 2>&1; rc=$?
+        pkg=""; [ "$simd" = on ] && pkg="$tarball"
+        ONEMODEL_PACKAGE=$pkg ONEMODEL_TEST_SIMD=$simd node --test tests/js/ >"$log" 2>&1; rc=$?
         p=$(sed -n 's/^# pass //p' "$log" | tail -1); f=$(sed -n 's/^# fail //p' "$log" | tail -1)
         s=$(sed -n 's/^# skipped //p' "$log" | tail -1)
         p=${p:-0}; f=${f:-0}; s=${s:-0}
@@ -178,11 +183,12 @@ do_row() {  # runs one row: prints its lines and adds to the totals
         [ "$f" != 0 ] && { grep -E "^not ok|code:|message" "$log" | head -30 | sed 's/^/    /'; echo "    (full log: $log)"; }
         TOTAL_P=$((TOTAL_P + p)); TOTAL_F=$((TOTAL_F + f)); TOTAL_S=$((TOTAL_S + s))
       done
-      # The npm package: packed, installed into an empty folder, used from ESM and
-      # CommonJS; the example page in headless Chromium, its hash against the native CLI's.
-      tarball=$(tools/pack.sh --no-build 2>"$LOGDIR/pack.log") || { cat "$LOGDIR/pack.log" | sed 's/^/    /'; tarball=""; }
+      # The npm package: installed into an empty folder, used from ESM and CommonJS; the
+      # example page in headless Chromium, its hash against the native CLI's; transformers.js
+      # bundled for the browser with onnxruntime-web replaced by OneModel.
       for check in "package (npm pack, installed, used from ESM and CommonJS)|bash tests/js/package_test.sh $tarball" \
                    "browser (examples/browser in headless Chromium)|node tests/js/browser_page.mjs" \
+                   "transformers.js in headless Chromium (onnxruntime-web bundled as OneModel)|node tests/js/transformers_browser.mjs" \
                    "browser, proxy (env.wasm.proxy: the run in a Web Worker)|node tests/js/browser_page.mjs --proxy --screenshot build/test-logs/browser-proxy.png" \
                    "leniency (feed variants: onnxruntime-node's verdicts, OneModel's JS API)|node tools/leniency.mjs build/leniency" \
                    "leniency, C++ and C APIs (the same table)|tests/api/leniency_test.sh"; do

@@ -8,6 +8,7 @@
 #include <malloc.h>
 
 #include <cstdint>
+#include <cstdlib>
 #include <memory>
 #include <sstream>
 #include <string>
@@ -140,33 +141,68 @@ val GoldenHashJs(val tensors) {
   });
 }
 
+// The session options js/api.mjs passes (sessionOptions there), read into o.
+void ReadOptions(const val& options, onemodel::SessionOptions* o) {
+  if (options["mode"].as<std::string>() == "fast") o->mode = onemodel::Mode::kFast;
+  o->isa = options["isa"].as<std::string>();
+  o->profiling = options["profiling"].as<bool>() ? onemodel::Profiling::kByOpType : onemodel::Profiling::kOff;
+  const val names = options["freeDimensionNames"];
+  const val sizes = options["freeDimensionSizes"];
+  for (int k = 0; k < names["length"].as<int>(); ++k) {
+    o->free_dimension_overrides[names[k].as<std::string>()] = int64_t(sizes[k].as<double>());
+  }
+  const val limits = options["limits"];  // numbers >= 0, checked by js/api.mjs
+  if (!limits.isUndefined()) {
+    o->max_model_bytes = uint64_t(limits["maxModelBytes"].as<double>());
+    o->max_tensor_bytes = uint64_t(limits["maxTensorBytes"].as<double>());
+    o->max_session_bytes = uint64_t(limits["maxSessionBytes"].as<double>());
+    o->max_graph_depth = int(limits["maxGraphDepth"].as<double>());
+    o->max_nodes = int64_t(limits["maxNodes"].as<double>());
+  }
+}
+
+// Takes ownership of the malloc'ed external-data buffers in `files` ([{path, ptr,
+// size}] or undefined) first, so that nothing can leak them, then lists them in o.
+void TakeExternal(const val& files, onemodel::SessionOptions* o) {
+  if (files.isUndefined() || files.isNull()) return;
+  const int n = files["length"].as<int>();
+  std::vector<std::shared_ptr<void>> owned;
+  for (int k = 0; k < n; ++k) {
+    owned.emplace_back(reinterpret_cast<void*>(uintptr_t(files[k]["ptr"].as<double>())), std::free);
+  }
+  for (int k = 0; k < n; ++k) {
+    o->external_data.push_back(onemodel::ExternalData{files[k]["path"].as<std::string>(), owned[size_t(k)].get(),
+                                                      size_t(files[k]["size"].as<double>()), owned[size_t(k)]});
+  }
+}
+
 // A session over the public API. Inputs arrive as views of wasm memory the JS side
 // filled (no second copy); outputs leave as fresh Uint8Arrays (one copy out).
 class JsSession {
  public:
   // Loads the model from bytes already in wasm memory at [ptr, ptr + size) (the caller
-  // frees them after). Returns {} or {error}.
+  // frees them after). options.externalFiles: [{path, ptr, size}], external-data files
+  // the JS side malloc'ed into wasm memory: from this call on they are the session's
+  // (the weights borrow them, no second copy; freed with the last weight using them, or
+  // now on failure). Returns {} or {error}.
   val Load(uintptr_t ptr, size_t size, val options) {
+    onemodel::SessionOptions o;
+    TakeExternal(options["externalFiles"], &o);
     return Guarded([&] {
-      onemodel::SessionOptions o;
-      if (options["mode"].as<std::string>() == "fast") o.mode = onemodel::Mode::kFast;
-      o.isa = options["isa"].as<std::string>();
-      o.profiling = options["profiling"].as<bool>() ? onemodel::Profiling::kByOpType : onemodel::Profiling::kOff;
-      const val names = options["freeDimensionNames"];
-      const val sizes = options["freeDimensionSizes"];
-      for (int k = 0; k < names["length"].as<int>(); ++k) {
-        o.free_dimension_overrides[names[k].as<std::string>()] = int64_t(sizes[k].as<double>());
-      }
-      const val limits = options["limits"];  // numbers >= 0, checked by js/api.mjs
-      if (!limits.isUndefined()) {
-        o.max_model_bytes = uint64_t(limits["maxModelBytes"].as<double>());
-        o.max_tensor_bytes = uint64_t(limits["maxTensorBytes"].as<double>());
-        o.max_session_bytes = uint64_t(limits["maxSessionBytes"].as<double>());
-        o.max_graph_depth = int(limits["maxGraphDepth"].as<double>());
-        o.max_nodes = int64_t(limits["maxNodes"].as<double>());
-      }
+      ReadOptions(options, &o);
       s_ = std::make_unique<onemodel::Session>(
           onemodel::Session::FromBytes(reinterpret_cast<const void*>(ptr), size, o, options["name"].as<std::string>()));
+      return val::object();
+    });
+  }
+  // Loads the model file at `path` through the host's file system (node's fs), its
+  // external data from the files beside it and options.externalFiles (as Load).
+  val LoadPath(const std::string& path, val options) {
+    onemodel::SessionOptions o;
+    TakeExternal(options["externalFiles"], &o);
+    return Guarded([&] {
+      ReadOptions(options, &o);
+      s_ = std::make_unique<onemodel::Session>(path, o);
       return val::object();
     });
   }
@@ -316,6 +352,7 @@ EMSCRIPTEN_BINDINGS(onemodel) {
   emscripten::class_<JsSession>("Session")
       .constructor<>()
       .function("load", &JsSession::Load)
+      .function("loadPath", &JsSession::LoadPath)
       .function("inputs", &JsSession::Inputs)
       .function("outputs", &JsSession::Outputs)
       .function("target", &JsSession::Target)

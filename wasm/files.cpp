@@ -46,7 +46,15 @@ EM_JS(int, om_js_read, (const char* path, double offset, double length, uint8_t*
       const start = Math.min(offset, total);
       const n = length < 0 ? total - start : Math.min(length, total - start);
       // Pointers above 2 GiB arrive as negative numbers: read them unsigned (>>> 0).
-      const ptr = _malloc(Math.max(n, 1)) >>> 0;
+      // malloc grows its free top in one signed 32-bit step, and a failed growth leaves it
+      // unable to grow past there again: above 1 GiB, grow it in 1 GiB steps first.
+      let grown = true;
+      for (let step = 2 ** 30; grown && step < n; step += 2 ** 30) {
+        const q = _malloc(step) >>> 0;
+        if (q) _free(q);
+        grown = q !== 0;
+      }
+      const ptr = grown ? _malloc(Math.max(n, 1)) >>> 0 : 0;
       if (!ptr) return -1;
       let done = 0;
       while (done < n) {
@@ -201,7 +209,9 @@ std::shared_ptr<MallocBytes> JsRead(const std::string& path, int64_t offset, int
 }
 }  // namespace
 
-std::shared_ptr<FileBytes> ReadFile(const std::string& path) { return JsRead(path, 0, -1); }
+std::shared_ptr<FileBytes> ReadFile(const std::string& path, int64_t offset, int64_t length) {
+  return JsRead(path, offset, length);
+}
 
 std::vector<uint8_t> ReadFileRange(const std::string& path, int64_t offset, int64_t length) {
   auto b = JsRead(path, offset, length);

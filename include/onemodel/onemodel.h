@@ -17,6 +17,7 @@
 #include <stdexcept>
 #include <type_traits>
 #include <string>
+#include <utility>
 #include <vector>
 
 #if defined(_WIN32) && defined(ONEMODEL_SHARED_LIBRARY)
@@ -289,6 +290,24 @@ enum class Profiling { kOff, kByOpType, kByNode };
 // How a session runs. Nothing here changes a bit of an exact-mode output: threads, ISA
 // cap, prepacking, the memory plan and the exact-mode passes are all held to the oracle's
 // bits (docs/exact-mode.md).
+// An external-data file given in memory instead of read from the model's folder (ONNX
+// models keep weights in files beside them, all of them past 2 GiB). `path` is the
+// location the model's tensors name ("model.onnx.data"; "./x" and "a\\b" name "x" and
+// "a/b"); it must be relative without "..", like the locations themselves.
+struct ExternalData {
+  ExternalData() = default;
+  ExternalData(std::string path_, const void* data_, size_t size_, std::shared_ptr<const void> keep_ = nullptr)
+      : path(std::move(path_)), data(data_), size(size_), keep(std::move(keep_)) {}
+  std::string path;
+  const void* data = nullptr;
+  size_t size = 0;
+  // Null: the session copies the ranges its tensors use while it loads, so the bytes
+  // need only live until the Session exists. Set: the weights borrow the bytes where
+  // they are 8-byte aligned (no copy) and the session keeps `keep` alive while any of
+  // them lives (a buffer it now shares, a memory-mapped file, ...).
+  std::shared_ptr<const void> keep;
+};
+
 struct SessionOptions {
   Mode mode = Mode::kExact;  // kFast: plans may take the families' fast rows (none exist yet)
   int threads = 0;           // worker threads, 1 .. 1024; 0: every core
@@ -309,6 +328,10 @@ struct SessionOptions {
   // Symbolic input dimensions fixed to a size (name -> size >= 0): inputs() shows the
   // size and runs check it. A name that no input dimension has is kInvalidArgument.
   std::map<std::string, int64_t> free_dimension_overrides;
+  // External-data files in memory, looked up by name before the model's folder
+  // (Session(path)) or instead of it (FromBytes, which has no folder). Two entries with
+  // one name, an absolute or ".." name, or null data with a size are kInvalidArgument.
+  std::vector<ExternalData> external_data;
 
   // Limits (docs/reliability.md). Going over one is a kLimitExceeded error naming it,
   // raised before the allocation or the work it would take; 0 turns a limit off.
@@ -385,7 +408,8 @@ class ONEMODEL_API Session {
  public:
   explicit Session(const std::string& path, const SessionOptions& options = {});
   // From model bytes (copied; the caller's buffer is not kept). `name` names the model
-  // in messages. External data, if any, is read relative to the working directory.
+  // in messages. External data comes from options.external_data only: a location not
+  // given there is a kInvalidModel error naming it.
   static Session FromBytes(const void* data, size_t size, const SessionOptions& options = {},
                            const std::string& name = "<bytes>");
   Session(Session&&) noexcept;

@@ -110,6 +110,13 @@ OM_API OmStatus om_session_options_set_free_dimension(OmSessionOptions* o, const
  * Going over one is OM_LIMIT_EXCEEDED; an unknown name or a value out of range is
  * OM_INVALID_ARGUMENT. */
 OM_API OmStatus om_session_options_set_limit(OmSessionOptions* o, const char* name, uint64_t value);
+/* An external-data file in memory (SessionOptions::external_data): `path` is the location
+ * the model's tensors name ("model.onnx.data"), data/size its bytes. The bytes are read
+ * (and the ranges the weights use copied) when a session is created with these options:
+ * keep them alive until then; after that the caller may free them. Looked up before the
+ * model's folder (om_session_create) or instead of it (om_session_create_from_bytes). */
+OM_API OmStatus om_session_options_add_external_data(OmSessionOptions* o, const char* path, const void* data,
+                                                     size_t size);
 
 /* ------------------------------------------------------------------------ sessions */
 /* options may be NULL (the defaults: exact mode, every core, the best target). */

@@ -222,6 +222,25 @@ impl::SessionOptions ToImplOptions(const SessionOptions& o) {
   return r;
 }
 
+// options.external_data as the loader's map, each name checked.
+std::map<std::string, impl::ExternalBytes> ExternalFiles(const SessionOptions& o) {
+  std::map<std::string, impl::ExternalBytes> files;
+  for (const ExternalData& e : o.external_data) {
+    const std::string what = "SessionOptions::external_data '" + e.path + "'";
+    if (!e.data && e.size)
+      throw Error(ErrorCode::kInvalidArgument, what + ": data is null with a size of " + std::to_string(e.size));
+    try {
+      impl::CheckRelativeLocation(e.path, what);
+    } catch (const impl::Error& err) {
+      throw Error(ErrorCode::kInvalidArgument, err.message());
+    }
+    const std::string key = impl::NormalizeLocation(e.path);
+    if (files.count(key)) throw Error(ErrorCode::kInvalidArgument, what + ": a second file named '" + key + "'");
+    files[key] = impl::ExternalBytes{static_cast<const uint8_t*>(e.data), e.size, e.keep};
+  }
+  return files;
+}
+
 }  // namespace
 
 struct Session::Impl {
@@ -240,7 +259,7 @@ Session::~Session() = default;
 
 Session::Session(const std::string& path, const SessionOptions& options) {
   try {
-    impl_ = std::make_unique<Impl>(impl::Session::Load(path, ToImplOptions(options)));
+    impl_ = std::make_unique<Impl>(impl::Session::Load(path, ToImplOptions(options), ExternalFiles(options)));
   } catch (...) {
     Rethrow();
   }
@@ -250,8 +269,8 @@ Session Session::FromBytes(const void* data, size_t size, const SessionOptions& 
   try {
     if (!data && size) throw Error(ErrorCode::kInvalidArgument, "Session::FromBytes: data is null");
     Session s;
-    s.impl_ = std::make_unique<Impl>(
-        impl::Session::FromBytes(static_cast<const uint8_t*>(data), size, ToImplOptions(options), name));
+    s.impl_ = std::make_unique<Impl>(impl::Session::FromBytes(static_cast<const uint8_t*>(data), size,
+                                                              ToImplOptions(options), name, ExternalFiles(options)));
     return s;
   } catch (...) {
     Rethrow();

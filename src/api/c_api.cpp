@@ -181,6 +181,13 @@ OmStatus om_session_options_set_free_dimension(OmSessionOptions* o, const char* 
   return OM_OK;
 }
 
+OmStatus om_session_options_add_external_data(OmSessionOptions* o, const char* path, const void* data, size_t size) {
+  OM_REQUIRE(o, "options");
+  OM_REQUIRE(path, "path");
+  OM_REQUIRE(data || size == 0, "data");
+  return Guard([&] { o->o.external_data.push_back(onemodel::ExternalData{path, data, size, nullptr}); });
+}
+
 OmStatus om_session_create(const char* path, const OmSessionOptions* options, OmSession** out) {
   OM_REQUIRE(out, "out");
   *out = nullptr;

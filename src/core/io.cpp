@@ -42,8 +42,9 @@ std::vector<uint8_t> ReadFileRange(const std::string& path, int64_t offset, int6
   if (!f) throw Error(ErrorCode::kIo, "cannot open '" + path + "': " + std::strerror(errno));
   std::vector<uint8_t> out;
   try {
-    if (std::fseek(f, 0, SEEK_END) != 0) throw Error(ErrorCode::kIo, "cannot seek in '" + path + "'");
-    const long long total = std::ftell(f);
+    // fseeko / ftello: offsets past 2 GiB wherever long is 32 bits.
+    if (::fseeko(f, 0, SEEK_END) != 0) throw Error(ErrorCode::kIo, "cannot seek in '" + path + "'");
+    const long long total = ::ftello(f);
     if (total < 0) throw Error(ErrorCode::kIo, "cannot tell the size of '" + path + "'");
     if (offset < 0 || offset > total) {
       throw Error(ErrorCode::kIo, "offset " + std::to_string(offset) + " is past the end of '" + path + "' (" +
@@ -51,7 +52,7 @@ std::vector<uint8_t> ReadFileRange(const std::string& path, int64_t offset, int6
     }
     const long long n = length < 0 ? total - offset : std::min<long long>(length, total - offset);
     out.resize(size_t(n));
-    std::fseek(f, long(offset), SEEK_SET);
+    if (::fseeko(f, off_t(offset), SEEK_SET) != 0) throw Error(ErrorCode::kIo, "cannot seek in '" + path + "'");
     if (n > 0 && std::fread(out.data(), 1, size_t(n), f) != size_t(n)) {
       throw Error(ErrorCode::kIo, "short read from '" + path + "'");
     }
@@ -63,8 +64,8 @@ std::vector<uint8_t> ReadFileRange(const std::string& path, int64_t offset, int6
   return out;
 }
 
-std::shared_ptr<FileBytes> ReadFile(const std::string& path) {
-  return std::make_shared<VectorBytes>(ReadFileRange(path, 0, -1));
+std::shared_ptr<FileBytes> ReadFile(const std::string& path, int64_t offset, int64_t length) {
+  return std::make_shared<VectorBytes>(ReadFileRange(path, offset, length));
 }
 
 void WriteFile(const std::string& path, const uint8_t* data, size_t size) {

@@ -22,7 +22,8 @@ class FileBytes {
 // A kInvalidArgument error when path holds a NUL character (the system would read it as
 // the shorter path before the NUL); the file functions below call it.
 void CheckPathText(const std::string& path);
-std::shared_ptr<FileBytes> ReadFile(const std::string& path);
+// Reads [offset, offset + length) of a file (length -1: to the end) into one buffer.
+std::shared_ptr<FileBytes> ReadFile(const std::string& path, int64_t offset = 0, int64_t length = -1);
 // Reads [offset, offset + length) of a file (length -1: to the end).
 std::vector<uint8_t> ReadFileRange(const std::string& path, int64_t offset, int64_t length);
 // Creates or replaces the file at path with [data, data + size).

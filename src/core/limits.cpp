@@ -42,7 +42,8 @@ void AddModelBytes(uint64_t bytes, const std::string& what) {
   if (l && l->max_model_bytes > 0 && tl_model_bytes > l->max_model_bytes) {
     throw Error(ErrorCode::kLimitExceeded, what + ": the model with its external data reaches " +
                                                std::to_string(tl_model_bytes) + " bytes, over max_model_bytes (" +
-                                               std::to_string(l->max_model_bytes) + ")");
+                                               std::to_string(l->max_model_bytes) + ")" +
+                                               (sizeof(void*) <= 4 ? ": a wasm32 memory holds at most 4 GiB" : ""));
   }
 }
 

@@ -2,6 +2,7 @@
 #include "onnx/import.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <deque>
 #include <set>
 #include <unordered_map>
@@ -25,7 +26,8 @@ std::string Node::Describe() const {
 namespace {
 
 struct ImportContext {
-  std::string origin, model_dir;
+  std::string origin;
+  const ExternalSource* external = nullptr;
   std::shared_ptr<const void> owner;
   const Limits* limits = nullptr;
   int* depth = nullptr;      // subgraph nesting of the graph being imported
@@ -87,7 +89,7 @@ Attribute ImportAttribute(const onnx::AttributeProto& ap, const ImportContext& c
       break;
     case onnx::AttributeProto::TENSOR:
       a.type = Attribute::Type::kTensor;
-      a.t = TensorFromProto(ap.t(), ctx.model_dir, ctx.owner, what);
+      a.t = TensorFromProto(ap.t(), *ctx.external, ctx.owner, what);
       break;
     case onnx::AttributeProto::GRAPH:
       a.type = Attribute::Type::kGraph;
@@ -108,7 +110,7 @@ Attribute ImportAttribute(const onnx::AttributeProto& ap, const ImportContext& c
     case onnx::AttributeProto::TENSORS:
       a.type = Attribute::Type::kTensors;
       for (int i = 0; i < ap.tensors_size(); ++i)
-        a.tensors.push_back(TensorFromProto(ap.tensors(i), ctx.model_dir, ctx.owner, what));
+        a.tensors.push_back(TensorFromProto(ap.tensors(i), *ctx.external, ctx.owner, what));
       break;
     case onnx::AttributeProto::GRAPHS:
       a.type = Attribute::Type::kGraphs;
@@ -246,7 +248,7 @@ std::shared_ptr<Graph> ImportGraph(const onnx::GraphProto& gp, const ImportConte
       throw Error(ErrorCode::kInvalidModel, ctx.origin + ": initializer '" + tp.name() + "' is defined twice");
     }
     g->initializers[tp.name()] =
-        TensorFromProto(tp, ctx.model_dir, ctx.owner, ctx.origin + ": initializer '" + tp.name() + "'");
+        TensorFromProto(tp, *ctx.external, ctx.owner, ctx.origin + ": initializer '" + tp.name() + "'");
     defined.insert(tp.name());
   }
   if (gp.sparse_initializer_size() > 0) {
@@ -276,9 +278,41 @@ std::shared_ptr<Graph> ImportGraph(const onnx::GraphProto& gp, const ImportConte
   return g;
 }
 
+// Before any external data is read: the model's size plus the lengths its main graph's
+// external initializers declare, against max_model_bytes (so a model too big for the
+// limit, or for wasm memory, fails at once instead of after reading gigabytes). Entries
+// without a parseable length are counted as they are read (AddModelBytes).
+void CheckExternalTotal(const onnx::ModelProto& mp, size_t size, const Limits& limits, const std::string& origin) {
+  if (limits.max_model_bytes == 0) return;
+  uint64_t total = size;
+  for (const auto& tp : mp.graph().initializer()) {
+    if (tp.data_location() != onnx::TensorProto::EXTERNAL) continue;
+    for (const auto& kv : tp.external_data()) {
+      if (kv.key() != "length") continue;
+      char* end = nullptr;
+      const unsigned long long n = std::strtoull(kv.value().c_str(), &end, 10);
+      if (!kv.value().empty() && *end == 0 && kv.value()[0] != '-')
+        total += std::min<unsigned long long>(n, 1ull << 62);
+    }
+  }
+  if (total > limits.max_model_bytes) {
+    throw Error(ErrorCode::kLimitExceeded, origin + ": the model with the external data its initializers declare is " +
+                                               std::to_string(total) + " bytes, over max_model_bytes (" +
+                                               std::to_string(limits.max_model_bytes) + ")" +
+                                               (sizeof(void*) <= 4 ? ": a wasm32 memory holds at most 4 GiB" : ""));
+  }
+}
+
 }  // namespace
 
 Model ImportModel(const uint8_t* data, size_t size, const std::string& origin, const std::string& model_dir,
+                  const Limits& limits) {
+  ExternalSource external;
+  external.dir = model_dir;
+  return ImportModel(data, size, origin, external, limits);
+}
+
+Model ImportModel(const uint8_t* data, size_t size, const std::string& origin, const ExternalSource& external,
                   const Limits& limits) {
   auto mp = std::make_shared<onnx::ModelProto>();
   if (size == 0) throw Error(ErrorCode::kInvalidModel, origin + ": the model is empty (0 bytes)");
@@ -320,7 +354,8 @@ Model ImportModel(const uint8_t* data, size_t size, const std::string& origin, c
   m.producer = mp->producer_name();
   int depth = 0;
   int64_t nodes = 0;
-  ImportContext ctx{origin, model_dir, mp, &limits, &depth, &nodes};
+  CheckExternalTotal(*mp, size, limits, origin);
+  ImportContext ctx{origin, &external, mp, &limits, &depth, &nodes};
   ModelBytesScope bytes_scope(size);
   for (const auto& fp : mp->functions()) {
     Function f;
@@ -337,11 +372,12 @@ Model ImportModel(const uint8_t* data, size_t size, const std::string& origin, c
   return m;
 }
 
-Model LoadModelFile(const std::string& path, const Limits& limits) {
+Model LoadModelFile(const std::string& path, const Limits& limits, const std::map<std::string, ExternalBytes>& given) {
   const int64_t size = FileSize(path);  // -1: unknown before reading (checked after)
   if (size >= 0) CheckModelBytes(uint64_t(size), limits, path);
   auto bytes = ReadFile(path);
-  return ImportModel(bytes->data(), bytes->size(), path, DirName(path), limits);
+  ExternalSource external{DirName(path), given};
+  return ImportModel(bytes->data(), bytes->size(), path, external, limits);
 }
 
 }  // namespace onemodel::impl

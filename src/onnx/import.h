@@ -7,6 +7,7 @@
 
 #include "core/limits.h"
 #include "graph/graph.h"
+#include "onnx/tensor_proto.h"
 
 namespace onemodel::impl {
 
@@ -22,8 +23,13 @@ constexpr int64_t kMaxMlOpset = 5;        // ai.onnx.ml
 // (kLimitExceeded naming the limit; max_tensor_bytes is the thread's LimitScope's).
 Model ImportModel(const uint8_t* data, size_t size, const std::string& origin, const std::string& model_dir,
                   const Limits& limits = Limits());
+// The same with external data from `external` (files given as bytes, then its folder).
+Model ImportModel(const uint8_t* data, size_t size, const std::string& origin, const ExternalSource& external,
+                  const Limits& limits = Limits());
 
-// Reads and imports a model file (its size checked against max_model_bytes first).
-Model LoadModelFile(const std::string& path, const Limits& limits = Limits());
+// Reads and imports a model file (its size checked against max_model_bytes first);
+// external data from `given` first, then the model's folder.
+Model LoadModelFile(const std::string& path, const Limits& limits = Limits(),
+                    const std::map<std::string, ExternalBytes>& given = {});
 
 }  // namespace onemodel::impl

@@ -13,6 +13,23 @@
 #include "core/value.h"
 
 namespace onemodel::impl {
+
+std::string NormalizeLocation(const std::string& location) {
+  std::string out;
+  size_t start = 0;
+  while (start <= location.size()) {
+    size_t end = location.find_first_of("/\\", start);
+    if (end == std::string::npos) end = location.size();
+    const std::string part = location.substr(start, end - start);
+    if (!part.empty() && part != ".") {
+      if (!out.empty()) out.push_back('/');
+      out.append(part);
+    }
+    start = end + 1;
+  }
+  return out;
+}
+
 namespace {
 
 // Unpacks sub-byte elements (bits = 4 or 2) from ONNX's packed layout, low bits first;
@@ -34,10 +51,16 @@ void UnpackSubByte(const uint8_t* packed, size_t packed_len, int bits, bool is_s
 
 bool IsSigned(DType t) { return t == DType::kInt4 || t == DType::kInt2; }
 
-// An external tensor's bytes: the location (a path inside the model's folder), offset
-// and length of its external_data entries.
-std::shared_ptr<std::vector<uint8_t>> ReadExternal(const onnx::TensorProto& tp, const std::string& model_dir,
-                                                   const std::string& what) {
+// An external tensor's bytes, from its location (a path inside the model's folder, or
+// the name of a file the caller gave), offset and length: `data` points at them and
+// `owner` keeps them alive.
+struct ExternalRange {
+  const uint8_t* data = nullptr;
+  size_t size = 0;
+  std::shared_ptr<const void> owner;
+};
+
+ExternalRange ReadExternal(const onnx::TensorProto& tp, const ExternalSource& source, const std::string& what) {
   std::string location;
   int64_t offset = 0, length = -1;
   auto number = [&](const std::string& key, const std::string& text) {
@@ -59,20 +82,43 @@ std::shared_ptr<std::vector<uint8_t>> ReadExternal(const onnx::TensorProto& tp, 
   }
   if (location.empty()) throw Error(ErrorCode::kInvalidModel, what + ": external data without a location");
   CheckRelativeLocation(location, what);
-  if (model_dir.empty()) {
-    throw Error(ErrorCode::kInvalidModel, what + ": uses external data, which needs the model loaded from a path");
+  auto check_range = [&](int64_t total) {
+    if (total >= 0 && (offset > total || (length >= 0 && length > total - offset))) {
+      throw Error(ErrorCode::kInvalidModel, what + ": external data [" + std::to_string(offset) + ", " +
+                                                (length >= 0 ? std::to_string(offset + length) : std::string("end")) +
+                                                ") lies past the end of '" + location + "' (" + std::to_string(total) +
+                                                " bytes)");
+    }
+  };
+  const auto given = source.files.find(NormalizeLocation(location));
+  if (given != source.files.end()) {
+    const ExternalBytes& file = given->second;
+    check_range(int64_t(file.size));
+    const size_t n = size_t(length >= 0 ? length : int64_t(file.size) - offset);
+    AddModelBytes(uint64_t(n), what);
+    const uint8_t* p = file.data + offset;
+    if (file.owner) return {p, n, file.owner};
+    auto copy = std::make_shared<std::vector<uint8_t>>(p, p + n);
+    return {copy->data(), n, copy};
   }
-  const std::string path = ConfinedPath(model_dir, location, what);
+  if (source.dir.empty()) {
+    std::string names;
+    for (const auto& entry : source.files) {
+      if (!names.empty()) names.append(", ");
+      names.append("'").append(entry.first).append("'");
+    }
+    throw Error(ErrorCode::kInvalidModel,
+                what + ": external data '" + location + "' was not given" +
+                    (names.empty() ? std::string() : " (the files given: " + names + ")") +
+                    ": load the model from its path, or pass the file's bytes as external data");
+  }
+  const std::string path = ConfinedPath(source.dir, location, what);
   const int64_t total = FileSize(path);
-  if (total >= 0 && (offset > total || (length >= 0 && length > total - offset))) {
-    throw Error(ErrorCode::kInvalidModel, what + ": external data [" + std::to_string(offset) + ", " +
-                                              (length >= 0 ? std::to_string(offset + length) : std::string("end")) +
-                                              ") lies past the end of '" + location + "' (" + std::to_string(total) +
-                                              " bytes)");
-  }
+  check_range(total);
   const int64_t n = length >= 0 ? length : (total >= 0 ? total - offset : 0);
   AddModelBytes(uint64_t(n), what);
-  return std::make_shared<std::vector<uint8_t>>(ReadFileRange(path, offset, length));
+  std::shared_ptr<const FileBytes> bytes = ReadFile(path, offset, length);
+  return {bytes->data(), bytes->size(), bytes};
 }
 
 // A tensor from the typed fields (float_data, int64_data, ...) for n elements of dt.
@@ -165,8 +211,8 @@ Tensor FromTypedFields(const onnx::TensorProto& tp, DType dt, const Shape& shape
 
 }  // namespace
 
-Tensor TensorFromProto(const onnx::TensorProto& tp, const std::string& model_dir, std::shared_ptr<const void> owner,
-                       const std::string& what) {
+Tensor TensorFromProto(const onnx::TensorProto& tp, const ExternalSource& external_source,
+                       std::shared_ptr<const void> owner, const std::string& what) {
   if (!IsKnownDType(tp.data_type())) {
     throw Error(ErrorCode::kTypeMismatch, what + ": unknown element type " + std::to_string(tp.data_type()));
   }
@@ -192,14 +238,15 @@ Tensor TensorFromProto(const onnx::TensorProto& tp, const std::string& model_dir
 
   // Raw bytes: inline, or external.
   const std::string* raw = nullptr;
-  std::shared_ptr<std::vector<uint8_t>> external;
+  ExternalRange external;
   if (tp.data_location() == onnx::TensorProto::EXTERNAL) {
-    external = ReadExternal(tp, model_dir, what);
+    external = ReadExternal(tp, external_source, what);
   } else if (tp.has_raw_data()) {
     raw = &tp.raw_data();
   }
-  const uint8_t* bytes = external ? external->data() : raw ? reinterpret_cast<const uint8_t*>(raw->data()) : nullptr;
-  const size_t nbytes = external ? external->size() : raw ? raw->size() : 0;
+  const bool is_external = external.owner != nullptr;
+  const uint8_t* bytes = is_external ? external.data : raw ? reinterpret_cast<const uint8_t*>(raw->data()) : nullptr;
+  const size_t nbytes = is_external ? external.size : raw ? raw->size() : 0;
 
   if (bytes) {
     if (bits < 8) {
@@ -218,8 +265,9 @@ Tensor TensorFromProto(const onnx::TensorProto& tp, const std::string& model_dir
                                                 ShapeToString(shape) + " of " + DTypeName(dt) + " needs " +
                                                 std::to_string(need));
     }
-    if (external) return Tensor::Borrow(dt, shape, external, bytes, what);
-    if (owner && (reinterpret_cast<uintptr_t>(bytes) % 8 == 0)) return Tensor::Borrow(dt, shape, owner, bytes, what);
+    const bool aligned = reinterpret_cast<uintptr_t>(bytes) % 8 == 0;
+    if (is_external && aligned) return Tensor::Borrow(dt, shape, external.owner, bytes, what);
+    if (!is_external && owner && aligned) return Tensor::Borrow(dt, shape, owner, bytes, what);
     Tensor t(dt, shape, what);
     std::memcpy(t.mutable_data<uint8_t>(), bytes, need);
     return t;
@@ -234,7 +282,7 @@ Tensor TensorFromBytes(const uint8_t* data, size_t size, const std::string& what
     throw Error(ErrorCode::kInvalidModel, what + ": not a serialised TensorProto (truncated or corrupt)");
   }
   if (name) *name = tp->name();
-  return TensorFromProto(*tp, "", tp, what);
+  return TensorFromProto(*tp, ExternalSource{}, tp, what);
 }
 
 namespace {
@@ -244,7 +292,7 @@ Value FromSequence(const onnx::SequenceProto& sp, const std::shared_ptr<const vo
   }
   Value v;
   v.kind = Value::Kind::kSequence;
-  for (const auto& tp : sp.tensor_values()) v.sequence.push_back(TensorFromProto(tp, "", owner, what));
+  for (const auto& tp : sp.tensor_values()) v.sequence.push_back(TensorFromProto(tp, ExternalSource{}, owner, what));
   return v;
 }
 }  // namespace
@@ -258,7 +306,7 @@ Value ValueFromBytes(const uint8_t* data, size_t size, bool optional, const std:
   }
   auto op = std::make_shared<onnx::OptionalProto>();
   if (!op->ParseFromArray(data, int(size))) throw Error(ErrorCode::kInvalidModel, what + ": not an OptionalProto");
-  if (op->has_tensor_value()) return Value::FromTensor(TensorFromProto(op->tensor_value(), "", op, what));
+  if (op->has_tensor_value()) return Value::FromTensor(TensorFromProto(op->tensor_value(), ExternalSource{}, op, what));
   if (op->has_sequence_value()) return FromSequence(op->sequence_value(), op, what);
   if (op->has_optional_value()) throw Error(ErrorCode::kUnsupportedOp, what + ": nested optionals are not supported");
   Value v;

@@ -358,18 +358,20 @@ Session::~Session() = default;
 Session::Session(Session&&) noexcept = default;
 Session& Session::operator=(Session&&) noexcept = default;
 
-Session Session::Load(const std::string& path, const SessionOptions& opts) {
+Session Session::Load(const std::string& path, const SessionOptions& opts,
+                      const std::map<std::string, ExternalBytes>& external) {
   Session s;
   LimitScope limits(&opts.limits, nullptr);
-  s.model_ = std::make_shared<Model>(LoadModelFile(path, opts.limits));
+  s.model_ = std::make_shared<Model>(LoadModelFile(path, opts.limits, external));
   s.Prepare(opts);
   return s;
 }
 
-Session Session::FromBytes(const uint8_t* data, size_t size, const SessionOptions& opts, const std::string& name) {
+Session Session::FromBytes(const uint8_t* data, size_t size, const SessionOptions& opts, const std::string& name,
+                           const std::map<std::string, ExternalBytes>& external) {
   Session s;
   LimitScope limits(&opts.limits, nullptr);
-  s.model_ = std::make_shared<Model>(ImportModel(data, size, name, "", opts.limits));
+  s.model_ = std::make_shared<Model>(ImportModel(data, size, name, ExternalSource{"", external}, opts.limits));
   s.Prepare(opts);
   return s;
 }

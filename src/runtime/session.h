@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/limits.h"
+#include "onnx/tensor_proto.h"
 #include "graph/graph.h"
 #include "ops/op_context.h"
 #include "runtime/dispatch.h"
@@ -63,9 +64,13 @@ struct GraphPlans;
 
 class Session {
  public:
-  static Session Load(const std::string& path, const SessionOptions& opts = {});
+  // `external`: external-data files given as bytes (by NormalizeLocation of their
+  // names), read before the model's folder (Load) or instead of it (FromBytes).
+  static Session Load(const std::string& path, const SessionOptions& opts = {},
+                      const std::map<std::string, ExternalBytes>& external = {});
   static Session FromBytes(const uint8_t* data, size_t size, const SessionOptions& opts = {},
-                           const std::string& name = "<bytes>");
+                           const std::string& name = "<bytes>",
+                           const std::map<std::string, ExternalBytes>& external = {});
   ~Session();
   Session(Session&&) noexcept;
   Session& operator=(Session&&) noexcept;

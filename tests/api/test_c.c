@@ -51,6 +51,110 @@ static unsigned char* read_all(const char* path, size_t* size) {
   return buf;
 }
 
+/* A protobuf writer just big enough for a small ModelProto: fields appended to a buffer. */
+struct Pb {
+  unsigned char b[512];
+  size_t n;
+};
+static void pb_varint(struct Pb* p, unsigned long long v) {
+  do {
+    p->b[p->n++] = (unsigned char)((v & 0x7F) | (v >= 0x80 ? 0x80 : 0));
+    v >>= 7;
+  } while (v);
+}
+static void pb_int(struct Pb* p, int field, unsigned long long v) {
+  pb_varint(p, (unsigned long long)field << 3);
+  pb_varint(p, v);
+}
+static void pb_bytes(struct Pb* p, int field, const void* data, size_t n) {
+  pb_varint(p, ((unsigned long long)field << 3) | 2);
+  pb_varint(p, n);
+  memcpy(p->b + p->n, data, n);
+  p->n += n;
+}
+static void pb_str(struct Pb* p, int field, const char* s) { pb_bytes(p, field, s, strlen(s)); }
+static void pb_msg(struct Pb* p, int field, const struct Pb* m) { pb_bytes(p, field, m->b, m->n); }
+
+/* Y = X + W, X float[4], W float[4] stored as external data "w.bin" from byte 4. */
+static size_t external_add_model(unsigned char* out) {
+  struct Pb model = {{0}, 0}, graph = {{0}, 0}, node = {{0}, 0}, init = {{0}, 0}, kv = {{0}, 0}, opset = {{0}, 0};
+  struct Pb input = {{0}, 0}, type = {{0}, 0}, tensor_type = {{0}, 0}, shape = {{0}, 0}, dim = {{0}, 0};
+  struct Pb output = {{0}, 0};
+  pb_str(&node, 1, "X"); /* NodeProto: input 1, output 2, op_type 4 */
+  pb_str(&node, 1, "W");
+  pb_str(&node, 2, "Y");
+  pb_str(&node, 4, "Add");
+  pb_int(&init, 1, 4); /* TensorProto: dims 1, data_type 2, name 8, external_data 13, data_location 14 */
+  pb_int(&init, 2, 1);
+  pb_str(&init, 8, "W");
+  pb_str(&kv, 1, "location");
+  pb_str(&kv, 2, "w.bin");
+  pb_msg(&init, 13, &kv);
+  kv.n = 0;
+  pb_str(&kv, 1, "offset");
+  pb_str(&kv, 2, "4");
+  pb_msg(&init, 13, &kv);
+  pb_int(&init, 14, 1);
+  pb_int(&dim, 1, 4); /* ValueInfoProto X: name 1, type 2 { tensor_type 1 { elem_type 1, shape 2 { dim 1 } } } */
+  pb_msg(&shape, 1, &dim);
+  pb_int(&tensor_type, 1, 1);
+  pb_msg(&tensor_type, 2, &shape);
+  pb_msg(&type, 1, &tensor_type);
+  pb_str(&input, 1, "X");
+  pb_msg(&input, 2, &type);
+  pb_str(&output, 1, "Y");
+  pb_msg(&graph, 1, &node); /* GraphProto: node 1, name 2, initializer 5, input 11, output 12 */
+  pb_str(&graph, 2, "g");
+  pb_msg(&graph, 5, &init);
+  pb_msg(&graph, 11, &input);
+  pb_msg(&graph, 12, &output);
+  pb_int(&opset, 2, 13); /* OperatorSetIdProto: version 2 */
+  pb_int(&model, 1, 8);  /* ModelProto: ir_version 1, graph 7, opset_import 8 */
+  pb_msg(&model, 7, &graph);
+  pb_msg(&model, 8, &opset);
+  memcpy(out, model.b, model.n);
+  return model.n;
+}
+
+/* External data given in memory (om_session_options_add_external_data): from bytes, the
+ * caller's buffer freed right after creation; without it, a typed error. */
+static void test_external_data(void) {
+  unsigned char model[512];
+  const size_t n = external_add_model(model);
+  const float file[5] = {99.0f, 1.5f, -2.0f, 3.25f, 1e30f}; /* W = file[1..4] (offset 4) */
+  const float zeros[4] = {0, 0, 0, 0};
+  const int64_t dims[1] = {4};
+  const char* in_names[1] = {"X"};
+  float* copy = (float*)malloc(sizeof file);
+  OmSessionOptions* o = NULL;
+  OmSession* s = NULL;
+  OmTensor* x = NULL;
+  OmTensor* y = NULL;
+  const float* got;
+  memcpy(copy, file, sizeof file);
+  check(om_session_create_from_bytes(model, n, NULL, &s) == OM_INVALID_MODEL && s == NULL &&
+            strstr(om_last_error(), "external data 'w.bin' was not given") != NULL,
+        "external data not given: OM_INVALID_MODEL naming it");
+  check(om_session_options_create(&o) == OM_OK &&
+            om_session_options_add_external_data(o, "w.bin", copy, sizeof file) == OM_OK,
+        "external data added to the options");
+  check(om_session_options_add_external_data(o, "x.bin", NULL, 8) == OM_INVALID_ARGUMENT,
+        "external data with NULL bytes: OM_INVALID_ARGUMENT");
+  check(om_session_create_from_bytes(model, n, o, &s) == OM_OK && s != NULL,
+        "session from bytes with its external data");
+  memset(copy, 0xFF, sizeof file); /* the session copied what it needs */
+  free(copy);
+  check(om_tensor_create_copy(OM_FLOAT, dims, 1, zeros, sizeof zeros, &x) == OM_OK, "X made");
+  check(s && om_session_run(s, in_names, (const OmTensor* const*)&x, 1, NULL, 1, &y) == OM_OK, "run");
+  got = y ? (const float*)om_tensor_data(y) : NULL;
+  check(got && got[0] == 1.5f && got[1] == -2.0f && got[2] == 3.25f && got[3] == 1e30f,
+        "Y = W: the external bytes from byte 4");
+  om_tensor_free(y);
+  om_tensor_free(x);
+  om_session_free(s);
+  om_session_options_free(o);
+}
+
 /* Concurrent runs on one session: each thread runs it `runs` times and counts the runs
  * whose hash is not the committed one (or that failed). */
 struct Worker {
@@ -282,6 +386,7 @@ int main(void) {
   om_session_free(NULL);
   om_tensor_free(NULL);
   om_session_options_free(NULL);
+  test_external_data();
   printf("%d passed, %d failed\n", passed, failed);
   return failed ? 1 : 0;
 }

@@ -2,7 +2,10 @@
 // backed by OneModel. Run from the repository root: node --test tests/js/
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync, mkdtempSync, rmSync, truncateSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import * as ort from '../../js/index.node.mjs';
 import onemodel, { goldenHash, OneModelError, wasmMemory } from '../../js/index.node.mjs';
 import * as common from 'onnxruntime-common';
@@ -167,6 +170,89 @@ test('concurrent runs on one session are queued; many sessions at once', async (
   const outs = await Promise.all(many.flatMap((m) => [m.run({ x }), m.run({ x }, ['probs'])]));
   for (const r of outs) assert.equal(await goldenHash(r.probs), committed['conv_net/probs']);
   await Promise.all([s, ...many].map((m) => m.release()));
+});
+
+// y = x + w, x and w float32[4], w stored as external data `location` from byte 4.
+function externalAddModel(location = 'w.bin') {
+  return model({
+    nodes: [{ op: 'Add', inputs: ['x', 'w'], outputs: ['y'] }],
+    inputs: [valueInfo('x', tensorType(1, [4]))],
+    outputs: [valueInfo('y', tensorType(1, [4]))],
+    initializers: [{ name: 'w', elemType: 1, dims: [4], external: { location, offset: 4 } }],
+  });
+}
+
+test('external data: beside a model loaded by path, and externalData as bytes, paths or a path string', async () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'om-external-'));
+  try {
+    const weights = new Float32Array([99, 1.5, -2, 3.25, 1e30]);  // w: the four after byte 4
+    const want = [1.5, -2, 3.25, 1e30].map(Math.fround);
+    const bytes = new Uint8Array(weights.buffer);
+    const file = path.join(dir, 'w.bin');
+    const modelPath = path.join(dir, 'm.onnx');
+    writeFileSync(file, bytes);
+    writeFileSync(modelPath, externalAddModel());
+    const x = new ort.Tensor('float32', new Float32Array(4), [4]);
+    const y = async (s) => { const r = Array.from((await s.run({ x })).y.data); await s.release(); return r; };
+
+    // The model's folder is kept: by path and by file: URL.
+    assert.deepEqual(await y(await ort.InferenceSession.create(modelPath)), want);
+    assert.deepEqual(await y(await ort.InferenceSession.create(pathToFileURL(modelPath).href)), want);
+    // From bytes, as onnxruntime-web takes it: {path, data} with bytes, an ArrayBuffer,
+    // a Blob or a file path; or the path string alone (read as given).
+    const m = externalAddModel();
+    for (const data of [bytes, bytes.buffer.slice(0), new Blob([bytes]), file]) {
+      assert.deepEqual(await y(await ort.InferenceSession.create(m, { externalData: [{ path: 'w.bin', data }] })), want,
+        `data as ${data?.constructor?.name}`);
+    }
+    assert.deepEqual(await y(await ort.InferenceSession.create(m, { externalData: [{ path: './w.bin', data: bytes }] })), want);
+    const cwd = process.cwd();
+    process.chdir(dir);
+    try {
+      assert.deepEqual(await y(await ort.InferenceSession.create(m, { externalData: ['w.bin'] })), want);
+    } finally {
+      process.chdir(cwd);
+    }
+    // Given bytes come before the file beside the model.
+    const other = new Float32Array([0, 5, 6, 7, 8]);
+    assert.deepEqual(await y(await ort.InferenceSession.create(modelPath, { externalData: [{ path: 'w.bin', data: new Uint8Array(other.buffer) }] })), [5, 6, 7, 8]);
+
+    // Typed errors naming what was wrong; the wasm memory of a failed load is given back.
+    const before = (await wasmMemory()).inUse;
+    await rejectsWith(ort.InferenceSession.create(m), 'invalid_model', "external data 'w.bin' was not given");
+    await rejectsWith(ort.InferenceSession.create(m, { externalData: [{ path: 'v.bin', data: bytes }] }), 'invalid_model', "'v.bin'");
+    await rejectsWith(ort.InferenceSession.create(m, { externalData: [{ path: '../w.bin', data: bytes }] }), 'invalid_argument', "'..' component");
+    await rejectsWith(ort.InferenceSession.create(m, { externalData: [{ path: 'w.bin', data: 42 }] }), 'invalid_argument', 'Uint8Array');
+    await rejectsWith(ort.InferenceSession.create(m, { externalData: [{ data: bytes }] }), 'invalid_argument', '{path, data}');
+    await rejectsWith(ort.InferenceSession.create(m, { externalData: 'w.bin' }), 'invalid_argument', 'array');
+    await rejectsWith(ort.InferenceSession.create(m, { externalData: [{ path: 'w.bin', data: path.join(dir, 'none.bin') }] }), 'io', 'none.bin');
+    await rejectsWith(ort.InferenceSession.create(m, { externalData: [{ path: 'w.bin', data: bytes.subarray(0, 3) }] }), 'invalid_model', 'past the end');
+    assert.equal((await wasmMemory()).inUse, before, 'wasm memory in use after the failed loads');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('external data past 4 GiB: a limit_exceeded error saying why, before any of it is read', async () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'om-external-big-'));
+  try {
+    const part = 2 ** 29;  // 512 MiB of float32 per initializer, nine of them: 4.5 GiB
+    const names = Array.from({ length: 9 }, (_, k) => `w${k}`);
+    const m = model({
+      nodes: [{ op: 'Sum', inputs: names, outputs: ['y'] }],
+      inputs: [],
+      outputs: [valueInfo('y', tensorType(1, [part / 4]))],
+      initializers: names.map((name, k) => ({ name, elemType: 1, dims: [part / 4], external: { location: 'big.bin', offset: k * part, length: part } })),
+    });
+    writeFileSync(path.join(dir, 'm.onnx'), m);
+    writeFileSync(path.join(dir, 'big.bin'), new Uint8Array(0));
+    truncateSync(path.join(dir, 'big.bin'), 9 * part);  // sparse: no disk written
+    const before = (await wasmMemory()).inUse;
+    await rejectsWith(ort.InferenceSession.create(path.join(dir, 'm.onnx')), 'limit_exceeded', 'max_model_bytes', 'wasm32 memory holds at most 4 GiB');
+    assert.ok((await wasmMemory()).inUse - before < 2 ** 20, 'nothing of the external data was read');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 test('errors: a code naming the engine error and a message naming what was wrong; the module keeps working', async () => {

@@ -36,7 +36,8 @@ export const valueInfo = (name, type) => new Msg().bytes(1, name).sub(2, type);
 
 // nodes: [{op, inputs, outputs, ints: {name: value}, graphs: {name: {nodes, inputs,
 // outputs, initializers}}}]; inputs/outputs: valueInfo()s; initializers: [{name, elemType,
-// dims, raw: Uint8Array}].
+// dims, raw: Uint8Array}] or, stored as external data, [{name, elemType, dims, external:
+// {location, offset, length}}].
 function graph({ nodes, inputs, outputs, initializers = [] }, name) {
   const g = new Msg();
   for (const n of nodes) {
@@ -52,7 +53,14 @@ function graph({ nodes, inputs, outputs, initializers = [] }, name) {
   for (const t of initializers) {
     const tp = new Msg();
     for (const d of t.dims) tp.varint(1, d);
-    g.sub(5, tp.varint(2, t.elemType).bytes(8, t.name).bytes(9, t.raw));
+    tp.varint(2, t.elemType).bytes(8, t.name);
+    if (t.external) {
+      for (const [k, v] of Object.entries(t.external)) tp.sub(13, new Msg().bytes(1, k).bytes(2, String(v)));
+      tp.varint(14, 1);  // data_location EXTERNAL
+    } else {
+      tp.bytes(9, t.raw);
+    }
+    g.sub(5, tp);
   }
   for (const i of inputs) g.sub(11, i);
   for (const o of outputs) g.sub(12, o);
