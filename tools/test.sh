@@ -12,8 +12,9 @@
 # exits non-zero on any failure.
 # Options: --no-build (use existing builds), --rows "native arm64 ..." (subset, or rows
 # beyond the default: native-clang, the suite built by plain clang, is not in the default
-# set because the sanitize row already runs the whole suite at every ISA cap built by
-# clang -O2; one build fewer keeps CI within its time).
+# set because the sanitize row already runs the suite built by clang -O2: whole at scalar
+# and the best ISA cap, its per-target tests at the others; one build fewer keeps CI
+# within its time).
 set -uo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$ROOT"
@@ -88,9 +89,9 @@ skip_row() {
   TOTAL_S=$((TOTAL_S + n))
 }
 
-native_rows() {  # build dir, row prefix: every target the build has, via test_native.sh
+native_rows() {  # build dir, row prefix[, --focus]: every target the build has, via test_native.sh
   local out
-  out=$(tools/test_native.sh "$1" "$2" 2>&1)
+  out=$(tools/test_native.sh "$1" "$2" ${3:-} 2>&1)
   echo "$out" | sed '$d'
   local last; last=$(echo "$out" | tail -1)
   if [[ "$last" =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed,\ ([0-9]+)\ skipped$ ]]; then
@@ -218,15 +219,16 @@ do_row() {  # runs one row: prints its lines and adds to the totals
       fi
       ;;
     sanitize)
-      # AddressSanitizer + UndefinedBehaviorSanitizer (clang): the whole suite at every ISA
-      # cap this CPU runs, the API tests (C++ and C) and the node cases (the same lines as
+      # AddressSanitizer + UndefinedBehaviorSanitizer (clang): the whole suite at scalar and
+      # the best ISA cap, the per-target tests ([kernels], [ops]) at every other cap this
+      # CPU runs (test_native.sh --focus), the API tests (C++ and C) and the node cases (the same lines as
       # the plain build, no sanitizer report). ThreadSanitizer: the threaded tests (1, 2,
       # 3 and 7 threads), the API tests' concurrent runs and the C test's. Tests that count
       # allocations ([allocs]) cannot run under TSan (its runtime owns operator new): skipped.
       # An allocation the system refuses must reach the library as a null (its kOutOfMemory
       # test), not stop the process in ASan's allocator.
       export ASAN_OPTIONS="allocator_may_return_null=1${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
-      native_rows build/native-asan asan
+      native_rows build/native-asan asan --focus
       run_row "asan/api" "" build/native-asan/onemodel_api_tests
       out=$(build/native-asan/onemodel_c_tests 2>&1); last=$(echo "$out" | tail -1)
       if [[ "$last" =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed$ ]]; then p=${BASH_REMATCH[1]}; f=${BASH_REMATCH[2]}; else p=0; f=1; fi

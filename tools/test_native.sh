@@ -3,13 +3,18 @@
 # (the vs-scalar comparison is skipped on the scalar row, where it would compare the
 # scalar backend with itself). Used by tools/test.sh and the GitHub workflow.
 # Prints one line per row and `N passed, N failed, N skipped`; exits non-zero on failure.
+# --focus (the sanitizer row, where the suite runs ~8x slower): the whole suite at scalar
+# and at the best target; at the targets between, only the tests whose code differs per
+# target ([kernels] and [ops]), the others counted as skipped.
 set -uo pipefail
-DIR="${1:?usage: tools/test_native.sh BUILD_DIR [ROW_PREFIX]}"
+DIR="${1:?usage: tools/test_native.sh BUILD_DIR [ROW_PREFIX] [--focus]}"
 PREFIX="${2:-$(basename "$DIR")}"
+FOCUS="${3:-}"
 EXE=""; [ -f "$DIR/onemodel.exe" ] && EXE=".exe"
 CLI="$DIR/onemodel$EXE"; BIN="$DIR/onemodel_tests$EXE"
 P=0; F=0; S=0
 compiled=$("$CLI" targets | sed -n 's/^compiled://p')
+best=$("$CLI" targets | sed -n 's/^selected: //p')
 for entry in $compiled; do
   isa="${entry%%(*}"
   [ "$isa" = ref ] && continue
@@ -18,10 +23,14 @@ for entry in $compiled; do
     echo "row $PREFIX/$isa: skipped (this CPU lacks $isa) -> 0 passed, 0 failed, $all skipped"
     S=$((S + all)); continue
   fi
-  filter=(); skipped=0
+  filter=(); skipped=0; note=""
   if [ "$isa" = scalar ]; then
     filter=("~[vs_scalar]~[.]")
     skipped=$("$BIN" --list-test-names-only "[vs_scalar]" 2>/dev/null | grep -v '^row: ' | grep -c .)
+  elif [ "$FOCUS" = --focus ] && [ "$isa" != "$best" ]; then
+    filter=("[kernels],[ops]")
+    note=" (focus: [kernels],[ops]; the rest runs at scalar and $best)"
+    skipped=$((all - $("$BIN" --list-test-names-only "[kernels],[ops]" 2>/dev/null | grep -v '^row: ' | grep -c .)))
   fi
   log=$(mktemp)
   "$BIN" --isa "$isa" --use-colour no "${filter[@]}" >"$log" 2>&1
@@ -35,7 +44,7 @@ for entry in $compiled; do
     f=$(echo "$line" | sed -E 's/.*\| *([0-9]+) failed.*/\1/; t; s/.*/0/')
   fi
   [ "$rc" != 0 ] && [ "$f" = 0 ] && f=1
-  echo "row $PREFIX/$isa: $(head -1 "$log" | sed 's/^row: //') -> $p passed, $f failed, $skipped skipped"
+  echo "row $PREFIX/$isa: $(head -1 "$log" | sed 's/^row: //')$note -> $p passed, $f failed, $skipped skipped"
   [ "$f" != 0 ] && grep -E "FAILED|error" -A4 "$log" | head -40 | sed 's/^/    /'
   rm -f "$log"
   P=$((P + p)); F=$((F + f)); S=$((S + skipped))
