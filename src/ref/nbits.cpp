@@ -37,19 +37,20 @@ void MatMulNBitsF32(const NBitsParams& p, const float* A, const uint8_t* B, cons
     }
 }
 
-void NBitsGemvF32(const float* a, int64_t K, int64_t block, const uint8_t* codes, const float* params, int64_t g0,
-                  int64_t g1, float* y) {
+void NBitsGemmF32(const float* a, int64_t lda, int64_t rows, int64_t K, int64_t block, const uint8_t* codes,
+                  const float* params, int64_t g0, int64_t g1, float* y, int64_t ldy) {
   const int64_t blocks = (K + block - 1) / block;
-  for (int64_t g = g0; g < g1; ++g)
-    for (int64_t j = 0; j < kNBitsCols; ++j) {
-      float acc = -0.0f;
-      for (int64_t k = 0; k < K; ++k) {
-        const float* pr = params + (g * blocks + k / block) * 2 * kNBitsCols;
-        const float w = (float(codes[(g * K + k) * kNBitsCols + j]) - pr[kNBitsCols + j]) * pr[j];
-        acc = acc + a[k] * w;
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t g = g0; g < g1; ++g)
+      for (int64_t j = 0; j < kNBitsCols; ++j) {
+        float acc = -0.0f;
+        for (int64_t k = 0; k < K; ++k) {
+          const float* pr = params + (g * blocks + k / block) * 2 * kNBitsCols;
+          const float w = (float(codes[(g * K + k) * kNBitsCols + j]) - pr[kNBitsCols + j]) * pr[j];
+          acc = acc + a[r * lda + k] * w;
+        }
+        y[r * ldy + g * kNBitsCols + j] = acc;
       }
-      y[g * kNBitsCols + j] = acc;
-    }
 }
 
 }  // namespace ref

@@ -49,7 +49,7 @@ float NBitsWeight(const NBitsParams& p, const uint8_t* B, const NBitsQuant& q, i
 void MatMulNBitsF32(const NBitsParams& p, const float* A, const uint8_t* B, const NBitsQuant& q, const float* bias,
                     float* Y);
 
-// The layout of the GEMV kernel NBitsGemvF32 (MatMulNBits' "gemv" row, packed once per
+// The layout of the kernel NBitsGemmF32 (MatMulNBits' "gemv" row, packed once per
 // session): W's rows n (Y's columns) in groups of kNBitsCols, one byte per code:
 // codes[(g * K + k) * kNBitsCols + j] is the code of row kNBitsCols * g + j at k (0 past
 // N); params[(g * blocks + b) * 2 * kNBitsCols + j] is that row's scale in block b and
@@ -58,12 +58,13 @@ void MatMulNBitsF32(const NBitsParams& p, const float* A, const uint8_t* B, cons
 // its end: vector kernels load up to 48 bytes past a group's row of codes.
 constexpr int64_t kNBitsCols = 16, kNBitsPad = 64;
 
-// y[kNBitsCols * g + j] for the groups g in [g0, g1) and j < kNBitsCols: the fold over k
-// ascending from -0.0 of a[k] * ((float(code) - zero point) * scale), blocks of `block`
-// k sharing a scale: MatMulNBitsF32's sums (without g_idx; float(code) - zero point is
-// exact, so equal to float(q - zp)). a [K].
-void NBitsGemvF32(const float* a, int64_t K, int64_t block, const uint8_t* codes, const float* params, int64_t g0,
-                  int64_t g1, float* y);
+// y[r * ldy + kNBitsCols * g + j] for the rows r < rows of A (row r at a + r * lda, K
+// floats), the groups g in [g0, g1) and j < kNBitsCols: the fold over k ascending from
+// -0.0 of a[r][k] * ((float(code) - zero point) * scale), blocks of `block` k sharing a
+// scale: MatMulNBitsF32's sums (without g_idx; float(code) - zero point is exact, so
+// equal to float(q - zp)).
+void NBitsGemmF32(const float* a, int64_t lda, int64_t rows, int64_t K, int64_t block, const uint8_t* codes,
+                  const float* params, int64_t g0, int64_t g1, float* y, int64_t ldy);
 
 }  // namespace ref
 }  // namespace onemodel::impl

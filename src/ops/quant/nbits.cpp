@@ -1,7 +1,7 @@
 // ONNX Runtime's MatMulNBits (com.microsoft): the node validated as ONNX Runtime's CPU
 // kernel checks it (docs/contrib-operators.md), then the row of its table the plan takes.
 // The definition is ref/nbits.h; kernels src/kernels/gemm.cpp (GemmF32, GemmPackBF32,
-// GemmPackedF32) and src/kernels/gemm_nbits.cpp (NBitsGemvF32); tests
+// GemmPackedF32) and src/kernels/gemm_nbits.cpp (NBitsGemmF32); tests
 // tests/ops/quant/nbits_test.cpp.
 #include "ops/quant/nbits.h"
 
@@ -158,7 +158,7 @@ Tensor PackGemv(const OpContext& ctx, const NBitsNode& n) {
   return t;
 }
 
-// Each row of A through the NBitsGemvF32 kernel, Y's columns in groups over the threads,
+// The rows of A through the NBitsGemmF32 kernel, Y's columns in groups over the threads,
 // on W in the GEMV layout (made once per session for constant weights, else each run);
 // then the bias. The kernel's sums are the reference's.
 void NBitsGemv(const OpContext& ctx, const NBitsNode& n) {
@@ -175,31 +175,32 @@ void NBitsGemv(const OpContext& ctx, const NBitsNode& n) {
   }
   const uint8_t* codes = layout->data<uint8_t>();
   const float* params = reinterpret_cast<const float*>(codes + GemvParamsAt(n.p));
-  auto* gemv = ctx.kernels->NBitsGemvF32;
+  auto* gemm = ctx.kernels->NBitsGemmF32;
   const F32Out y(n.out);
   float* py = y.data();
-  std::vector<float> row(static_cast<size_t>(groups * kG));
-  for (int64_t m = 0; m < M; ++m) {
-    ParallelFor(ctx, groups, std::max<int64_t>(1, 8192 / std::max<int64_t>(K, 1)), [&](int64_t g0, int64_t g1) {
-      gemv(n.a + m * K, K, n.p.block_size, codes, params, g0, g1, row.data());
-    });
-    std::copy(row.begin(), row.begin() + N, py + m * N);
-  }
+  // The kernel writes whole groups: rows of groups * kG floats, then N of each kept.
+  const int64_t ld = groups * kG;
+  std::vector<float> rows(static_cast<size_t>(M * ld));
+  ParallelFor(ctx, groups, std::max<int64_t>(1, 8192 / std::max<int64_t>(K * M, 1)), [&](int64_t g0, int64_t g1) {
+    gemm(n.a, K, M, K, n.p.block_size, codes, params, g0, g1, rows.data(), ld);
+  });
+  for (int64_t m = 0; m < M; ++m) std::copy(rows.begin() + m * ld, rows.begin() + m * ld + N, py + m * N);
   if (n.bias) AddColumnBias(py, M, N, n.bias);
   y.Store();
 }
 
-// gemv: no g_idx (the layout's scales are per block); chosen for up to 4 rows of A with
-// constant weights (decoding). dequant-gemm keeps an f32 copy of constant weights: taken
-// up to 4M weights per node (16 MiB), column-blocks beyond.
+// gemv: no g_idx (the layout's scales are per block); chosen with constant weights for
+// up to 4 rows of A (decoding), and up to 64 rows (a prompt) of weights too big for
+// dequant-gemm, which keeps an f32 copy of constant weights: taken up to 4M weights per
+// node (16 MiB). column-blocks beyond.
 bool NoGIdx(const NBitsNode& n) { return n.q.g_idx == nullptr; }
-bool FewRows(const NBitsNode& n) { return n.const_weights && n.p.M <= 4; }
 bool SmallWeights(const NBitsNode& n) { return n.const_weights && n.p.N * n.p.K <= (int64_t(1) << 22); }
+bool FewRows(const NBitsNode& n) { return n.const_weights && (n.p.M <= 4 || (n.p.M <= 64 && !SmallWeights(n))); }
 
 constexpr const char* kNBitsOps[] = {"com.microsoft.MatMulNBits"};
 constexpr AlgorithmRow<NBitsNode, NBitsRun> kNBitsRows[] = {
     {"reference", Exactness::kExact, "", nullptr, nullptr, NBitsReference},
-    {"gemv", Exactness::kExact, "NBitsGemvF32", NoGIdx, FewRows, NBitsGemv},
+    {"gemv", Exactness::kExact, "NBitsGemmF32", NoGIdx, FewRows, NBitsGemv},
     {"dequant-gemm", Exactness::kExact, "GemmF32, GemmPackBF32, GemmPackedF32", nullptr, SmallWeights,
      NBitsDequantGemm},
     {"column-blocks", Exactness::kExact, "GemmF32", nullptr, nullptr, NBitsColumnBlocks},
