@@ -80,6 +80,7 @@ void FillKernelTable(KernelTable* table) {
 #include "kernels/kernels.inc"
 #undef ONEMODEL_KERNEL
   table->native_dot_u8s8 = kNativeDotU8S8;
+  table->f32_lanes = int(Lanes<VF32>());
 }
 
 namespace {

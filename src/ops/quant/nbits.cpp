@@ -190,12 +190,15 @@ void NBitsGemv(const OpContext& ctx, const NBitsNode& n) {
 }
 
 // gemv: no g_idx (the layout's scales are per block); chosen with constant weights for
-// up to 4 rows of A (decoding), and up to 64 rows (a prompt) of weights too big for
-// dequant-gemm, which keeps an f32 copy of constant weights: taken up to 4M weights per
-// node (16 MiB). column-blocks beyond.
+// up to 4 rows of A (decoding), and, where vectors hold 8 floats or more (tiles of 4 rows
+// or more share a dequantized weight; 128-bit targets' 2 were slower than column-blocks),
+// up to 64 rows (a prompt) of weights too big for dequant-gemm, which keeps an f32 copy of
+// constant weights: taken up to 4M weights per node (16 MiB). column-blocks beyond.
 bool NoGIdx(const NBitsNode& n) { return n.q.g_idx == nullptr; }
 bool SmallWeights(const NBitsNode& n) { return n.const_weights && n.p.N * n.p.K <= (int64_t(1) << 22); }
-bool FewRows(const NBitsNode& n) { return n.const_weights && (n.p.M <= 4 || (n.p.M <= 64 && !SmallWeights(n))); }
+bool FewRows(const NBitsNode& n) {
+  return n.const_weights && (n.p.M <= 4 || (n.p.M <= 64 && n.f32_lanes >= 8 && !SmallWeights(n)));
+}
 
 constexpr const char* kNBitsOps[] = {"com.microsoft.MatMulNBits"};
 constexpr AlgorithmRow<NBitsNode, NBitsRun> kNBitsRows[] = {
@@ -301,6 +304,7 @@ void MatMulNBits(OpContext& ctx) {
   n.out = &ctx.out_uninit(0, a.dtype(), out_shape);  // every element is written
   n.const_weights = ctx.IsConstInput(1) && ctx.IsConstInput(2) && (!ctx.has_input(3) || ctx.IsConstInput(3)) &&
                     (!ctx.has_input(4) || ctx.IsConstInput(4));
+  n.f32_lanes = ctx.kernels ? ctx.kernels->f32_lanes : 1;
   PlanRow(ctx, MatMulNBitsTable(), n).run(ctx, n);
 }
 

@@ -20,12 +20,14 @@ struct NBitsNode {
   const float* bias = nullptr;
   Tensor* out = nullptr;
   bool const_weights = false;  // B, the scales and zero points (and g_idx) are constants
+  int f32_lanes = 1;           // the session's target's (KernelTable::f32_lanes)
 };
 using NBitsRun = void (*)(const OpContext& ctx, const NBitsNode& n);
 // Rows: "reference" (ref::MatMulNBitsF32); "gemv" (the rows of A through the
 // NBitsGemmF32 kernel on W in ref/nbits.h's GEMV layout, one byte per code, made once per
-// session; no g_idx; chosen with constant weights for up to 4 rows, and up to 64 rows of
-// weights too big for dequant-gemm); "dequant-gemm" (W dequantized to f32 by its own
+// session; no g_idx; chosen with constant weights for up to 4 rows, and on targets of 8
+// float lanes or more up to 64 rows of weights too big for dequant-gemm); "dequant-gemm"
+// (W dequantized to f32 by its own
 // loops, once per session when the weights are constants, then the GEMM kernels' fold:
 // per output, k ascending from -0.0, then the bias; chosen for constant weights up to 4M
 // values); "column-blocks" (64 columns at a time dequantized into a per-thread scratch,
