@@ -836,39 +836,44 @@ TEST_CASE("kernels: NBitsGemmF32 equals the reference fold, rows of A and specia
   SplitMix64 rng(97);
   constexpr int64_t G = ref::kNBitsCols;
   int cases = 0;
-  // K off the block and vector sizes, one and several groups, a group range not from 0,
-  // codes of every byte value, scales, zero points and A with specials in variant 2; one
-  // row (decoding: runs of groups) and several (tiles of rows, their halves and a rest).
-  for (int64_t K : {1, 5, 16, 33, 100, 257})
-    for (int64_t block : {16, 32, 128})
-      for (int variant = 0; variant < 3; ++variant)
-        for (int64_t groups : {3, 9})  // 9: whole runs of several groups at once, and a rest
-          for (int64_t rows : {1, 2, 3, 8, 15}) {
-            const int64_t blocks = (K + block - 1) / block, lda = K + 3, ldy = groups * G + 5;
-            std::vector<uint8_t> codes(size_t(groups * K * G + ref::kNBitsPad), 0xA5);
-            for (int64_t i = 0; i < groups * K * G; ++i) codes[size_t(i)] = uint8_t(rng.NextU32());
-            std::vector<float> params(static_cast<size_t>(groups * blocks * 2 * G)), a(static_cast<size_t>(rows * lda));
-            Fill(rng, params.data(), params.size(), variant);
-            Fill(rng, a.data(), a.size(), variant);
-            for (int64_t g0 : {0, 1}) {
-              std::vector<float> want(size_t(rows * ldy), U2F(kGuard)), got(want);
-              ref::NBitsGemmF32(a.data(), lda, rows, K, block, codes.data(), params.data(), g0, groups, want.data(),
-                                ldy);
-              d.kernels.NBitsGemmF32(a.data(), lda, rows, K, block, codes.data(), params.data(), g0, groups, got.data(),
-                                     ldy);
-              ++cases;
-              for (size_t i = 0; i < want.size(); ++i) {
-                const int64_t col = int64_t(i) % ldy;
-                const bool untouched = col < g0 * G || col >= groups * G;
-                if (untouched ? F2U(got[i]) != kGuard : !SameF32(want[i], got[i])) {
-                  FAIL_CHECK(IsaName(d.isa) << " K=" << K << " block=" << block << " variant " << variant
-                                            << " rows=" << rows << " g0=" << g0 << " at " << i << ": want 0x"
-                                            << std::hex << F2U(want[i]) << " got 0x" << F2U(got[i]));
-                  break;
+  // Both code layouts (two codes a byte, one); K odd (a lone last k), off the block and
+  // vector sizes; groups from 0 and from 1; codes of every byte value, scales, zero points
+  // and A with specials in variant 2; one row (decoding: a group in parts of 4 vectors)
+  // and several (16 columns at a time: tiles of rows, their halves and a rest).
+  for (int64_t code_bits : {4, 8})
+    for (int64_t K : {1, 5, 16, 33, 100, 257})
+      for (int64_t block : {16, 32, 128})
+        for (int variant = 0; variant < 3; ++variant)
+          for (int64_t groups : {2, 3})
+            for (int64_t rows : {1, 2, 3, 8, 15}) {
+              const int64_t blocks = (K + block - 1) / block, lda = K + 3, ldy = groups * G + 5;
+              const int64_t bytes = groups * ref::NBitsGroupBytes(K, code_bits);
+              std::vector<uint8_t> codes(size_t(bytes + ref::kNBitsPad), 0xA5);
+              for (int64_t i = 0; i < bytes; ++i) codes[size_t(i)] = uint8_t(rng.NextU32());
+              std::vector<float> params(static_cast<size_t>(groups * blocks * 2 * G)),
+                  a(static_cast<size_t>(rows * lda));
+              Fill(rng, params.data(), params.size(), variant);
+              Fill(rng, a.data(), a.size(), variant);
+              for (int64_t g0 : {0, 1}) {
+                std::vector<float> want(size_t(rows * ldy), U2F(kGuard)), got(want);
+                ref::NBitsGemmF32(a.data(), lda, rows, K, block, codes.data(), code_bits, params.data(), g0, groups,
+                                  want.data(), ldy);
+                d.kernels.NBitsGemmF32(a.data(), lda, rows, K, block, codes.data(), code_bits, params.data(), g0,
+                                       groups, got.data(), ldy);
+                ++cases;
+                for (size_t i = 0; i < want.size(); ++i) {
+                  const int64_t col = int64_t(i) % ldy;
+                  const bool untouched = col < g0 * G || col >= groups * G;
+                  if (untouched ? F2U(got[i]) != kGuard : !SameF32(want[i], got[i])) {
+                    FAIL_CHECK(IsaName(d.isa)
+                               << " code_bits=" << code_bits << " K=" << K << " block=" << block << " variant "
+                               << variant << " rows=" << rows << " g0=" << g0 << " at " << i << ": want 0x" << std::hex
+                               << F2U(want[i]) << " got 0x" << F2U(got[i]));
+                    break;
+                  }
                 }
               }
             }
-          }
   INFO(cases << " products");
 }
 

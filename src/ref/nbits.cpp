@@ -38,7 +38,7 @@ void MatMulNBitsF32(const NBitsParams& p, const float* A, const uint8_t* B, cons
 }
 
 void NBitsGemmF32(const float* a, int64_t lda, int64_t rows, int64_t K, int64_t block, const uint8_t* codes,
-                  const float* params, int64_t g0, int64_t g1, float* y, int64_t ldy) {
+                  int64_t code_bits, const float* params, int64_t g0, int64_t g1, float* y, int64_t ldy) {
   const int64_t blocks = (K + block - 1) / block;
   for (int64_t r = 0; r < rows; ++r)
     for (int64_t g = g0; g < g1; ++g)
@@ -46,7 +46,7 @@ void NBitsGemmF32(const float* a, int64_t lda, int64_t rows, int64_t K, int64_t 
         float acc = -0.0f;
         for (int64_t k = 0; k < K; ++k) {
           const float* pr = params + (g * blocks + k / block) * 2 * kNBitsCols;
-          const float w = (float(codes[(g * K + k) * kNBitsCols + j]) - pr[kNBitsCols + j]) * pr[j];
+          const float w = (float(NBitsLayoutCode(codes, code_bits, K, g, k, j)) - pr[kNBitsCols + j]) * pr[j];
           acc = acc + a[r * lda + k] * w;
         }
         y[r * ldy + g * kNBitsCols + j] = acc;

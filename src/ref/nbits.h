@@ -50,21 +50,35 @@ void MatMulNBitsF32(const NBitsParams& p, const float* A, const uint8_t* B, cons
                     float* Y);
 
 // The layout of the kernel NBitsGemmF32 (MatMulNBits' "gemv" row, packed once per
-// session): W's rows n (Y's columns) in groups of kNBitsCols, one byte per code:
-// codes[(g * K + k) * kNBitsCols + j] is the code of row kNBitsCols * g + j at k (0 past
-// N); params[(g * blocks + b) * 2 * kNBitsCols + j] is that row's scale in block b and
-// params[... + kNBitsCols + j] its zero point as a float (an integer zero point converted
-// exactly; scale and zero point 0 past N). The codes buffer has kNBitsPad more bytes at
-// its end: vector kernels load up to 48 bytes past a group's row of codes.
-constexpr int64_t kNBitsCols = 16, kNBitsPad = 64;
+// session): W's rows n (Y's columns) in groups of kNBitsCols, in two parts, each read as
+// one sequential stream (what the hardware's prefetchers follow best). The codes: of 2 or
+// 4 bits (code_bits 4) two to a byte, with Kp = ceil(K / 2) pairs, byte (g * Kp + k / 2) *
+// kNBitsCols + j holds the code of row kNBitsCols * g + j at k in its bits (k % 2) * 4
+// (even k low); of 8 bits (code_bits 8) one to a byte, byte (g * K + k) * kNBitsCols + j.
+// Codes past N, and at k = K when K is odd, are 0; the codes have kNBitsPad more bytes at
+// their end (vector kernels load up to 48 bytes past the 16 they use). The parameters:
+// params[(g * blocks + b) * 2 * kNBitsCols + j] is row kNBitsCols * g + j's scale in block
+// b, params[... + kNBitsCols + j] its zero point as a float (an integer zero point
+// converted exactly); 0 past N.
+constexpr int64_t kNBitsCols = 64, kNBitsPad = 64;
+
+// The bytes of one group's codes in that layout.
+inline int64_t NBitsGroupBytes(int64_t K, int64_t code_bits) { return (code_bits == 4 ? (K + 1) / 2 : K) * kNBitsCols; }
+
+// Code j of group g at k in that layout.
+inline uint32_t NBitsLayoutCode(const uint8_t* codes, int64_t code_bits, int64_t K, int64_t g, int64_t k, int64_t j) {
+  if (code_bits == 8) return codes[g * NBitsGroupBytes(K, 8) + k * kNBitsCols + j];
+  return (uint32_t(codes[g * NBitsGroupBytes(K, 4) + (k / 2) * kNBitsCols + j]) >> ((k % 2) * 4)) & 15u;
+}
 
 // y[r * ldy + kNBitsCols * g + j] for the rows r < rows of A (row r at a + r * lda, K
 // floats), the groups g in [g0, g1) and j < kNBitsCols: the fold over k ascending from
-// -0.0 of a[r][k] * ((float(code) - zero point) * scale), blocks of `block` k sharing a
-// scale: MatMulNBitsF32's sums (without g_idx; float(code) - zero point is exact, so
-// equal to float(q - zp)).
+// -0.0 of a[r][k] * ((float(code) - zero point) * scale), blocks of `block` k (a power of
+// 2, 16 or more: a pair of codes never straddles two blocks) sharing a scale:
+// MatMulNBitsF32's sums (without g_idx; float(code) - zero point is exact, so equal to
+// float(q - zp)).
 void NBitsGemmF32(const float* a, int64_t lda, int64_t rows, int64_t K, int64_t block, const uint8_t* codes,
-                  const float* params, int64_t g0, int64_t g1, float* y, int64_t ldy);
+                  int64_t code_bits, const float* params, int64_t g0, int64_t g1, float* y, int64_t ldy);
 
 }  // namespace ref
 }  // namespace onemodel::impl

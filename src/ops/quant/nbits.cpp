@@ -109,19 +109,22 @@ void NBitsColumnBlocks(const OpContext& ctx, const NBitsNode& n) {
   y.Store();
 }
 
-// The GEMV layout of ref/nbits.h (codes one byte each, in groups of kNBitsCols rows; the
-// scales and float zero points per group and block), in one uint8 tensor: the codes and
-// their padding, then the parameters at a multiple of 64 bytes. Layout only.
+// The GEMV layout of ref/nbits.h (codes of 2 and 4 bits two to a byte, of 8 bits one, in
+// groups of kNBitsCols rows; the scales and float zero points per group and block), in
+// one uint8 tensor: the codes and their padding, then the parameters at a multiple of 64
+// bytes. Layout only.
 constexpr int64_t kG = ref::kNBitsCols;
+int64_t CodeBits(const ref::NBitsParams& p) { return p.bits <= 4 ? 4 : 8; }
 int64_t GemvParamsAt(const ref::NBitsParams& p) {
   const int64_t groups = (p.N + kG - 1) / kG;
-  return (groups * p.K * kG + ref::kNBitsPad + 63) / 64 * 64;
+  return (groups * ref::NBitsGroupBytes(p.K, CodeBits(p)) + ref::kNBitsPad + 63) / 64 * 64;
 }
 Tensor PackGemv(const OpContext& ctx, const NBitsNode& n) {
   const ref::NBitsParams& p = n.p;
   const int64_t groups = (p.N + kG - 1) / kG, at = GemvParamsAt(p), K = p.K;
-  const int64_t per_byte = 8 / p.bits;
+  const int64_t per_byte = 8 / p.bits, gb = ref::NBitsGroupBytes(K, CodeBits(p));
   const uint32_t mask = (1u << p.bits) - 1u;
+  // Zeroed: the codes past N and K, the padding, the parameters past N.
   Tensor t = ctx.NewTensor(DType::kUInt8, Shape{at + groups * p.blocks * 2 * kG * int64_t(sizeof(float))}, true,
                            "MatMulNBits GEMV layout");
   uint8_t* codes = t.mutable_data<uint8_t>();
@@ -130,15 +133,18 @@ Tensor PackGemv(const OpContext& ctx, const NBitsNode& n) {
     for (int64_t g = g0; g < g1; ++g)
       for (int64_t j = 0; j < kG && g * kG + j < p.N; ++j) {
         const int64_t r = g * kG + j;
-        uint8_t* out = codes + g * K * kG + j;  // column j of the group's K x kG codes
+        uint8_t* out = codes + g * gb + j;  // column j of the group's codes
         for (int64_t blk = 0, k0 = 0; blk < p.blocks; ++blk, k0 += p.block_size) {
           const uint8_t* src = n.b + (r * p.blocks + blk) * p.blob;
           const int64_t len = std::min(p.block_size, K - k0);
-          if (p.bits == 4) {  // the common case, without divisions
-            for (int64_t i = 0; i < len; ++i) out[(k0 + i) * kG] = uint8_t((src[i >> 1] >> ((i & 1) * 4)) & 15u);
-          } else {
+          if (p.bits == 4) {  // the common case: the block's bytes are the layout's pairs
+            for (int64_t i = 0; i < len; i += 2)
+              out[(k0 + i) / 2 * kG] = i + 1 < len ? src[i / 2] : uint8_t(src[i / 2] & 15u);
+          } else if (p.bits == 2) {
             for (int64_t i = 0; i < len; ++i)
-              out[(k0 + i) * kG] = uint8_t((src[i / per_byte] >> ((i % per_byte) * p.bits)) & mask);
+              out[(k0 + i) / 2 * kG] |= uint8_t(((src[i / 4] >> ((i % 4) * 2)) & 3u) << (((k0 + i) % 2) * 4));
+          } else {
+            for (int64_t i = 0; i < len; ++i) out[(k0 + i) * kG] = src[i];
           }
         }
         for (int64_t blk = 0; blk < p.blocks; ++blk) {
@@ -182,7 +188,7 @@ void NBitsGemv(const OpContext& ctx, const NBitsNode& n) {
   const int64_t ld = groups * kG;
   std::vector<float> rows(static_cast<size_t>(M * ld));
   ParallelFor(ctx, groups, std::max<int64_t>(1, 8192 / std::max<int64_t>(K * M, 1)), [&](int64_t g0, int64_t g1) {
-    gemm(n.a, K, M, K, n.p.block_size, codes, params, g0, g1, rows.data(), ld);
+    gemm(n.a, K, M, K, n.p.block_size, codes, CodeBits(n.p), params, g0, g1, rows.data(), ld);
   });
   for (int64_t m = 0; m < M; ++m) std::copy(rows.begin() + m * ld, rows.begin() + m * ld + N, py + m * N);
   if (n.bias) AddColumnBias(py, M, N, n.bias);
