@@ -108,6 +108,50 @@ void IntConvGemm(OpContext& ctx, const ConvPlane& pl, const Tensor& x, const Ten
   });
 }
 
+// IntConvDot's X': per image and group, quad-major: word q of pixel p (channels 4q..4q+3
+// minus 128 for uint8 X, the lowest first; ZX past Cg) at xt[(ng * Cq + q) * in_sp + p],
+// so that a column block's rows are runs copied from X' rows; and each pixel's channel
+// sum (of the Cq * 4 bytes, as int8) at pixsum[ng * in_sp + p].
+void QuadMajorInput(OpContext& ctx, const Tensor& x, int8_t zx, int64_t N, int64_t C, int64_t group, int64_t in_sp,
+                    std::vector<uint32_t>& xt, std::vector<uint32_t>& pixsum) {
+  const int64_t Cg = C / group, Cq = (Cg + 3) / 4, planes = N * group;
+  const bool x_unsigned = x.dtype() == DType::kUInt8;
+  if (xt.size() < size_t(planes * Cq * in_sp)) xt.resize(size_t(planes * Cq * in_sp));
+  if (pixsum.size() < size_t(planes * in_sp)) pixsum.resize(size_t(planes * in_sp));
+  const uint8_t* xraw = x_unsigned ? x.data<uint8_t>() : reinterpret_cast<const uint8_t*>(x.data<int8_t>());
+  const uint8_t flip = x_unsigned ? 0x80 : 0;
+  ParallelFor(ctx, planes * Cq, 1, [&](int64_t b, int64_t e) {
+    for (int64_t t = b; t < e; ++t) {
+      const int64_t ng = t / Cq, q = t % Cq, n = ng / group, grp = ng % group;
+      const uint8_t* src = xraw + (n * C + grp * Cg + 4 * q) * in_sp;
+      uint32_t* dst = xt.data() + t * in_sp;
+      if (4 * q + 4 <= Cg) {
+        for (int64_t i = 0; i < in_sp; ++i)
+          dst[i] = uint32_t(uint8_t(src[i] ^ flip)) | uint32_t(uint8_t(src[in_sp + i] ^ flip)) << 8 |
+                   uint32_t(uint8_t(src[2 * in_sp + i] ^ flip)) << 16 |
+                   uint32_t(uint8_t(src[3 * in_sp + i] ^ flip)) << 24;
+      } else {
+        for (int64_t i = 0; i < in_sp; ++i) {
+          uint32_t word = 0;
+          for (int64_t j = 0; j < 4; ++j)
+            word |= uint32_t(4 * q + j < Cg ? uint8_t(src[j * in_sp + i] ^ flip) : uint8_t(zx)) << (8 * j);
+          dst[i] = word;
+        }
+      }
+    }
+  });
+  ParallelFor(ctx, planes, 1, [&](int64_t b, int64_t e) {
+    for (int64_t ng = b; ng < e; ++ng) {
+      const int64_t n = ng / group, grp = ng % group;
+      const uint8_t* src = xraw + (n * C + grp * Cg) * in_sp;
+      uint32_t* sum = pixsum.data() + ng * in_sp;
+      std::fill(sum, sum + in_sp, uint32_t(int32_t(zx) * int32_t(Cq * 4 - Cg)));
+      for (int64_t c = 0; c < Cg; ++c)
+        for (int64_t i = 0; i < in_sp; ++i) sum[i] += uint32_t(int32_t(int8_t(uint8_t(src[c * in_sp + i] ^ flip))));
+    }
+  });
+}
+
 // The u8s8-dot row (1-D/2-D) on GemmU8S8I32: Y[Mg x P] = W'[Mg x Kp] * col'[Kp x P] on raw
 // 8-bit values, W' = w (uint8 W) or w + 128 (int8 W: ca = -128), col' = x - 128 (uint8 X:
 // cb = 128) or x (int8 X), with k running over (kh, kw, channel) and the channels padded
@@ -161,30 +205,13 @@ void IntConvDot(OpContext& ctx, const ConvPlane& pl, const Tensor& x, const Tens
   const int8_t zx = int8_t(int32_t(xz) - (x_unsigned ? 128 : 0));
   uint32_t zx_word;  // four bytes of ZX
   std::memset(&zx_word, int(uint8_t(zx)), sizeof zx_word);
-  // X' per image and group, pixel-major with Cq quads of channels (reused per calling
-  // thread; the workers reach it through the reference), and each pixel's channel sum.
+  // X' and the pixel sums (QuadMajorInput), reused per calling thread (the workers reach
+  // them through the references).
   thread_local std::vector<uint32_t> xt_buf, pix_buf;
   std::vector<uint32_t>& xt = xt_buf;
   std::vector<uint32_t>& pixsum = pix_buf;
   const int64_t planes = N * group;
-  if (xt.size() < size_t(planes * in_sp * Cq)) xt.resize(size_t(planes * in_sp * Cq));
-  if (pixsum.size() < size_t(planes * in_sp)) pixsum.resize(size_t(planes * in_sp));
-  const uint8_t* xraw = x_unsigned ? x.data<uint8_t>() : reinterpret_cast<const uint8_t*>(x.data<int8_t>());
-  const uint8_t flip = x_unsigned ? 0x80 : 0;
-  ParallelFor(ctx, planes * pl.IH, 1, [&](int64_t b, int64_t e) {
-    for (int64_t t = b; t < e; ++t) {
-      const int64_t ng = t / pl.IH, ih = t % pl.IH, n = ng / group, grp = ng % group;
-      const uint8_t* src = xraw + (n * C + grp * Cg) * in_sp + ih * pl.IW;
-      uint8_t* dst = reinterpret_cast<uint8_t*>(xt.data() + (ng * in_sp + ih * pl.IW) * Cq);
-      for (int64_t iw = 0; iw < pl.IW; ++iw) {
-        uint8_t* px = dst + iw * Cq * 4;
-        int32_t s = 0;
-        for (int64_t c = 0; c < Cg; ++c) s += int8_t(px[c] = uint8_t(src[c * in_sp + iw] ^ flip));
-        for (int64_t c = Cg; c < Cq * 4; ++c) s += int8_t(px[c] = uint8_t(zx));
-        pixsum[size_t(ng * in_sp + ih * pl.IW + iw)] = uint32_t(s);
-      }
-    }
-  });
+  QuadMajorInput(ctx, x, zx, N, C, group, in_sp, xt, pixsum);
   const uint32_t pad_sum = uint32_t(int32_t(zx) * int32_t(Cq * 4));
   // Column blocks of about 512 KiB of quads, at least 64 columns.
   const int64_t pc = std::max<int64_t>(64, std::min<int64_t>(P, (int64_t(1) << 19) / std::max<int64_t>(Kp, 1)));
@@ -197,7 +224,7 @@ void IntConvDot(OpContext& ctx, const ConvPlane& pl, const Tensor& x, const Tens
     if (colsum.size() < size_t(pc)) colsum.resize(size_t(pc));
     for (int64_t t = b; t < e; ++t) {
       const int64_t ng = t / blocks, n = ng / group, grp = ng % group, p0 = t % blocks * pc, np = std::min(pc, P - p0);
-      const uint32_t* xg = xt.data() + ng * in_sp * Cq;
+      const uint32_t* xg = xt.data() + ng * Cq * in_sp;
       const uint32_t* sg = pixsum.data() + ng * in_sp;
       uint32_t* cb = col.data();  // quad q of column i at cb[q * np + i]
       std::fill(colsum.begin(), colsum.begin() + np, 0u);
@@ -207,18 +234,33 @@ void IntConvDot(OpContext& ctx, const ConvPlane& pl, const Tensor& x, const Tens
         int64_t oh = p0 / pl.OW, ow = p0 % pl.OW;
         for (int64_t i = 0; i < np;) {
           const int64_t run = std::min(np - i, pl.OW - ow);  // the rest of output row oh
-          const int64_t ih = oh * pl.SH - pl.PH + kh * pl.DH;
-          for (int64_t j = 0; j < run; ++j) {
-            const int64_t iw = (ow + j) * pl.SW - pl.PW + kw * pl.DW, col_i = i + j;
-            if (ih >= 0 && ih < pl.IH && iw >= 0 && iw < pl.IW) {
-              const uint32_t* px = xg + (ih * pl.IW + iw) * Cq;
-              for (int64_t q = 0; q < Cq; ++q) dq[q * np + col_i] = px[q];
-              colsum[size_t(col_i)] += sg[ih * pl.IW + iw];
-            } else {
-              for (int64_t q = 0; q < Cq; ++q) dq[q * np + col_i] = zx_word;
-              colsum[size_t(col_i)] += pad_sum;
-            }
+          const int64_t ih = oh * pl.SH - pl.PH + kh * pl.DH, iw0 = ow * pl.SW - pl.PW + kw * pl.DW;
+          // The run's columns [j0, j1) read input pixels (ih, iw0 + j * SW); the others are
+          // padding taps.
+          int64_t j0 = run, j1 = run;
+          if (ih >= 0 && ih < pl.IH) {
+            j0 = iw0 >= 0 ? 0 : std::min(run, (-iw0 + pl.SW - 1) / pl.SW);
+            j1 = iw0 >= pl.IW ? 0 : std::min(run, (pl.IW - 1 - iw0) / pl.SW + 1);
+            j1 = std::max(j1, j0);
           }
+          if (j0 >= j1) j0 = j1 = run;
+          // The input pixel of column j in [j0, j1): first + (j - j0) * SW.
+          const int64_t first = j1 > j0 ? ih * pl.IW + iw0 + j0 * pl.SW : 0;
+          for (int64_t q = 0; q < Cq; ++q) {
+            uint32_t* d = dq + q * np + i;
+            const uint32_t* xr = xg + q * in_sp + first;
+            std::fill(d, d + j0, zx_word);
+            if (pl.SW == 1) {
+              if (j1 > j0) std::memcpy(d + j0, xr, size_t(j1 - j0) * sizeof(uint32_t));
+            } else {
+              for (int64_t j = j0; j < j1; ++j) d[j] = xr[(j - j0) * pl.SW];
+            }
+            std::fill(d + j1, d + run, zx_word);
+          }
+          uint32_t* cs = colsum.data() + i;
+          for (int64_t j = 0; j < j0; ++j) cs[j] += pad_sum;
+          for (int64_t j = j0; j < j1; ++j) cs[j] += sg[first + (j - j0) * pl.SW];
+          for (int64_t j = j1; j < run; ++j) cs[j] += pad_sum;
           i += run;
           ow = 0;
           ++oh;
