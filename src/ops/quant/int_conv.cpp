@@ -241,7 +241,6 @@ void IntConvDot(OpContext& ctx, const ConvPlane& pl, const Tensor& x, const Tens
           if (ih >= 0 && ih < pl.IH) {
             j0 = iw0 >= 0 ? 0 : std::min(run, (-iw0 + pl.SW - 1) / pl.SW);
             j1 = iw0 >= pl.IW ? 0 : std::min(run, (pl.IW - 1 - iw0) / pl.SW + 1);
-            j1 = std::max(j1, j0);
           }
           if (j0 >= j1) j0 = j1 = run;
           // The input pixel of column j in [j0, j1): first + (j - j0) * SW.

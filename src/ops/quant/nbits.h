@@ -24,8 +24,8 @@ struct NBitsNode {
 };
 using NBitsRun = void (*)(const OpContext& ctx, const NBitsNode& n);
 // Rows: "reference" (ref::MatMulNBitsF32); "gemv" (the rows of A through the
-// NBitsGemmF32 kernel on W in ref/nbits.h's GEMV layout, one byte per code, made once per
-// session; no g_idx; chosen with constant weights for up to 4 rows, and on targets of 8
+// NBitsGemmF32 kernel on W in ref/nbits.h's GEMV layout, 2- and 4-bit codes two to a
+// byte, made once per session; no g_idx; chosen with constant weights for up to 4 rows, and on targets of 8
 // float lanes or more up to 64 rows of weights too big for dequant-gemm); "dequant-gemm"
 // (W dequantized to f32 by its own
 // loops, once per session when the weights are constants, then the GEMM kernels' fold:

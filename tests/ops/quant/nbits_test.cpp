@@ -90,6 +90,7 @@ std::vector<OpCase> NBitsCases() {
       {4, 16, 48, 20, {4, 48}, 2, false, true, false, true, false},
       {4, 32, 96, 70, {17, 96}, 1, false, true, false, false, true},
       {2, 16, 40, 9, {40}, 0, false, false, true, false, false},
+      {4, 16, 37, 20, {3, 37}, 1, false, true, false, false, false},  // K odd: a lone last code
   };
   std::vector<OpCase> cases;
   for (const NBitsCase& c : cs) cases.push_back(MakeNBitsCase(rng, c));
