@@ -798,7 +798,7 @@ TEST_CASE("kernels: GemmU8S8I32 equals the reference's wrapping int32 sums", "[k
   // padded row strides; the extremes of both operands (255 * -128) in runs long enough
   // for the int32 sums to wrap, and random bytes.
   for (int64_t M : {1, 3, 4, 8, 9, 17})
-    for (int64_t N : {1, 5, 16, 17, 48, 50, 97})
+    for (int64_t N : {1, 5, 8, 16, 17, 32, 48, 50, 80, 97})
       for (int64_t K4 : {0, 1, 3, 64, 300})
         for (int range : {0, 1}) {
           if (K4 == 300 && M > 8) continue;  // keep the test quick
@@ -828,6 +828,80 @@ TEST_CASE("kernels: GemmU8S8I32 equals the reference's wrapping int32 sums", "[k
   CHECK(c == int32_t(uint32_t(uint64_t(4 * K4) * uint64_t(uint32_t(-32640)))));
   CHECK(d.kernels.native_dot_u8s8 == (d.isa == Isa::kAvx512Vnni || d.isa == Isa::kAvxVnni));
   INFO(cases << " products");
+}
+
+TEST_CASE("kernels: DequantTransposeI32F32 equals the reference epilogue, specials included", "[kernels][gemm]") {
+  const Dispatch d = MakeDispatch(ActiveIsa());
+  REQUIRE(d.kernels.DequantTransposeI32F32 != nullptr);
+  SplitMix64 rng(43);
+  int cases = 0;
+  // Rows and channels around every target's lanes (whole blocks, edges of both); sums of
+  // every magnitude (wrapping differences included); scales and biases with specials
+  // (variant 2); with and without bias, relu and a quantisation (unsigned and signed).
+  for (int64_t M : {1, 3, 4, 15, 16, 17, 33, 64, 70})
+    for (int64_t rows : {1, 4, 5, 16, 19, 32})
+      for (int variant = 0; variant < 3; ++variant)
+        for (int flags = 0; flags < 12; ++flags) {
+          const int64_t lda = M + 3, ldy = rows + 2;
+          std::vector<int32_t> c(static_cast<size_t>(rows * lda)), sub(static_cast<size_t>(M));
+          std::vector<float> scale(static_cast<size_t>(M)), bias(static_cast<size_t>(M));
+          for (auto& v : c) v = variant == 1 ? int32_t(rng.NextU32()) : int32_t(rng.NextU32() % 200001) - 100000;
+          for (auto& v : sub) v = variant == 1 ? int32_t(rng.NextU32()) : int32_t(rng.NextU32() % 2001) - 1000;
+          Fill(rng, scale.data(), scale.size(), variant);
+          for (auto& v : scale) v *= 0.001f;
+          Fill(rng, bias.data(), bias.size(), variant);
+          if (variant == 0) c[0] = sub[0];  // a zero difference: +0 times a negative scale
+          const ref::QdqArgs u8{0.05f, 7, 0, 255, 0.05f, 7}, s8{0.0625f, -3, -128, 127, 0.03f, 2};
+          const ref::QdqArgs* q = flags / 4 == 1 ? &u8 : flags / 4 == 2 ? &s8 : nullptr;
+          std::vector<uint32_t> want(static_cast<size_t>(M * ldy), kGuard), got(want);
+          const float* b = flags & 1 ? bias.data() : nullptr;
+          const int32_t relu = (flags >> 1) & 1;
+          ref::DequantTransposeI32F32(rows, M, c.data(), lda, sub.data(), scale.data(), b, relu, q,
+                                      reinterpret_cast<float*>(want.data()), ldy);
+          d.kernels.DequantTransposeI32F32(rows, M, c.data(), lda, sub.data(), scale.data(), b, relu, q,
+                                           reinterpret_cast<float*>(got.data()), ldy);
+          ++cases;
+          for (size_t i = 0; i < want.size(); ++i) {
+            float w, g;
+            std::memcpy(&w, &want[i], 4);
+            std::memcpy(&g, &got[i], 4);
+            if (want[i] != got[i] && !(w != w && g != g && want[i] != kGuard && got[i] != kGuard)) {
+              FAIL_CHECK(IsaName(d.isa) << " M=" << M << " rows=" << rows << " variant " << variant << " flags "
+                                        << flags << ": element " << i << ": " << w << " vs " << g);
+              break;
+            }
+          }
+        }
+  CHECK(cases == 9 * 6 * 3 * 12);
+}
+
+TEST_CASE("kernels: QuantizeTransposeF32U8 equals the reference quantisation, specials included", "[kernels]") {
+  const Dispatch d = MakeDispatch(ActiveIsa());
+  REQUIRE(d.kernels.QuantizeTransposeF32U8 != nullptr);
+  SplitMix64 rng(47);
+  int cases = 0;
+  for (int64_t rows : {1, 4, 7, 16, 20, 48})
+    for (int64_t cols : {1, 5, 16, 33, 64})
+      for (int variant = 0; variant < 3; ++variant)
+        for (int sign = 0; sign < 2; ++sign) {
+          const int64_t ss = cols + 3, ds = rows + 5;
+          std::vector<float> x(static_cast<size_t>(rows * ss));
+          Fill(rng, x.data(), x.size(), variant);
+          for (auto& v : x) v *= 60.0f;  // past both ends of the byte range
+          const float scale = sign ? 0.5f : 0.37f;
+          const int32_t zp = sign ? -5 : 117, lo = sign ? -128 : 0, hi = sign ? 127 : 255;
+          std::vector<uint8_t> want(static_cast<size_t>(cols * ds), 0xA5), got(want);
+          ref::QuantizeTransposeF32U8(x.data(), ss, rows, cols, scale, zp, lo, hi, want.data(), ds);
+          d.kernels.QuantizeTransposeF32U8(x.data(), ss, rows, cols, scale, zp, lo, hi, got.data(), ds);
+          ++cases;
+          if (want != got) {
+            size_t i = 0;
+            while (want[i] == got[i]) ++i;
+            FAIL_CHECK(IsaName(d.isa) << " rows=" << rows << " cols=" << cols << " variant " << variant << " sign "
+                                      << sign << ": byte " << i << ": " << int(want[i]) << " vs " << int(got[i]));
+          }
+        }
+  CHECK(cases == 6 * 5 * 3 * 2);
 }
 
 TEST_CASE("kernels: NBitsGemmF32 equals the reference fold, rows of A and specials included", "[kernels]") {

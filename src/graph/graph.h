@@ -76,6 +76,12 @@ struct QdqParams {
   int32_t zp = 0, dq_zp = 0, lo = 0, hi = 0;
 };
 
+// The integers a float tensor's values lie on: float(q - zp) * scale, q in [lo, hi].
+struct QuantGrid {
+  float scale = 0;
+  int32_t zp = 0, lo = 0, hi = 0;
+};
+
 // What exact-mode passes fold into a node (passes/passes.h), read by its operator when it
 // plans: a declared struct, never attributes parsed by name (a model's own attributes
 // cannot set it). Conv takes both: its results go through `act`, then (qdq) the
@@ -84,6 +90,11 @@ struct NodeFusion {
   Activation act = Activation::kNone;  // Relu or HardSwish
   bool qdq = false;
   QdqParams qdq_params;
+  // Set by a fast pass only (passes/fast_passes.cpp): every value of input 0 is
+  // float(q - grid.zp) * grid.scale for an integer q in [grid.lo, grid.hi] (the output of
+  // a quantisation then dequantisation), so the node may compute on q.
+  bool in_grid = false;
+  QuantGrid grid;
 };
 
 struct Node {

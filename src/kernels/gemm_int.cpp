@@ -75,18 +75,18 @@ constexpr int64_t kDotR = 4, kDotV = 2;
 constexpr int64_t kDotL = int64_t(Lanes<VI32>());
 
 namespace {
-// One tile: rows ar[0..kDotR) (all readable), columns of B from b (FULL: kDotV whole
-// vectors; else wv[v] columns in vector v), K4 quads; stores rows < mr.
-template <bool FULL>
+// One tile: rows ar[0..kDotR) (all readable), NV vectors of columns of B from b (FULL:
+// NV whole vectors; else wv[v] columns in vector v), K4 quads; stores rows < mr.
+template <int64_t NV, bool FULL>
 inline void DotTile(const uint8_t* const* ar, const int8_t* b, int64_t ldb, int64_t K4, const size_t* wv, int32_t* c,
                     int64_t ldc, int64_t mr) {
-  VI32 acc[kDotR * kDotV];
+  VI32 acc[kDotR * NV];
 #pragma GCC unroll 32
-  for (int64_t i = 0; i < kDotR * kDotV; ++i) acc[i] = Zero<VI32>();
+  for (int64_t i = 0; i < kDotR * NV; ++i) acc[i] = Zero<VI32>();
   for (int64_t q = 0; q < K4; ++q, b += ldb) {
-    VI8 bv[kDotV];
+    VI8 bv[NV];
 #pragma GCC unroll 4
-    for (int64_t v = 0; v < kDotV; ++v) {
+    for (int64_t v = 0; v < NV; ++v) {
       if (FULL)
         bv[v] = Load<VI8>(b + v * 4 * kDotL);
       else
@@ -98,18 +98,18 @@ inline void DotTile(const uint8_t* const* ar, const int8_t* b, int64_t ldb, int6
       std::memcpy(&quad, ar[r] + 4 * q, sizeof quad);
       const VU8 av = BitCast<VU8>(Set<VI32>(quad));
 #pragma GCC unroll 4
-      for (int64_t v = 0; v < kDotV; ++v) acc[r * kDotV + v] = DotU8S8x4Acc(acc[r * kDotV + v], av, bv[v]);
+      for (int64_t v = 0; v < NV; ++v) acc[r * NV + v] = DotU8S8x4Acc(acc[r * NV + v], av, bv[v]);
     }
   }
 #pragma GCC unroll 8
   for (int64_t r = 0; r < kDotR; ++r) {
     if (r >= mr) break;
 #pragma GCC unroll 4
-    for (int64_t v = 0; v < kDotV; ++v) {
+    for (int64_t v = 0; v < NV; ++v) {
       if (FULL || wv[v] == size_t(kDotL))
-        Store(acc[r * kDotV + v], c + r * ldc + v * kDotL);
+        Store(acc[r * NV + v], c + r * ldc + v * kDotL);
       else if (wv[v])
-        StoreN(acc[r * kDotV + v], c + r * ldc + v * kDotL, wv[v]);
+        StoreN(acc[r * NV + v], c + r * ldc + v * kDotL, wv[v]);
     }
   }
 }
@@ -127,12 +127,98 @@ void GemmU8S8I32(int64_t M, int64_t N, int64_t K4, const uint8_t* A, int64_t lda
       const uint8_t* ar[kDotR];
       for (int64_t r = 0; r < kDotR; ++r) ar[r] = A + (m0 + std::min<int64_t>(r, mr - 1)) * lda;
       int32_t* c = C + m0 * ldc + n0;
+      // Blocks of whole vectors load whole vectors (a multiple of the lanes: every
+      // network's channel counts); others the columns they have.
+      const int8_t* b = Bq + 4 * n0;
       if (w == kDotV * kDotL)
-        DotTile<true>(ar, Bq + 4 * n0, ldb, K4, wv, c, ldc, mr);
+        DotTile<kDotV, true>(ar, b, ldb, K4, wv, c, ldc, mr);
+      else if (kDotV > 2 && w == 2 * kDotL)
+        DotTile<(kDotV > 2 ? 2 : 1), true>(ar, b, ldb, K4, wv, c, ldc, mr);
+      else if (w == kDotL)
+        DotTile<1, true>(ar, b, ldb, K4, wv, c, ldc, mr);
       else
-        DotTile<false>(ar, Bq + 4 * n0, ldb, K4, wv, c, ldc, mr);
+        DotTile<kDotV, false>(ar, b, ldb, K4, wv, c, ldc, mr);
     }
   }
+}
+
+// Blocks of kL rows by kL columns (output channels): per-lane sub, scale and bias vectors,
+// every step lane-wise and correctly rounded as in the reference (the quantisation is
+// QuantDequantF32's formula, elementwise.cpp), then TransposeSquare (bits kept) and one
+// store per output channel; partial blocks element by element (the reference's loop).
+void DequantTransposeI32F32(int64_t rows, int64_t M, const int32_t* acc, int64_t lda, const int32_t* sub,
+                            const float* scale, const float* bias, int32_t relu, const ref::QdqArgs* qdq, float* y,
+                            int64_t ldy) {
+  constexpr int64_t kL = int64_t(Lanes<VF32>());
+  const int64_t rf = rows / kL * kL;
+  VF32 qs = Zero<VF32>(), s2 = qs, dz = qs, flo = qs, fhi = qs;
+  if (qdq != nullptr) {
+    qs = Set<VF32>(qdq->scale);
+    s2 = Set<VF32>(qdq->dq_scale);
+    dz = Set<VF32>(float(qdq->zp - qdq->dq_zp));
+    flo = Set<VF32>(float(qdq->lo - qdq->zp));
+    fhi = Set<VF32>(float(qdq->hi - qdq->zp));
+  }
+  for (int64_t m0 = 0; m0 < M; m0 += kL) {
+    // A last block of fewer channels loads only those (its other lanes are dropped).
+    const size_t nm = size_t(std::min(kL, M - m0));
+    const bool whole = nm == size_t(kL);
+    const VI32 sv = whole ? Load<VI32>(sub + m0) : LoadN<VI32>(sub + m0, nm, 0);
+    const VF32 cv = whole ? Load<VF32>(scale + m0) : LoadN<VF32>(scale + m0, nm, 0.0f);
+    const VF32 bv = bias == nullptr ? Zero<VF32>() : whole ? Load<VF32>(bias + m0) : LoadN<VF32>(bias + m0, nm, 0.0f);
+    for (int64_t r0 = 0; r0 < rf; r0 += kL) {
+      VF32 v[kL];
+#pragma GCC unroll 16
+      for (int64_t j = 0; j < kL; ++j) {
+        const int32_t* a = acc + (r0 + j) * lda + m0;
+        VF32 t = Mul(CvtI32ToF32(Sub(whole ? Load<VI32>(a) : LoadN<VI32>(a, nm, 0), sv)), cv);
+        if (bias != nullptr) t = Add(t, bv);
+        if (relu) t = IfThenElse(Or(Gt(t, Zero<VF32>()), Ne(t, t)), t, Zero<VF32>());
+        if (qdq != nullptr) t = Mul(Add(RoundEven(ClampZeroNaN(Div(t, qs), flo, fhi)), dz), s2);
+        v[j] = t;
+      }
+      TransposeSquare(v);
+      for (int64_t q = 0; q < int64_t(nm); ++q) Store(v[q], y + (m0 + q) * ldy + r0);
+    }
+  }
+  // The rows past the last whole block.
+  if (rf < rows)
+    ref::DequantTransposeI32F32(rows - rf, M, acc + rf * lda, lda, sub, scale, bias, relu, qdq, y + rf, ldy);
+}
+
+// Blocks of kL rows (input channels) by kL columns (positions): the floats transposed
+// (TransposeSquare, bits kept), each position's kL values quantised with QuantizeF32's
+// formula (elementwise.cpp) and narrowed four positions at a time; each position's kL
+// bytes stored at its row of y. Partial blocks element by element (the reference).
+void QuantizeTransposeF32U8(const float* x, int64_t ss, int64_t rows, int64_t cols, float scale, int32_t zp, int32_t lo,
+                            int32_t hi, uint8_t* y, int64_t ds) {
+  constexpr int64_t kL = int64_t(Lanes<VF32>());
+  const int64_t cf = cols / kL * kL;
+  const VF32 s = Set<VF32>(scale);
+  const VI32 z = Set<VI32>(zp), ilo = Set<VI32>(lo - zp), ihi = Set<VI32>(hi - zp);
+  auto one = [&](VF32 v) { return Add(Min(Max(CvtRoundEvenSatF32ToI32(Div(v, s)), ilo), ihi), z); };
+  for (int64_t j0 = 0; j0 < rows; j0 += kL) {
+    // A last block of fewer rows: zeros in the others, only its bytes stored.
+    const int64_t nr = std::min(kL, rows - j0);
+    for (int64_t q0 = 0; q0 < cf; q0 += kL) {
+      VF32 v[kL];
+#pragma GCC unroll 16
+      for (int64_t j = 0; j < kL; ++j) v[j] = j < nr ? Load<VF32>(x + (j0 + j) * ss + q0) : Zero<VF32>();
+      TransposeSquare(v);
+      for (int64_t q = 0; q < kL; q += 4) {
+        const VI16 h0 = NarrowSatI32ToI16(one(v[q]), one(v[q + 1]));
+        const VI16 h1 = NarrowSatI32ToI16(one(v[q + 2]), one(v[q + 3]));
+        uint8_t b[4 * kL];
+        if (lo < 0)
+          Store(BitCast<VU8>(NarrowSatI16ToI8(h0, h1)), b);
+        else
+          Store(NarrowSatI16ToU8(h0, h1), b);
+        for (int64_t k = 0; k < 4; ++k) std::memcpy(y + (q0 + q + k) * ds + j0, b + k * kL, size_t(nr));
+      }
+    }
+  }
+  // The columns past the last whole block.
+  if (cf < cols) ref::QuantizeTransposeF32U8(x + cf, ss, rows, cols - cf, scale, zp, lo, hi, y + cf * ds, ds);
 }
 
 }  // namespace ONEMODEL_NS

@@ -7,6 +7,7 @@
 
 #include "ref/conv.h"
 #include "ref/elementwise.h"
+#include "ref/gemm.h"
 
 namespace onemodel::impl {
 

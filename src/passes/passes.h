@@ -1,6 +1,7 @@
 // Graph passes that exact mode may run: each leaves every output bit for bit as the
 // oracle computes it (exact-contract section 7). docs/graph-passes.md lists them with
-// the argument for each; fast-mode passes will live beside them.
+// the argument for each. The fast-mode passes at the end may change bits within a stated
+// bound; exact sessions never run them.
 #pragma once
 
 #include <cstdint>
@@ -78,5 +79,20 @@ int RunExactPasses(Graph& g, const std::map<std::string, int64_t>& opsets,
                    const std::vector<std::string>& disabled = {});
 // The names RunExactPasses knows, in the order it runs them.
 const std::vector<std::string>& ExactPassNames();
+
+// --- Fast-mode passes (SessionOptions::mode kFast only): each may change output bits,
+// within the bound docs/graph-passes.md ("Fast passes") states for it. ---
+
+// Conv nodes (2-D, float) whose input is the output of a quantisation then dequantisation
+// with single constant parameters (a onemodel.QuantizeDequantize, or a Conv with a fused
+// one) get that grid in Node::fusion (in_grid, grid): their plans may then take the Conv
+// family's fast integer row ("qdq-u8s8", ops/conv/conv_int8.cpp). Changes no node or
+// value. Run after the exact passes. Returns the number of nodes marked.
+int MarkConvInputGrids(Graph& g);
+
+// Runs the fast passes on g (after RunExactPasses); returns the number of rewrites.
+int RunFastPasses(Graph& g, const std::vector<std::string>& disabled = {});
+// The names RunFastPasses knows, in the order it runs them.
+const std::vector<std::string>& FastPassNames();
 
 }  // namespace onemodel::impl

@@ -1,6 +1,8 @@
 // Reference GEMM kernels (see gemm.h): plain loops in program order.
 #include "ref/gemm.h"
 
+#include "ref/elementwise.h"
+
 namespace onemodel::impl {
 namespace ref {
 
@@ -84,6 +86,25 @@ void GemmU8S8I32(int64_t M, int64_t N, int64_t K4, const uint8_t* A, int64_t lda
         acc += uint32_t(int32_t(A[m * lda + k]) * int32_t(Bq[(k / 4) * ldb + 4 * n + k % 4]));
       C[m * ldc + n] = int32_t(acc);
     }
+}
+
+void DequantTransposeI32F32(int64_t rows, int64_t M, const int32_t* acc, int64_t lda, const int32_t* sub,
+                            const float* scale, const float* bias, int32_t relu, const QdqArgs* qdq, float* y,
+                            int64_t ldy) {
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t m = 0; m < M; ++m) {
+      float v = float(int32_t(uint32_t(acc[r * lda + m]) - uint32_t(sub[m]))) * scale[m];
+      if (bias != nullptr) v = v + bias[m];
+      if (relu && !(v > 0.0f) && v == v) v = 0.0f;
+      if (qdq != nullptr) QuantDequantF32(&v, 1, qdq->scale, qdq->zp, qdq->lo, qdq->hi, qdq->dq_scale, qdq->dq_zp, &v);
+      y[m * ldy + r] = v;
+    }
+}
+
+void QuantizeTransposeF32U8(const float* x, int64_t ss, int64_t rows, int64_t cols, float scale, int32_t zp, int32_t lo,
+                            int32_t hi, uint8_t* y, int64_t ds) {
+  for (int64_t j = 0; j < rows; ++j)
+    for (int64_t q = 0; q < cols; ++q) QuantizeF32(x + j * ss + q, 1, scale, zp, lo, hi, y + q * ds + j);
 }
 
 }  // namespace ref

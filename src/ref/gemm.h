@@ -73,6 +73,28 @@ void GemmI16PairsI32(int64_t M, int64_t N, int64_t K2, const int16_t* A, int64_t
 void GemmU8S8I32(int64_t M, int64_t N, int64_t K4, const uint8_t* A, int64_t lda, const int8_t* Bq, int64_t ldb,
                  int32_t* C, int64_t ldc);
 
+// A quantisation then dequantisation of each result (ref::QuantDequantF32's parameters).
+struct QdqArgs {
+  float scale = 0;
+  int32_t zp = 0, lo = 0, hi = 0;
+  float dq_scale = 0;
+  int32_t dq_zp = 0;
+};
+
+// The epilogue of fast mode's integer convolution (ops/conv/conv_int8.cpp): `rows` rows of
+// M int32 sums (row r at acc + r * lda) become floats stored transposed, y[m * ldy + r] =
+// v with v = float(acc - sub[m]) * scale[m] (+ bias[m] when bias is not null), each step
+// one correctly rounded binary32 op (the int32 difference wraps); then with relu v where
+// v > 0 or v is NaN, else +0; then with qdq, QuantDequantF32 of v.
+void DequantTransposeI32F32(int64_t rows, int64_t M, const int32_t* acc, int64_t lda, const int32_t* sub,
+                            const float* scale, const float* bias, int32_t relu, const QdqArgs* qdq, float* y,
+                            int64_t ldy);
+
+// Quantisation with a transpose (the integer convolution's NHWC input bytes):
+// y[q * ds + j] = the byte QuantizeF32 makes of x[j * ss + q], for j < rows, q < cols.
+void QuantizeTransposeF32U8(const float* x, int64_t ss, int64_t rows, int64_t cols, float scale, int32_t zp, int32_t lo,
+                            int32_t hi, uint8_t* y, int64_t ds);
+
 // --- The operators' definitions (ONNX Operators.md MatMul and Gemm, exact-contract
 // section 3), for every numeric element type T: each output has one accumulator that
 // starts at -0.0 (integers: 0) and adds each rounded product in k order (never fused;

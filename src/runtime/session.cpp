@@ -429,7 +429,8 @@ void Session::Prepare(const SessionOptions& opts) {
                                                  std::to_string(opts.profiling));
   }
   for (const std::string& name : opts.disabled_passes) {
-    const auto& known = ExactPassNames();
+    std::vector<std::string> known = ExactPassNames();
+    known.insert(known.end(), FastPassNames().begin(), FastPassNames().end());
     if (std::find(known.begin(), known.end(), name) == known.end()) {
       std::string list;
       for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
@@ -496,7 +497,9 @@ void Session::Prepare(const SessionOptions& opts) {
   if (dispatch_.isa != Isa::kRef) {
     derived_ = std::make_shared<DerivedCache>();
     auto g = std::make_shared<Graph>(*run_graph_);
-    if (RunExactPasses(*g, model_->opsets, opts.disabled_passes) > 0) run_graph_ = g;
+    int rewrites = RunExactPasses(*g, model_->opsets, opts.disabled_passes);
+    if (opts.mode == Mode::kFast) rewrites += RunFastPasses(*g, opts.disabled_passes);
+    if (rewrites > 0) run_graph_ = g;
     planner_ = std::make_shared<MemoryPlanner>(opts.memory_plan);
   }
 }

@@ -31,7 +31,7 @@ struct SessionOptions {
   bool prepack = true;       // constant GEMM weights kept packed (ops/parallel.h)
   int avx512_tile_bits = 0;  // 0: by the core's measured width (runtime/dispatch.h); 256 or 512
   bool memory_plan = true;
-  std::vector<std::string> disabled_passes;  // names from ExactPassNames()
+  std::vector<std::string> disabled_passes;  // names from ExactPassNames() or FastPassNames()
   int profiling = 0;                         // 0 off, 1 per operator type, 2 per node (last_profile())
   // Symbolic input dimensions fixed to a size (checked against the inputs in Prepare).
   std::map<std::string, int64_t> free_dimension_overrides;

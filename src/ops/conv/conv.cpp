@@ -20,6 +20,7 @@
 
 #include "ops/conv/conv_common.h"
 #include "ops/conv/conv_gemm.h"
+#include "ops/conv/conv_int8.h"
 #include "ops/fused/fused.h"
 #include "ops/ops.h"
 #include "ref/conv.h"
@@ -62,12 +63,20 @@ bool NeedsFiniteWeights(size_t row) {
 // finite (none: the reference, when the row was forced or the session is the oracle).
 void ChooseAlgo(const OpContext& ctx, ConvPlan* p) {
   const size_t row = PlanIndex(ctx, ConvTable(), *p);
-  size_t fallback = 0;
-  if (ctx.ForcedAlgorithm().empty() && ctx.VectorKernels())
+  constexpr size_t kFastRow = size_t(ConvAlgo::kQdqU8S8);
+  size_t fallback = 0, exact = row;
+  if (ctx.ForcedAlgorithm().empty() && ctx.VectorKernels()) {
     fallback = PlanIndex(
-        ctx, ConvTable(), *p, [](size_t i) { return !NeedsFiniteWeights(i); }, false);
+        ctx, ConvTable(), *p, [](size_t i) { return !NeedsFiniteWeights(i) && i != kFastRow; }, false);
+    if (row == kFastRow)
+      exact = PlanIndex(
+          ctx, ConvTable(), *p, [](size_t i) { return i != kFastRow; }, false);
+  } else if (row == kFastRow) {
+    exact = 0;  // forced: the reference when the weights do not allow it
+  }
   p->algo = ConvAlgo(row);
   p->fallback = ConvAlgo(fallback);
+  p->exact = ConvAlgo(exact);
 }
 
 std::shared_ptr<ConvPlan> MakeConvPlan(const OpContext& ctx, const Tensor& x, const Tensor& w) {
@@ -95,6 +104,8 @@ std::shared_ptr<ConvPlan> MakeConvPlan(const OpContext& ctx, const Tensor& x, co
   p->act = ctx.node.fusion.act;
   p->qdq = ctx.node.fusion.qdq;
   p->qdq_params = ctx.node.fusion.qdq_params;
+  p->in_grid = ctx.node.fusion.in_grid;
+  p->grid = ctx.node.fusion.grid;
   p->out_shape = Shape{N, M};
   p->out_shape.insert(p->out_shape.end(), g.out.begin(), g.out.end());
   p->in_sp = ProductOf(g.in);
@@ -145,6 +156,12 @@ bool RunTapGemm(const ConvRun& r) {
       TapGemm(r.ctx, p.tg, r.x + (n * p.C + grp * p.Cg) * p.in_sp, p.Cg, p.in_sp, r.w + grp * p.Mg * p.Cg * p.k_sp,
               p.Mg, r.y + (n * p.M + grp * p.Mg) * p.out_sp);
   return false;
+}
+
+// Fast mode's integer row (conv_int8.h): bias, activation and quantisation in its chunks.
+bool RunQdqU8S8(const ConvRun& r) {
+  RunConvInt8(r.ctx, r.p, r.x, r.w_tensor, r.bias, r.y);
+  return true;
 }
 
 // Few input channels (a network's first layer): the direct kernel, output rows in blocks
@@ -262,6 +279,8 @@ bool RunPlaneMulAdd(const ConvRun& r) {
 constexpr const char* kConvOps[] = {"Conv", "com.microsoft.FusedConv"};
 constexpr AlgorithmRow<ConvPlan, ConvRunFn> kConvRows[] = {
     {"reference", Exactness::kExact, "", nullptr, nullptr, RunReference},
+    {"qdq-u8s8", Exactness::kFast, "GemmU8S8I32, DequantTransposeI32F32, QuantizeTransposeF32U8", ConvInt8Fits,
+     ConvInt8Chosen, RunQdqU8S8},
     {"tap-gemm", Exactness::kExact, "GemmF32, GemmBiasActF32", nullptr, TapGemmChosen, RunTapGemm},
     {"direct", Exactness::kExact, "ConvDirectF32", Planar, DirectChosen, RunDirect},
     {"im2col-gemm", Exactness::kExact,
@@ -271,7 +290,8 @@ constexpr AlgorithmRow<ConvPlan, ConvRunFn> kConvRows[] = {
     {"plane", Exactness::kExact, "ConvPlaneF32", PlaneFits, nullptr, RunPlane},
     {"plane-muladd", Exactness::kExact, "MulAddStridedF32", Planar, nullptr, RunPlaneMulAdd},
 };
-static_assert(std::string_view(kConvRows[size_t(ConvAlgo::kIm2colGemm)].name) == "im2col-gemm" &&
+static_assert(std::string_view(kConvRows[size_t(ConvAlgo::kQdqU8S8)].name) == "qdq-u8s8" &&
+              std::string_view(kConvRows[size_t(ConvAlgo::kIm2colGemm)].name) == "im2col-gemm" &&
               std::string_view(kConvRows[size_t(ConvAlgo::kPlaneMulAdd)].name) == "plane-muladd");
 
 // The bias after the full sum, then (float output) the activation, in one pass.
@@ -324,12 +344,13 @@ void Conv(OpContext& ctx) {
   float* yf = float_out ? y.mutable_data<float>() : (ybuf.resize(size_t(p.N * p.M * p.out_sp)), ybuf.data());
   const ConvRun r{ctx, p, xv.data(), wv.data(), bias, yf, float_out ? p.act : Activation::kNone, p.qdq && float_out, w};
   ConvAlgo algo = p.algo;
+  if (algo == ConvAlgo::kQdqU8S8 && !(float_out && ConvInt8Ready(ctx, p, w))) algo = p.exact;
   if (NeedsFiniteWeights(size_t(algo)) && !FiniteWeights(ctx, wv)) algo = p.fallback;
   const bool epilogue_done = ConvTable().rows[size_t(algo)].run(r);  // bias and activation applied by the kernel
   const bool act_here = p.act != Activation::kNone && float_out;
   const bool bias_here = bias != nullptr && algo != ConvAlgo::kReference;  // the reference adds its bias
   if (!epilogue_done && (bias_here || act_here)) BiasActivation(r, bias_here ? bias : nullptr, act_here);
-  if (p.qdq && !(algo == ConvAlgo::kDepthwise && float_out)) {
+  if (p.qdq && !((algo == ConvAlgo::kDepthwise || algo == ConvAlgo::kQdqU8S8) && float_out)) {
     // The fused QuantizeLinear -> DequantizeLinear on every finished result, in place
     // (the pass fuses it only where X, so the output, is float; depthwise blocks did it).
     if (!float_out) throw ctx.Fail(ErrorCode::kInternal, "a fused quantisation on a Conv output that is not float");

@@ -15,9 +15,12 @@
 namespace onemodel::impl {
 namespace ops {
 
-// The rows of Conv's table (ConvTable), by index. Each is exact: ref::ConvF32's bits.
+// The rows of Conv's table (ConvTable), by index. Each is exact (ref::ConvF32's bits)
+// but kQdqU8S8, the fast row (conv_int8.h), first so that fast sessions take it where it
+// fits.
 enum class ConvAlgo {
   kReference,    // "reference": ref::ConvF32, the oracle's loops
+  kQdqU8S8,      // "qdq-u8s8" (fast): input on a quantisation grid, int8 weights, GemmU8S8I32
   kTapGemm,      // "tap-gemm": 3-D and more, taps into columns, the GEMM kernel (TapGemm)
   kDirect,       // "direct": 1-D/2-D with few input channels, ConvDirectF32, epilogue in its tiles
   kIm2colGemm,   // "im2col-gemm": 1-D/2-D, im2col and the GEMM kernel (ConvGemm2D)
@@ -38,9 +41,13 @@ struct ConvPlan : ConvInputs {
   // A fused QuantizeDequantize, after the bias and activation (Node::fusion).
   bool qdq = false;
   QdqParams qdq_params;
-  // The algorithm, and the one run instead when the weights are not all finite (the
-  // GEMM algorithms' condition, conv_gemm.h).
-  ConvAlgo algo = ConvAlgo::kReference, fallback = ConvAlgo::kReference;
+  // The grid the input lies on (Node::fusion, set by a fast pass): the fast row's condition.
+  bool in_grid = false;
+  QuantGrid grid;
+  // The algorithm, the one run instead when the weights are not all finite (the GEMM
+  // algorithms' condition, conv_gemm.h), and the exact one the fast row gives way to when
+  // the weights are not constant int8 values (conv_int8.h).
+  ConvAlgo algo = ConvAlgo::kReference, fallback = ConvAlgo::kReference, exact = ConvAlgo::kReference;
 };
 
 // One run of a planned row (ops/conv/conv.cpp); the row returns whether it applied the bias

@@ -1,0 +1,208 @@
+// Conv's fast row "qdq-u8s8" (ops/conv/conv_int8.h) and the fast pass that opens it
+// (MarkConvInputGrids, passes/fast_passes.cpp): QDQ convolutions built here run in an exact
+// and a fast session at the target under test. Where the pass fires, the fast session
+// plans the row and every output is within the row's bound of the integer-exact result
+// (computed here in binary64); where it must not (input not on a grid, two groups, an
+// activation the row lacks, a fold too short to be worth it) or the weights are not int8 values (the row gives way at run
+// time), the fast session's outputs are the exact session's bits.
+#include "tests/catch.h"
+
+#include <cmath>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "core/random.h"
+#include "runtime/dispatch.h"
+#include "runtime/session.h"
+#include "tests/ops/op_test.h"
+#include "tests/test_util.h"
+
+namespace onemodel::impl {
+namespace test {
+namespace {
+
+struct QConvCase {
+  int64_t C = 8, M = 16, H = 9, W = 7, K = 3, group = 1, stride = 1, pad = 1;
+  bool input_grid = true;  // X goes through QuantizeLinear -> DequantizeLinear
+  bool int8_weights = true;
+  bool per_channel = true;
+  bool relu = true;
+  bool out_qdq = false;  // the result goes through QuantizeLinear -> DequantizeLinear
+  const char* act = "Relu";
+};
+
+struct Built {
+  std::string model;
+  std::vector<float> x;
+  // The integer-exact result (binary64) and each output's bound scale sum |terms|.
+  std::vector<double> want;
+};
+
+constexpr float kXScale = 0.03125f * 1.1f;
+constexpr int32_t kXZero = 117;
+
+Built Build(const QConvCase& c, uint64_t seed) {
+  SplitMix64 rng(seed);
+  const int64_t Cg = c.C / c.group, taps = c.K * c.K, wn = c.M * Cg * taps;
+  std::vector<double> wq(static_cast<size_t>(wn)), ws(static_cast<size_t>(c.per_channel ? c.M : 1)),
+      b(static_cast<size_t>(c.M));
+  for (auto& v : wq) v = double(int32_t(rng.NextU32() % 255) - 127);
+  for (auto& v : ws) v = double(rng.Uniform(0.001f, 0.02f));
+  for (auto& v : b) v = double(rng.Uniform(-0.5f, 0.5f));
+  Built out;
+  out.x.resize(size_t(c.C * c.H * c.W));
+  for (auto& v : out.x) v = rng.Uniform(-4.0f, 4.0f);
+  std::vector<TInit> inits = {{"xs", onnx::TensorProto::FLOAT, {}, {double(kXScale)}},
+                              {"xz", onnx::TensorProto::UINT8, {}, {double(kXZero)}},
+                              {"B", onnx::TensorProto::FLOAT, {c.M}, b}};
+  std::vector<TNode> nodes;
+  std::string xin = "X";
+  if (c.input_grid) {
+    nodes.push_back({"QuantizeLinear", {"X", "xs", "xz"}, {"Xq"}});
+    nodes.push_back({"DequantizeLinear", {"Xq", "xs", "xz"}, {"Xd"}});
+    xin = "Xd";
+  }
+  if (c.int8_weights) {
+    inits.push_back({"Wq", onnx::TensorProto::INT8, {c.M, Cg, c.K, c.K}, wq});
+    inits.push_back({"ws", onnx::TensorProto::FLOAT, c.per_channel ? Shape{c.M} : Shape{}, ws});
+    nodes.push_back({"DequantizeLinear", {"Wq", "ws"}, {"Wd"}, {AI("axis", 0)}});
+  } else {
+    std::vector<double> wf(static_cast<size_t>(wn));
+    for (auto& v : wf) v = double(rng.Uniform(-0.3f, 0.3f));
+    inits.push_back({"Wd", onnx::TensorProto::FLOAT, {c.M, Cg, c.K, c.K}, wf});
+  }
+  const std::vector<TAttr> attrs = {AInts("pads", {c.pad, c.pad, c.pad, c.pad}), AInts("strides", {c.stride, c.stride}),
+                                    AI("group", c.group)};
+  const std::string conv_out = c.relu || c.out_qdq ? "Yc" : "Y";
+  nodes.push_back({"Conv", {xin, "Wd", "B"}, {conv_out}, attrs});
+  std::string last = conv_out;
+  if (c.relu) {
+    const std::string o = c.out_qdq ? "Yr" : "Y";
+    nodes.push_back({c.act, {last}, {o}});
+    last = o;
+  }
+  if (c.out_qdq) {
+    inits.push_back({"ys", onnx::TensorProto::FLOAT, {}, {0.05}});
+    inits.push_back({"yz", onnx::TensorProto::UINT8, {}, {3}});
+    nodes.push_back({"QuantizeLinear", {last, "ys", "yz"}, {"Yq"}});
+    nodes.push_back({"DequantizeLinear", {"Yq", "ys", "yz"}, {"Y"}});
+  }
+  out.model = TypedGraph({1, c.C, c.H, c.W}, inits, nodes, {"Y"});
+  // The integer-exact convolution: q(x) - zp times the weights' codes, in binary64.
+  const int64_t OH = (c.H + 2 * c.pad - c.K) / c.stride + 1, OW = (c.W + 2 * c.pad - c.K) / c.stride + 1;
+  std::vector<double> xq(out.x.size());
+  for (size_t i = 0; i < xq.size(); ++i)
+    xq[i] = std::clamp(std::nearbyint(double(out.x[i] / kXScale)) + kXZero, 0.0, 255.0) - kXZero;
+  out.want.resize(size_t(c.M * OH * OW));
+  for (int64_t m = 0; m < c.M; ++m)
+    for (int64_t oh = 0; oh < OH; ++oh)
+      for (int64_t ow = 0; ow < OW; ++ow) {
+        double acc = 0;
+        const int64_t grp = m / (c.M / c.group);
+        for (int64_t ci = 0; ci < Cg; ++ci)
+          for (int64_t kh = 0; kh < c.K; ++kh)
+            for (int64_t kw = 0; kw < c.K; ++kw) {
+              const int64_t ih = oh * c.stride - c.pad + kh, iw = ow * c.stride - c.pad + kw;
+              if (ih < 0 || ih >= c.H || iw < 0 || iw >= c.W) continue;
+              acc += xq[size_t(((grp * Cg + ci) * c.H + ih) * c.W + iw)] * wq[size_t(((m * Cg + ci) * c.K + kh) * c.K + kw)];
+            }
+        const double s = double(float(kXScale)) * double(float(ws[size_t(c.per_channel ? m : 0)]));
+        double v = acc * s + double(float(b[size_t(m)]));
+        if (c.relu) v = std::max(v, 0.0);
+        out.want[size_t((m * OH + oh) * OW + ow)] = v;
+      }
+  return out;
+}
+
+struct Ran {
+  std::vector<float> y;
+  std::string row;
+};
+Ran RunIt(const Built& b, const QConvCase& c, Mode mode, int threads) {
+  SessionOptions o;
+  o.mode = mode;
+  o.isa = IsaName(ActiveIsa());
+  o.threads = threads;
+  Session s = Session::FromBytes(reinterpret_cast<const uint8_t*>(b.model.data()), b.model.size(), o, "qconv");
+  const auto out = s.Run({{"X", Input({1, c.C, c.H, c.W}, b.x)}});
+  Ran r;
+  r.y.assign(out[0].tensor.data<float>(), out[0].tensor.data<float>() + out[0].tensor.numel());
+  for (const NodePlan& p : s.plans())
+    if (p.op_type == "Conv") r.row = p.row;
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("ops/conv fast: the integer row where the QDQ pattern fits, within its bound", "[ops][fast]") {
+  const std::vector<QConvCase> cases = {
+      {},                                                     // 3x3, pad 1, Relu
+      {64, 24, 12, 10, 1, 1, 1, 0},                           // pointwise: rows straight from the input
+      {8, 40, 11, 13, 3, 1, 2, 1},                            // stride 2, channels off the tiles
+      {12, 17, 6, 5, 3, 1, 1, 0, true, true, false, false},   // per-tensor weights, no activation
+      {8, 32, 7, 7, 3, 1, 1, 1, true, true, true, true, true},  // a fused quantisation of the result
+  };
+  for (size_t i = 0; i < cases.size(); ++i) {
+    const QConvCase& c = cases[i];
+    const Built b = Build(c, 100 + i);
+    INFO("case " << i << " at " << IsaName(ActiveIsa()));
+    const Ran exact = RunIt(b, c, Mode::kExact, 1);
+    CHECK(exact.row != "qdq-u8s8");
+    for (int threads : {1, 3}) {
+      const Ran fast = RunIt(b, c, Mode::kFast, threads);
+      CHECK(fast.row == "qdq-u8s8");
+      REQUIRE(fast.y.size() == b.want.size());
+      int bad = 0;
+      bool differs = false;
+      for (size_t k = 0; k < b.want.size(); ++k) {
+        const double want = b.want[k];
+        differs = differs || std::memcmp(&fast.y[k], &exact.y[k], 4) != 0;
+        if (c.out_qdq) {
+          // One step of the result's grid: a value at a rounding boundary may land on
+          // either side (exact mode's float sum rounds, the integer sum does not).
+          if (std::fabs(double(fast.y[k]) - double(exact.y[k])) > 0.05 * 1.0001) ++bad;
+          continue;
+        }
+        // float(sum) exact (|sum| < 2^24), the combined scale and the product rounded, the
+        // bias added: 3 roundings of values at most |want| + |bias| + |sum * scale|.
+        const double tol = 4 * 0x1p-24 * (std::fabs(want) + 1.0);
+        if (!(std::fabs(double(fast.y[k]) - want) <= tol)) {
+          if (bad++ < 3) FAIL_CHECK("element " << k << ": fast " << fast.y[k] << ", want " << want);
+        }
+      }
+      CHECK(bad == 0);
+      if (!c.out_qdq) CHECK(differs);  // the integer row really ran (exact mode's sum rounds)
+    }
+  }
+}
+
+TEST_CASE("ops/conv fast: where the pattern does not fit, the fast session gives exact mode's bits", "[ops][fast]") {
+  QConvCase no_grid;  // X straight into the Conv: no grid, the pass does not fire
+  no_grid.input_grid = false;
+  QConvCase grouped;  // two groups: the row does not fit
+  grouped.group = 2;
+  QConvCase float_weights;  // weights not on an int8 grid: the row gives way at run time
+  float_weights.int8_weights = false;
+  QConvCase odd_channels;  // 6 input channels: not quads
+  odd_channels.C = 6;
+  QConvCase swish;  // an activation the row lacks, fused into the Conv by exact mode
+  swish.act = "HardSwish";
+  QConvCase short_fold;  // 16 channels, 1x1: a fold of 16 terms, not chosen
+  short_fold.C = 16;
+  short_fold.K = 1;
+  short_fold.pad = 0;
+  int i = 0;
+  for (const QConvCase& c : {no_grid, grouped, float_weights, odd_channels, swish, short_fold}) {
+    INFO("case " << i << " at " << IsaName(ActiveIsa()));
+    const Built b = Build(c, 200 + uint64_t(i++));
+    const Ran exact = RunIt(b, c, Mode::kExact, 1);
+    const Ran fast = RunIt(b, c, Mode::kFast, 2);
+    REQUIRE(fast.y.size() == exact.y.size());
+    CHECK(std::memcmp(fast.y.data(), exact.y.data(), fast.y.size() * sizeof(float)) == 0);
+    if (i != 3) CHECK(fast.row != "qdq-u8s8");  // float weights: planned, given way at run time
+  }
+}
+
+}  // namespace test
+}  // namespace onemodel::impl
