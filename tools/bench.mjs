@@ -1,4 +1,4 @@
-// Benchmarks OneModel's exact mode against ONNX Runtime 1.30 side by side in one run:
+// Benchmarks OneModel's exact and fast modes against ONNX Runtime 1.30 side by side in one run:
 // native (build/native/onemodel bench) vs onnxruntime-node at 1 and 2 threads, and
 // wasm SIMD in node (js/bin/onemodel.mjs bench) vs onnxruntime-web's wasm backend at
 // 1 thread, on the reference models with their stored inputs; then GEMM GFLOP/s at
@@ -6,8 +6,9 @@
 // register-only multiply+add peak per ISA (`onemodel bench-peak --all`); each model's
 // GFLOP/s (tools/model_flops.py: its Conv/MatMul/Gemm work) is given as a share of the
 // best ISA's peak. Medians of --runs timed runs after one warm-up; ratios are ours / ORT
-// (below 1.0: we are faster).
-//   node tools/bench.mjs [--runs N] [--only a,b] [--no-wasm] [--no-gemm] [--models DIR]
+// (below 1.0: we are faster). Fast mode's columns (`--mode fast`, docs/graph-passes.md
+// "Fast passes") follow each exact one; --no-fast leaves them out.
+//   node tools/bench.mjs [--runs N] [--only a,b] [--no-wasm] [--no-gemm] [--no-fast] [--models DIR]
 // --only: these models, in this order (any of tools/models.json, e.g. the int8 ones;
 // default: the issue's table).
 // Needs `npm install` (onnxruntime-node, onnxruntime-web) and tools/prepare.sh. Prints a
@@ -20,12 +21,13 @@ import { fileURLToPath } from 'node:url';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
-let runs = 10, only = null, wasm = true, gemm = true, modelsDir = path.join(ROOT, 'models');
+let runs = 10, only = null, wasm = true, gemm = true, fast = true, modelsDir = path.join(ROOT, 'models');
 for (let i = 0; i < args.length; ++i) {
   if (args[i] === '--runs') runs = Number(args[++i]);
   else if (args[i] === '--only') only = new Set(args[++i].split(','));
   else if (args[i] === '--no-wasm') wasm = false;
   else if (args[i] === '--no-gemm') gemm = false;
+  else if (args[i] === '--no-fast') fast = false;
   else if (args[i] === '--models') modelsDir = path.resolve(args[++i]);
   else { console.error(`bench: unknown argument ${args[i]}`); process.exit(2); }
 }
@@ -88,25 +90,31 @@ for (const name of only ? [...only] : MODELS) {
   for (const t of [1, 2]) {
     r[`ort${t}`] = timeOrtChild('node', file, m, t);
     r[`ours${t}`] = timeOurs(path.join(ROOT, 'build/native/onemodel'), [], file, m, t);
-    log(`${name} ${t} thread(s): ORT ${fmt(r[`ort${t}`])} ms, ours ${fmt(r[`ours${t}`])} ms`);
+    if (fast) r[`fast${t}`] = timeOurs(path.join(ROOT, 'build/native/onemodel'), ['--mode', 'fast'], file, m, t);
+    log(`${name} ${t} thread(s): ORT ${fmt(r[`ort${t}`])} ms, ours ${fmt(r[`ours${t}`])} ms` +
+        (fast ? `, fast ${fmt(r[`fast${t}`])} ms` : ''));
   }
   if (wasm) {
+    const js = [path.join(ROOT, 'js/bin/onemodel.mjs'), '--simd', 'on'];
     r.web = timeOrtChild('web', file, m, 1);
-    r.wasm = timeOurs('node', [path.join(ROOT, 'js/bin/onemodel.mjs'), '--simd', 'on'], file, m, 1);
-    log(`${name} wasm: onnxruntime-web ${fmt(r.web)} ms, ours ${fmt(r.wasm)} ms`);
+    r.wasm = timeOurs('node', js, file, m, 1);
+    if (fast) r.wasmFast = timeOurs('node', [...js, '--mode', 'fast'], file, m, 1);
+    log(`${name} wasm: onnxruntime-web ${fmt(r.web)} ms, ours ${fmt(r.wasm)} ms` + (fast ? `, fast ${fmt(r.wasmFast)} ms` : ''));
   }
   rows.push(r);
 }
-console.log(`Medians of ${runs} runs after one warm-up (ms); ratio = OneModel exact / ONNX Runtime 1.30.`);
+console.log(`Medians of ${runs} runs after one warm-up (ms); ratio = OneModel / ONNX Runtime 1.30 (exact, then fast mode).`);
 console.log('');
 console.log(`CPU: ${CPU}. GFLOP/s at 1 thread: the model's Conv/MatMul/Gemm work (tools/model_flops.py) per second, and its share of the ${bestPeak.isa} multiply+add peak (${bestPeak.gflops.toFixed(1)} GFLOP/s).`);
 console.log('');
-console.log('| model | GFLOP | ORT 1t | ours 1t | ratio | ours 1t GFLOP/s (share of peak) | ORT 1t GFLOP/s (share) | ORT 2t | ours 2t | ratio | ours 2t vs 1t | ORT-web 1t | ours wasm 1t | ratio |');
-console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
+const fcol = (x, ort) => (fast && x !== undefined ? ` ${fmt(x)} | ${ratio(x, ort)} |` : '');
+const fhead = (t) => (fast ? ` fast ${t} | ratio |` : '');
+console.log(`| model | GFLOP | ORT 1t | ours 1t | ratio |${fhead('1t')} ours 1t GFLOP/s (share of peak) | ORT 1t GFLOP/s (share) | ORT 2t | ours 2t | ratio |${fhead('2t')} ours 2t vs 1t | ORT-web 1t | ours wasm 1t | ratio |${fhead('wasm')}`);
+console.log(`|${'---|'.repeat(14 + (fast ? 6 : 0))}`);
 const rate = (ms, g) => (Number.isFinite(g) ? `${(g / ms * 1e3).toFixed(1)} (${(g / ms * 1e3 / bestPeak.gflops * 100).toFixed(0)}%)` : '-');
 for (const r of rows) {
-  const w = r.web !== undefined ? `${fmt(r.web)} | ${fmt(r.wasm)} | ${ratio(r.wasm, r.web)}` : '- | - | -';
-  console.log(`| ${r.name} | ${Number.isFinite(r.gflop) ? r.gflop.toFixed(2) : '-'} | ${fmt(r.ort1)} | ${fmt(r.ours1)} | ${ratio(r.ours1, r.ort1)} | ${rate(r.ours1, r.gflop)} | ${rate(r.ort1, r.gflop)} | ${fmt(r.ort2)} | ${fmt(r.ours2)} | ${ratio(r.ours2, r.ort2)} | ${ratio(r.ours1, r.ours2)}x | ${w} |`);
+  const w = r.web !== undefined ? `${fmt(r.web)} | ${fmt(r.wasm)} | ${ratio(r.wasm, r.web)} |${fcol(r.wasmFast, r.web)}` : `- | - | - |${fast ? ' - | - |' : ''}`;
+  console.log(`| ${r.name} | ${Number.isFinite(r.gflop) ? r.gflop.toFixed(2) : '-'} | ${fmt(r.ort1)} | ${fmt(r.ours1)} | ${ratio(r.ours1, r.ort1)} |${fcol(r.fast1, r.ort1)} ${rate(r.ours1, r.gflop)} | ${rate(r.ort1, r.gflop)} | ${fmt(r.ort2)} | ${fmt(r.ours2)} | ${ratio(r.ours2, r.ort2)} |${fcol(r.fast2, r.ort2)} ${ratio(r.ours1, r.ours2)}x | ${w}`);
 }
 
 if (gemm) {

@@ -106,6 +106,7 @@ std::shared_ptr<ConvPlan> MakeConvPlan(const OpContext& ctx, const Tensor& x, co
   p->qdq_params = ctx.node.fusion.qdq_params;
   p->in_grid = ctx.node.fusion.in_grid;
   p->grid = ctx.node.fusion.grid;
+  p->native_dot = ctx.kernels != nullptr && ctx.kernels->native_dot_u8s8;
   p->out_shape = Shape{N, M};
   p->out_shape.insert(p->out_shape.end(), g.out.begin(), g.out.end());
   p->in_sp = ProductOf(g.in);

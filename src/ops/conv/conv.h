@@ -44,6 +44,7 @@ struct ConvPlan : ConvInputs {
   // The grid the input lies on (Node::fusion, set by a fast pass): the fast row's condition.
   bool in_grid = false;
   QuantGrid grid;
+  bool native_dot = false;  // the session's GemmU8S8I32 is one instruction per quad (VNNI)
   // The algorithm, the one run instead when the weights are not all finite (the GEMM
   // algorithms' condition, conv_gemm.h), and the exact one the fast row gives way to when
   // the weights are not constant int8 values (conv_int8.h).

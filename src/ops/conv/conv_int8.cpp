@@ -155,7 +155,7 @@ bool ConvInt8Fits(const ConvPlan& p) {
          (p.act == Activation::kNone || p.act == Activation::kRelu);
 }
 
-bool ConvInt8Chosen(const ConvPlan& p) { return p.C * p.pl.KH * p.pl.KW >= 64; }
+bool ConvInt8Chosen(const ConvPlan& p) { return p.native_dot && p.C * p.pl.KH * p.pl.KW >= 64; }
 
 bool ConvInt8Ready(const OpContext& ctx, const ConvPlan& p, const Tensor& w) {
   return w.dtype() == DType::kFloat && View(Packed(ctx, p), p.M).ok;

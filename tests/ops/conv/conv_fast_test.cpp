@@ -1,10 +1,11 @@
 // Conv's fast row "qdq-u8s8" (ops/conv/conv_int8.h) and the fast pass that opens it
 // (MarkConvInputGrids, passes/fast_passes.cpp): QDQ convolutions built here run in an exact
 // and a fast session at the target under test. Where the pass fires, the fast session
-// plans the row and every output is within the row's bound of the integer-exact result
+// plans the row (by itself on dot-product targets, forced on the others) and every output
+// is within the row's bound of the integer-exact result
 // (computed here in binary64); where it must not (input not on a grid, two groups, an
-// activation the row lacks, a fold too short to be worth it) or the weights are not int8 values (the row gives way at run
-// time), the fast session's outputs are the exact session's bits.
+// activation the row lacks, a fold too short to be worth it) or the weights are not int8 values (the row gives way at
+// run time), the fast session's outputs are the exact session's bits.
 #include "tests/catch.h"
 
 #include <cmath>
@@ -105,7 +106,8 @@ Built Build(const QConvCase& c, uint64_t seed) {
             for (int64_t kw = 0; kw < c.K; ++kw) {
               const int64_t ih = oh * c.stride - c.pad + kh, iw = ow * c.stride - c.pad + kw;
               if (ih < 0 || ih >= c.H || iw < 0 || iw >= c.W) continue;
-              acc += xq[size_t(((grp * Cg + ci) * c.H + ih) * c.W + iw)] * wq[size_t(((m * Cg + ci) * c.K + kh) * c.K + kw)];
+              acc += xq[size_t(((grp * Cg + ci) * c.H + ih) * c.W + iw)] *
+                     wq[size_t(((m * Cg + ci) * c.K + kh) * c.K + kw)];
             }
         const double s = double(float(kXScale)) * double(float(ws[size_t(c.per_channel ? m : 0)]));
         double v = acc * s + double(float(b[size_t(m)]));
@@ -119,11 +121,12 @@ struct Ran {
   std::vector<float> y;
   std::string row;
 };
-Ran RunIt(const Built& b, const QConvCase& c, Mode mode, int threads) {
+Ran RunIt(const Built& b, const QConvCase& c, Mode mode, int threads, bool force = false) {
   SessionOptions o;
   o.mode = mode;
   o.isa = IsaName(ActiveIsa());
   o.threads = threads;
+  if (force) o.algorithms["Conv"] = "qdq-u8s8";
   Session s = Session::FromBytes(reinterpret_cast<const uint8_t*>(b.model.data()), b.model.size(), o, "qconv");
   const auto out = s.Run({{"X", Input({1, c.C, c.H, c.W}, b.x)}});
   Ran r;
@@ -137,10 +140,10 @@ Ran RunIt(const Built& b, const QConvCase& c, Mode mode, int threads) {
 
 TEST_CASE("ops/conv fast: the integer row where the QDQ pattern fits, within its bound", "[ops][fast]") {
   const std::vector<QConvCase> cases = {
-      {},                                                     // 3x3, pad 1, Relu
-      {64, 24, 12, 10, 1, 1, 1, 0},                           // pointwise: rows straight from the input
-      {8, 40, 11, 13, 3, 1, 2, 1},                            // stride 2, channels off the tiles
-      {12, 17, 6, 5, 3, 1, 1, 0, true, true, false, false},   // per-tensor weights, no activation
+      {},                                                       // 3x3, pad 1, Relu
+      {64, 24, 12, 10, 1, 1, 1, 0},                             // pointwise: rows straight from the input
+      {8, 40, 11, 13, 3, 1, 2, 1},                              // stride 2, channels off the tiles
+      {12, 17, 6, 5, 3, 1, 1, 0, true, true, false, false},     // per-tensor weights, no activation
       {8, 32, 7, 7, 3, 1, 1, 1, true, true, true, true, true},  // a fused quantisation of the result
   };
   for (size_t i = 0; i < cases.size(); ++i) {
@@ -149,8 +152,12 @@ TEST_CASE("ops/conv fast: the integer row where the QDQ pattern fits, within its
     INFO("case " << i << " at " << IsaName(ActiveIsa()));
     const Ran exact = RunIt(b, c, Mode::kExact, 1);
     CHECK(exact.row != "qdq-u8s8");
+    // Automatic planning takes the row on dot-product instructions only (conv_int8.h);
+    // forced, it runs on every target.
+    const bool native_dot = MakeDispatch(ActiveIsa()).kernels.native_dot_u8s8;
+    CHECK((RunIt(b, c, Mode::kFast, 1).row == "qdq-u8s8") == native_dot);
     for (int threads : {1, 3}) {
-      const Ran fast = RunIt(b, c, Mode::kFast, threads);
+      const Ran fast = RunIt(b, c, Mode::kFast, threads, true);
       CHECK(fast.row == "qdq-u8s8");
       REQUIRE(fast.y.size() == b.want.size());
       int bad = 0;
