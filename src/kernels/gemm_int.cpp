@@ -213,7 +213,11 @@ void QuantizeTransposeF32U8(const float* x, int64_t ss, int64_t rows, int64_t co
           Store(BitCast<VU8>(NarrowSatI16ToI8(h0, h1)), b);
         else
           Store(NarrowSatI16ToU8(h0, h1), b);
-        for (int64_t k = 0; k < 4; ++k) std::memcpy(y + (q0 + q + k) * ds + j0, b + k * kL, size_t(nr));
+        if (nr == kL) {  // a constant size: one store per position
+          for (int64_t k = 0; k < 4; ++k) std::memcpy(y + (q0 + q + k) * ds + j0, b + k * kL, size_t(kL));
+        } else {
+          for (int64_t k = 0; k < 4; ++k) std::memcpy(y + (q0 + q + k) * ds + j0, b + k * kL, size_t(nr));
+        }
       }
     }
   }

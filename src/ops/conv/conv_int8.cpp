@@ -187,9 +187,10 @@ void RunConvInt8(const OpContext& ctx, const ConvPlan& p, const float* x, const 
     qdq = ref::QdqArgs{q.scale, q.zp, q.lo, q.hi, q.dq_scale, q.dq_zp};
   }
   const int threads = ctx.pool ? ctx.pool->threads() : 1;
-  // Rows of output positions per chunk: their im2col bytes within 256 KiB (L2), a
-  // multiple of 16, and enough chunks for every thread.
-  int64_t R = std::clamp<int64_t>((262144 / K) / 16 * 16, 16, 1024);
+  // Rows of output positions per chunk: their im2col bytes within 256 KiB and their int32
+  // sums within 128 KiB (both stay in L2 for the epilogue), a multiple of 16, and enough
+  // chunks for every thread.
+  int64_t R = std::clamp<int64_t>(std::min(262144 / K, 32768 / Mp) / 16 * 16, 16, 1024);
   R = std::min(R, std::max<int64_t>(16, (P / (2 * threads) + 15) / 16 * 16));
   const int64_t chunks = (P + R - 1) / R;
   const bool pointwise = Pointwise(p);
