@@ -16,8 +16,9 @@ namespace {
 
 // The packed weights (a uint8 tensor kept per session): a header word (1: on an int8
 // grid, 0: not), M float scales, M int32 sums of each channel's codes, then the codes as
-// GemmU8S8I32's B: quads of k for each output channel, k = (kh * KW + kw) * C + c (the
-// order of the im2col rows of an NHWC input), the channels padded with zero codes to Mp,
+// GemmU8S8I32's B: quads of k for each output channel, k = (kh * KW + kw) * C4 + c (the
+// order of the im2col rows of an NHWC input whose C channels are padded to C4, a multiple
+// of 4, with zero codes), the output channels padded with zero codes to Mp,
 // a multiple of 16 (every target's tiles then load whole vectors).
 struct Int8Weights {
   bool ok = false;
@@ -27,6 +28,9 @@ struct Int8Weights {
 };
 
 int64_t PaddedChannels(int64_t M) { return (M + 15) / 16 * 16; }
+// The input channels of a position's bytes: C padded to quads (a network's first layer:
+// 3 -> 4; the padding bytes meet zero codes).
+int64_t Quads(int64_t C) { return (C + 3) / 4 * 4; }
 int64_t PackedBytes(int64_t M, int64_t K) { return 4 + 8 * M + K * PaddedChannels(M); }
 
 // The codes of one output channel's weights w[0..K) at scale s: q = RoundEven(w / s)
@@ -53,8 +57,8 @@ float ChannelScale(const float* w, int64_t K, float amax, int8_t* q) {
 }
 
 Tensor PackWeights(const Tensor& wt, int64_t M, int64_t C, int64_t KH, int64_t KW) {
-  const int64_t K = C * KH * KW;
-  Tensor out(DType::kUInt8, Shape{PackedBytes(M, K)}, "int8 convolution weights");
+  const int64_t K = C * KH * KW, KP = Quads(C) * KH * KW;
+  Tensor out(DType::kUInt8, Shape{PackedBytes(M, KP)}, "int8 convolution weights");
   uint8_t* base = out.mutable_data<uint8_t>();
   const float* w = wt.data<float>();
   bool finite = true;
@@ -66,7 +70,7 @@ Tensor PackWeights(const Tensor& wt, int64_t M, int64_t C, int64_t KH, int64_t K
   int32_t* sum = reinterpret_cast<int32_t*>(base + 4 + 4 * M);
   int8_t* quads = reinterpret_cast<int8_t*>(base + 4 + 8 * M);
   const int64_t Mp = PaddedChannels(M);
-  std::memset(quads, 0, size_t(K * Mp));
+  std::memset(quads, 0, size_t(KP * Mp));
   std::vector<int8_t> q(static_cast<size_t>(K));
   for (int64_t m = 0; m < M; ++m) {
     const float* wm = w + m * K;
@@ -83,7 +87,7 @@ Tensor PackWeights(const Tensor& wt, int64_t M, int64_t C, int64_t KH, int64_t K
     // ONNX's weight order is [m][c][kh][kw]; the rows' order is (kh, kw, c).
     for (int64_t c = 0; c < C; ++c)
       for (int64_t t = 0; t < KH * KW; ++t) {
-        const int64_t k = t * C + c;
+        const int64_t k = t * Quads(C) + c;
         const int8_t v = q[size_t(c * KH * KW + t)];
         quads[(k / 4) * 4 * Mp + 4 * m + k % 4] = v;
         total += v;
@@ -115,15 +119,16 @@ const Tensor* Packed(const OpContext& ctx, const ConvPlan& p) {
 // [p0, p1) of the plane.
 void QuantizeRows(const OpContext& ctx, const ConvPlan& p, const float* x, int64_t p0, int64_t p1, uint8_t* xq) {
   const QuantGrid& g = p.grid;
-  ctx.kernels->QuantizeTransposeF32U8(x + p0, p.in_sp, p.C, p1 - p0, g.scale, g.zp - g.lo, 0, g.hi - g.lo,
-                                      xq + p0 * p.C, p.C);
+  const int64_t C4 = Quads(p.C);
+  ctx.kernels->QuantizeTransposeF32U8(x + p0, p.in_sp, p.C, p1 - p0, g.scale, g.zp - g.lo, 0, g.hi - g.lo, xq + p0 * C4,
+                                      C4);
 }
 
 // The im2col rows (K bytes each, padding taps = the grid's zero) of output positions
 // [o0, o0 + rows) from the NHWC bytes xq.
 void Im2colRows(const ConvPlan& p, const uint8_t* xq, int64_t o0, int64_t rows, uint8_t zero, uint8_t* col) {
   const Conv2DGeometry& pl = p.pl;
-  const int64_t C = p.C, K = C * pl.KH * pl.KW;
+  const int64_t C = Quads(p.C), K = C * pl.KH * pl.KW;
   for (int64_t r = 0; r < rows; ++r) {
     const int64_t o = o0 + r, oh = o / pl.OW, ow = o % pl.OW;
     uint8_t* row = col + r * K;
@@ -132,10 +137,17 @@ void Im2colRows(const ConvPlan& p, const uint8_t* xq, int64_t o0, int64_t rows, 
       for (int64_t kw = 0; kw < pl.KW; ++kw) {
         const int64_t iw = ow * pl.SW - pl.PW + kw * pl.DW;
         uint8_t* dst = row + (kh * pl.KW + kw) * C;
-        if (ih < 0 || ih >= pl.IH || iw < 0 || iw >= pl.IW)
+        const bool pad = ih < 0 || ih >= pl.IH || iw < 0 || iw >= pl.IW;
+        if (C == 4) {  // a first layer's quad: one word, not a call
+          if (pad)
+            std::memset(dst, zero, 4);
+          else
+            std::memcpy(dst, xq + (ih * pl.IW + iw) * 4, 4);
+        } else if (pad) {
           std::memset(dst, zero, size_t(C));
-        else
+        } else {
           std::memcpy(dst, xq + (ih * pl.IW + iw) * C, size_t(C));
+        }
       }
     }
   }
@@ -151,11 +163,10 @@ bool Pointwise(const ConvPlan& p) {
 
 bool ConvInt8Fits(const ConvPlan& p) {
   return p.in_grid && p.grid.hi - p.grid.lo <= 255 && p.grid.lo <= p.grid.zp && p.grid.zp <= p.grid.hi &&
-         p.g.dims == 2 && p.group == 1 && p.C % 4 == 0 && p.M >= 1 &&
-         (p.act == Activation::kNone || p.act == Activation::kRelu);
+         p.g.dims == 2 && p.group == 1 && p.M >= 1 && (p.act == Activation::kNone || p.act == Activation::kRelu);
 }
 
-bool ConvInt8Chosen(const ConvPlan& p) { return p.native_dot && p.C * p.pl.KH * p.pl.KW >= 64; }
+bool ConvInt8Chosen(const ConvPlan& p) { return p.native_dot && Quads(p.C) * p.pl.KH * p.pl.KW >= 64; }
 
 bool ConvInt8Ready(const OpContext& ctx, const ConvPlan& p, const Tensor& w) {
   return w.dtype() == DType::kFloat && View(Packed(ctx, p), p.M).ok;
@@ -165,7 +176,7 @@ void RunConvInt8(const OpContext& ctx, const ConvPlan& p, const float* x, const 
                  float* y) {
   (void)w;
   const Int8Weights wq = View(Packed(ctx, p), p.M);
-  const int64_t C = p.C, M = p.M, Mp = PaddedChannels(M), K = C * p.pl.KH * p.pl.KW, K4 = K / 4, P = p.out_sp;
+  const int64_t C = Quads(p.C), M = p.M, Mp = PaddedChannels(M), K = C * p.pl.KH * p.pl.KW, K4 = K / 4, P = p.out_sp;
   const uint8_t zero = uint8_t(p.grid.zp - p.grid.lo);
   // Per output channel: the zero point's share of the sum, and the combined scale.
   thread_local std::vector<int32_t> sub_buf;
@@ -180,6 +191,8 @@ void RunConvInt8(const OpContext& ctx, const ConvPlan& p, const float* x, const 
     sub[size_t(m)] = int32_t(zero) * wq.sum[m];
     scale[size_t(m)] = p.grid.scale * wq.scale[m];
   }
+  // Padding channels' bytes are never written: zero codes make them count for nothing,
+  // and the buffer starts zeroed so they are never uninitialised.
   xq.resize(size_t(p.in_sp * C));
   ref::QdqArgs qdq;
   if (p.qdq) {
@@ -195,7 +208,7 @@ void RunConvInt8(const OpContext& ctx, const ConvPlan& p, const float* x, const 
   const int64_t chunks = (P + R - 1) / R;
   const bool pointwise = Pointwise(p);
   for (int64_t n = 0; n < p.N; ++n) {
-    const float* xn = x + n * C * p.in_sp;
+    const float* xn = x + n * p.C * p.in_sp;
     float* yn = y + n * M * P;
     ParallelFor(ctx, (p.in_sp + 63) / 64, std::max<int64_t>(1, 4096 / C), [&](int64_t b, int64_t e) {
       for (int64_t i = b; i < e; ++i) QuantizeRows(ctx, p, xn, i * 64, std::min(p.in_sp, i * 64 + 64), xq.data());
