@@ -37,6 +37,27 @@ int MarkConvInputGrids(Graph& g) {
         return t == g.initializers.end() ? nullptr : &t->second;
       };
       found = QdqFastParams(*b->g, constant, false, &q);
+    } else if (src.op_type == "DequantizeLinear" && (src.domain.empty() || src.domain == "ai.onnx") &&
+               src.inputs.size() == 3 && src.outputs.size() == 1) {
+      // Any 8-bit tensor dequantised by single constant parameters: float(q - zp) * scale
+      // with q in the zero point's type's range.
+      const Attribute* od = src.attr("output_dtype");
+      auto constant = [&](const std::string& name) -> const Tensor* {
+        if (name.empty() || fed.count(name)) return nullptr;
+        auto t = g.initializers.find(name);
+        return t == g.initializers.end() ? nullptr : &t->second;
+      };
+      const Tensor* sc = constant(src.inputs[1]);
+      const Tensor* zp = constant(src.inputs[2]);
+      if ((od && od->i != 0 && od->i != 1) || !sc || !zp || sc->dtype() != DType::kFloat || sc->numel() != 1 ||
+          zp->numel() != 1 || (zp->dtype() != DType::kUInt8 && zp->dtype() != DType::kInt8))
+        continue;
+      const bool s8 = zp->dtype() == DType::kInt8;
+      q.dq_scale = sc->data<float>()[0];
+      q.dq_zp = s8 ? int32_t(zp->data<int8_t>()[0]) : int32_t(zp->data<uint8_t>()[0]);
+      q.lo = s8 ? -128 : 0;
+      q.hi = s8 ? 127 : 255;
+      found = true;
     }
     // Re-quantising a value of the grid (x / scale, rounded) gives back its q exactly
     // only for a positive finite scale.

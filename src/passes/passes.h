@@ -85,7 +85,8 @@ const std::vector<std::string>& ExactPassNames();
 
 // Conv nodes (2-D, float) whose input is the output of a quantisation then dequantisation
 // with single constant parameters (a onemodel.QuantizeDequantize, or a Conv with a fused
-// one) get that grid in Node::fusion (in_grid, grid): their plans may then take the Conv
+// one), or of a DequantizeLinear of an 8-bit tensor with a single constant scale and zero
+// point, get that grid in Node::fusion (in_grid, grid): their plans may then take the Conv
 // family's fast integer row ("qdq-u8s8", ops/conv/conv_int8.cpp). Changes no node or
 // value. Run after the exact passes. Returns the number of nodes marked.
 int MarkConvInputGrids(Graph& g);

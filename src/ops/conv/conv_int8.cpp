@@ -163,7 +163,8 @@ bool Pointwise(const ConvPlan& p) {
 
 bool ConvInt8Fits(const ConvPlan& p) {
   return p.in_grid && p.grid.hi - p.grid.lo <= 255 && p.grid.lo <= p.grid.zp && p.grid.zp <= p.grid.hi &&
-         p.g.dims == 2 && p.group == 1 && p.M >= 1 && (p.act == Activation::kNone || p.act == Activation::kRelu);
+         p.g.dims == 2 && p.group == 1 && p.M >= 1 && Quads(p.C) * p.pl.KH * p.pl.KW <= 65536 &&
+         (p.act == Activation::kNone || p.act == Activation::kRelu);
 }
 
 bool ConvInt8Chosen(const ConvPlan& p) { return p.native_dot && Quads(p.C) * p.pl.KH * p.pl.KW >= 64; }

@@ -17,7 +17,8 @@ namespace onemodel::impl {
 namespace ops {
 
 // Whether the row computes this node: in_grid with an 8-bit grid, 2-D, group 1, no
-// activation or Relu (input channels that are not a multiple of 4 are padded).
+// activation or Relu (input channels that are not a multiple of 4 are padded), a fold of
+// at most 65536 terms (so every sum, at most 65536 * 255 * 128 in magnitude, fits int32).
 bool ConvInt8Fits(const ConvPlan& p);
 // Whether automatic planning takes it: on dot-product instructions (VNNI: avx512vnni,
 // avxvnni) and for folds of 64 terms or more. Without them GemmU8S8I32 is a composition

@@ -10,9 +10,14 @@
 
 #include <cmath>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <sstream>
 #include <string>
 #include <vector>
 
+#include "core/npy.h"
 #include "core/random.h"
 #include "runtime/dispatch.h"
 #include "runtime/session.h"
@@ -31,6 +36,7 @@ struct QConvCase {
   bool relu = true;
   bool out_qdq = false;  // the result goes through QuantizeLinear -> DequantizeLinear
   const char* act = "Relu";
+  bool xq_output = false;  // Xq is a graph output too: Q and DQ stay apart (a plain DQ input)
 };
 
 struct Built {
@@ -89,7 +95,8 @@ Built Build(const QConvCase& c, uint64_t seed) {
     nodes.push_back({"QuantizeLinear", {last, "ys", "yz"}, {"Yq"}});
     nodes.push_back({"DequantizeLinear", {"Yq", "ys", "yz"}, {"Y"}});
   }
-  out.model = TypedGraph({1, c.C, c.H, c.W}, inits, nodes, {"Y"});
+  out.model = TypedGraph({1, c.C, c.H, c.W}, inits, nodes,
+                         c.xq_output ? std::vector<std::string>{"Y", "Xq"} : std::vector<std::string>{"Y"});
   // The integer-exact convolution: q(x) - zp times the weights' codes, in binary64.
   const int64_t OH = (c.H + 2 * c.pad - c.K) / c.stride + 1, OW = (c.W + 2 * c.pad - c.K) / c.stride + 1;
   std::vector<double> xq(out.x.size());
@@ -139,6 +146,8 @@ Ran RunIt(const Built& b, const QConvCase& c, Mode mode, int threads, bool force
 }  // namespace
 
 TEST_CASE("ops/conv fast: the integer row where the QDQ pattern fits, within its bound", "[ops][fast]") {
+  QConvCase plain_dq;  // the input from a DequantizeLinear of its own (Q's result read twice)
+  plain_dq.xq_output = true;
   const std::vector<QConvCase> cases = {
       {},                                                       // 3x3, pad 1, Relu
       {64, 24, 12, 10, 1, 1, 1, 0},                             // pointwise: rows straight from the input
@@ -147,6 +156,7 @@ TEST_CASE("ops/conv fast: the integer row where the QDQ pattern fits, within its
       {8, 32, 7, 7, 3, 1, 1, 1, true, true, true, true, true},  // a fused quantisation of the result
       {3, 16, 15, 13, 7, 1, 2, 3},                              // a first layer: 3 channels padded to 4
       {6, 20, 8, 9, 3, 1, 1, 1},                                // 6 channels padded to 8
+      plain_dq,
   };
   for (size_t i = 0; i < cases.size(); ++i) {
     const QConvCase& c = cases[i];
@@ -154,6 +164,14 @@ TEST_CASE("ops/conv fast: the integer row where the QDQ pattern fits, within its
     INFO("case " << i << " at " << IsaName(ActiveIsa()));
     const Ran exact = RunIt(b, c, Mode::kExact, 1);
     CHECK(exact.row != "qdq-u8s8");
+    if (ActiveIsa() == Isa::kRef) {
+      // The oracle session runs the model as written (no passes, reference rows), in
+      // either mode: nothing to force.
+      const Ran fast = RunIt(b, c, Mode::kFast, 1);
+      CHECK(fast.row == "reference");
+      CHECK(std::memcmp(fast.y.data(), exact.y.data(), fast.y.size() * sizeof(float)) == 0);
+      continue;
+    }
     // Automatic planning takes the row on dot-product instructions only (conv_int8.h);
     // forced, it runs on every target.
     const bool native_dot = MakeDispatch(ActiveIsa()).kernels.native_dot_u8s8;
@@ -209,6 +227,50 @@ TEST_CASE("ops/conv fast: where the pattern does not fit, the fast session gives
     CHECK(std::memcmp(fast.y.data(), exact.y.data(), fast.y.size() * sizeof(float)) == 0);
     if (i != 3) CHECK(fast.row != "qdq-u8s8");  // float weights: planned, given way at run time
   }
+}
+
+TEST_CASE("ops/conv fast: exact sessions over the committed graphs plan no fast row", "[ops][fast]") {
+  // testdata/graphs (the golden graphs: a QDQ convolution net among them): each runs on
+  // its stored inputs in an exact and a fast session at the target under test: the exact
+  // session plans no fast row.
+  namespace fs = std::filesystem;
+  const fs::path dir = "testdata/graphs";
+  REQUIRE(fs::is_directory(dir));  // run from the repository's root
+  auto read = [](const fs::path& f) {
+    std::ifstream in(f, std::ios::binary);
+    return std::vector<uint8_t>(std::istreambuf_iterator<char>(in), {});
+  };
+  int graphs = 0, qdq_fast_rows = -1;
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    if (entry.path().extension() != ".onnx") continue;
+    fs::path inputs = entry.path();
+    inputs.replace_extension(".inputs");
+    if (!fs::exists(inputs)) continue;
+    std::map<std::string, Value> feeds;
+    std::ifstream list(inputs);
+    for (std::string line; std::getline(list, line);) {
+      const size_t eq = line.find('=');
+      if (eq == std::string::npos) continue;
+      const std::vector<uint8_t> bytes = read(dir / line.substr(eq + 1));
+      feeds[line.substr(0, eq)] = Value::FromTensor(ParseNpy(bytes.data(), bytes.size(), line));
+    }
+    const std::vector<uint8_t> model = read(entry.path());
+    INFO(entry.path().string() << " at " << IsaName(ActiveIsa()));
+    int fast_rows[2] = {0, 0};
+    for (Mode mode : {Mode::kExact, Mode::kFast}) {
+      SessionOptions o;
+      o.mode = mode;
+      o.isa = IsaName(ActiveIsa());
+      Session s = Session::FromBytes(model.data(), model.size(), o, entry.path().string());
+      s.Run(feeds);
+      for (const NodePlan& p : s.plans()) fast_rows[mode == Mode::kFast] += p.fast;
+    }
+    CHECK(fast_rows[0] == 0);
+    if (entry.path().stem() == "qdq_conv_net") qdq_fast_rows = fast_rows[1];
+    ++graphs;
+  }
+  CHECK(graphs >= 5);
+  CHECK(qdq_fast_rows == 0);  // its convolutions' folds (36 and 4 terms) are too short
 }
 
 }  // namespace test
