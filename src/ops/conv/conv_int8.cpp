@@ -211,7 +211,7 @@ void RunConvInt8(const OpContext& ctx, const ConvPlan& p, const float* x, const 
   for (int64_t n = 0; n < p.N; ++n) {
     const float* xn = x + n * p.C * p.in_sp;
     float* yn = y + n * M * P;
-    ParallelFor(ctx, (p.in_sp + 63) / 64, std::max<int64_t>(1, 4096 / C), [&](int64_t b, int64_t e) {
+    ParallelFor(ctx, (p.in_sp + 63) / 64, std::max<int64_t>(1, 64 / C), [&](int64_t b, int64_t e) {
       for (int64_t i = b; i < e; ++i) QuantizeRows(ctx, p, xn, i * 64, std::min(p.in_sp, i * 64 + 64), xq.data());
     });
     ParallelFor(ctx, chunks, 1, [&](int64_t b, int64_t e) {
