@@ -110,6 +110,19 @@ void ThreadPool::ParallelFor(int64_t n, int64_t grain, FunctionRef<void(int64_t,
     ++done_chunks_;
   }
   std::unique_lock<std::mutex> lock(mu_);
+  if (spin_ && done_chunks_ != chunks_) {
+    // Up to 200 us of polling for the workers' last chunks before sleeping.
+    const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(200);
+    for (int i = 0; done_chunks_ != chunks_; ++i) {
+      lock.unlock();
+      CpuRelax();
+      if ((i & 63) == 63 && std::chrono::steady_clock::now() > until) {
+        lock.lock();
+        break;
+      }
+      lock.lock();
+    }
+  }
   cv_done_.wait(lock, [&] { return done_chunks_ == chunks_; });
   fn_ = nullptr;
   if (error_) {
