@@ -14,6 +14,12 @@ int MarkConvInputGrids(Graph& g) {
   const std::unordered_map<std::string, size_t> producer = ProducerIndex(g);
   std::set<std::string> fed;  // initializers a feed can replace are not constants
   for (const ValueInfo& in : g.inputs) fed.insert(in.name);
+  // An initializer no feed replaces, or null.
+  auto constant = [&](const std::string& name) -> const Tensor* {
+    if (name.empty() || fed.count(name)) return nullptr;
+    auto t = g.initializers.find(name);
+    return t == g.initializers.end() ? nullptr : &t->second;
+  };
   int marked = 0;
   for (Node& conv : g.nodes) {
     if (conv.op_type != "Conv" || !(conv.domain.empty() || conv.domain == "ai.onnx") || conv.inputs.size() < 2 ||
@@ -31,22 +37,13 @@ int MarkConvInputGrids(Graph& g) {
       const Attribute* b = src.attr("body");
       if (!b || !b->g || b->g->nodes.empty() || b->g->nodes[0].inputs.empty()) continue;
       const std::string& x = b->g->nodes[0].inputs[0];
-      auto constant = [&](const std::string& name) -> const Tensor* {
-        if (name == x || fed.count(name)) return nullptr;
-        auto t = g.initializers.find(name);
-        return t == g.initializers.end() ? nullptr : &t->second;
-      };
-      found = QdqFastParams(*b->g, constant, false, &q);
+      found = QdqFastParams(
+          *b->g, [&](const std::string& name) { return name == x ? nullptr : constant(name); }, false, &q);
     } else if (src.op_type == "DequantizeLinear" && (src.domain.empty() || src.domain == "ai.onnx") &&
                src.inputs.size() == 3 && src.outputs.size() == 1) {
       // Any 8-bit tensor dequantised by single constant parameters: float(q - zp) * scale
       // with q in the zero point's type's range.
       const Attribute* od = src.attr("output_dtype");
-      auto constant = [&](const std::string& name) -> const Tensor* {
-        if (name.empty() || fed.count(name)) return nullptr;
-        auto t = g.initializers.find(name);
-        return t == g.initializers.end() ? nullptr : &t->second;
-      };
       const Tensor* sc = constant(src.inputs[1]);
       const Tensor* zp = constant(src.inputs[2]);
       if ((od && od->i != 0 && od->i != 1) || !sc || !zp || sc->dtype() != DType::kFloat || sc->numel() != 1 ||

@@ -161,7 +161,7 @@ bool RunTapGemm(const ConvRun& r) {
 
 // Fast mode's integer row (conv_int8.h): bias, activation and quantisation in its chunks.
 bool RunQdqU8S8(const ConvRun& r) {
-  RunConvInt8(r.ctx, r.p, r.x, r.w_tensor, r.bias, r.y);
+  RunConvInt8(r.ctx, r.p, r.x, r.bias, r.y);
   return true;
 }
 

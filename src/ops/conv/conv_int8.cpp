@@ -173,9 +173,7 @@ bool ConvInt8Ready(const OpContext& ctx, const ConvPlan& p, const Tensor& w) {
   return w.dtype() == DType::kFloat && View(Packed(ctx, p), p.M).ok;
 }
 
-void RunConvInt8(const OpContext& ctx, const ConvPlan& p, const float* x, const Tensor& w, const float* bias,
-                 float* y) {
-  (void)w;
+void RunConvInt8(const OpContext& ctx, const ConvPlan& p, const float* x, const float* bias, float* y) {
   const Int8Weights wq = View(Packed(ctx, p), p.M);
   const int64_t C = Quads(p.C), M = p.M, Mp = PaddedChannels(M), K = C * p.pl.KH * p.pl.KW, K4 = K / 4, P = p.out_sp;
   const uint8_t zero = uint8_t(p.grid.zp - p.grid.lo);

@@ -32,7 +32,7 @@ bool ConvInt8Chosen(const ConvPlan& p);
 // packed form is made and kept on the first call). Otherwise the plan's exact row runs.
 bool ConvInt8Ready(const OpContext& ctx, const ConvPlan& p, const Tensor& w);
 // Runs the row (after ConvInt8Ready): y = the node's float output, bias null for none.
-void RunConvInt8(const OpContext& ctx, const ConvPlan& p, const float* x, const Tensor& w, const float* bias, float* y);
+void RunConvInt8(const OpContext& ctx, const ConvPlan& p, const float* x, const float* bias, float* y);
 
 }  // namespace ops
 }  // namespace onemodel::impl
