@@ -50,7 +50,65 @@ uint64_t CanonF64(uint64_t u) {
   return (u & 0x7FFFFFFFFFFFFFFFull) > 0x7FF0000000000000ull ? 0x7FF8000000000000ull : u;
 }
 
+// Elements [0, n) of width U, canon(u) the canonical code for u: the first index whose
+// code changes (n when none), and from there the rewrite into `out`.
+template <typename U, typename F>
+int64_t FirstToCanon(const void* p, int64_t n, F canon) {
+  for (int64_t i = 0; i < n; ++i) {
+    const U u = Load<U>(p, i);
+    if (canon(u) != u) return i;
+  }
+  return n;
+}
+template <typename U, typename F>
+void Canonicalize(void* p, int64_t from, int64_t n, F canon) {
+  for (int64_t i = from; i < n; ++i) {
+    const U u = canon(Load<U>(p, i));
+    std::memcpy(static_cast<uint8_t*>(p) + i * sizeof(U), &u, sizeof(U));
+  }
+}
+
+// A sole-owned buffer for t (a copy when it is shared or borrowed).
+void* Writable(Tensor& t) {
+  if (!t.SoleOwner()) {
+    Tensor c = Tensor::Uninitialized(t.dtype(), t.shape(), "output");
+    std::memcpy(c.mutable_data<uint8_t>(), t.raw(), t.nbytes());
+    t = std::move(c);
+  }
+  return t.mutable_data<uint8_t>();
+}
+
+template <typename U, typename F>
+bool CanonicalizeAs(Tensor& t, int64_t n, F canon) {
+  const int64_t first = FirstToCanon<U>(t.raw(), n, canon);
+  if (first == n) return false;
+  Canonicalize<U>(Writable(t), first, n, canon);
+  return true;
+}
+
 }  // namespace
+
+bool CanonicalizeNaNs(Tensor& t) {
+  const int64_t n = t.numel();
+  const MiniFormat* mini = MiniFormatOf(t.dtype());
+  switch (t.dtype()) {
+    case DType::kFloat: return CanonicalizeAs<uint32_t>(t, n, CanonF32);
+    case DType::kComplex64: return CanonicalizeAs<uint32_t>(t, 2 * n, CanonF32);
+    case DType::kDouble: return CanonicalizeAs<uint64_t>(t, n, CanonF64);
+    case DType::kComplex128: return CanonicalizeAs<uint64_t>(t, 2 * n, CanonF64);
+    case DType::kFloat16:
+    case DType::kBFloat16:
+      return CanonicalizeAs<uint16_t>(
+          t, n, [&](uint16_t c) { return uint16_t(MiniIsNaN(c, *mini) ? MiniCanonicalNaN(*mini) : c); });
+    case DType::kFloat8E4M3FN:
+    case DType::kFloat8E4M3FNUZ:
+    case DType::kFloat8E5M2:
+    case DType::kFloat8E5M2FNUZ:
+      return CanonicalizeAs<uint8_t>(
+          t, n, [&](uint8_t c) { return uint8_t(MiniIsNaN(c, *mini) ? MiniCanonicalNaN(*mini) : c); });
+    default: return false;
+  }
+}
 
 void GoldenSerialize(const Tensor& t, Sha256& hash) {
   Writer w(hash);

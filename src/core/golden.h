@@ -13,6 +13,11 @@ namespace onemodel::impl {
 
 // Appends one tensor's canonical serialisation to the running hash.
 void GoldenSerialize(const Tensor& t, Sha256& hash);
+// Rewrites every NaN of a floating-point tensor (float, double, complex, float16,
+// bfloat16, float8) as its type's canonical quiet NaN, the one golden hashes use: every
+// NaN leaving a session is canonical (docs/exact-mode.md). A tensor whose buffer is shared
+// or borrowed is copied first. Returns whether any element changed.
+bool CanonicalizeNaNs(Tensor& t);
 
 // Returns the hex digest over the tensors, in order.
 std::string GoldenHash(const std::vector<Tensor>& outputs);

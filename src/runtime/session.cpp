@@ -12,6 +12,7 @@
 
 #include "core/error.h"
 #include "core/fpenv.h"
+#include "core/golden.h"
 #include "onnx/import.h"
 #include "passes/passes.h"
 #include "core/threadpool.h"
@@ -512,6 +513,20 @@ RunProfile Session::last_profile() const {
   return profile_->last;
 }
 
+namespace {
+
+// Every NaN leaving a session is its type's canonical quiet NaN (exact contract, section
+// 5): inside the graph a NaN's sign and payload are whatever each target's instructions
+// give (x86's and wasm's min/max, for one, differ), so the outputs are rewritten here.
+void CanonicalOutputs(std::vector<Value>& out) {
+  for (Value& v : out) {
+    if (v.is_tensor()) CanonicalizeNaNs(v.tensor);
+    for (Tensor& t : v.sequence) CanonicalizeNaNs(t);
+  }
+}
+
+}  // namespace
+
 std::vector<Value> Session::Run(const std::map<std::string, Value>& feeds, const RunControl* control) const {
   FpEnvGuard env_guard;
   LimitScope limits(&opts_.limits, budget_);
@@ -605,6 +620,7 @@ std::vector<Value> Session::Run(const std::map<std::string, Value>& feeds, const
   if (opts_.profiling == 0) {
     auto out = ex.RunGraph(g, bind, nullptr);
     if (plan) plan->Finish();
+    CanonicalOutputs(out);
     return out;
   }
   Executor::Profile p;
@@ -622,6 +638,7 @@ std::vector<Value> Session::Run(const std::map<std::string, Value>& feeds, const
   if (planner_) r.plan = planner_->stats();
   std::lock_guard<std::mutex> lock(profile_->mu);
   profile_->last = std::move(r);
+  CanonicalOutputs(out);
   return out;
 }
 
