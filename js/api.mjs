@@ -9,7 +9,7 @@
 // docs/js-api.md has the whole API and what differs from onnxruntime-web.
 
 // ONNX element type numbers <-> onnxruntime-common's tensor type names.
-const TYPE_NAMES = {
+export const TYPE_NAMES = {
   1: 'float32', 2: 'uint8', 3: 'int8', 4: 'uint16', 5: 'int16', 6: 'int32', 7: 'int64', 8: 'string',
   9: 'bool', 10: 'float16', 11: 'float64', 12: 'uint32', 13: 'uint64', 21: 'uint4', 22: 'int4',
 };
@@ -30,7 +30,7 @@ const NIBBLES = new Set(['int4', 'uint4']);
 
 // The engine holds int4 / uint4 one element a byte: unpacks count elements of packed
 // (sign-extended for int4) into out.
-function unpackNibbles(packed, count, signed, out) {
+export function unpackNibbles(packed, count, signed, out) {
   if (packed.byteLength < Math.ceil(count / 2)) {
     throw new OneModelError('invalid_argument', `${count} 4-bit elements need ${Math.ceil(count / 2)} bytes, the data has ${packed.byteLength}`);
   }
@@ -41,7 +41,7 @@ function unpackNibbles(packed, count, signed, out) {
 }
 
 // The reverse: count one-a-byte elements into a new packed Uint8Array.
-function packNibbles(bytes, count) {
+export function packNibbles(bytes, count) {
   const out = new Uint8Array(Math.ceil(count / 2));
   for (let i = 0; i < count; ++i) out[i >> 1] |= (bytes[i] & 15) << ((i & 1) * 4);
   return out;
@@ -57,7 +57,7 @@ export class OneModelError extends Error {
   }
 }
 
-function typeName(elementType, what) {
+export function typeName(elementType, what) {
   const t = TYPE_NAMES[elementType];
   if (!t) {
     throw new OneModelError('type_mismatch',
@@ -66,7 +66,7 @@ function typeName(elementType, what) {
   return t;
 }
 
-function metadata(info) {
+export function metadata(info) {
   if (!info.isTensor) return { name: info.name, isTensor: false };
   // Symbolic dimensions are their names; a dimension neither fixed nor named is ''.
   return {
@@ -84,7 +84,7 @@ function check(result) {
 
 // The session options OneModel reads; everything else of SessionOptions is accepted and
 // ignored (docs/js-api.md lists which).
-function sessionOptions(options, name, profiling) {
+export function sessionOptions(options, name, profiling) {
   const mode = options.mode ?? 'exact';
   if (mode !== 'exact' && mode !== 'fast') throw new OneModelError('invalid_argument', `mode takes 'exact' or 'fast', not '${mode}'`);
   const dims = options.freeDimensionOverrides ?? {};
@@ -115,11 +115,41 @@ function sessionOptions(options, name, profiling) {
 // 'cancelled' error) and OneModel's extra.onemodel.timeLimitMs (> 0: the run stops with a
 // 'cancelled' error once it has taken that long; a Loop or Scan is stopped between
 // iterations).
-function runTimeLimit(options) {
+export function runTimeLimit(options) {
   if (options.terminate) throw new OneModelError('cancelled', 'the run was terminated (RunOptions.terminate) before it started');
   const ms = options.extra?.onemodel?.timeLimitMs ?? 0;
   if (typeof ms !== 'number' || !(ms >= 0)) throw new OneModelError('invalid_argument', `timeLimitMs must be a number >= 0, not ${ms}`);
   return ms;
+}
+
+// A feed's element type number and dims, or a typed error saying why it cannot be fed.
+export function feedInfo(name, t, what) {
+  if (!t || typeof t !== 'object' || !('type' in t) || !('dims' in t)) {
+    throw new OneModelError('invalid_argument', `${what} '${name}' is not a Tensor`);
+  }
+  if (t.location !== undefined && t.location !== 'cpu' && t.location !== 'cpu-pinned') {
+    throw new OneModelError('invalid_argument', `${what} '${name}' is on '${t.location}': OneModel reads tensors on the CPU`);
+  }
+  const elementType = TYPE_NUMBERS[t.type];
+  if (elementType === undefined) throw new OneModelError('type_mismatch', `${what} '${name}' has type '${t.type}', which OneModel does not take`);
+  return { elementType, dims: Array.from(t.dims, Number) };
+}
+
+// An output as onnxruntime-common's Tensor: `bytes` (a Uint8Array of the engine's
+// elements, one a byte for int4/uint4) or `strings`; a pre-allocated fetches[name] is
+// filled in place.
+export function outputTensor(ort, fetches, name, elementType, dims, bytes, strings) {
+  const type = typeName(elementType, `output '${name}'`);
+  const data = type === 'string' ? strings
+    : NIBBLES.has(type) ? packNibbles(bytes, bytes.byteLength)
+      : new ARRAYS[type](bytes.buffer, bytes.byteOffset, bytes.byteLength / ARRAYS[type].BYTES_PER_ELEMENT);
+  const given = fetches[name];
+  if (!given) return new ort.Tensor(type, data, dims);
+  if (given.type !== type || given.dims.length !== dims.length || given.dims.some((d, j) => d !== dims[j])) {
+    throw new OneModelError('shape_mismatch', `fetches['${name}'] is ${given.type}[${given.dims}], the output is ${type}[${dims}]`);
+  }
+  given.data.set(data);
+  return given;
 }
 
 // Copies tensors into wasm memory for the bindings: [{name, elementType, dims, ptr,
@@ -129,15 +159,7 @@ function toWasm(m, entries, what) {
   const allocated = [];
   try {
     for (const [name, t] of entries) {
-      if (!t || typeof t !== 'object' || !('type' in t) || !('dims' in t)) {
-        throw new OneModelError('invalid_argument', `${what} '${name}' is not a Tensor`);
-      }
-      if (t.location !== undefined && t.location !== 'cpu' && t.location !== 'cpu-pinned') {
-        throw new OneModelError('invalid_argument', `${what} '${name}' is on '${t.location}': OneModel reads tensors on the CPU`);
-      }
-      const elementType = TYPE_NUMBERS[t.type];
-      if (elementType === undefined) throw new OneModelError('type_mismatch', `${what} '${name}' has type '${t.type}', which OneModel does not take`);
-      const dims = Array.from(t.dims, Number);
+      const { elementType, dims } = feedInfo(name, t, what);
       if (t.type === 'string') {
         inputs.push({ name, elementType, dims, strings: Array.from(t.data, String) });
         continue;
@@ -174,6 +196,7 @@ export function createBackend(ort, platform) {
 
   class Handler {
     constructor(module, session, profiling, name) {
+      this.onemodelEngine = 'wasm';  // which engine holds the session (tests and tools check it)
       this.module = module;
       this.name = name;
       this.session = session;
@@ -243,20 +266,8 @@ export function createBackend(ort, platform) {
             const elementType = od[i + 1], rank = od[i + 2], dataPtr = od[i + 3], bytes = od[i + 4];
             const dims = Array.from(od.subarray(i + 5, i + 5 + rank));
             i += 5 + rank;
-            const type = typeName(elementType, `output '${name}'`);
-            const data = type === 'string' ? this.session.outputStrings(k)
-              : NIBBLES.has(type) ? packNibbles(m.HEAPU8.subarray(dataPtr, dataPtr + bytes), bytes)
-                : new ARRAYS[type](m.HEAPU8.slice(dataPtr, dataPtr + bytes).buffer);
-            const given = fetches[name];
-            if (given) {  // a pre-allocated output tensor: filled in place
-              if (given.type !== type || given.dims.length !== dims.length || given.dims.some((d, j) => d !== dims[j])) {
-                throw new OneModelError('shape_mismatch', `fetches['${name}'] is ${given.type}[${given.dims}], the output is ${type}[${dims}]`);
-              }
-              given.data.set(data);
-              out[name] = given;
-            } else {
-              out[name] = new ort.Tensor(type, data, dims);
-            }
+            const strings = elementType === 8 ? this.session.outputStrings(k) : null;
+            out[name] = outputTensor(ort, fetches, name, elementType, dims, strings ? null : m.HEAPU8.slice(dataPtr, dataPtr + bytes), strings);
           }
           return out;
         } finally {
@@ -409,13 +420,14 @@ export function wasmAlloc(m, bytes, what) {
   return ptr;
 }
 
-// Registers OneModel with onnxruntime-common: as 'onemodel' (chosen when no
+// Registers OneModel with onnxruntime-common (platform.backend, when given, is the
+// backend; else the wasm backend over platform): as 'onemodel' (chosen when no
 // executionProviders are given), and as 'wasm', 'cpu' and 'webgpu', the names
 // onnxruntime-web and -node code passes (transformers.js's device 'webgpu' included: it
 // runs on OneModel's CPU engine), unless another backend holds those names already. `proxy` (the
 // browser's, js/proxy.mjs) serves the sessions created while env.wasm.proxy is true.
 export function registerOneModel(ort, platform, version, proxy = null) {
-  const direct = createBackend(ort, platform);
+  const direct = platform.backend ?? createBackend(ort, platform);
   const proxied = () => proxy && ort.env.wasm?.proxy === true;
   const backend = {
     init: async () => { if (!proxied()) await direct.init(); },

@@ -18,6 +18,8 @@ const backend = registerOneModel(ort, platform, version, proxy);
 
 // OneModel's own: the exact-mode golden hash of a Tensor, Tensor[] or run result.
 export const goldenHash = (values) => backend.goldenHash(values);
+// OneModel's own: browsers run the wasm build (node's entry may run the native addon).
+export const engineInfo = () => ({ engine: 'wasm', reason: 'browsers run the wasm build' });
 // OneModel's own: {inUse, heapSize}, the wasm memory malloc has handed out and its size.
 export const wasmMemory = () => backend.wasmMemory();
 

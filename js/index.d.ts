@@ -12,8 +12,29 @@ export declare class OneModelError extends Error {
 /** The exact-mode golden hash (64 hex digits) of a Tensor, an array of Tensors, or a run's result object. */
 export declare function goldenHash(values: ort.Tensor | readonly ort.Tensor[] | { readonly [name: string]: ort.Tensor }): Promise<string>;
 
-/** The wasm memory malloc has handed out (inUse) and the memory's size, in bytes. */
+/**
+ * The engine the next session gets in node (`env.onemodel.engine`, else ONEMODEL_ENGINE,
+ * else 'auto': the native addon where it loads): where it was loaded from and its ISA, or
+ * why the wasm build runs. Browsers always run the wasm build.
+ */
+export declare function engineInfo():
+  | { engine: 'native'; path: string; target: string }
+  | { engine: 'wasm'; reason: string };
+
+/** The wasm engine's memory malloc has handed out (inUse) and the memory's size, in bytes. */
 export declare function wasmMemory(): Promise<{ inUse: number; heapSize: number }>;
+
+declare module 'onnxruntime-common' {
+  namespace Env {
+    /** OneModel's settings on `env`: in node, the engine new sessions run on. */
+    interface OneModelFlags {
+      engine?: 'auto' | 'native' | 'wasm';
+    }
+  }
+  interface Env {
+    onemodel: Env.OneModelFlags;
+  }
+}
 
 declare const _default: typeof ort;
 export default _default;

@@ -1,12 +1,15 @@
 // The package's node entry (ESM): onnxruntime-common's API with OneModel registered as
 // its backend. `import * as ort from 'onemodel'` where code had 'onnxruntime-web' or
-// 'onnxruntime-node'; exact mode by default.
+// 'onnxruntime-node'; exact mode by default. Sessions run on the native addon where it
+// loads (js/native.mjs: every core, runs off the event loop), else on the wasm build;
+// engineInfo() says which, and both give the same bits.
 import * as ort from 'onnxruntime-common';
 import { readFile } from 'node:fs/promises';
 import { openSync, fstatSync, readSync, closeSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { loadModuleForEnv } from './loader.mjs';
-import { registerOneModel, OneModelError, wasmAlloc } from './api.mjs';
+import { createBackend, registerOneModel, OneModelError, wasmAlloc } from './api.mjs';
+import { createNativeBackend, loadAddon } from './native.mjs';
 import { version } from './version.mjs';
 
 // A path, a file: URL, or an http(s) URL (fetched, with onProgress(loaded, total)).
@@ -66,11 +69,55 @@ function readFileInto(m, path, what) {
   }
 }
 
-const backend = registerOneModel(ort, { loadModule: loadModuleForEnv, readModel, localPath, fileSize, readFileInto }, version);
+const platform = { loadModule: loadModuleForEnv, readModel, localPath, fileSize, readFileInto };
+const wasmBackend = createBackend(ort, platform);
+let native = null;  // {backend, path, target} once the addon loaded, {reason} when it did not
+const nativeEngine = () => {
+  if (!native) {
+    const r = loadAddon();
+    native = r.addon ? { backend: createNativeBackend(ort, r.addon, platform), path: r.path, target: r.addon.bestTarget }
+      : { reason: r.error };
+  }
+  return native;
+};
+
+// The engine the next session gets: ort.env.onemodel.engine, else ONEMODEL_ENGINE, else
+// 'auto' (the native addon where it loads, the wasm build otherwise). {engine: 'native',
+// path, target} or {engine: 'wasm', reason}.
+export function engineInfo() {
+  const want = ort.env.onemodel?.engine ?? process.env.ONEMODEL_ENGINE ?? 'auto';
+  if (!['auto', 'native', 'wasm'].includes(want)) {
+    throw new OneModelError('invalid_argument', `the engine is 'auto', 'native' or 'wasm', not '${want}'`);
+  }
+  if (want === 'wasm') return { engine: 'wasm', reason: 'asked for' };
+  const n = nativeEngine();
+  if (n.backend) return { engine: 'native', path: n.path, target: n.target };
+  if (want === 'native') throw new OneModelError('invalid_argument', `the native engine was asked for, but ${n.reason}`);
+  return { engine: 'wasm', reason: n.reason };
+}
+
+let told = '';
+function chosen() {
+  const info = engineInfo();
+  const line = info.engine === 'native' ? `native (${info.path}, ${info.target})` : `wasm (${info.reason})`;
+  if (ort.env.logLevel === 'verbose' && line !== told) console.log(`[onemodel] engine: ${line}`);
+  told = line;
+  return info.engine === 'native' ? native.backend : wasmBackend;
+}
+
+const dispatcher = {
+  init: () => chosen().init(),
+  createInferenceSessionHandler: (uriOrBuffer, options) => chosen().createInferenceSessionHandler(uriOrBuffer, options),
+  goldenHash: (values) => chosen().goldenHash(values),
+  wasmMemory: () => wasmBackend.wasmMemory(),
+};
+const backend = registerOneModel(ort, { ...platform, backend: dispatcher }, version);
+ort.env.onemodel ??= {};
 
 // OneModel's own: the exact-mode golden hash of a Tensor, Tensor[] or run result.
 export const goldenHash = (values) => backend.goldenHash(values);
-// OneModel's own: {inUse, heapSize}, the wasm memory malloc has handed out and its size.
+// OneModel's own: {inUse, heapSize}, the wasm engine's memory malloc has handed out and
+// its size (the wasm module is loaded for it if no session loaded it yet).
 export const wasmMemory = () => backend.wasmMemory();
 
 export * from 'onnxruntime-common';

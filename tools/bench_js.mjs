@@ -50,7 +50,7 @@ const ours = await import(path.join(ROOT, 'js/index.node.mjs'));
 async function timeApi(ort, file, feeds, n, warm = 3) {
   const mine = ort === ours;
   const s = await ort.InferenceSession.create(file, { executionProviders: [mine ? 'onemodel' : 'wasm'] });
-  if (('runNow' in s.handler) !== mine) throw new Error(`bench_js: ${mine ? 'OneModel' : 'onnxruntime-web'} did not get the session`);
+  if (('onemodelEngine' in s.handler) !== mine) throw new Error(`bench_js: ${mine ? 'OneModel' : 'onnxruntime-web'} did not get the session`);
   for (let k = 0; k < warm; ++k) await s.run(feeds);
   const t = [];
   for (let r = 0; r < n; ++r) { const t0 = performance.now(); await s.run(feeds); t.push(performance.now() - t0); }

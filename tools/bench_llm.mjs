@@ -102,7 +102,7 @@ async function worker(engine) {
   let t0 = performance.now();
   const session = await ort.InferenceSession.create(opt.model, options);
   const loadMs = performance.now() - t0;
-  if (engine === 'onemodel' && !('runNow' in session.handler)) throw new Error('OneModel did not get the session');
+  if (engine === 'onemodel' && !('onemodelEngine' in session.handler)) throw new Error('OneModel did not get the session');
   sample();
   const rssLoad = process.memoryUsage().rss - rss0;
   const prefill = [], decode = [];

@@ -57,7 +57,8 @@ for row in "${ROWS[@]}"; do
   mkdir -p build
   echo "[build] $row" >&2
   case "$row" in
-    native) configure_build build/native -DCMAKE_CXX_COMPILER=g++ -DCMAKE_C_COMPILER=gcc -DONEMODEL_SHARED=ON ;;
+    native) configure_build build/native -DCMAKE_CXX_COMPILER=g++ -DCMAKE_C_COMPILER=gcc -DONEMODEL_SHARED=ON \
+              -DONEMODEL_ADDON_PROTOBUF_LIB="$(pb_prefix "$(uname -m)-pic")/lib/libprotobuf-lite.a" ;;
     native-debug) configure_build build/native-debug -DCMAKE_CXX_COMPILER=g++ -DCMAKE_C_COMPILER=gcc \
                     -DCMAKE_BUILD_TYPE=Debug -DONEMODEL_BUILD_TESTS=OFF ;;
     native-broken) configure_build build/native-broken -DCMAKE_CXX_COMPILER=g++ -DCMAKE_C_COMPILER=gcc \
@@ -70,7 +71,8 @@ for row in "${ROWS[@]}"; do
                    "${SAN_OPT[@]}" -DCMAKE_CXX_FLAGS="$SAN_TSAN" -DCMAKE_C_FLAGS="$SAN_TSAN" \
                    -DCMAKE_EXE_LINKER_FLAGS="$SAN_TSAN" ;;
     arm64) configure_build build/arm64 -DCMAKE_TOOLCHAIN_FILE="$ROOT/cmake/aarch64-linux-gnu.cmake" \
-             -DONEMODEL_PROTOBUF_PREFIX="$(pb_prefix aarch64)" -DONEMODEL_PCH=OFF ;;
+             -DONEMODEL_PROTOBUF_PREFIX="$(pb_prefix aarch64)" -DONEMODEL_PCH=OFF \
+             -DCMAKE_POSITION_INDEPENDENT_CODE=ON ;;  # PIC: the node addon (linux-arm64) too
     wasm)
       export NODE_PATH=/usr/share/nodejs  # emcc's JS optimiser needs Debian's acorn
       mkdir -p build/wasm

@@ -30,6 +30,18 @@ ESBUILD="$ROOT/node_modules/.bin/esbuild"
 rm -rf dist
 mkdir -p dist
 cp build/wasm/onemodel-{simd,scalar}.{js,wasm} dist/
+# The native engine for node (js/native.mjs): each addon built here, for its platform
+# (build/native: this machine's, linux-x64 on x86-64; build/arm64: linux-arm64).
+for pair in "build/native:$(node -p 'process.platform + "-" + process.arch')" "build/arm64:linux-arm64"; do
+  dir=${pair%%:*}; plat=${pair#*:}
+  if [ -f "$dir/onemodel.node" ]; then
+    mkdir -p "dist/prebuilds/$plat"
+    cp "$dir/onemodel.node" "dist/prebuilds/$plat/"
+    echo "[pack] native addon for $plat: $(stat -c %s "$dir/onemodel.node") bytes" >&2
+  else
+    echo "[pack] no native addon for $plat ($dir/onemodel.node not built): node runs the wasm build there" >&2
+  fi
+done
 echo '{ "type": "commonjs" }' > dist/package.json  # the Emscripten loaders and index.node.cjs are CommonJS
 # CommonJS: import.meta.url becomes the bundle's own file URL (js/cjs-shim.js).
 "$ESBUILD" js/index.node.mjs --bundle --platform=node --format=cjs --target=node20 \

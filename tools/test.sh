@@ -138,6 +138,28 @@ do_row() {  # runs one row: prints its lines and adds to the totals
           run_row "arm64-$cpu/$isa" "$ex" "${Q[@]}" -cpu "$cpu" build/arm64/onemodel_tests --isa "$isa"
         done
       done
+      # The npm package's linux-arm64 addon in node for arm64 (tools/setup.sh fetches it;
+      # the file run directly: node --test would spawn node for the host), on a CPU with and
+      # one without the dot-product extension: tests/js/engines.mjs, its outputs against the
+      # wasm engine's, the native CLI's and the committed hashes, the hostile table, the
+      # fuzz smoke run.
+      node_a64="${ONEMODEL_CACHE:-$HOME/.cache/onemodel}/node-arm64-20.19.6/bin/node"
+      for cpu in max cortex-a72; do
+        log="$LOGDIR/js-arm64-addon-$cpu.log"
+        if [ -f build/arm64/onemodel.node ] && [ -x "$node_a64" ]; then
+          ONEMODEL_ENGINE=native ONEMODEL_REQUIRE_NATIVE=1 ONEMODEL_ADDON=build/arm64/onemodel.node \
+            "${Q[@]}" -cpu "$cpu" "$node_a64" tests/js/engines.mjs >"$log" 2>&1; rc=$?
+          p=$(sed -n 's/^# pass //p' "$log" | tail -1); f=$(sed -n 's/^# fail //p' "$log" | tail -1)
+          s=$(sed -n 's/^# skipped //p' "$log" | tail -1); p=${p:-0}; f=${f:-0}; s=${s:-0}
+          if [ "$rc" != 0 ] && [ "$f" = 0 ]; then f=1; fi
+          echo "row js/arm64-addon-$cpu: node for arm64 (qemu -cpu $cpu) tests/js/engines.mjs -> $p passed, $f failed, $s skipped"
+          [ "$f" != 0 ] && { grep -E "^not ok|code:|message|Error" "$log" | head -20 | sed 's/^/    /'; echo "    (full log: $log)"; }
+          TOTAL_P=$((TOTAL_P + p)); TOTAL_F=$((TOTAL_F + f)); TOTAL_S=$((TOTAL_S + s))
+        else
+          echo "row js/arm64-addon-$cpu: build/arm64/onemodel.node or node for arm64 missing (tools/setup.sh, tools/build.sh arm64) -> 0 passed, 1 failed, 0 skipped"
+          TOTAL_F=$((TOTAL_F + 1))
+        fi
+      done
       ;;
     wasm)
       N=(node --no-experimental-fetch)
@@ -170,17 +192,24 @@ do_row() {  # runs one row: prints its lines and adds to the totals
       # The npm package, packed as `npm pack` packs it (tests below install it).
       tarball=$(tools/pack.sh --no-build 2>"$LOGDIR/pack.log") || { cat "$LOGDIR/pack.log" | sed 's/^/    /'; tarball=""; }
       # The JS API (tests/js, node's test runner) on the SIMD128 and the scalar wasm build;
-      # on the first, transformers.js also runs with onnxruntime-node overridden to the
-      # packed package (tests/js/transformers_test.mjs, ONEMODEL_PACKAGE).
-      for simd in on off; do
-        log="$LOGDIR/js-$simd.log"
-        pkg=""; [ "$simd" = on ] && pkg="$tarball"
-        ONEMODEL_PACKAGE=$pkg ONEMODEL_TEST_SIMD=$simd node --test tests/js/ >"$log" 2>&1; rc=$?
+      # on the first and on the native engine, transformers.js also runs with
+      # onnxruntime-node overridden to the packed package (tests/js/transformers_test.mjs,
+      # ONEMODEL_PACKAGE; the engine chosen by ONEMODEL_ENGINE).
+      # Then on the native engine (the N-API addon, build/native/onemodel.node), with
+      # tests/js/engines.mjs: both engines side by side (bits, hostile models, the event
+      # loop, the addon's fuzz smoke).
+      for engine in wasm-simd-on wasm-simd-off native; do
+        log="$LOGDIR/js-$engine.log"
+        pkg=""; [ "$engine" != wasm-simd-off ] && pkg="$tarball"
+        simd=${engine#wasm-simd-}; extra=()
+        if [ "$engine" = native ]; then simd=on; extra=(tests/js/engines.mjs); fi
+        ONEMODEL_ENGINE=${engine%%-*} ONEMODEL_REQUIRE_NATIVE=1 ONEMODEL_PACKAGE=$pkg ONEMODEL_TEST_SIMD=$simd \
+          node --test tests/js/ "${extra[@]}" >"$log" 2>&1; rc=$?
         p=$(sed -n 's/^# pass //p' "$log" | tail -1); f=$(sed -n 's/^# fail //p' "$log" | tail -1)
         s=$(sed -n 's/^# skipped //p' "$log" | tail -1)
         p=${p:-0}; f=${f:-0}; s=${s:-0}
         if [ "$rc" != 0 ] && [ "$f" = 0 ]; then f=1; fi
-        echo "row js/wasm-simd-$simd: node --test tests/js -> $p passed, $f failed, $s skipped"
+        echo "row js/$engine: node --test tests/js ${extra[*]} -> $p passed, $f failed, $s skipped"
         [ "$f" != 0 ] && { grep -E "^not ok|code:|message" "$log" | head -30 | sed 's/^/    /'; echo "    (full log: $log)"; }
         TOTAL_P=$((TOTAL_P + p)); TOTAL_F=$((TOTAL_F + f)); TOTAL_S=$((TOTAL_S + s))
       done

@@ -140,8 +140,13 @@ OM_API OmStatus om_session_output_info(const OmSession* s, size_t i, OmElementTy
                                        const int64_t** dims);
 /* The symbolic name of dimension d ("" when it has none; NULL when out of range). */
 OM_API const char* om_session_input_dim_name(const OmSession* s, size_t i, size_t d);
+OM_API const char* om_session_output_dim_name(const OmSession* s, size_t i, size_t d);
 /* The target the session's kernels were chosen for. */
 OM_API const char* om_session_target(const OmSession* s);
+/* The profile of the session's last finished run (om_session_options_set_profiling): the
+ * lines ONEMODEL_PROFILE prints, "" when profiling is off or no run has finished. Valid
+ * until the next call of this function on the calling thread. */
+OM_API const char* om_session_last_profile(const OmSession* s);
 
 /* Runs the session. inputs[k] is fed as input_names[k]. With output_names NULL, every
  * output is returned in graph order and n_outputs must be om_session_output_count(s);

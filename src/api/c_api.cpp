@@ -78,6 +78,12 @@ OmStatus Info(const std::vector<onemodel::ValueInfo>& list, size_t i, OmElementT
   return OM_OK;
 }
 
+// Dimension d's symbolic name ("" when it has none), NULL past the shape's rank.
+const char* DimName(const onemodel::ValueInfo& v, size_t d) {
+  if (d >= v.shape.size()) return nullptr;
+  return d < v.symbolic.size() ? v.symbolic[d].c_str() : "";
+}
+
 }  // namespace
 
 extern "C" {
@@ -236,11 +242,27 @@ OmStatus om_session_output_info(const OmSession* s, size_t i, OmElementType* typ
 
 const char* om_session_input_dim_name(const OmSession* s, size_t i, size_t d) {
   if (!s || i >= s->s.inputs().size()) return nullptr;
-  const auto& v = s->s.inputs()[i];
-  return d < v.symbolic.size() ? v.symbolic[d].c_str() : nullptr;
+  return DimName(s->s.inputs()[i], d);
+}
+
+const char* om_session_output_dim_name(const OmSession* s, size_t i, size_t d) {
+  if (!s || i >= s->s.outputs().size()) return nullptr;
+  return DimName(s->s.outputs()[i], d);
 }
 
 const char* om_session_target(const OmSession* s) { return s ? s->target.c_str() : nullptr; }
+
+const char* om_session_last_profile(const OmSession* s) {
+  thread_local std::string text;
+  text.clear();
+  if (s) {
+    (void)Guard([&] {
+      const onemodel::RunProfile p = s->s.last_profile();
+      if (!p.entries.empty()) text = p.ToString();
+    });
+  }
+  return text.c_str();
+}
 
 OmStatus om_session_options_set_limit(OmSessionOptions* o, const char* name, uint64_t value) {
   OM_REQUIRE(o, "options");

@@ -212,6 +212,10 @@ int main(void) {
         "input info: FLOAT[1,3,32,32]");
   check(om_session_input_info(s, 5, &type, NULL, NULL, NULL) == OM_INVALID_ARGUMENT,
         "input info out of range: OM_INVALID_ARGUMENT");
+  check(strcmp(om_session_output_dim_name(s, 0, 1), "") == 0 && om_session_output_dim_name(s, 0, 2) == NULL &&
+            om_session_output_dim_name(s, 2, 0) == NULL,
+        "output dim name: \"\" for a fixed dimension, NULL out of range");
+  check(strcmp(om_session_last_profile(s), "") == 0, "no profile without profiling");
 
   /* The golden graph's committed hash, from a loaded .npy, all outputs and a requested one. */
   check(om_npy_load("testdata/graphs/conv_net.x.npy", &x) == OM_OK && om_tensor_type(x) == OM_FLOAT &&
@@ -229,6 +233,21 @@ int main(void) {
         "run, requested output probs: the same hash");
   om_tensor_free(outs[0]);
   outs[0] = NULL;
+  {
+    OmSession* ps = NULL;
+    OmSessionOptions* po = NULL;
+    check(om_session_options_create(&po) == OM_OK && om_session_options_set_profiling(po, 1) == OM_OK &&
+              om_session_create(model, po, &ps) == OM_OK,
+          "a session with profiling");
+    check(strcmp(om_session_last_profile(ps), "") == 0, "no profile before a run");
+    check(om_session_run(ps, in_names, (const OmTensor* const*)&x, 1, probs, 1, outs) == OM_OK &&
+              strstr(om_session_last_profile(ps), "Conv") != NULL,
+          "the last run's profile names the Conv nodes' time");
+    om_tensor_free(outs[0]);
+    outs[0] = NULL;
+    om_session_free(ps);
+    om_session_options_free(po);
+  }
 
   /* A view of the caller's memory gives the same bits. */
   {

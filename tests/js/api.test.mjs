@@ -7,12 +7,15 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import * as ort from '../../js/index.node.mjs';
-import onemodel, { goldenHash, OneModelError, wasmMemory } from '../../js/index.node.mjs';
+import onemodel, { engineInfo, goldenHash, OneModelError, wasmMemory } from '../../js/index.node.mjs';
 import * as common from 'onnxruntime-common';
 import { oneNode, model, valueInfo, tensorType } from './onnx_writer.mjs';
 
-// ONEMODEL_TEST_SIMD=off runs the suite on the scalar wasm build (env.wasm.simd = false).
+// ONEMODEL_TEST_SIMD=off runs the suite on the scalar wasm build (env.wasm.simd = false);
+// ONEMODEL_ENGINE=native|wasm chooses the engine (tools/test.sh runs the suite on both).
 if (process.env.ONEMODEL_TEST_SIMD === 'off') ort.env.wasm.simd = false;
+const WASM = engineInfo().engine === 'wasm';
+console.log(`# engine: ${JSON.stringify(engineInfo())}`);
 const G = 'testdata/graphs';
 const committed = Object.fromEntries(readFileSync(`${G}/golden-exact.txt`, 'utf8').trim().split('\n').map((l) => l.split(' ')));
 
@@ -218,7 +221,7 @@ test('external data: beside a model loaded by path, and externalData as bytes, p
     assert.deepEqual(await y(await ort.InferenceSession.create(modelPath, { externalData: [{ path: 'w.bin', data: new Uint8Array(other.buffer) }] })), [5, 6, 7, 8]);
 
     // Typed errors naming what was wrong; the wasm memory of a failed load is given back.
-    const before = (await wasmMemory()).inUse;
+    const before = WASM ? (await wasmMemory()).inUse : 0;
     await rejectsWith(ort.InferenceSession.create(m), 'invalid_model', "external data 'w.bin' was not given");
     await rejectsWith(ort.InferenceSession.create(m, { externalData: [{ path: 'v.bin', data: bytes }] }), 'invalid_model', "'v.bin'");
     await rejectsWith(ort.InferenceSession.create(m, { externalData: [{ path: '../w.bin', data: bytes }] }), 'invalid_argument', "'..' component");
@@ -227,7 +230,7 @@ test('external data: beside a model loaded by path, and externalData as bytes, p
     await rejectsWith(ort.InferenceSession.create(m, { externalData: 'w.bin' }), 'invalid_argument', 'array');
     await rejectsWith(ort.InferenceSession.create(m, { externalData: [{ path: 'w.bin', data: path.join(dir, 'none.bin') }] }), 'io', 'none.bin');
     await rejectsWith(ort.InferenceSession.create(m, { externalData: [{ path: 'w.bin', data: bytes.subarray(0, 3) }] }), 'invalid_model', 'past the end');
-    assert.equal((await wasmMemory()).inUse, before, 'wasm memory in use after the failed loads');
+    if (WASM) assert.equal((await wasmMemory()).inUse, before, 'wasm memory in use after the failed loads');
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -247,6 +250,11 @@ test('external data past 4 GiB: a limit_exceeded error saying why, before any of
     writeFileSync(path.join(dir, 'm.onnx'), m);
     writeFileSync(path.join(dir, 'big.bin'), new Uint8Array(0));
     truncateSync(path.join(dir, 'big.bin'), 9 * part);  // sparse: no disk written
+    if (!WASM) {  // natively the default is 16 GiB: a limit of 4 GiB given gives the error
+      await rejectsWith(ort.InferenceSession.create(path.join(dir, 'm.onnx'), { extra: { onemodel: { limits: { maxModelBytes: 2 ** 32 } } } }),
+        'limit_exceeded', 'max_model_bytes (4294967296)');
+      return;
+    }
     const before = (await wasmMemory()).inUse;
     await rejectsWith(ort.InferenceSession.create(path.join(dir, 'm.onnx')), 'limit_exceeded', 'max_model_bytes', 'wasm32 memory holds at most 4 GiB');
     assert.ok((await wasmMemory()).inUse - before < 2 ** 20, 'nothing of the external data was read');
@@ -307,7 +315,7 @@ test('a model whose output is not a tensor type of onnxruntime-common is a typed
   await s.release();
 });
 
-test('release() frees the model\'s wasm memory', async () => {
+test('release() frees the model\'s wasm memory', { skip: !WASM && 'the native engine has no wasm memory' }, async () => {
   // MatMul by a 4 MiB weight (kept packed as well): the session holds about 8 MiB.
   const n = 1024;
   const w = new Float32Array(n * n).map((_, i) => (i % 7) / 7);
@@ -342,8 +350,9 @@ test('a tensor too big for wasm memory is a typed error, and the module keeps wo
     initializers: [{ name: 'shape', elemType: 7, dims: [1], raw: new Uint8Array(shape.buffer) }],
     opset: 18,
   });
-  const s = await ort.InferenceSession.create(bytes);
-  await rejectsWith(s.run({ x: new ort.Tensor('float32', new Float32Array(1), [1]) }), 'out_of_range');
+  // Natively 5.6 GB is within the default limit (16 GiB): the wasm32 cap given as a limit.
+  const s = await ort.InferenceSession.create(bytes, WASM ? {} : { extra: { onemodel: { limits: { maxTensorBytes: 2 ** 32 - 1 } } } });
+  await rejectsWith(s.run({ x: new ort.Tensor('float32', new Float32Array(1), [1]) }), WASM ? 'out_of_range' : 'limit_exceeded');
   const ok = await ort.InferenceSession.create(oneNode('Neg', 1, [2]));
   assert.deepEqual(Array.from((await ok.run({ x0: new ort.Tensor('float32', new Float32Array([1, -2]), [2]) })).y.data), [-1, 2]);
   await Promise.all([s.release(), ok.release()]);

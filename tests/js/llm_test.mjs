@@ -53,14 +53,14 @@ for (const layout of ['genai', 'plain']) {
       const prompt = promptIds(7, cfg.vocab, 11);
 
       const theirs = await ortNode.InferenceSession.create(file, { intraOpNumThreads: 1 });
-      assert.ok(!('runNow' in theirs.handler), 'onnxruntime-node got the reference session');
+      assert.ok(!('onemodelEngine' in theirs.handler), 'onnxruntime-node got the reference session');
       const expected = (await generate(ortNode, theirs, cfg, prompt, STEPS)).tokens;
       await theirs.release();
       assert.equal(expected.length, STEPS + 1);
       assert.ok(new Set(expected).size >= 16, `the reference tokens vary: ${expected.join(' ')}`);
 
       const ours = await ort.InferenceSession.create(file, { executionProviders: ['onemodel'] });
-      assert.ok('runNow' in ours.handler, 'OneModel got the session');
+      assert.ok('onemodelEngine' in ours.handler, 'OneModel got the session');
       for (const preallocate of [false, true]) {
         const got = (await generate(ort, ours, cfg, prompt, STEPS, { preallocate })).tokens;
         const at = firstDifference(got, expected);

@@ -43,6 +43,13 @@ JS
 check "ESM: import from 'onemodel' runs the model" node esm.mjs
 check "CommonJS: require('onemodel') runs the model" node cjs.cjs
 check "ESM and CommonJS give the same bits" bash -c "test \"\$(node esm.mjs)\" = \"\$(node cjs.cjs)\" && test -n \"\$(node esm.mjs)\""
+PLAT=$(node -p 'process.platform + "-" + process.arch')
+check "the package has the native addon for $PLAT, and node runs on it (ESM and CommonJS)" bash -c "
+  test -f node_modules/onemodel/dist/prebuilds/$PLAT/onemodel.node &&
+  node -e \"import('onemodel').then((m) => { const i = m.engineInfo(); if (i.engine !== 'native') throw new Error(JSON.stringify(i)); })\" &&
+  node -e \"const i = require('onemodel').engineInfo(); if (i.engine !== 'native') throw new Error(JSON.stringify(i));\""
+check "the native and the wasm engine give the same bits (ONEMODEL_ENGINE=wasm)" bash -c "
+  test \"\$(ONEMODEL_ENGINE=wasm node esm.mjs)\" = \"\$(ONEMODEL_ENGINE=native node esm.mjs)\" && test \"\$(ONEMODEL_ENGINE=wasm node cjs.cjs)\" = \"\$(node esm.mjs)\""
 check "the native CLI gives the same hash for that input" bash -c "
   /usr/bin/python3 -c \"import struct; h=\\\"{'descr': '<f4', 'fortran_order': False, 'shape': (1, 3, 32, 32), }\\\"; h=h+' '*(118-len(h))+'\\\\n'; open('x.npy','wb').write(b'\\\\x93NUMPY\\\\x01\\\\x00'+struct.pack('<H',len(h))+h.encode()+struct.pack('<3072f',*([0.25]*3072)))\" &&
   test \"\$('$ROOT/build/native/onemodel' hash conv_net.onnx --input x=x.npy | sed -n 's/^conv_net\\/probs //p')\" = \"\$(node esm.mjs)\""

@@ -16,9 +16,9 @@ export const DTYPES = ['fp32', 'q8', 'q4'];
 export const TOLERANCE = 1e-4;
 
 const plain = (t) => ({ dims: [...t.dims], type: t.type, data: Array.from(t.data, (x) => (typeof x === 'bigint' ? Number(x) : x)) });
-// Which engine holds a model's sessions: OneModel's handler has runNow (as
+// Which engine holds a model's sessions: OneModel's handlers have onemodelEngine (as
 // tests/js/llm_test.mjs checks); anything else is 'other'.
-const engines = (model) => Object.values(model.sessions).map((s) => ('runNow' in (s.handler ?? {}) ? 'onemodel' : 'other'));
+const engines = (model) => Object.values(model.sessions).map((s) => ('onemodelEngine' in (s.handler ?? {}) ? 'onemodel' : 'other'));
 
 async function step(fn) {
   const t0 = performance.now();
