@@ -183,6 +183,19 @@ function toWasm(m, entries, what) {
   return { inputs, allocated };
 }
 
+// What both engines' session handlers share: startProfiling / endProfiling set
+// `collecting` (each run then logs its profile; `profiling` says the session has one).
+export class ProfilingHandler {
+  startProfiling() {
+    if (!this.profiling) console.warn('onemodel: startProfiling: create the session with enableProfiling: true');
+    this.collecting = true;
+  }
+
+  endProfiling() {
+    this.collecting = false;
+  }
+}
+
 export function createBackend(ort, platform) {
   let modulePromise = null;
   let live = 0;  // sessions not released
@@ -194,8 +207,9 @@ export function createBackend(ort, platform) {
     return modulePromise;
   };
 
-  class Handler {
+  class Handler extends ProfilingHandler {
     constructor(module, session, profiling, name) {
+      super();
       this.onemodelEngine = 'wasm';  // which engine holds the session (tests and tools check it)
       this.module = module;
       this.name = name;
@@ -290,14 +304,6 @@ export function createBackend(ort, platform) {
       this.descWords = 0;
     }
 
-    startProfiling() {
-      if (!this.profiling) console.warn('onemodel: startProfiling: create the session with enableProfiling: true');
-      this.collecting = true;
-    }
-
-    endProfiling() {
-      this.collecting = false;
-    }
   }
 
   return {

@@ -5,7 +5,7 @@ import { createRequire } from 'node:module';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { dirname, join, resolve } from 'node:path';
-import { OneModelError, feedInfo, metadata, outputTensor, runTimeLimit, sessionOptions, unpackNibbles } from './api.mjs';
+import { OneModelError, ProfilingHandler, feedInfo, metadata, outputTensor, runTimeLimit, sessionOptions, unpackNibbles } from './api.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 
@@ -100,8 +100,9 @@ async function externalData(platform, list) {
 // A backend of onnxruntime-common over the addon. platform: readModel and localPath, as
 // js/index.node.mjs gives the wasm backend.
 export function createNativeBackend(ort, addon, platform) {
-  class Handler {
+  class Handler extends ProfilingHandler {
     constructor(session, profiling, name) {
+      super();
       this.onemodelEngine = 'native';  // which engine holds the session (tests and tools check it)
       this.session = session;
       this.name = name;
@@ -141,14 +142,6 @@ export function createNativeBackend(ort, addon, platform) {
       this.session = null;
     }
 
-    startProfiling() {
-      if (!this.profiling) console.warn('onemodel: startProfiling: create the session with enableProfiling: true');
-      this.collecting = true;
-    }
-
-    endProfiling() {
-      this.collecting = false;
-    }
   }
 
   return {

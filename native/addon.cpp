@@ -45,7 +45,9 @@ void ThrowIf(Napi::Env env, OmStatus st) {
   if (st != OM_OK) throw TypedError(env, om_status_name(st), LastMessage(st));
 }
 
-[[noreturn]] void BadArgument(Napi::Env env, const std::string& what) { throw TypedError(env, "invalid_argument", what); }
+[[noreturn]] void BadArgument(Napi::Env env, const std::string& what) {
+  throw TypedError(env, "invalid_argument", what);
+}
 
 struct OptionsDeleter {
   void operator()(OmSessionOptions* o) const { om_session_options_free(o); }
@@ -103,8 +105,8 @@ TensorPtr ToTensor(Napi::Env env, const Napi::Object& o) {
     const Napi::TypedArray ta = dv.As<Napi::TypedArray>();
     const auto* base = static_cast<const uint8_t*>(ta.ArrayBuffer().Data());
     const size_t bytes = ta.ByteLength();
-    ThrowIf(env, om_tensor_create_copy(type, dims.data(), dims.size(), bytes ? base + ta.ByteOffset() : nullptr, bytes,
-                                       &t));
+    ThrowIf(env,
+            om_tensor_create_copy(type, dims.data(), dims.size(), bytes ? base + ta.ByteOffset() : nullptr, bytes, &t));
   }
   return TensorPtr(t);
 }
@@ -171,7 +173,8 @@ std::unique_ptr<OmSessionOptions, OptionsDeleter> ReadOptions(Napi::Env env, con
   std::unique_ptr<OmSessionOptions, OptionsDeleter> o(raw);
   if (js.Has("mode")) ThrowIf(env, om_session_options_set_mode(raw, js.Get("mode").ToString().Utf8Value().c_str()));
   if (js.Has("isa")) ThrowIf(env, om_session_options_set_isa(raw, js.Get("isa").ToString().Utf8Value().c_str()));
-  if (js.Has("threads")) ThrowIf(env, om_session_options_set_threads(raw, int(WholeNumber(env, js.Get("threads"), "threads"))));
+  if (js.Has("threads"))
+    ThrowIf(env, om_session_options_set_threads(raw, int(WholeNumber(env, js.Get("threads"), "threads"))));
   if (js.Has("profiling")) {
     ThrowIf(env, om_session_options_set_profiling(raw, int(WholeNumber(env, js.Get("profiling"), "profiling"))));
   }
@@ -224,7 +227,8 @@ struct AddonData {
 // there would end the process), it rejects instead.
 class PromiseWorker : public Napi::AsyncWorker {
  public:
-  PromiseWorker(Napi::Env env, const char* name) : Napi::AsyncWorker(env, name), deferred_(Napi::Promise::Deferred::New(env)) {}
+  PromiseWorker(Napi::Env env, const char* name)
+      : Napi::AsyncWorker(env, name), deferred_(Napi::Promise::Deferred::New(env)) {}
   Napi::Promise Promise() const { return deferred_.Promise(); }
 
  protected:
@@ -360,11 +364,11 @@ Napi::Object Info(Napi::Env env, const OmSession* s, size_t i, bool input) {
 class SessionWrap : public Napi::ObjectWrap<SessionWrap> {
  public:
   static Napi::Function Define(Napi::Env env) {
-    return DefineClass(env, "Session",
-                       {InstanceMethod("inputs", &SessionWrap::Inputs), InstanceMethod("outputs", &SessionWrap::Outputs),
-                        InstanceMethod("target", &SessionWrap::Target), InstanceMethod("run", &SessionWrap::Run),
-                        InstanceMethod("lastProfile", &SessionWrap::LastProfile),
-                        InstanceMethod("release", &SessionWrap::Release)});
+    return DefineClass(
+        env, "Session",
+        {InstanceMethod("inputs", &SessionWrap::Inputs), InstanceMethod("outputs", &SessionWrap::Outputs),
+         InstanceMethod("target", &SessionWrap::Target), InstanceMethod("run", &SessionWrap::Run),
+         InstanceMethod("lastProfile", &SessionWrap::LastProfile), InstanceMethod("release", &SessionWrap::Release)});
   }
 
   explicit SessionWrap(const Napi::CallbackInfo& info) : Napi::ObjectWrap<SessionWrap>(info) {
@@ -388,7 +392,9 @@ class SessionWrap : public Napi::ObjectWrap<SessionWrap> {
   }
   Napi::Value Inputs(const Napi::CallbackInfo& info) { return List(info, true); }
   Napi::Value Outputs(const Napi::CallbackInfo& info) { return List(info, false); }
-  Napi::Value Target(const Napi::CallbackInfo& info) { return Napi::String::New(info.Env(), om_session_target(Live(info.Env()))); }
+  Napi::Value Target(const Napi::CallbackInfo& info) {
+    return Napi::String::New(info.Env(), om_session_target(Live(info.Env())));
+  }
   Napi::Value LastProfile(const Napi::CallbackInfo& info) {
     return Napi::String::New(info.Env(), om_session_last_profile(Live(info.Env())));
   }

@@ -13,6 +13,7 @@ import { readFileSync, readdirSync, writeFileSync, mkdirSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import * as ort from '../js/index.node.mjs';
 import { engineInfo } from '../js/index.node.mjs';
+import { readNpy } from './lib/npy.mjs';
 
 const G = 'testdata/graphs';
 const OUT = 'build/fuzz-addon';
@@ -23,11 +24,8 @@ const rand = () => { state ^= state << 13; state >>>= 0; state ^= state >>> 17; 
 const below = (n) => rand() % n;
 
 function loadNpy(path) {
-  const b = readFileSync(path);
-  const headerLen = b.readUInt16LE(8);
-  const header = b.subarray(10, 10 + headerLen).toString('latin1');
-  const shape = header.match(/'shape': \(([^)]*)\)/)[1].split(',').filter((s) => s.trim()).map(Number);
-  return new ort.Tensor('float32', new Float32Array(b.buffer.slice(b.byteOffset + 10 + headerLen, b.byteOffset + b.length)), shape);
+  const t = readNpy(path);
+  return new ort.Tensor(t.type, t.data, t.dims);
 }
 
 const loadSeeds = () => readdirSync(G).filter((f) => f.endsWith('.onnx')).sort().map((f) => {

@@ -12,9 +12,9 @@
 # exits non-zero on any failure.
 # Options: --no-build (use existing builds), --rows "native arm64 ..." (subset, or rows
 # beyond the default: native-clang, the suite built by plain clang, is not in the default
-# set because the sanitize row already runs the suite built by clang -O2: whole at the
-# best ISA cap, its per-target tests at the others; one build fewer keeps CI within its
-# time).
+# set because the sanitize row already runs the suite built by clang -O2: whole at scalar
+# and the best ISA cap, its per-target tests at the others; one build fewer keeps CI
+# within its time).
 set -uo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$ROOT"
@@ -251,9 +251,9 @@ do_row() {  # runs one row: prints its lines and adds to the totals
       fi
       ;;
     sanitize)
-      # AddressSanitizer + UndefinedBehaviorSanitizer (clang): the whole suite at the best
-      # ISA cap, the per-target tests ([kernels], [ops]) at every other cap this CPU runs,
-      # scalar included (test_native.sh --focus), the API tests (C++ and C) and the node cases (the same lines as
+      # AddressSanitizer + UndefinedBehaviorSanitizer (clang): the whole suite at scalar and
+      # the best ISA cap, the per-target tests ([kernels], [ops]) at every other cap this
+      # CPU runs (test_native.sh --focus), the API tests (C++ and C) and the node cases (the same lines as
       # the plain build, no sanitizer report). ThreadSanitizer: the threaded tests (1, 2,
       # 3 and 7 threads), the API tests' concurrent runs and the C test's. Tests that count
       # allocations ([allocs]) cannot run under TSan (its runtime owns operator new): skipped.

@@ -3,10 +3,9 @@
 # (the vs-scalar comparison is skipped on the scalar row, where it would compare the
 # scalar backend with itself). Used by tools/test.sh and the GitHub workflow.
 # Prints one line per row and `N passed, N failed, N skipped`; exits non-zero on failure.
-# --focus (the sanitizer row, where the suite runs ~8x slower): the whole suite at the best
-# target; at the others, scalar included, only the tests whose code differs per target
-# ([kernels] and [ops]), the others counted as skipped (the plain rows run the whole suite
-# at every target).
+# --focus (the sanitizer row, where the suite runs ~8x slower): the whole suite at scalar
+# and at the best target; at the targets between, only the tests whose code differs per
+# target ([kernels] and [ops]), the others counted as skipped.
 set -uo pipefail
 DIR="${1:?usage: tools/test_native.sh BUILD_DIR [ROW_PREFIX] [--focus]}"
 PREFIX="${2:-$(basename "$DIR")}"
@@ -25,14 +24,13 @@ for entry in $compiled; do
     S=$((S + all)); continue
   fi
   filter=(); skipped=0; note=""
-  if [ "$isa" = scalar ] && [ "$FOCUS" != --focus ]; then
+  if [ "$isa" = scalar ]; then
     filter=("~[vs_scalar]~[.]")
     skipped=$("$BIN" --list-test-names-only "[vs_scalar]" 2>/dev/null | grep -v '^row: ' | grep -c .)
   elif [ "$FOCUS" = --focus ] && [ "$isa" != "$best" ]; then
     filter=("[kernels],[ops]")
-    [ "$isa" = scalar ] && filter=("[kernels]~[vs_scalar],[ops]~[vs_scalar]")
-    note=" (focus: [kernels],[ops]; the rest runs at $best)"
-    skipped=$((all - $("$BIN" --list-test-names-only "${filter[0]}" 2>/dev/null | grep -v '^row: ' | grep -c .)))
+    note=" (focus: [kernels],[ops]; the rest runs at scalar and $best)"
+    skipped=$((all - $("$BIN" --list-test-names-only "[kernels],[ops]" 2>/dev/null | grep -v '^row: ' | grep -c .)))
   fi
   log=$(mktemp)
   "$BIN" --isa "$isa" --use-colour no "${filter[@]}" >"$log" 2>&1

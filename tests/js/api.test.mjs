@@ -9,7 +9,7 @@ import { pathToFileURL } from 'node:url';
 import * as ort from '../../js/index.node.mjs';
 import onemodel, { engineInfo, goldenHash, OneModelError, wasmMemory } from '../../js/index.node.mjs';
 import * as common from 'onnxruntime-common';
-import { oneNode, model, valueInfo, tensorType } from './onnx_writer.mjs';
+import { oneNode, model, valueInfo, tensorType, countingLoop } from './onnx_writer.mjs';
 
 // ONEMODEL_TEST_SIMD=off runs the suite on the scalar wasm build (env.wasm.simd = false);
 // ONEMODEL_ENGINE=native|wasm chooses the engine (tools/test.sh runs the suite on both).
@@ -357,29 +357,6 @@ test('a tensor too big for wasm memory is a typed error, and the module keeps wo
   assert.deepEqual(Array.from((await ok.run({ x0: new ort.Tensor('float32', new Float32Array([1, -2]), [2]) })).y.data), [-1, 2]);
   await Promise.all([s.release(), ok.release()]);
 });
-
-// Loop(M, true, v): v + 1 per iteration (a model run for as long as M says).
-function countingLoop() {
-  const one = new Uint8Array(new Float32Array([1]).buffer);
-  const t = new Uint8Array([1]);
-  return model({
-    nodes: [{
-      op: 'Loop', inputs: ['M', 'cond', 'v0'], outputs: ['v'],
-      graphs: {
-        body: {
-          nodes: [{ op: 'Add', inputs: ['v_in', 'one'], outputs: ['v_out'] }],
-          inputs: [valueInfo('i', tensorType(7, [])), valueInfo('c', tensorType(9, [])), valueInfo('v_in', tensorType(1, [1]))],
-          outputs: [valueInfo('c', tensorType(9, [])), valueInfo('v_out', tensorType(1, [1]))],
-          initializers: [{ name: 'one', elemType: 1, dims: [1], raw: one }],
-        },
-      },
-    }],
-    inputs: [valueInfo('M', tensorType(7, [])), valueInfo('v0', tensorType(1, [1]))],
-    outputs: [valueInfo('v', tensorType(1, [1]))],
-    initializers: [{ name: 'cond', elemType: 9, dims: [], raw: t }],
-    opset: 18,
-  });
-}
 
 test('run options: terminate and a time limit stop a Loop of 10^15 trips; the session keeps working', async () => {
   const s = await ort.InferenceSession.create(countingLoop());

@@ -9,7 +9,8 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import * as ort from '../../js/index.node.mjs';
 import { engineInfo, goldenHash } from '../../js/index.node.mjs';
-import { model, oneNode, valueInfo, tensorType } from './onnx_writer.mjs';
+import { model, oneNode, valueInfo, tensorType, countingLoop } from './onnx_writer.mjs';
+import { readNpy } from '../../tools/lib/npy.mjs';
 import { fuzzAddon } from '../../tools/fuzz_addon.mjs';
 
 const G = 'testdata/graphs';
@@ -32,20 +33,17 @@ async function on(engine, f) {
 }
 
 function loadNpy(path) {
-  const b = readFileSync(path);
-  const headerLen = b.readUInt16LE(8);
-  const header = b.subarray(10, 10 + headerLen).toString('latin1');
-  const shape = header.match(/'shape': \(([^)]*)\)/)[1].split(',').filter((s) => s.trim()).map(Number);
-  return new ort.Tensor('float32', new Float32Array(b.buffer.slice(b.byteOffset + 10 + headerLen, b.byteOffset + b.length)), shape);
+  const t = readNpy(path);
+  return new ort.Tensor(t.type, t.data, t.dims);
 }
 
+const committed = Object.fromEntries(readFileSync(`${G}/golden-exact.txt`, 'utf8').trim().split('\n').map((l) => l.split(' ')));
 const graphs = readdirSync(G).filter((f) => f.endsWith('.onnx')).map((f) => f.slice(0, -5)).sort();
 const feedsOf = (g) => Object.fromEntries(readFileSync(`${G}/${g}.inputs`, 'utf8').trim().split('\n')
   .map((l) => l.split('=')).map(([k, v]) => [k, loadNpy(`${G}/${v}`)]));
 const bytesOf = (t) => (t.type === 'string' ? Buffer.from(JSON.stringify(t.data)) : Buffer.from(t.data.buffer, t.data.byteOffset, t.data.byteLength));
 
 test('every committed graph: native and wasm give the same bytes, the native CLI\'s hashes and the committed ones', { skip }, async () => {
-  const committed = Object.fromEntries(readFileSync(`${G}/golden-exact.txt`, 'utf8').trim().split('\n').map((l) => l.split(' ')));
   const cli = spawnSync(CLI, ['golden', '--models', G], { encoding: 'utf8' });
   assert.equal(cli.status, 0, cli.stderr);
   const fromCli = Object.fromEntries(cli.stdout.trim().split('\n').filter((l) => /^\S+\/\S+ [0-9a-f]{64}$/.test(l)).map((l) => l.split(' ')));
@@ -78,7 +76,6 @@ test('every committed graph: native and wasm give the same bytes, the native CLI
 });
 
 test('intraOpNumThreads 1, 2, 3, 7 and 16: the same bits; concurrent runs of one session', { skip }, async () => {
-  const committed = Object.fromEntries(readFileSync(`${G}/golden-exact.txt`, 'utf8').trim().split('\n').map((l) => l.split(' ')));
   for (const g of ['conv_net', 'transformer_block']) {
     const feeds = feedsOf(g);
     for (const threads of [1, 2, 3, 7, 16]) {
@@ -92,27 +89,6 @@ test('intraOpNumThreads 1, 2, 3, 7 and 16: the same bits; concurrent runs of one
   }
   await assert.rejects(ort.InferenceSession.create(`${G}/conv_net.onnx`, { intraOpNumThreads: -1 }), (e) => e.code === 'invalid_argument');
 });
-
-// Loop(M, true, v): v + 1 per iteration.
-function countingLoop() {
-  return model({
-    nodes: [{
-      op: 'Loop', inputs: ['M', 'cond', 'v0'], outputs: ['v'],
-      graphs: {
-        body: {
-          nodes: [{ op: 'Add', inputs: ['v_in', 'one'], outputs: ['v_out'] }],
-          inputs: [valueInfo('i', tensorType(7, [])), valueInfo('c', tensorType(9, [])), valueInfo('v_in', tensorType(1, [1]))],
-          outputs: [valueInfo('c', tensorType(9, [])), valueInfo('v_out', tensorType(1, [1]))],
-          initializers: [{ name: 'one', elemType: 1, dims: [1], raw: new Uint8Array(new Float32Array([1]).buffer) }],
-        },
-      },
-    }],
-    inputs: [valueInfo('M', tensorType(7, [])), valueInfo('v0', tensorType(1, [1]))],
-    outputs: [valueInfo('v', tensorType(1, [1]))],
-    initializers: [{ name: 'cond', elemType: 9, dims: [], raw: new Uint8Array([1]) }],
-    opset: 18,
-  });
-}
 
 test('a native run leaves the event loop free: timers fire while it runs', { skip }, async () => {
   const s = await ort.InferenceSession.create(countingLoop());

@@ -82,3 +82,26 @@ export function oneNode(op, elemType, dims, nInputs = 1, opset = 21) {
     opset,
   });
 }
+
+// Loop(M, true, v): v + 1 per iteration (a model run for as long as M says).
+export function countingLoop() {
+  const one = new Uint8Array(new Float32Array([1]).buffer);
+  const t = new Uint8Array([1]);
+  return model({
+    nodes: [{
+      op: 'Loop', inputs: ['M', 'cond', 'v0'], outputs: ['v'],
+      graphs: {
+        body: {
+          nodes: [{ op: 'Add', inputs: ['v_in', 'one'], outputs: ['v_out'] }],
+          inputs: [valueInfo('i', tensorType(7, [])), valueInfo('c', tensorType(9, [])), valueInfo('v_in', tensorType(1, [1]))],
+          outputs: [valueInfo('c', tensorType(9, [])), valueInfo('v_out', tensorType(1, [1]))],
+          initializers: [{ name: 'one', elemType: 1, dims: [1], raw: one }],
+        },
+      },
+    }],
+    inputs: [valueInfo('M', tensorType(7, [])), valueInfo('v0', tensorType(1, [1]))],
+    outputs: [valueInfo('v', tensorType(1, [1]))],
+    initializers: [{ name: 'cond', elemType: 9, dims: [], raw: t }],
+    opset: 18,
+  });
+}
