@@ -172,8 +172,8 @@ function toWasm(m, entries, what) {
       if (!ptr) throw new OneModelError('out_of_memory', `out of wasm memory for ${what} '${name}' (${bytes} bytes)`);
       allocated.push(ptr);
       const raw = new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
-      if (nibbles) unpackNibbles(raw, count, t.type === 'int4', m.HEAPU8.subarray(ptr, ptr + bytes));
-      else m.HEAPU8.set(raw, ptr);
+      if (nibbles) unpackNibbles(raw, count, t.type === 'int4', heapU8(m).subarray(ptr, ptr + bytes));
+      else heapU8(m).set(raw, ptr);
       inputs.push({ name, elementType, dims, ptr, bytes });
     }
   } catch (e) {
@@ -198,9 +198,10 @@ export class ProfilingHandler {
 
 export function createBackend(ort, platform) {
   let modulePromise = null;
+  let loaded = null;  // the module, once loaded
   let live = 0;  // sessions not released
   const loadModule = () => {
-    modulePromise ??= platform.loadModule(ort.env.wasm ?? {}).catch((e) => {
+    modulePromise ??= platform.loadModule(ort.env.wasm ?? {}).then((m) => (loaded = m), (e) => {
       modulePromise = null;  // a later call may try again (another wasmPaths, ...)
       throw e;
     });
@@ -266,14 +267,15 @@ export function createBackend(ort, platform) {
         desc.push(all ? 0 : names.length);
         if (!all) for (const n of names) desc.push(this.outputNames.indexOf(n));
         const ptr = this.descriptor(desc.length);
-        m.HEAPF64.set(desc, ptr >>> 3);
+        heapF64(m).set(desc, ptr >>> 3);
         this.session.setTimeLimit(timeLimit);
         const outPtr = strings ? this.session.runStrings(ptr, strings) : this.session.run(ptr);
         if (!outPtr) check(this.session.lastError());
         try {
           if (this.collecting) { const p = this.session.lastProfile(); if (p) console.log(p.trimEnd()); }
           const at = outPtr >>> 3;
-          const od = m.HEAPF64.subarray(at + 1, at + m.HEAPF64[at]);
+          const f64 = heapF64(m);
+          const od = f64.subarray(at + 1, at + f64[at]);
           const out = {};
           for (let i = 0, k = 0; i < od.length; ++k) {
             const name = this.outputNames[od[i]];
@@ -281,7 +283,7 @@ export function createBackend(ort, platform) {
             const dims = Array.from(od.subarray(i + 5, i + 5 + rank));
             i += 5 + rank;
             const strings = elementType === 8 ? this.session.outputStrings(k) : null;
-            out[name] = outputTensor(ort, fetches, name, elementType, dims, strings ? null : m.HEAPU8.slice(dataPtr, dataPtr + bytes), strings);
+            out[name] = outputTensor(ort, fetches, name, elementType, dims, strings ? null : heapU8(m).slice(dataPtr, dataPtr + bytes), strings);
           }
           return out;
         } finally {
@@ -307,9 +309,12 @@ export function createBackend(ort, platform) {
   }
 
   return {
-    async init() {
-      await loadModule();
-    },
+    // The module loads with the first session (or goldenHash, wasmMemory): an error in
+    // loading it (env.wasm.numThreads, simd, wasmPaths) then reaches the caller with its
+    // code, where onnxruntime-common would fold an init() error into "no available backend".
+    async init() {},
+    // The loaded module's thread count (null before it is loaded).
+    loadedThreads: () => (loaded ? loaded.onemodelThreads ?? 1 : null),
     // Bytes of wasm memory in use (malloc's) and the memory's size.
     async wasmMemory() {
       const m = await loadModule();
@@ -348,7 +353,7 @@ export function createBackend(ort, platform) {
           if (options.onProgress) options.onProgress(platform.fileSize(localPath), platform.fileSize(localPath));
         } else {
           ptr = wasmAlloc(m, bytes.byteLength, 'the model');
-          m.HEAPU8.set(bytes instanceof Uint8Array ? bytes : new Uint8Array(bytes), ptr);
+          heapU8(m).set(bytes instanceof Uint8Array ? bytes : new Uint8Array(bytes), ptr);
           const loaded = session.load(ptr, bytes.byteLength, opts);  // the session owns externalFiles now
           opts.externalFiles = null;
           check(loaded);
@@ -394,7 +399,7 @@ async function externalFiles(m, platform, list) {
       else if (typeof Blob !== 'undefined' && data instanceof Blob) bytes = new Uint8Array(await data.arrayBuffer());
       else throw new OneModelError('invalid_argument', `externalData '${path}': data must be a Uint8Array, ArrayBuffer, Blob, path or URL`);
       const ptr = wasmAlloc(m, bytes.byteLength, `externalData '${path}'`);
-      m.HEAPU8.set(bytes, ptr);
+      heapU8(m).set(bytes, ptr);
       out.push({ path, ptr, size: bytes.byteLength });
     }
   } catch (e) {
@@ -403,6 +408,19 @@ async function externalFiles(m, platform, list) {
   }
   return out;
 }
+
+// The module's memory views, current: in the threaded flavour (shared memory) a worker
+// thread's malloc may grow the memory, and the module's HEAP* views then still cover the
+// old size until refreshed here.
+export function heapU8(m) {
+  const mem = m.wasmMemory;
+  if (mem && m.HEAPU8.buffer !== mem.buffer) {
+    m.HEAPU8 = new Uint8Array(mem.buffer);
+    m.HEAPF64 = new Float64Array(mem.buffer);
+  }
+  return m.HEAPU8;
+}
+export const heapF64 = (m) => (heapU8(m), m.HEAPF64);
 
 // malloc in wasm memory, or an out_of_memory error saying how much there is. malloc grows
 // its free top in one signed 32-bit step, so a request that needs more than 2 GiB of new

@@ -6,8 +6,8 @@
 //   const r = om.run(['hash', '/m/model.onnx'], new Map([['/m/model.onnx', bytes]]));
 //   // r = { code, stdout, stderr }
 //
-// baseUrl is the folder serving onemodel-{simd,scalar}.{js,wasm} (build/wasm in the
-// repository). The files Map (path -> Uint8Array) is the module's whole file system
+// baseUrl is the folder serving onemodel-{simd,scalar,simd-threads}.{js,wasm} (build/wasm in
+// the repository). The files Map (path -> Uint8Array) is the module's whole file system
 // for that call; paths are any strings the command names.
 import { simdSupported } from './simd.mjs';
 
@@ -23,21 +23,35 @@ function loadScript(url) {
   });
 }
 
-// simd: 'on' | 'off' | 'detect'. Returns { flavour, module, run(args, files) }.
-export async function loadOneModel({ baseUrl = '.', simd = 'detect' } = {}) {
+// simd: 'on' | 'off' | 'detect'; threads: above 1, the SIMD128 + threads flavour with
+// threads - 1 Web Workers (the page must be cross-origin isolated). Returns
+// { flavour, threads, module, run(args, files) }.
+export async function loadOneModel({ baseUrl = '.', simd = 'detect', threads = 1 } = {}) {
   if (!['on', 'off', 'detect'].includes(simd)) throw new Error(`onemodel: simd takes on, off or detect, not '${simd}'`);
   if (simd === 'on' && !simdSupported()) throw new Error('onemodel: simd on, but this browser does not validate wasm SIMD128');
-  const flavour = simd === 'on' || (simd === 'detect' && simdSupported()) ? 'simd' : 'scalar';
+  if (!Number.isInteger(threads) || threads < 1) throw new Error(`onemodel: threads must be a whole number >= 1, not ${threads}`);
+  const useSimd = simd === 'on' || (simd === 'detect' && simdSupported());
+  if (threads > 1 && !(useSimd && globalThis.crossOriginIsolated === true)) {
+    throw new Error('onemodel: wasm threads need SIMD128 and a cross-origin isolated page (COOP and COEP headers)');
+  }
+  const flavour = threads > 1 ? 'simd-threads' : useSimd ? 'simd' : 'scalar';
   const base = baseUrl.replace(/\/$/, '');
-  // Both builds define the global createOneModel; load the chosen one once.
+  // Every build defines the global createOneModel; load the chosen one once.
   const key = `__onemodel_${flavour}`;
+  const script = new URL(`${base}/onemodel-${flavour}.js`, location.href).href;
   if (!globalThis[key]) {
-    await loadScript(`${base}/onemodel-${flavour}.js`);
+    await loadScript(script);
     globalThis[key] = globalThis.createOneModel;
   }
   const resp = await fetch(`${base}/onemodel-${flavour}.wasm`);
   if (!resp.ok) throw new Error(`onemodel: cannot fetch onemodel-${flavour}.wasm (${resp.status})`);
-  const module = await globalThis[key]({ wasmBinary: new Uint8Array(await resp.arrayBuffer()) });
+  const options = { wasmBinary: new Uint8Array(await resp.arrayBuffer()) };
+  if (threads > 1) {
+    const worker = new URL(`${base}/onemodel-${flavour}.worker.js`, location.href).href;
+    Object.assign(options, { onemodelWorkers: threads - 1, mainScriptUrlOrBlob: script,
+      locateFile: (name, prefix) => (name.endsWith('.worker.js') ? worker : prefix + name) });
+  }
+  const module = await globalThis[key](options);
   const run = (args, files = new Map()) => {
     module.onemodelFiles = files;
     const v = new module.StringVector();
@@ -50,5 +64,5 @@ export async function loadOneModel({ baseUrl = '.', simd = 'detect' } = {}) {
       module.onemodelFiles = null;
     }
   };
-  return { flavour, module, run };
+  return { flavour, threads, module, run };
 }

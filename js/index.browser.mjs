@@ -7,7 +7,7 @@
 // says), or at env.wasm.wasmPaths. env.wasm.proxy = true runs sessions in a Web Worker.
 import * as ort from 'onnxruntime-common';
 import { registerOneModel, OneModelError } from './api.mjs';
-import { platform, distUrl } from './platform-browser.mjs';
+import { platform, distUrl, wasmThreads } from './platform-browser.mjs';
 import { createProxyBackend } from './proxy.mjs';
 import { version } from './version.mjs';
 
@@ -18,8 +18,9 @@ const backend = registerOneModel(ort, platform, version, proxy);
 
 // OneModel's own: the exact-mode golden hash of a Tensor, Tensor[] or run result.
 export const goldenHash = (values) => backend.goldenHash(values);
-// OneModel's own: browsers run the wasm build (node's entry may run the native addon).
-export const engineInfo = () => ({ engine: 'wasm', reason: 'browsers run the wasm build' });
+// OneModel's own: browsers run the wasm build (node's entry may run the native addon), on
+// `threads` threads (env.wasm.numThreads where the page is cross-origin isolated, else 1).
+export const engineInfo = () => ({ engine: 'wasm', reason: 'browsers run the wasm build', threads: wasmThreads(ort.env.wasm ?? {}) });
 // OneModel's own: {inUse, heapSize}, the wasm memory malloc has handed out and its size.
 export const wasmMemory = () => backend.wasmMemory();
 

@@ -19,7 +19,7 @@ export declare function goldenHash(values: ort.Tensor | readonly ort.Tensor[] | 
  */
 export declare function engineInfo():
   | { engine: 'native'; path: string; target: string }
-  | { engine: 'wasm'; reason: string };
+  | { engine: 'wasm'; reason: string; /** the wasm module's threads (env.wasm.numThreads; 1 without shared memory) */ threads: number };
 
 /** The wasm engine's memory malloc has handed out (inUse) and the memory's size, in bytes. */
 export declare function wasmMemory(): Promise<{ inUse: number; heapSize: number }>;

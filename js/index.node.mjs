@@ -7,8 +7,8 @@ import * as ort from 'onnxruntime-common';
 import { readFile } from 'node:fs/promises';
 import { openSync, fstatSync, readSync, closeSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { loadModuleForEnv } from './loader.mjs';
-import { createBackend, registerOneModel, OneModelError, wasmAlloc } from './api.mjs';
+import { loadModuleForEnv, wasmThreads } from './loader.mjs';
+import { createBackend, registerOneModel, OneModelError, wasmAlloc, heapU8 } from './api.mjs';
 import { createNativeBackend, loadAddon } from './native.mjs';
 import { version } from './version.mjs';
 
@@ -56,7 +56,7 @@ function readFileInto(m, path, what) {
     const size = fstatSync(fd).size;
     ptr = wasmAlloc(m, size, `${what}, '${path}'`);
     for (let done = 0; done < size;) {
-      const got = readSync(fd, m.HEAPU8, ptr + done, Math.min(size - done, 1 << 28), done);
+      const got = readSync(fd, heapU8(m), ptr + done, Math.min(size - done, 1 << 28), done);
       if (got <= 0) throw new OneModelError('io', `${what}: '${path}' ended after ${done} of ${size} bytes`);
       done += got;
     }
@@ -83,30 +83,32 @@ const nativeEngine = () => {
 
 // The engine the next session gets: ort.env.onemodel.engine, else ONEMODEL_ENGINE, else
 // 'auto' (the native addon where it loads, the wasm build otherwise). {engine: 'native',
-// path, target} or {engine: 'wasm', reason}.
+// path, target} or {engine: 'wasm', reason, threads} (threads: the wasm module's, from
+// env.wasm.numThreads when it was first loaded, or as it would be loaded now).
 export function engineInfo() {
   const want = ort.env.onemodel?.engine ?? process.env.ONEMODEL_ENGINE ?? 'auto';
   if (!['auto', 'native', 'wasm'].includes(want)) {
     throw new OneModelError('invalid_argument', `the engine is 'auto', 'native' or 'wasm', not '${want}'`);
   }
-  if (want === 'wasm') return { engine: 'wasm', reason: 'asked for' };
+  const threads = () => wasmBackend.loadedThreads() ?? wasmThreads(ort.env.wasm ?? {});
+  if (want === 'wasm') return { engine: 'wasm', reason: 'asked for', threads: threads() };
   const n = nativeEngine();
   if (n.backend) return { engine: 'native', path: n.path, target: n.target };
   if (want === 'native') throw new OneModelError('invalid_argument', `the native engine was asked for, but ${n.reason}`);
-  return { engine: 'wasm', reason: n.reason };
+  return { engine: 'wasm', reason: n.reason, threads: threads() };
 }
 
 let told = '';
 function chosen() {
   const info = engineInfo();
-  const line = info.engine === 'native' ? `native (${info.path}, ${info.target})` : `wasm (${info.reason})`;
+  const line = info.engine === 'native' ? `native (${info.path}, ${info.target})` : `wasm (${info.reason}; ${info.threads} thread${info.threads > 1 ? 's' : ''})`;
   if (ort.env.logLevel === 'verbose' && line !== told) console.log(`[onemodel] engine: ${line}`);
   told = line;
   return info.engine === 'native' ? native.backend : wasmBackend;
 }
 
 const dispatcher = {
-  init: () => chosen().init(),
+  init: async () => {},  // the engine is chosen per session: its errors reach the caller with their code
   createInferenceSessionHandler: (uriOrBuffer, options) => chosen().createInferenceSessionHandler(uriOrBuffer, options),
   goldenHash: (values) => chosen().goldenHash(values),
   wasmMemory: () => wasmBackend.wasmMemory(),

@@ -32,18 +32,44 @@ async function loadScript(url) {
 }
 
 const factories = {};  // flavour -> the loader's createOneModel
+let isolationNoted = false;
 
+// The wasm thread count for env.wasm.numThreads, as onnxruntime-web reads it: a whole
+// number >= 0; 0 or unset: min(4, ceil(cores / 2)). Threads need shared memory, which a
+// page has only when cross-origin isolated (COOP and COEP headers): elsewhere 1 thread,
+// with a console note when more were asked for.
+export function wasmThreads(envWasm) {
+  const n = envWasm.numThreads;
+  if (n !== undefined && (!Number.isInteger(n) || n < 0 || n > 1024)) {
+    throw new OneModelError('invalid_argument', `env.wasm.numThreads must be a whole number in [0, 1024], not ${n}`);
+  }
+  if (typeof SharedArrayBuffer === 'undefined' || globalThis.crossOriginIsolated !== true) {
+    if (n > 1 && !isolationNoted) {
+      isolationNoted = true;
+      console.warn(`onemodel: env.wasm.numThreads is ${n}, but this page is not cross-origin isolated ` +
+        '(Cross-Origin-Opener-Policy: same-origin and Cross-Origin-Embedder-Policy: require-corp): running 1 thread');
+    }
+    return 1;
+  }
+  return n || Math.min(4, Math.ceil((navigator.hardwareConcurrency || 1) / 2));
+}
+
+// The module for env.wasm: simd (false: scalar; true: SIMD128 or an error; unset: detect),
+// numThreads (above 1: the SIMD128 + threads flavour, its numThreads - 1 Web Workers made
+// now and shared by every session), wasmPaths, wasmBinary (the chosen flavour's).
 export async function loadModule(envWasm) {
   if (envWasm.simd === true && !simdSupported()) {
     throw new OneModelError('unsupported_isa', 'env.wasm.simd is true, but this browser does not validate wasm SIMD128');
   }
-  const flavour = envWasm.simd === false || !simdSupported() ? 'scalar' : 'simd';
+  const simd = envWasm.simd !== false && simdSupported();
+  const threads = simd ? wasmThreads(envWasm) : 1;
+  const flavour = threads > 1 ? 'simd-threads' : simd ? 'simd' : 'scalar';
   const paths = envWasm.wasmPaths;
   const base = typeof paths === 'string' ? new URL(paths, location.href) : new URL('../dist/', import.meta.url);
   const jsUrl = typeof paths === 'object' && paths?.mjs ? new URL(paths.mjs, location.href) : new URL(`onemodel-${flavour}.js`, base);
   const wasmUrl = typeof paths === 'object' && paths?.wasm ? new URL(paths.wasm, location.href) : new URL(`onemodel-${flavour}.wasm`, base);
   if (!factories[flavour]) {
-    // Both builds define the global createOneModel: load one, keep it under its flavour.
+    // Every build defines the global createOneModel: load one, keep it under its flavour.
     await loadScript(jsUrl.href);
     factories[flavour] = globalThis.createOneModel;
     if (!factories[flavour]) throw new OneModelError('io', `${jsUrl.href} did not define createOneModel`);
@@ -54,7 +80,21 @@ export async function loadModule(envWasm) {
     if (!resp.ok) throw new OneModelError('io', `cannot fetch ${wasmUrl.href}: HTTP ${resp.status}`);
     wasmBinary = await resp.arrayBuffer();
   }
-  return factories[flavour]({ wasmBinary: new Uint8Array(wasmBinary) });
+  const options = { wasmBinary: new Uint8Array(wasmBinary) };
+  if (threads > 1) {
+    // Emscripten's PTHREAD_POOL_SIZE reads onemodelWorkers; each worker runs the flavour's
+    // worker script, which loads the loader script from mainScriptUrlOrBlob.
+    const workerUrl = new URL(`onemodel-${flavour}.worker.js`, jsUrl).href;
+    Object.assign(options, {
+      onemodelWorkers: threads - 1,
+      mainScriptUrlOrBlob: jsUrl.href,
+      locateFile: (name, prefix) => (name.endsWith('.worker.js') ? workerUrl : prefix + name),
+    });
+  }
+  const module = await factories[flavour](options);
+  module.onemodelFlavour = flavour;
+  module.onemodelThreads = threads;
+  return module;
 }
 
 export const readModel = (uri, onProgress) => fetchWithProgress(new URL(uri, location.href).href, onProgress);

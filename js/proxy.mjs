@@ -41,7 +41,7 @@ export function createProxyBackend(ort, workerUrl) {
   function envWasm() {
     const e = ort.env.wasm ?? {};
     const paths = typeof e.wasmPaths === 'string' ? new URL(e.wasmPaths, location.href).href : e.wasmPaths;
-    return { simd: e.simd, wasmPaths: paths, wasmBinary: e.wasmBinary };
+    return { simd: e.simd, numThreads: e.numThreads, wasmPaths: paths, wasmBinary: e.wasmBinary };
   }
   // externalData: path strings and URLs resolved against the page; bytes and Blobs are
   // cloned to the worker.

@@ -1,7 +1,8 @@
 // Benchmarks OneModel's exact and fast modes against ONNX Runtime 1.30 side by side in one run:
 // native (build/native/onemodel bench) vs onnxruntime-node at 1 and 2 threads, and
 // wasm SIMD in node (js/bin/onemodel.mjs bench) vs onnxruntime-web's wasm backend at
-// 1 thread, on the reference models with their stored inputs; then GEMM GFLOP/s at
+// 1 thread and at 2 (our SIMD128 + threads flavour, ORT's env.wasm.numThreads = 2), on the
+// reference models with their stored inputs; then GEMM GFLOP/s at
 // 1024 x 1024 x 1024 per ISA cap. First it prints the CPU (family, model) and the
 // register-only multiply+add peak per ISA (`onemodel bench-peak --all`); each model's
 // GFLOP/s (tools/model_flops.py: its Conv/MatMul/Gemm work) is given as a share of the
@@ -100,6 +101,9 @@ for (const name of only ? [...only] : MODELS) {
     r.wasm = timeOurs('node', js, file, m, 1);
     if (fast) r.wasmFast = timeOurs('node', [...js, '--mode', 'fast'], file, m, 1);
     log(`${name} wasm: onnxruntime-web ${fmt(r.web)} ms, ours ${fmt(r.wasm)} ms` + (fast ? `, fast ${fmt(r.wasmFast)} ms` : ''));
+    r.web2 = timeOrtChild('web', file, m, 2);
+    r.wasm2 = timeOurs('node', [path.join(ROOT, 'js/bin/onemodel.mjs')], file, m, 2);
+    log(`${name} wasm 2 threads: onnxruntime-web ${fmt(r.web2)} ms, ours ${fmt(r.wasm2)} ms`);
   }
   rows.push(r);
 }
@@ -109,11 +113,12 @@ console.log(`CPU: ${CPU}. GFLOP/s at 1 thread: the model's Conv/MatMul/Gemm work
 console.log('');
 const fcol = (x, ort) => (fast && x !== undefined ? ` ${fmt(x)} | ${ratio(x, ort)} |` : '');
 const fhead = (t) => (fast ? ` fast ${t} | ratio |` : '');
-console.log(`| model | GFLOP | ORT 1t | ours 1t | ratio |${fhead('1t')} ours 1t GFLOP/s (share of peak) | ORT 1t GFLOP/s (share) | ORT 2t | ours 2t | ratio |${fhead('2t')} ours 2t vs 1t | ORT-web 1t | ours wasm 1t | ratio |${fhead('wasm')}`);
-console.log(`|${'---|'.repeat(14 + (fast ? 6 : 0))}`);
+console.log(`| model | GFLOP | ORT 1t | ours 1t | ratio |${fhead('1t')} ours 1t GFLOP/s (share of peak) | ORT 1t GFLOP/s (share) | ORT 2t | ours 2t | ratio |${fhead('2t')} ours 2t vs 1t | ORT-web 1t | ours wasm 1t | ratio |${fhead('wasm')} ORT-web 2t | ours wasm 2t | ratio | ours wasm 2t vs 1t |`);
+console.log(`|${'---|'.repeat(18 + (fast ? 6 : 0))}`);
 const rate = (ms, g) => (Number.isFinite(g) ? `${(g / ms * 1e3).toFixed(1)} (${(g / ms * 1e3 / bestPeak.gflops * 100).toFixed(0)}%)` : '-');
 for (const r of rows) {
-  const w = r.web !== undefined ? `${fmt(r.web)} | ${fmt(r.wasm)} | ${ratio(r.wasm, r.web)} |${fcol(r.wasmFast, r.web)}` : `- | - | - |${fast ? ' - | - |' : ''}`;
+  const w = r.web !== undefined ? `${fmt(r.web)} | ${fmt(r.wasm)} | ${ratio(r.wasm, r.web)} |${fcol(r.wasmFast, r.web)} ${fmt(r.web2)} | ${fmt(r.wasm2)} | ${ratio(r.wasm2, r.web2)} | ${ratio(r.wasm, r.wasm2)}x |`
+    : `- | - | - |${fast ? ' - | - |' : ''} - | - | - | - |`;
   console.log(`| ${r.name} | ${Number.isFinite(r.gflop) ? r.gflop.toFixed(2) : '-'} | ${fmt(r.ort1)} | ${fmt(r.ours1)} | ${ratio(r.ours1, r.ort1)} |${fcol(r.fast1, r.ort1)} ${rate(r.ours1, r.gflop)} | ${rate(r.ort1, r.gflop)} | ${fmt(r.ort2)} | ${fmt(r.ours2)} | ${ratio(r.ours2, r.ort2)} |${fcol(r.fast2, r.ort2)} ${ratio(r.ours1, r.ours2)}x | ${w}`);
 }
 

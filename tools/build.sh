@@ -69,7 +69,7 @@ for row in "${ROWS[@]}"; do
                    -DCMAKE_C_FLAGS="$SAN_FUZZ" -DCMAKE_EXE_LINKER_FLAGS="$SAN_ASAN" ;;
     native-tsan) configure_build build/native-tsan -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_C_COMPILER=clang \
                    "${SAN_OPT[@]}" -DCMAKE_CXX_FLAGS="$SAN_TSAN" -DCMAKE_C_FLAGS="$SAN_TSAN" \
-                   -DCMAKE_EXE_LINKER_FLAGS="$SAN_TSAN" ;;
+                   -DCMAKE_EXE_LINKER_FLAGS="$SAN_TSAN" -DONEMODEL_TESTS_THREADS_SUBSET=ON ;;  # its rows' test files only
     arm64) configure_build build/arm64 -DCMAKE_TOOLCHAIN_FILE="$ROOT/cmake/aarch64-linux-gnu.cmake" \
              -DONEMODEL_PROTOBUF_PREFIX="$(pb_prefix aarch64)" -DONEMODEL_PCH=OFF \
              -DCMAKE_POSITION_INDEPENDENT_CODE=ON ;;  # PIC: the node addon (linux-arm64) too
@@ -78,19 +78,24 @@ for row in "${ROWS[@]}"; do
       mkdir -p build/wasm
       # Emscripten emits CommonJS; the repo's package.json says "type": "module".
       echo '{ "type": "commonjs" }' > build/wasm/package.json
-      # The scalar flavour builds its Catch2 suite only with ONEMODEL_WASM_SCALAR_TESTS=1:
-      # the test command checks its module through the node cases, the golden rows and the
-      # JS tests, and the SIMD flavour's suite runs the scalar target (CI time).
-      for flavour in simd scalar; do
+      # Three flavours: SIMD128, scalar, and SIMD128 + threads (pthreads: shared memory,
+      # Web Workers). The Catch2 suite is built on the threaded one (its pools then run on
+      # real workers; it runs the wasm128 and the scalar target), and on the other two only
+      # with ONEMODEL_WASM_ALL_TESTS=1: the test command checks their modules through the
+      # node cases, the golden rows and the JS tests (CI time).
+      for flavour in simd scalar simd-threads; do
         simd=ON; [ "$flavour" = scalar ] && simd=OFF
-        tests=ON; [ "$flavour" = scalar ] && [ "${ONEMODEL_WASM_SCALAR_TESTS:-0}" != 1 ] && tests=OFF
+        threads=OFF; pb=wasm; [ "$flavour" = simd-threads ] && { threads=ON; pb=wasm-threads-jseh; }
+        tests=OFF; { [ "$flavour" = simd-threads ] || [ "${ONEMODEL_WASM_ALL_TESTS:-0}" = 1 ]; } && tests=ON
         dir=build/wasm/$flavour
         mkdir -p "$dir"
         emcmake cmake -S "$ROOT" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE="$BUILD_TYPE" -DONEMODEL_BUILD_TESTS=$tests \
-          -DONEMODEL_WASM_SIMD=$simd -DONEMODEL_PROTOBUF_PREFIX="$(pb_prefix wasm)" >"$dir.configure.log" 2>&1 || { cat "$dir.configure.log" >&2; exit 1; }
+          -DONEMODEL_WASM_SIMD=$simd -DONEMODEL_WASM_THREADS=$threads -DONEMODEL_PROTOBUF_PREFIX="$(pb_prefix $pb)" \
+          >"$dir.configure.log" 2>&1 || { cat "$dir.configure.log" >&2; exit 1; }
         compile "$dir"
         cp "$dir/onemodel.js" "build/wasm/onemodel-$flavour.js"
         cp "$dir/onemodel.wasm" "build/wasm/onemodel-$flavour.wasm"
+        [ "$threads" = OFF ] || cp "$dir/onemodel.worker.js" "build/wasm/onemodel-$flavour.worker.js"
       done
       ;;
     *) echo "tools/build.sh: unknown row '$row' (rows: native native-clang arm64 wasm native-debug native-broken native-asan native-tsan)" >&2; exit 2 ;;

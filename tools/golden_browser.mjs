@@ -4,7 +4,9 @@
 // npm package's browser entry (js/browser.mjs) and the wasm build, hands it each model's
 // files and the node cases in memory, and runs `golden` in the page. Prints the same
 // lines as `onemodel golden` on stdout; progress on stderr.
-//   node tools/golden_browser.mjs [--simd on|off] [--models DIR ...] [--cases DIR ...] [--only a,b]
+//   node tools/golden_browser.mjs [--simd on|off] [--threads N] [--models DIR ...] [--cases DIR ...] [--only a,b]
+// --threads N (above 1): the SIMD128 + threads flavour with N - 1 Web Workers; the page is
+// served cross-origin isolated (COOP and COEP headers), as shared memory requires.
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
@@ -12,10 +14,11 @@ import { fileURLToPath } from 'node:url';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
-let simd = 'on', only = null;
+let simd = 'on', only = null, threads = 1;
 const modelDirs = [], casesDirs = [];
 for (let i = 0; i < args.length; ++i) {
   if (args[i] === '--simd') simd = args[++i];
+  else if (args[i] === '--threads') threads = Number(args[++i]);
   else if (args[i] === '--models') modelDirs.push(path.resolve(args[++i]));
   else if (args[i] === '--cases') casesDirs.push(path.resolve(args[++i]));
   else if (args[i] === '--only') only = new Set(args[++i].split(','));
@@ -66,7 +69,10 @@ casesDirs.forEach((casesDir, k) => {
 roots.set('/js', path.join(ROOT, 'js'));
 roots.set('/wasm', path.join(ROOT, 'build/wasm'));
 
+// Cross-origin isolation for every response: the page gets SharedArrayBuffer.
+const ISOLATED = { 'cross-origin-opener-policy': 'same-origin', 'cross-origin-embedder-policy': 'require-corp' };
 const server = http.createServer((req, res) => {
+  for (const [k, v] of Object.entries(ISOLATED)) res.setHeader(k, v);
   const url = decodeURIComponent(new URL(req.url, 'http://x').pathname);
   if (url === '/') {
     res.writeHead(200, { 'content-type': 'text/html' });
@@ -97,11 +103,11 @@ try {
   page.on('pageerror', (e) => process.stderr.write(`[page error] ${e.message}\n`));
   page.on('console', (m) => { if (m.type() === 'log') process.stderr.write(m.text()); });  // the module's live stderr
   await page.goto(`http://127.0.0.1:${port}/`);
-  const flavour = await page.evaluate(async (simdArg) => {
+  const flavour = await page.evaluate(async ([simdArg, threadsArg]) => {
     const { loadOneModel } = await import('/js/browser.mjs');
-    window.om = await loadOneModel({ baseUrl: '/wasm', simd: simdArg });
-    return window.om.flavour;
-  }, simd);
+    window.om = await loadOneModel({ baseUrl: '/wasm', simd: simdArg, threads: threadsArg });
+    return `${window.om.flavour}, ${window.om.threads} thread(s), crossOriginIsolated ${crossOriginIsolated}`;
+  }, [simd, threads]);
   process.stderr.write(`[browser] Chromium ${browser.version()}, wasm ${flavour}\n`);
   for (const job of jobs) {
     const t0 = Date.now();

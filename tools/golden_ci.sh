@@ -5,7 +5,8 @@
 # the GitHub workflow run it.
 #   tools/golden_ci.sh native [--no-build]  every ISA cap this CPU runs, 1, 2, 3 and 7 threads
 #   tools/golden_ci.sh wasm [--no-build]    node: SIMD and scalar builds, each with V8's
-#                                           default tiering, --liftoff-only and --no-liftoff
+#                                           default tiering, --liftoff-only and --no-liftoff;
+#                                           the SIMD + threads build at 2, 3, 4 and 7 threads
 # Ends with `ALL ROWS EQUAL (R rows, L lines)` or the differing lines and rows (exit 1).
 # Rows are saved in build/golden-ci-<kind>/. To re-record the hashes after a deliberate
 # change: build/native/onemodel --isa ref golden --models testdata/graphs \
@@ -34,6 +35,7 @@ case "$KIND" in
       rows+=(--row "wasm-$name-liftoff-only=node --liftoff-only js/bin/onemodel.mjs --simd $simd golden --models $G")
       rows+=(--row "wasm-$name-no-liftoff=node --no-liftoff js/bin/onemodel.mjs --simd $simd golden --models $G")
     done
+    for t in 2 3 4 7; do rows+=(--row "wasm-simd-threads$t=node js/bin/onemodel.mjs --threads $t golden --models $G"); done
     ;;
   *) echo "tools/golden_ci.sh: kind must be native or wasm, not '$KIND'" >&2; exit 2 ;;
 esac

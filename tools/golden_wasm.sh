@@ -1,19 +1,22 @@
 #!/usr/bin/env bash
 # The wasm golden rows: `golden` over the reference model set, the committed graphs and
 # the node cases under node (the SIMD128 and the scalar build, each with V8's default
-# tiering, --liftoff-only and --no-liftoff) and in headless Chromium (Debian's chromium
+# tiering, --liftoff-only and --no-liftoff; the SIMD128 + threads build at 2 and 4 threads)
+# and in headless Chromium (Debian's chromium
 # driven by playwright-core; the page loads the npm package's js/browser.mjs from a
-# localhost server and gets the files in memory: tools/golden_browser.mjs), compared
+# localhost server and gets the files in memory: tools/golden_browser.mjs; SIMD128 at 1
+# thread, and the threads build at 2 in a cross-origin isolated page), compared
 # line by line with the native reference row (g++, --isa ref, 1 thread). Ends with
 # `ALL ROWS EQUAL (R rows, L lines)` or the differing lines and rows (exit 1).
-# Usage: tools/golden_wasm.sh [--no-build] [--jobs N (default 2)] [--rows "node liftoff chromium"]
-#   node: default tiering; liftoff: --liftoff-only and --no-liftoff rows; chromium.
+# Usage: tools/golden_wasm.sh [--no-build] [--jobs N (default 2)] [--rows "node liftoff threads chromium"]
+#   node: default tiering; liftoff: --liftoff-only and --no-liftoff rows; threads: node at 2
+#   and 4 threads; chromium (with threads: its 2-thread row too).
 # Installs chromium (apt) and the npm dev dependencies when they are missing.
 # Results: build/golden-wasm/<row>.txt and build/golden-wasm/table.md. Long: not in CI.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$ROOT"
-DEFAULT_KINDS="node liftoff chromium"
+DEFAULT_KINDS="node liftoff threads chromium"
 # shellcheck source=tools/lib/golden_args.sh
 source tools/lib/golden_args.sh "$@"
 if has chromium; then
@@ -34,5 +37,11 @@ for simd in on off; do
     rows+=(--row "node-$f-no-liftoff=node --no-liftoff js/bin/onemodel.mjs --simd $simd $ARGS")
   fi
 done
+if has threads; then
+  for t in 2 4; do rows+=(--row "node-simd-threads$t=node js/bin/onemodel.mjs --threads $t $ARGS"); done
+fi
 has chromium && rows+=(--row "chromium-simd=node tools/golden_browser.mjs --simd on --models $M --models $G --cases $C")
+if has chromium && has threads; then
+  rows+=(--row "chromium-simd-threads2=node tools/golden_browser.mjs --threads 2 --models $M --models $G --cases $C")
+fi
 exec node tools/golden_hash.mjs --out build/golden-wasm --table build/golden-wasm/table.md --keep-going --jobs "$JOBS" "${rows[@]}"

@@ -15,21 +15,22 @@ if [ "${1:-}" != --dist ]; then
   rm -f build/npm/onemodel-*.tgz
   tarball=$(npm pack --silent --pack-destination build/npm | tail -1)  # runs prepack: this script with --dist
   echo "[pack] dist/: $(du -sh dist | cut -f1); wasm raw / gzipped:" >&2
-  for f in dist/onemodel-simd.wasm dist/onemodel-scalar.wasm; do
+  for f in dist/onemodel-simd.wasm dist/onemodel-scalar.wasm dist/onemodel-simd-threads.wasm; do
     echo "[pack]   $(basename "$f") $(stat -c %s "$f") bytes raw, $(gzip -9c "$f" | wc -c) gzipped" >&2
   done
   echo "$ROOT/build/npm/$tarball"
   exit 0
 fi
 exec 1>&2  # prepack: npm pack's standard output is the tarball's name alone
-for f in onemodel-simd.js onemodel-simd.wasm onemodel-scalar.js onemodel-scalar.wasm; do
+for f in onemodel-simd.js onemodel-simd.wasm onemodel-scalar.js onemodel-scalar.wasm \
+         onemodel-simd-threads.js onemodel-simd-threads.wasm onemodel-simd-threads.worker.js; do
   [ -f "build/wasm/$f" ] || { echo "[pack] build/wasm/$f missing: run tools/build.sh wasm" >&2; exit 1; }
 done
 ESBUILD="$ROOT/node_modules/.bin/esbuild"
 [ -x "$ESBUILD" ] || { echo "[pack] esbuild missing: run tools/setup.sh (npm dev dependencies)" >&2; exit 1; }
 rm -rf dist
 mkdir -p dist
-cp build/wasm/onemodel-{simd,scalar}.{js,wasm} dist/
+cp build/wasm/onemodel-{simd,scalar,simd-threads}.{js,wasm} build/wasm/onemodel-simd-threads.worker.js dist/
 # The native engine for node (js/native.mjs): each addon built here, for its platform
 # (build/native: this machine's, linux-x64 on x86-64; build/arm64: linux-arm64).
 for pair in "build/native:$(node -p 'process.platform + "-" + process.arch')" "build/arm64:linux-arm64"; do

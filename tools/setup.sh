@@ -75,6 +75,10 @@ build_pb_lite() {  # name, configure command prefix..., -- extra cmake args
 }
 export NODE_PATH=/usr/share/nodejs
 build_pb_lite wasm emcmake cmake -DCMAKE_CXX_FLAGS="-fwasm-exceptions -ffp-contract=off"
+# The threaded wasm flavour's: shared memory (every object compiled with atomics) and
+# Emscripten's JS-based exceptions (see CMakeLists.txt: emcc 3.1.6's wasm exceptions do not
+# catch by type in a pthreads build).
+build_pb_lite wasm-threads-jseh emcmake cmake -DCMAKE_CXX_FLAGS="-fexceptions -ffp-contract=off -pthread"
 # This machine's own, position-independent: linked into the node addon (tools/build.sh
 # native), so the package's addon needs no libprotobuf of the user's system.
 build_pb_lite "$(uname -m)-pic" cmake -DCMAKE_CXX_FLAGS="-ffp-contract=off" -DCMAKE_POSITION_INDEPENDENT_CODE=ON

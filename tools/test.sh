@@ -4,7 +4,7 @@
 # sanitizer rows (ASan+UBSan: the suite, the API tests, the node cases; TSan: the threaded
 # and concurrent tests); the fuzz harnesses' smoke run (tools/fuzz.sh --smoke);
 # the suite on arm64 under qemu (a CPU with and one without the dot-product extension)
-# and on wasm (SIMD128 and scalar builds) under node; the JS API's tests (tests/js) on
+# and on wasm (SIMD128, SIMD128 + threads and scalar builds) under node; the JS API's tests (tests/js) on
 # both wasm builds, the npm package, the browser pages and the leniency table (feed
 # variants: onnxruntime-node's verdicts against the JS, C++ and C APIs); then the CLI checks, the node cases on every row, and the committed
 # golden graphs (tools/golden_ci.sh native and wasm, one test each). Each row prints its
@@ -163,9 +163,15 @@ do_row() {  # runs one row: prints its lines and adds to the totals
       ;;
     wasm)
       N=(node --no-experimental-fetch)
-      run_row "wasm-simd/wasm128" "[native_only]" "${N[@]}" build/wasm/simd/onemodel_tests.js --isa wasm128
-      run_row "wasm-simd/scalar" "[native_only] [vs_scalar]" "${N[@]}" build/wasm/simd/onemodel_tests.js --isa scalar
-      # The scalar flavour's own suite, where it was built (ONEMODEL_WASM_SCALAR_TESTS=1).
+      # The SIMD128 + threads flavour's suite: its pools on real Web Workers (node's
+      # worker_threads), 16 threads at most (tests/wasm_threads_pre.js); its wasm128 and
+      # its scalar target.
+      run_row "wasm-simd-threads/wasm128" "[native_only]" "${N[@]}" build/wasm/simd-threads/onemodel_tests.js --isa wasm128
+      run_row "wasm-simd-threads/scalar" "[native_only] [vs_scalar]" "${N[@]}" build/wasm/simd-threads/onemodel_tests.js --isa scalar
+      # The single-thread flavours' own suites, where they were built (ONEMODEL_WASM_ALL_TESTS=1).
+      if [ -f build/wasm/simd/onemodel_tests.js ]; then
+        run_row "wasm-simd/wasm128" "[native_only]" "${N[@]}" build/wasm/simd/onemodel_tests.js --isa wasm128
+      fi
       if [ -f build/wasm/scalar/onemodel_tests.js ]; then
         run_row "wasm-scalar/scalar" "[native_only] [vs_scalar]" "${N[@]}" build/wasm/scalar/onemodel_tests.js --isa scalar
       fi
@@ -206,6 +212,8 @@ do_row() {  # runs one row: prints its lines and adds to the totals
         pkg=""; [ "$engine" != wasm-simd-off ] && pkg="$tarball"
         simd=${engine#wasm-simd-}; extra=()
         if [ "$engine" = native ]; then simd=on; extra=(tests/js/engines.mjs); fi
+        # The threaded wasm flavour (env.wasm.numThreads above 1) beside the SIMD128 one.
+        [ "$engine" = wasm-simd-on ] && extra=(tests/js/wasm_threads.mjs)
         ONEMODEL_ENGINE=${engine%%-*} ONEMODEL_REQUIRE_NATIVE=1 ONEMODEL_PACKAGE=$pkg ONEMODEL_TEST_SIMD=$simd \
           node --test tests/js/ "${extra[@]}" >"$log" 2>&1; rc=$?
         p=$(sed -n 's/^# pass //p' "$log" | tail -1); f=$(sed -n 's/^# fail //p' "$log" | tail -1)
@@ -223,6 +231,8 @@ do_row() {  # runs one row: prints its lines and adds to the totals
                    "browser (examples/browser in headless Chromium)|node tests/js/browser_page.mjs" \
                    "transformers.js in headless Chromium (onnxruntime-web bundled as OneModel)|node tests/js/transformers_browser.mjs" \
                    "browser, proxy (env.wasm.proxy: the run in a Web Worker)|node tests/js/browser_page.mjs --proxy --screenshot build/test-logs/browser-proxy.png" \
+                   "browser, 2 wasm threads (a cross-origin isolated page)|node tests/js/browser_page.mjs --threads 2 --screenshot build/test-logs/browser-threads.png" \
+                   "browser, proxy with 2 wasm threads (the worker's own workers)|node tests/js/browser_page.mjs --proxy --threads 2 --screenshot build/test-logs/browser-proxy-threads.png" \
                    "leniency (feed variants: onnxruntime-node's verdicts, OneModel's JS API)|node tools/leniency.mjs build/leniency" \
                    "leniency, C++ and C APIs (the same table)|tests/api/leniency_test.sh"; do
         label="${check%%|*}"; cmd="${check#*|}"

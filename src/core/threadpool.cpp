@@ -1,6 +1,7 @@
 // Thread pool (see threadpool.h). Chunks are fixed by (n, grain, threads) alone.
 #include "core/threadpool.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <string>
@@ -10,6 +11,9 @@
 
 #if defined(__EMSCRIPTEN__) && !defined(__EMSCRIPTEN_PTHREADS__)
 #define ONEMODEL_NO_THREADS 1
+#elif defined(__EMSCRIPTEN__)
+#define ONEMODEL_WASM_THREADS 1
+#include <emscripten/emscripten.h>
 #endif
 
 namespace onemodel::impl {
@@ -36,26 +40,113 @@ struct ChunkScope {
 };
 }  // namespace
 
+// The worker threads (threads - 1 of them: the caller is the other) and the one call
+// they are serving. Calls from several pools sharing them take turns.
+class ThreadPool::Workers {
+ public:
+  explicit Workers(int threads);
+  ~Workers();
+  int threads() const { return threads_; }
+  // Runs fn over `chunks` (2 <= chunks <= threads()) equal parts of [0, n).
+  void Run(int64_t n, int64_t chunks, const FunctionRef<void(int64_t, int64_t)>& fn);
+
+ private:
+  void WorkerLoop();
+  int threads_;
+  std::vector<std::thread> workers_;
+  std::mutex mu_;
+  std::mutex call_mu_;  // one call at a time
+  std::condition_variable cv_work_, cv_done_;
+  const FunctionRef<void(int64_t, int64_t)>* fn_ = nullptr;
+  int64_t n_ = 0, chunks_ = 0, next_chunk_ = 0, done_chunks_ = 0;
+  uint64_t generation_ = 0;
+  bool stop_ = false;
+  // Workers spin on this (generation_, published) for a short while before sleeping,
+  // so back-to-back operators do not pay a wake-up each; only when the pool has no
+  // more threads than the machine has cores.
+  std::atomic<uint64_t> published_{0};
+  std::atomic<bool> stopping_{false};
+  bool spin_ = false;
+  std::exception_ptr error_;
+};
+
+namespace {
+#if defined(ONEMODEL_WASM_THREADS)
+// The Web Workers the module was started with (js/loader.mjs sets Module.onemodelWorkers
+// to numThreads - 1 and Emscripten's PTHREAD_POOL_SIZE reads it): pthread_create on the
+// main browser thread cannot wait for a new Worker to start, so a pool never asks for
+// more than these.
+int WasmSharedThreads() {
+  static const int n = 1 + EM_ASM_INT({ return Module['onemodelWorkers'] | 0; });
+  return n;
+}
+std::shared_ptr<ThreadPool::Workers> SharedWorkers() {
+  // Made once, never destroyed (the Workers outlive every session; the process or page
+  // ends them).
+  static auto* shared = new std::shared_ptr<ThreadPool::Workers>(
+      WasmSharedThreads() > 1 ? std::make_shared<ThreadPool::Workers>(WasmSharedThreads()) : nullptr);
+  return *shared;
+}
+#endif
+}  // namespace
+
 int ThreadPool::DefaultThreads() {
 #if defined(ONEMODEL_NO_THREADS)
   return 1;
+#elif defined(ONEMODEL_WASM_THREADS)
+  return WasmSharedThreads();
 #else
   const unsigned hw = std::thread::hardware_concurrency();
   return hw ? int(hw) : 1;
 #endif
 }
 
-ThreadPool::ThreadPool(int threads) : threads_(threads < 1 ? 1 : threads) {
+int ThreadPool::MaxThreads() {
 #if defined(ONEMODEL_NO_THREADS)
-  threads_ = 1;
+  return 1;
+#elif defined(ONEMODEL_WASM_THREADS)
+  return WasmSharedThreads();
 #else
-  const unsigned hw = std::thread::hardware_concurrency();
-  spin_ = hw != 0 && unsigned(threads_) <= hw;
-  for (int i = 1; i < threads_; ++i) workers_.emplace_back([this, i] { WorkerLoop(i); });
+  return INT32_MAX;
 #endif
 }
 
-ThreadPool::~ThreadPool() {
+ThreadPool::ThreadPool(int threads) : threads_(threads < 1 ? 1 : threads) {
+#if defined(ONEMODEL_NO_THREADS)
+  threads_ = 1;
+#elif defined(ONEMODEL_WASM_THREADS)
+  threads_ = std::min(threads_, MaxThreads());
+  if (threads_ > 1) workers_ = SharedWorkers();
+#else
+  if (threads_ > 1) workers_ = std::make_shared<Workers>(threads_);
+#endif
+}
+
+ThreadPool::~ThreadPool() = default;
+
+std::shared_ptr<ThreadPool> ThreadPool::Create(int threads) { return std::make_shared<ThreadPool>(threads); }
+
+void ThreadPool::ParallelFor(int64_t n, int64_t grain, FunctionRef<void(int64_t, int64_t)> fn) {
+  if (n <= 0) return;
+  if (grain < 1) grain = 1;
+  int64_t chunks = (n + grain - 1) / grain;
+  if (chunks > threads_) chunks = threads_;
+  if (chunks <= 1 || tl_in_chunk || !workers_) {
+    FpEnvGuard env;
+    ChunkScope scope;
+    fn(0, n);
+    return;
+  }
+  workers_->Run(n, chunks, fn);
+}
+
+ThreadPool::Workers::Workers(int threads) : threads_(threads) {
+  const unsigned hw = std::thread::hardware_concurrency();
+  spin_ = hw != 0 && unsigned(threads_) <= hw;
+  for (int i = 1; i < threads_; ++i) workers_.emplace_back([this] { WorkerLoop(); });
+}
+
+ThreadPool::Workers::~Workers() {
   {
     std::lock_guard<std::mutex> lock(mu_);
     stop_ = true;
@@ -65,17 +156,7 @@ ThreadPool::~ThreadPool() {
   for (std::thread& t : workers_) t.join();
 }
 
-void ThreadPool::ParallelFor(int64_t n, int64_t grain, FunctionRef<void(int64_t, int64_t)> fn) {
-  if (n <= 0) return;
-  if (grain < 1) grain = 1;
-  int64_t chunks = (n + grain - 1) / grain;
-  if (chunks > threads_) chunks = threads_;
-  if (chunks <= 1 || tl_in_chunk) {
-    FpEnvGuard env;
-    ChunkScope scope;
-    fn(0, n);
-    return;
-  }
+void ThreadPool::Workers::Run(int64_t n, int64_t chunks, const FunctionRef<void(int64_t, int64_t)>& fn) {
   std::lock_guard<std::mutex> call(call_mu_);
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -132,7 +213,7 @@ void ThreadPool::ParallelFor(int64_t n, int64_t grain, FunctionRef<void(int64_t,
   }
 }
 
-void ThreadPool::WorkerLoop(int) {
+void ThreadPool::Workers::WorkerLoop() {
   uint64_t seen = 0;
   std::unique_lock<std::mutex> lock(mu_);
   for (;;) {

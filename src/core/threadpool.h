@@ -1,12 +1,19 @@
-// A fixed pool of worker threads. Work is split into contiguous chunks of independent
-// outputs; which thread computes a chunk never changes what it computes, so the thread
-// count changes speed, never bits (exact-contract section 3).
+// A pool of worker threads. Work is split into contiguous chunks of independent outputs;
+// which thread computes a chunk never changes what it computes, so the thread count
+// changes speed, never bits (exact-contract section 3).
+//
+// A ThreadPool is a thread count over a set of workers. Natively each pool owns its
+// workers. In the threaded wasm build (Emscripten pthreads) a page or process has a fixed
+// number of Web Workers, made when the module starts (the loader's numThreads - 1); every
+// pool made by Create() shares them, with a thread count capped at their number + 1.
 #pragma once
 
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
+#include <exception>
 #include <functional>
+#include <memory>
 
 #include "core/function_ref.h"
 #include <mutex>
@@ -17,12 +24,17 @@ namespace onemodel::impl {
 
 class ThreadPool {
  public:
-  // threads >= 1; the calling thread is one of them. Builds without thread support
-  // (wasm without pthreads) run everything on the caller and report 1.
+  // threads >= 1; the calling thread is one of them. Natively a pool with its own
+  // workers; in the threaded wasm build one over the module's shared workers, with
+  // min(threads, MaxThreads()) threads; builds without thread support (wasm without
+  // pthreads) run everything on the caller and report 1.
   explicit ThreadPool(int threads);
   ~ThreadPool();
   ThreadPool(const ThreadPool&) = delete;
   ThreadPool& operator=(const ThreadPool&) = delete;
+
+  // The pool a session uses (as the constructor makes it).
+  static std::shared_ptr<ThreadPool> Create(int threads);
 
   int threads() const { return threads_; }
 
@@ -32,28 +44,19 @@ class ThreadPool {
   // several threads take turns; a call made from inside fn runs inline on its thread.
   void ParallelFor(int64_t n, int64_t grain, FunctionRef<void(int64_t, int64_t)> fn);
 
-  // Returns the default thread count: the number of hardware threads (at least 1; 1
-  // in builds without threads).
+  // The default thread count: the number of hardware threads (at least 1); in the
+  // threaded wasm build the number of shared workers + 1; 1 in builds without threads.
   static int DefaultThreads();
+  // The most threads a pool can have: unbounded (INT32_MAX) natively, the shared
+  // workers + 1 in the threaded wasm build, 1 without threads.
+  static int MaxThreads();
+
+  // The workers and the current call's chunks (threadpool.cpp).
+  class Workers;
 
  private:
-  void WorkerLoop(int index);
   int threads_;
-  std::vector<std::thread> workers_;
-  std::mutex mu_;
-  std::mutex call_mu_;  // one ParallelFor at a time
-  std::condition_variable cv_work_, cv_done_;
-  const FunctionRef<void(int64_t, int64_t)>* fn_ = nullptr;
-  int64_t n_ = 0, chunks_ = 0, next_chunk_ = 0, done_chunks_ = 0;
-  uint64_t generation_ = 0;
-  bool stop_ = false;
-  // Workers spin on this (generation_, published) for a short while before sleeping,
-  // so back-to-back operators do not pay a wake-up each; only when the pool has no
-  // more threads than the machine has cores.
-  std::atomic<uint64_t> published_{0};
-  std::atomic<bool> stopping_{false};
-  bool spin_ = false;
-  std::exception_ptr error_;
+  std::shared_ptr<Workers> workers_;
 };
 
 }  // namespace onemodel::impl

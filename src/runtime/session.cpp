@@ -438,7 +438,7 @@ void Session::Prepare(const SessionOptions& opts) {
       throw Error(ErrorCode::kInvalidArgument, "unknown graph pass '" + name + "' to disable (passes: " + list + ")");
     }
   }
-  pool_ = std::make_shared<ThreadPool>(opts.threads ? opts.threads : ThreadPool::DefaultThreads());
+  pool_ = ThreadPool::Create(opts.threads ? opts.threads : ThreadPool::DefaultThreads());
   plans_ = std::make_shared<GraphPlans>();
   profile_ = std::make_shared<ProfileBox>();
   // Fast mode: the operators' plans may take their families' fast rows (ops/family.h);

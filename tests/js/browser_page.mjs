@@ -4,7 +4,9 @@
 // on localhost, opens the page, waits for its hash, saves a screenshot, and checks that
 // the page shows the hash the native CLI gives for the same input. Needs dist/
 // (tools/pack.sh). One line per check, then `N passed, N failed`.
-//   node tests/js/browser_page.mjs [--model URL-path] [--dims name:size,...] [--proxy] [--screenshot FILE]
+//   node tests/js/browser_page.mjs [--model URL-path] [--dims name:size,...] [--proxy] [--threads N] [--screenshot FILE]
+// --threads N: env.wasm.numThreads = N on a page served cross-origin isolated (COOP and
+// COEP headers): the threaded wasm build.
 // --proxy: env.wasm.proxy = true (the run in a Web Worker): the page's 1 ms timer must
 // keep ticking during runs, where without it none can.
 import fs from 'node:fs';
@@ -16,12 +18,13 @@ import { fileURLToPath } from 'node:url';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const args = process.argv.slice(2);
-let model = '/testdata/graphs/conv_net.onnx', dims = '', proxy = false, shot = path.join(ROOT, 'build', 'test-logs', 'browser.png');
+let model = '/testdata/graphs/conv_net.onnx', dims = '', proxy = false, threads = 0, shot = path.join(ROOT, 'build', 'test-logs', 'browser.png');
 for (let i = 0; i < args.length; ++i) {
   if (args[i] === '--model') model = args[++i];
   else if (args[i] === '--dims') dims = args[++i];
   else if (args[i] === '--screenshot') shot = path.resolve(args[++i]);
   else if (args[i] === '--proxy') proxy = true;
+  else if (args[i] === '--threads') threads = Number(args[++i]);
   else { console.error(`browser_page: unknown argument ${args[i]}`); process.exit(2); }
 }
 
@@ -31,11 +34,14 @@ const check = (ok, what, detail = '') => {
 };
 
 const TYPES = { '.html': 'text/html', '.mjs': 'text/javascript', '.js': 'text/javascript', '.wasm': 'application/wasm', '.onnx': 'application/octet-stream' };
+const served = new Set();  // the paths the page and its workers fetched
 const server = http.createServer((req, res) => {
+  served.add(new URL(req.url, 'http://x').pathname);
   const p = path.join(ROOT, decodeURIComponent(new URL(req.url, 'http://x').pathname));
   if (!p.startsWith(ROOT) || !fs.existsSync(p) || fs.statSync(p).isDirectory()) { res.writeHead(404); res.end(); return; }
   const body = fs.readFileSync(p);
-  res.writeHead(200, { 'content-type': TYPES[path.extname(p)] ?? 'application/octet-stream', 'content-length': body.length });
+  const isolated = threads ? { 'cross-origin-opener-policy': 'same-origin', 'cross-origin-embedder-policy': 'require-corp' } : {};
+  res.writeHead(200, { 'content-type': TYPES[path.extname(p)] ?? 'application/octet-stream', 'content-length': body.length, ...isolated });
   res.end(body);
 });
 await new Promise((r) => server.listen(0, '127.0.0.1', r));
@@ -57,13 +63,19 @@ try {
   const logs = [];
   page.on('console', (m) => logs.push(m.text()));
   page.on('pageerror', (e) => logs.push(String(e)));
-  const url = `http://127.0.0.1:${port}/examples/browser/index.html?model=${encodeURIComponent(model)}${dims ? `&dims=${dims}` : ''}${proxy ? '&proxy=1' : ''}`;
+  const url = `http://127.0.0.1:${port}/examples/browser/index.html?model=${encodeURIComponent(model)}${dims ? `&dims=${dims}` : ''}${proxy ? '&proxy=1' : ''}${threads ? `&threads=${threads}` : ''}`;
   await page.goto(url);
   await page.waitForFunction(() => document.body.dataset.done, null, { timeout: 120000 });
   const done = await page.evaluate(() => document.body.dataset.done);
   const status = await page.textContent('#status');
   check(done === 'yes', 'the page ran the model', `${status} ${logs.join(' | ')}`);
   const ticks = Number(await page.evaluate(() => document.body.dataset.ticks));
+  if (threads) {
+    check(await page.evaluate(() => crossOriginIsolated), 'the page is cross-origin isolated');
+    check(status.includes(`${threads} wasm thread(s)`), `the wasm engine has ${threads} threads`, status);
+    const got = [...served].filter((u) => /onemodel-simd-threads\.(wasm|worker\.js)$/.test(u));
+    check(got.length === 2, 'the threaded build and its worker script were loaded', [...served].join(' '));
+  }
   if (proxy) {
     check(/in a Web Worker/.test(status), 'the page ran in a Web Worker (env.wasm.proxy)', status);
     check(ticks >= 4, `the main thread stayed free during 20 runs in the worker (${ticks} timer ticks)`);

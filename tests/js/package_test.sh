@@ -17,12 +17,13 @@ WANT=$(awk '$1 == "conv_net/probs" {print $2}' "$ROOT/testdata/graphs/golden-exa
 cp "$ROOT/testdata/graphs/conv_net.onnx" "$WORK/"
 cd "$WORK"
 check "npm install of the tarball into an empty folder (no build step)" bash -c "npm init -y >/dev/null && npm install --no-audit --no-fund --ignore-scripts '$TARBALL'"
-check "the package has both wasm builds, the CommonJS entry and the types" bash -c "
-  for f in dist/onemodel-simd.wasm dist/onemodel-scalar.wasm dist/index.node.cjs js/index.node.mjs js/index.d.ts LICENSE README.md; do
+check "the package has the three wasm builds, the CommonJS entry and the types" bash -c "
+  for f in dist/onemodel-simd.wasm dist/onemodel-scalar.wasm dist/onemodel-simd-threads.wasm dist/onemodel-simd-threads.worker.js dist/index.node.cjs js/index.node.mjs js/index.d.ts LICENSE README.md; do
     test -f node_modules/onemodel/\$f || { echo missing \$f; exit 1; }; done"
 cat > esm.mjs <<'JS'
 import * as ort from 'onemodel';
 import { Tensor as CommonTensor } from 'onnxruntime-common';
+if (process.env.WASM_THREADS) ort.env.wasm.numThreads = Number(process.env.WASM_THREADS);
 const s = await ort.InferenceSession.create('conv_net.onnx', { executionProviders: ['wasm'] });
 const x = new ort.Tensor('float32', new Float32Array(3 * 32 * 32).fill(0.25), [1, 3, 32, 32]);
 const r = await s.run({ x });
@@ -32,6 +33,7 @@ JS
 cat > cjs.cjs <<'JS'
 const ort = require('onemodel');
 const { Tensor: CommonTensor } = require('onnxruntime-common');
+if (process.env.WASM_THREADS) ort.env.wasm.numThreads = Number(process.env.WASM_THREADS);
 (async () => {
   const s = await ort.InferenceSession.create(require('fs').readFileSync('conv_net.onnx'));
   const x = new ort.Tensor('float32', new Float32Array(3 * 32 * 32).fill(0.25), [1, 3, 32, 32]);
@@ -50,6 +52,11 @@ check "the package has the native addon for $PLAT, and node runs on it (ESM and 
   node -e \"const i = require('onemodel').engineInfo(); if (i.engine !== 'native') throw new Error(JSON.stringify(i));\""
 check "the native and the wasm engine give the same bits (ONEMODEL_ENGINE=wasm)" bash -c "
   test \"\$(ONEMODEL_ENGINE=wasm node esm.mjs)\" = \"\$(ONEMODEL_ENGINE=native node esm.mjs)\" && test \"\$(ONEMODEL_ENGINE=wasm node cjs.cjs)\" = \"\$(node esm.mjs)\""
+check "the threaded wasm build (env.wasm.numThreads 2 and 3, ESM and CommonJS) gives the same bits" bash -c "
+  for n in 2 3; do for f in esm.mjs cjs.cjs; do
+    test \"\$(ONEMODEL_ENGINE=wasm WASM_THREADS=\$n node \$f)\" = \"\$(node esm.mjs)\" || { echo \"\$f at \$n threads\"; exit 1; }
+  done; done &&
+  ONEMODEL_ENGINE=wasm node -e \"const o = require('onemodel'); o.env.wasm.numThreads = 2; if (o.engineInfo().threads !== 2) throw new Error(JSON.stringify(o.engineInfo()));\""
 check "the native CLI gives the same hash for that input" bash -c "
   /usr/bin/python3 -c \"import struct; h=\\\"{'descr': '<f4', 'fortran_order': False, 'shape': (1, 3, 32, 32), }\\\"; h=h+' '*(118-len(h))+'\\\\n'; open('x.npy','wb').write(b'\\\\x93NUMPY\\\\x01\\\\x00'+struct.pack('<H',len(h))+h.encode()+struct.pack('<3072f',*([0.25]*3072)))\" &&
   test \"\$('$ROOT/build/native/onemodel' hash conv_net.onnx --input x=x.npy | sed -n 's/^conv_net\\/probs //p')\" = \"\$(node esm.mjs)\""
