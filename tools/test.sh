@@ -233,6 +233,7 @@ do_row() {  # runs one row: prints its lines and adds to the totals
                    "browser, proxy (env.wasm.proxy: the run in a Web Worker)|node tests/js/browser_page.mjs --proxy --screenshot build/test-logs/browser-proxy.png" \
                    "browser, 2 wasm threads (a cross-origin isolated page)|node tests/js/browser_page.mjs --threads 2 --screenshot build/test-logs/browser-threads.png" \
                    "browser, proxy with 2 wasm threads (the worker's own workers)|node tests/js/browser_page.mjs --proxy --threads 2 --screenshot build/test-logs/browser-proxy-threads.png" \
+                   "browser, 2 wasm threads asked on a page not isolated (1 thread, a console note)|node tests/js/browser_page.mjs --threads 2 --not-isolated --screenshot build/test-logs/browser-not-isolated.png" \
                    "leniency (feed variants: onnxruntime-node's verdicts, OneModel's JS API)|node tools/leniency.mjs build/leniency" \
                    "leniency, C++ and C APIs (the same table)|tests/api/leniency_test.sh"; do
         label="${check%%|*}"; cmd="${check#*|}"

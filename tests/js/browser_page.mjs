@@ -6,7 +6,8 @@
 // (tools/pack.sh). One line per check, then `N passed, N failed`.
 //   node tests/js/browser_page.mjs [--model URL-path] [--dims name:size,...] [--proxy] [--threads N] [--screenshot FILE]
 // --threads N: env.wasm.numThreads = N on a page served cross-origin isolated (COOP and
-// COEP headers): the threaded wasm build.
+// COEP headers): the threaded wasm build. --not-isolated: the page served without them
+// (then 1 thread, the single-thread build, and a console note).
 // --proxy: env.wasm.proxy = true (the run in a Web Worker): the page's 1 ms timer must
 // keep ticking during runs, where without it none can.
 import fs from 'node:fs';
@@ -18,13 +19,14 @@ import { fileURLToPath } from 'node:url';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const args = process.argv.slice(2);
-let model = '/testdata/graphs/conv_net.onnx', dims = '', proxy = false, threads = 0, shot = path.join(ROOT, 'build', 'test-logs', 'browser.png');
+let model = '/testdata/graphs/conv_net.onnx', dims = '', proxy = false, threads = 0, isolate = true, shot = path.join(ROOT, 'build', 'test-logs', 'browser.png');
 for (let i = 0; i < args.length; ++i) {
   if (args[i] === '--model') model = args[++i];
   else if (args[i] === '--dims') dims = args[++i];
   else if (args[i] === '--screenshot') shot = path.resolve(args[++i]);
   else if (args[i] === '--proxy') proxy = true;
   else if (args[i] === '--threads') threads = Number(args[++i]);
+  else if (args[i] === '--not-isolated') isolate = false;
   else { console.error(`browser_page: unknown argument ${args[i]}`); process.exit(2); }
 }
 
@@ -40,7 +42,7 @@ const server = http.createServer((req, res) => {
   const p = path.join(ROOT, decodeURIComponent(new URL(req.url, 'http://x').pathname));
   if (!p.startsWith(ROOT) || !fs.existsSync(p) || fs.statSync(p).isDirectory()) { res.writeHead(404); res.end(); return; }
   const body = fs.readFileSync(p);
-  const isolated = threads ? { 'cross-origin-opener-policy': 'same-origin', 'cross-origin-embedder-policy': 'require-corp' } : {};
+  const isolated = threads && isolate ? { 'cross-origin-opener-policy': 'same-origin', 'cross-origin-embedder-policy': 'require-corp' } : {};
   res.writeHead(200, { 'content-type': TYPES[path.extname(p)] ?? 'application/octet-stream', 'content-length': body.length, ...isolated });
   res.end(body);
 });
@@ -70,7 +72,12 @@ try {
   const status = await page.textContent('#status');
   check(done === 'yes', 'the page ran the model', `${status} ${logs.join(' | ')}`);
   const ticks = Number(await page.evaluate(() => document.body.dataset.ticks));
-  if (threads) {
+  if (threads && !isolate) {
+    check(!(await page.evaluate(() => crossOriginIsolated)), 'the page is not cross-origin isolated');
+    check(status.includes('1 wasm thread(s)'), `numThreads ${threads} on such a page: 1 thread`, status);
+    check(logs.some((l) => /not cross-origin isolated/.test(l)), 'a console note says why', logs.join(' | '));
+    check(![...served].some((u) => u.includes('simd-threads')), 'the single-thread build was loaded', [...served].join(' '));
+  } else if (threads) {
     check(await page.evaluate(() => crossOriginIsolated), 'the page is cross-origin isolated');
     check(status.includes(`${threads} wasm thread(s)`), `the wasm engine has ${threads} threads`, status);
     const got = [...served].filter((u) => /onemodel-simd-threads\.(wasm|worker\.js)$/.test(u));
