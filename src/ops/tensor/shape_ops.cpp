@@ -401,6 +401,11 @@ void ConstantOfShape(OpContext& ctx) {
     ctx.out(0, DType::kFloat, s);
     return;
   }
+  // ONNX: a one-element tensor (a mutated model's empty one would be read past its end).
+  if (v->t.numel() != 1) {
+    throw ctx.Fail(ErrorCode::kInvalidModel,
+                   "the value attribute must hold one element, not " + std::to_string(v->t.numel()));
+  }
   Tensor& out = ctx.out(0, v->t.dtype(), s);
   for (int64_t i = 0; i < out.numel(); ++i) CopyElement(v->t, 0, out, i);
 }
