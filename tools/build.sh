@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Builds OneModel rows: tools/build.sh [ROW...]; rows: native (g++, x64), native-clang,
 # arm64 (cross build, runs under qemu-aarch64), wasm (SIMD128, scalar and SIMD128 + threads
-# builds). native-tsan builds without precompiled headers (and only its rows' test files),
-# so a missing #include fails there.
+# builds). arm64 builds without precompiled headers, so a missing #include fails there;
+# native-tsan builds only its rows' test files.
 # Default: all rows. Outputs: build/<row>/onemodel, build/<row>/libonemodel.a,
 # build/<row>/onemodel_tests; build/wasm/{simd,scalar,simd-threads}/ and the node CLI's modules
 # build/wasm/onemodel-{simd,scalar,simd-threads}.{js,wasm}. Rows built only on request:
@@ -70,9 +70,9 @@ for row in "${ROWS[@]}"; do
                    -DCMAKE_C_FLAGS="$SAN_FUZZ" -DCMAKE_EXE_LINKER_FLAGS="$SAN_ASAN" ;;
     native-tsan) configure_build build/native-tsan -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_C_COMPILER=clang \
                    "${SAN_OPT[@]}" -DCMAKE_CXX_FLAGS="$SAN_TSAN" -DCMAKE_C_FLAGS="$SAN_TSAN" \
-                   -DCMAKE_EXE_LINKER_FLAGS="$SAN_TSAN" -DONEMODEL_TESTS_THREADS_SUBSET=ON -DONEMODEL_PCH=OFF ;;
+                   -DCMAKE_EXE_LINKER_FLAGS="$SAN_TSAN" -DONEMODEL_TESTS_THREADS_SUBSET=ON ;;
     arm64) configure_build build/arm64 -DCMAKE_TOOLCHAIN_FILE="$ROOT/cmake/aarch64-linux-gnu.cmake" \
-             -DONEMODEL_PROTOBUF_PREFIX="$(pb_prefix aarch64)" \
+             -DONEMODEL_PROTOBUF_PREFIX="$(pb_prefix aarch64)" -DONEMODEL_PCH=OFF \
              -DCMAKE_POSITION_INDEPENDENT_CODE=ON ;;  # PIC: the node addon (linux-arm64) too
     wasm)
       export NODE_PATH=/usr/share/nodejs  # emcc's JS optimiser needs Debian's acorn
