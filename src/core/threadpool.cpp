@@ -58,7 +58,10 @@ class ThreadPool::Workers {
   std::mutex call_mu_;  // one call at a time
   std::condition_variable cv_work_, cv_done_;
   const FunctionRef<void(int64_t, int64_t)>* fn_ = nullptr;
-  int64_t n_ = 0, chunks_ = 0, next_chunk_ = 0, done_chunks_ = 0;
+  int64_t n_ = 0, chunks_ = 0, next_chunk_ = 0;
+  // Changed under mu_; the caller polls it without the lock (so that its polling does
+  // not hold up the workers taking chunks and reporting them done).
+  std::atomic<int64_t> done_chunks_{0};
   uint64_t generation_ = 0;
   bool stop_ = false;
   // Workers spin on this (generation_, published) for a short while before sleeping,
@@ -164,7 +167,7 @@ void ThreadPool::Workers::Run(int64_t n, int64_t chunks, const FunctionRef<void(
     n_ = n;
     chunks_ = chunks;
     next_chunk_ = 0;
-    done_chunks_ = 0;
+    done_chunks_.store(0, std::memory_order_relaxed);
     error_ = nullptr;
     ++generation_;
     published_.store(generation_, std::memory_order_release);
@@ -188,23 +191,18 @@ void ThreadPool::Workers::Run(int64_t n, int64_t chunks, const FunctionRef<void(
       if (!error_) error_ = std::current_exception();
     }
     std::lock_guard<std::mutex> lock(mu_);
-    ++done_chunks_;
+    done_chunks_.fetch_add(1, std::memory_order_release);
   }
-  std::unique_lock<std::mutex> lock(mu_);
-  if (spin_ && done_chunks_ != chunks_) {
+  if (spin_) {
     // Up to 200 us of polling for the workers' last chunks before sleeping.
     const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(200);
-    for (int i = 0; done_chunks_ != chunks_; ++i) {
-      lock.unlock();
+    for (int i = 0; done_chunks_.load(std::memory_order_acquire) != chunks; ++i) {
       CpuRelax();
-      if ((i & 63) == 63 && std::chrono::steady_clock::now() > until) {
-        lock.lock();
-        break;
-      }
-      lock.lock();
+      if ((i & 63) == 63 && std::chrono::steady_clock::now() > until) break;
     }
   }
-  cv_done_.wait(lock, [&] { return done_chunks_ == chunks_; });
+  std::unique_lock<std::mutex> lock(mu_);
+  cv_done_.wait(lock, [&] { return done_chunks_.load(std::memory_order_relaxed) == chunks_; });
   fn_ = nullptr;
   if (error_) {
     std::exception_ptr e = error_;
@@ -245,7 +243,7 @@ void ThreadPool::Workers::WorkerLoop() {
         lock.unlock();
       }
       lock.lock();
-      if (++done_chunks_ == chunks_) cv_done_.notify_all();
+      if (done_chunks_.fetch_add(1, std::memory_order_release) + 1 == chunks_) cv_done_.notify_all();
     }
     seen = generation_;
   }

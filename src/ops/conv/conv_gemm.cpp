@@ -78,33 +78,81 @@ void Im2Col(const ConvPlane& pl, int64_t ksp, int64_t in_sp, const float* xg, in
   }
 }
 
+// Y (Mg rows of P positions, rows ldy apart) as the transpose of a P x Mg product, in
+// tiles: tile(p0, np, n0, n1, out, ldo) computes positions [p0, p0 + np) x channels
+// [n0, n1) into out (rows ldo apart; the calling thread's scratch), and the thread that
+// computed a tile transposes it into y, so no transpose waits on one thread and each
+// thread writes what it computed. The tiles: equal blocks of at most pb positions; with
+// several threads, at least one per thread when each keeps min_rows positions, and a
+// multiple of the thread count of them (every thread gets the same share); when that
+// leaves fewer blocks than threads, each block's 64-channel groups are shared out too
+// (so min_rows above P / threads prefers sharing channels). More tiles per thread, taken
+// by whichever thread is free, measured slower on Zen 5 (smaller GEMM tiles reread the
+// weights; resnet50 at 2 threads +4% with two per thread, +8% with four). Blocks and
+// groups depend on sizes and the thread count only; which thread computes a tile changes
+// nothing in it. threads: 1 runs every tile on the calling thread (a caller inside
+// ParallelFor).
+template <class TileFn>
+void TransposedTiles(const OpContext& ctx, int threads, int64_t P, int64_t Mg, int64_t pb, int64_t min_rows, float* y,
+                     int64_t ldy, const TileFn& tile) {
+  if (P <= 0 || Mg <= 0) return;
+  const int64_t groups = (Mg + 63) / 64;
+  int64_t blocks = (P + std::max<int64_t>(pb, 1) - 1) / std::max<int64_t>(pb, 1), parts = 1;
+  if (threads > 1) {
+    blocks = std::max(blocks, std::min<int64_t>(threads, P / std::max<int64_t>(min_rows, 1)));
+    if (blocks >= threads)
+      blocks = std::min(P, (blocks + threads - 1) / threads * threads);
+    else
+      parts = std::min(groups, (threads + blocks - 1) / blocks);
+  }
+  auto run = [&](int64_t u0, int64_t u1) {
+    thread_local std::vector<float> yt;
+    for (int64_t u = u0; u < u1; ++u) {
+      const int64_t b = u / parts, g = u % parts;
+      const int64_t p0 = P * b / blocks, np = P * (b + 1) / blocks - p0;
+      const int64_t n0 = std::min(Mg, groups * g / parts * 64), n1 = std::min(Mg, groups * (g + 1) / parts * 64);
+      if (np <= 0 || n1 <= n0) continue;
+      const int64_t w = n1 - n0;
+      if (yt.size() < size_t(np * w)) yt.resize(size_t(np * w));
+      tile(p0, np, n0, n1, yt.data(), w);
+      ctx.kernels->Transpose32(reinterpret_cast<const uint32_t*>(yt.data()), w,
+                               reinterpret_cast<uint32_t*>(y + n0 * ldy + p0), ldy, np, w);
+    }
+  };
+  if (threads > 1)
+    ParallelFor(ctx, blocks * parts, 1, run);
+  else
+    run(0, blocks * parts);
+}
+
 // One column block by Y^T = col^T W^T: B (Kg x np, rows b_rs apart: col or the input)
-// times packed_wt into a scratch np x Mg, transposed into y's columns (rows P apart).
-// parallel: the GEMM split over the pool (a caller outside ParallelFor).
+// times packed_wt, transposed into y's columns (rows P apart). parallel: the tiles over
+// the pool (a caller outside ParallelFor): blocks of at least 24 positions (each packs
+// only its own rows of col^T), else groups of channels.
 void TransposedBlock(const OpContext& ctx, bool parallel, const float* B, int64_t b_rs, int64_t np, int64_t Mg,
                      int64_t Kg, const float* packed_wt, float* y, int64_t P) {
-  thread_local std::vector<float> yt;
-  if (yt.size() < size_t(np * Mg)) yt.resize(size_t(np * Mg));
-  if (parallel)
-    ParallelGemmPackedF32(ctx, np, Mg, Kg, B, 1, b_rs, packed_wt, yt.data(), Mg);
-  else
-    ctx.kernels->GemmPackedF32(np, Mg, Kg, B, 1, b_rs, packed_wt, 0, Mg, yt.data(), Mg, nullptr, Activation::kNone);
-  ctx.kernels->Transpose32(reinterpret_cast<const uint32_t*>(yt.data()), Mg, reinterpret_cast<uint32_t*>(y), P, np, Mg);
+  auto* kernel = ctx.kernels->GemmPackedF32;
+  const int threads = parallel && ctx.pool ? ctx.pool->threads() : 1;
+  auto tile = [&](int64_t p0, int64_t n, int64_t n0, int64_t n1, float* out, int64_t ldo) {
+    kernel(n, Mg, Kg, B + p0, 1, b_rs, packed_wt, n0, n1, out, ldo, nullptr, Activation::kNone);
+  };
+  TransposedTiles(ctx, threads, np, Mg, np, 24, y, P, tile);
 }
 
 // Y^T = col^T W^T for one image (group 1) without building col: GemmPackedIndirectF32
 // reads each output position's terms from the input in place (row_off: the position's
 // first tap, k_off: tap (c, kh, kw)'s distance from it, c-major as col's rows), from a
 // copy of the input with zero borders when some tap is padding. The P x Mg result goes
-// to a scratch, then is transposed into y's Mg rows of P. The threads take groups of 64
-// output channels, or, with fewer groups than twice the threads, blocks of positions.
+// to the scratch of the thread computing it, then is transposed into y's Mg rows of P
+// (TransposedTiles: blocks of positions, or groups of 64 output channels when there are
+// fewer positions than channels and blocks than threads).
 // bias (null: none) and act: the epilogue, applied by the kernel per output channel.
 void IndirectTransposed(const OpContext& ctx, const ConvPlane& pl, const float* xg, int64_t Cg, int64_t in_sp,
                         bool any_pad, int64_t Mg, const float* packed_wt, float* y, const float* bias, Activation act) {
   const int64_t P = pl.OH * pl.OW, ksp = pl.KH * pl.KW, Kg = Cg * ksp;
   // The rows and columns that taps reach, from (-PH, -PW): all of them exist in the copy.
   const int64_t XH = (pl.OH - 1) * pl.SH + (pl.KH - 1) * pl.DH + 1, XW = (pl.OW - 1) * pl.SW + (pl.KW - 1) * pl.DW + 1;
-  thread_local std::vector<float> xpad, yt;
+  thread_local std::vector<float> xpad;
   thread_local std::vector<int64_t> offs;
   const float* src = xg;
   int64_t row = pl.IW, plane = in_sp;
@@ -113,64 +161,43 @@ void IndirectTransposed(const OpContext& ctx, const ConvPlane& pl, const float* 
     plane = XH * XW;
     if (xpad.size() < size_t(Cg * plane)) xpad.resize(size_t(Cg * plane));
     float* xp = xpad.data();
-    ParallelFor(ctx, Cg, 16, [&](int64_t c0, int64_t c1) {
-      for (int64_t c = c0; c < c1; ++c)
-        for (int64_t i = 0; i < XH; ++i) {
-          float* d = xp + c * plane + i * XW;
-          const int64_t ih = i - pl.PH;
-          if (ih < 0 || ih >= pl.IH) {
-            std::fill(d, d + XW, 0.0f);
-            continue;
-          }
-          const int64_t a = std::clamp<int64_t>(pl.PW, 0, XW), b = std::clamp<int64_t>(pl.IW + pl.PW, a, XW);
-          std::fill(d, d + a, 0.0f);
-          std::memcpy(d + a, xg + c * in_sp + ih * pl.IW + (a - pl.PW), size_t(b - a) * sizeof(float));
-          std::fill(d + b, d + XW, 0.0f);
+    // Rows of the copy over the threads (a first layer has few channels of many rows).
+    ParallelFor(ctx, Cg * XH, 64, [&](int64_t r0, int64_t r1) {
+      for (int64_t r = r0; r < r1; ++r) {
+        const int64_t c = r / XH, i = r % XH;
+        float* d = xp + c * plane + i * XW;
+        const int64_t ih = i - pl.PH;
+        if (ih < 0 || ih >= pl.IH) {
+          std::fill(d, d + XW, 0.0f);
+          continue;
         }
+        const int64_t a = std::clamp<int64_t>(pl.PW, 0, XW), b = std::clamp<int64_t>(pl.IW + pl.PW, a, XW);
+        std::fill(d, d + a, 0.0f);
+        std::memcpy(d + a, xg + c * in_sp + ih * pl.IW + (a - pl.PW), size_t(b - a) * sizeof(float));
+        std::fill(d + b, d + XW, 0.0f);
+      }
     });
     src = xp;
   }
   if (offs.size() < size_t(P + Kg)) offs.resize(size_t(P + Kg));
   int64_t* row_off = offs.data();
   int64_t* k_off = row_off + P;
-  for (int64_t p = 0; p < P; ++p) row_off[p] = (p / pl.OW) * pl.SH * row + (p % pl.OW) * pl.SW;
+  for (int64_t oh = 0, p = 0; oh < pl.OH; ++oh)
+    for (int64_t ow = 0; ow < pl.OW; ++ow, ++p) row_off[p] = oh * pl.SH * row + ow * pl.SW;
   for (int64_t k = 0; k < Kg; ++k) {
     const int64_t c = k / ksp, kh = (k % ksp) / pl.KW, kw = k % pl.KW;
     k_off[k] = c * plane + kh * pl.DH * row + kw * pl.DW;
   }
   auto* kernel = ctx.kernels->GemmPackedIndirectF32;
-  // Blocks of positions whose P x Mg results (about 256 KiB) are transposed while in L2.
+  // Blocks of positions whose results (about 256 KiB) are transposed while in L2. Every
+  // tile reads the input in place, so with fewer positions than channels the threads
+  // share the output channels (each tile then reads only its part of the weights).
   const int64_t pb = std::min(P, std::max<int64_t>(48, (int64_t(1) << 16) / std::max<int64_t>(Mg, 1) / 48 * 48));
-  const int64_t blocks = (P + pb - 1) / pb;
-  auto block = [&](int64_t p0, bool split) {
-    const int64_t np = std::min(pb, P - p0);
-    if (yt.size() < size_t(pb * Mg)) yt.resize(size_t(pb * Mg));
-    float* out = yt.data();
-    const int threads = ctx.pool ? ctx.pool->threads() : 1;
-    const int64_t groups = (Mg + 63) / 64;
-    if (!split) {
-      kernel(np, Mg, Kg, src, row_off + p0, k_off, packed_wt, 0, Mg, out, Mg, bias, act);
-    } else if (threads <= 1 || groups >= 2 * threads) {
-      ParallelFor(ctx, groups, 1, [&](int64_t b, int64_t e) {
-        const int64_t n0 = b * 64, n1 = std::min(Mg, e * 64);
-        kernel(np, Mg, Kg, src, row_off + p0, k_off, packed_wt, n0, n1, out + n0, Mg, bias, act);
-      });
-    } else {
-      ParallelFor(ctx, np, 16, [&](int64_t b, int64_t e) {
-        kernel(e - b, Mg, Kg, src, row_off + p0 + b, k_off, packed_wt, 0, Mg, out + b * Mg, Mg, bias, act);
-      });
-    }
-    ctx.kernels->Transpose32(reinterpret_cast<const uint32_t*>(out), Mg, reinterpret_cast<uint32_t*>(y + p0), P, np,
-                             Mg);
-  };
   const int threads = ctx.pool ? ctx.pool->threads() : 1;
-  if (threads > 1 && blocks >= 2 * threads) {
-    ParallelFor(ctx, blocks, 1, [&](int64_t b, int64_t e) {
-      for (int64_t i = b; i < e; ++i) block(i * pb, false);
-    });
-  } else {
-    for (int64_t i = 0; i < blocks; ++i) block(i * pb, true);
-  }
+  TransposedTiles(ctx, threads, P, Mg, pb, P >= Mg ? 48 : P, y, P,
+                  [&](int64_t p0, int64_t np, int64_t n0, int64_t n1, float* out, int64_t ldo) {
+                    kernel(np, Mg, Kg, src, row_off + p0, k_off, packed_wt, n0, n1, out, ldo, bias, act);
+                  });
 }
 
 // ConvGemm2D's fix-up: the zero results at positions with a padding tap (has_pad(p)),
@@ -240,8 +267,11 @@ bool ConvGemm2D(const OpContext& ctx, const ConvPlane& pl, const float* x, const
   // builds its own columns and runs the kernel on them (one handoff per image and group,
   // no B packed twice). Otherwise blocks run in turn with the GEMM itself split.
   const int threads = ctx.pool ? ctx.pool->threads() : 1;
+  // The blocks are then of equal size, a multiple of the thread count of them (every
+  // thread gets the same number of columns).
   const bool by_blocks = threads > 1 && P >= 2 * 64 * threads;
   if (by_blocks) pc = std::min(pc, std::max<int64_t>(64, (P + 2 * threads - 1) / (2 * threads)));
+  const int64_t nblocks = by_blocks ? ((P + pc - 1) / pc + threads - 1) / threads * threads : 0;
   auto* kernel = ctx.kernels->GemmBiasActF32;
   auto im2col = [&](const float* xg, int64_t p0, int64_t np, float* cb, int64_t r0, int64_t r1) {
     Im2Col(pl, ksp, in_sp, xg, p0, np, cb, r0, r1);
@@ -254,12 +284,11 @@ bool ConvGemm2D(const OpContext& ctx, const ConvPlane& pl, const float* x, const
       if (indirect) {
         IndirectTransposed(ctx, pl, xg, Cg, in_sp, any_pad, Mg, packed_wt, yg, epi_bias, epi_act);
       } else if (by_blocks) {
-        const int64_t blocks = (P + pc - 1) / pc;
-        ParallelFor(ctx, blocks, 1, [&](int64_t b0, int64_t b1) {
+        ParallelFor(ctx, nblocks, 1, [&](int64_t b0, int64_t b1) {
           thread_local std::vector<float> cols;
           if (!direct && cols.size() < size_t(Kg * pc)) cols.resize(size_t(Kg * pc));
           for (int64_t blk = b0; blk < b1; ++blk) {
-            const int64_t p0 = blk * pc, np = std::min(pc, P - p0);
+            const int64_t p0 = P * blk / nblocks, np = P * (blk + 1) / nblocks - p0;
             const float* gb = epi_bias ? epi_bias + grp * Mg : nullptr;
             const float* B = xg + p0;
             int64_t b_rs = in_sp;
