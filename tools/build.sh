@@ -68,9 +68,15 @@ for row in "${ROWS[@]}"; do
     native-asan|fuzz) configure_build build/native-asan -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_C_COMPILER=clang \
                    "${SAN_OPT[@]}" -DONEMODEL_FUZZ=ON -DCMAKE_CXX_FLAGS="$SAN_FUZZ" \
                    -DCMAKE_C_FLAGS="$SAN_FUZZ" -DCMAKE_EXE_LINKER_FLAGS="$SAN_ASAN" ;;
-    native-tsan) configure_build build/native-tsan -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_C_COMPILER=clang \
+    native-tsan)
+      # Its rows run at the CPU's best target only (tools/test.sh): that one and scalar are
+      # compiled, as the plain native build's CLI reports it (all targets without one).
+      best=""
+      [ -x build/native/onemodel ] && best=$(build/native/onemodel targets | sed -n 's/^selected: //p')
+      configure_build build/native-tsan -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_C_COMPILER=clang \
                    "${SAN_OPT[@]}" -DCMAKE_CXX_FLAGS="$SAN_TSAN" -DCMAKE_C_FLAGS="$SAN_TSAN" \
-                   -DCMAKE_EXE_LINKER_FLAGS="$SAN_TSAN" -DONEMODEL_TESTS_THREADS_SUBSET=ON ;;
+                   -DCMAKE_EXE_LINKER_FLAGS="$SAN_TSAN" -DONEMODEL_TESTS_THREADS_SUBSET=ON \
+                   -DONEMODEL_ONLY_TARGETS="$best" ;;
     arm64) configure_build build/arm64 -DCMAKE_TOOLCHAIN_FILE="$ROOT/cmake/aarch64-linux-gnu.cmake" \
              -DONEMODEL_PROTOBUF_PREFIX="$(pb_prefix aarch64)" -DONEMODEL_PCH=OFF \
              -DCMAKE_POSITION_INDEPENDENT_CODE=ON ;;  # PIC: the node addon (linux-arm64) too
