@@ -150,19 +150,26 @@ Runs MakeRuns(const Shape& sa, const Shape& sb, const Shape& out) {
   return r;
 }
 
-// The float path: runs handed to the session's BinaryF32 kernel, split over threads.
+// The float path: runs handed to the session's BinaryF32 kernel, split over threads. A
+// run longer than 32K elements goes in pieces of 16K (operands of the same shape, or one
+// a single value, are one run), so that one long run is split too; each element is
+// computed alone, so the pieces change nothing in it.
 void BinaryRunsF32(const OpContext& ctx, int32_t code, const Tensor& a, const Tensor& b, Tensor& out) {
   auto* kernel = ctx.kernels->BinaryF32;
   const Runs r = MakeRuns(a.shape(), b.shape(), out.shape());
   const float* pa = a.data<float>();
   const float* pb = b.data<float>();
   float* po = out.mutable_data<float>();
-  const int64_t grain = std::max<int64_t>(1, (int64_t(1) << 15) / std::max<int64_t>(r.run, 1));
-  ParallelFor(ctx, r.count, grain, [&](int64_t r0, int64_t r1) {
-    for (int64_t i = r0; i < r1; ++i) {
+  constexpr int64_t kPiece = int64_t(1) << 14;
+  const int64_t piece = r.run > 2 * kPiece ? kPiece : std::max<int64_t>(r.run, 1);
+  const int64_t per = (r.run + piece - 1) / piece;  // pieces per run
+  const int64_t grain = std::max<int64_t>(1, (int64_t(1) << 15) / piece);
+  ParallelFor(ctx, r.count * per, grain, [&](int64_t u0, int64_t u1) {
+    for (int64_t u = u0; u < u1; ++u) {
+      const int64_t i = u / per, j0 = (u % per) * piece, len = std::min(piece, r.run - j0);
       int64_t oa, ob;
       r.Offsets(i, &oa, &ob);
-      kernel(code, pa + oa, r.sa, pb + ob, r.sb, po + i * r.run, r.run);
+      kernel(code, pa + oa + j0 * r.sa, r.sa, pb + ob + j0 * r.sb, r.sb, po + i * r.run + j0, len);
     }
   });
 }

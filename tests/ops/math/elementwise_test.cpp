@@ -19,8 +19,11 @@ std::vector<OpCase> ElementwiseCases() {
     struct B {
       Shape x, y;
     };
+    // The last three: one run longer than 32K elements (same shapes, or one operand a
+    // single value on either side), cut into pieces of 16K over the threads.
     const B bs[] = {{{2, 3, 4, 5}, {3, 1, 1}}, {{2, 3, 4, 5}, {4, 5}}, {{2, 1, 5}, {1, 4, 1}},
-                    {{7, 300}, {1}},           {{1}, {6, 40}},         {{2, 3, 4, 5}, {2, 3, 4, 5}}};
+                    {{7, 300}, {1}},           {{1}, {6, 40}},         {{2, 3, 4, 5}, {2, 3, 4, 5}},
+                    {{3, 23457}, {3, 23457}},  {{70001}, {1}},         {{1}, {2, 40001}}};
     for (const B& b : bs) {
       int64_t nx = 1, ny = 1;
       for (int64_t d : b.x) nx *= d;
