@@ -36,14 +36,15 @@ Features Detect() {
   unsigned a, b, c, d;
   if (!__get_cpuid(1, &a, &b, &c, &d)) return f;
   f.sse41 = (c >> 19) & 1;
-  const bool osxsave = (c >> 27) & 1, avx = (c >> 28) & 1;
+  const bool osxsave = (c >> 27) & 1, avx = (c >> 28) & 1, fma = (c >> 12) & 1;
   uint64_t xcr0 = osxsave ? XGetBv() : 0;
   const bool ymm_saved = (xcr0 & 0x6) == 0x6;
   const bool zmm_saved = (xcr0 & 0xE6) == 0xE6;
   if (__get_cpuid_max(0, nullptr) >= 7) {
     __cpuid_count(7, 0, a, b, c, d);
     const unsigned max_subleaf = a;
-    f.avx2 = avx && ymm_saved && ((b >> 5) & 1);
+    // The avx2 target is AVX2 with FMA3 (fast mode's GEMM twins; every AVX2 CPU has it).
+    f.avx2 = avx && fma && ymm_saved && ((b >> 5) & 1);
     const bool f512 = (b >> 16) & 1, dq = (b >> 17) & 1, bw = (b >> 30) & 1, vl = (b >> 31) & 1;
     f.avx512 = f.avx2 && zmm_saved && f512 && dq && bw && vl;
     f.avx512vnni = f.avx512 && ((c >> 11) & 1);  // leaf 7.0 ecx: AVX512_VNNI

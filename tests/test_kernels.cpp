@@ -115,60 +115,110 @@ void Fill(SplitMix64& rng, float* x, size_t n, int variant) {
 constexpr uint32_t kGuard = 0x7FC0DEADu;  // a NaN written around outputs: must survive
 }  // namespace
 
-TEST_CASE("kernels: GemmF32 equals the reference fold for every shape and layout", "[kernels][gemm]") {
-  for (const Dispatch& d : GemmDispatches()) {
-    REQUIRE(d.kernels.GemmF32 != nullptr);
-    SplitMix64 rng(21);
-    // Sizes around every tile and block edge: register tiles (4, 8 rows; 8, 16, 32, 64
-    // columns), the K block (256) and the N block (512).
-    const int64_t ms[] = {1, 2, 3, 4, 5, 7, 8, 9, 13, 17};
-    const int64_t ns[] = {1, 3, 7, 8, 9, 15, 16, 17, 31, 33, 64, 65};
-    const int64_t ks[] = {0, 1, 2, 5, 16, 31};
-    int cases = 0;
-    auto run = [&](int64_t M, int64_t N, int64_t K, bool ta, bool tb, int64_t ldc_pad, int variant) {
-      std::vector<float> a(size_t(std::max<int64_t>(M * K, 1))), b(size_t(std::max<int64_t>(K * N, 1)));
-      Fill(rng, a.data(), a.size(), variant);
-      Fill(rng, b.data(), b.size(), variant);
-      const int64_t ldc = N + ldc_pad;
-      std::vector<float> want(size_t(M * ldc), U2F(kGuard)), got(size_t(M * ldc), U2F(kGuard));
-      const int64_t a_rs = ta ? 1 : K, a_cs = ta ? M : 1, b_rs = tb ? 1 : N, b_cs = tb ? K : 1;
-      ref::GemmF32(M, N, K, a.data(), a_rs, a_cs, b.data(), b_rs, b_cs, want.data(), ldc);
-      d.kernels.GemmF32(M, N, K, a.data(), a_rs, a_cs, b.data(), b_rs, b_cs, got.data(), ldc);
-      ++cases;
-      for (size_t i = 0; i < want.size(); ++i) {
-        // Padding columns keep their guard bits exactly.
-        const bool pad = int64_t(i) % ldc >= N;
-        if (pad ? F2U(got[i]) != kGuard : !SameF32(want[i], got[i])) {
-          FAIL_CHECK(IsaName(d.isa) << " M=" << M << " N=" << N << " K=" << K << " ta=" << ta << " tb=" << tb
-                                    << " ldc=" << ldc << " variant " << variant << " at " << i << ": want 0x"
-                                    << std::hex << F2U(want[i]) << " got 0x" << F2U(got[i]));
-          return;
+// Each GEMM test runs the exact kernel against its reference and fast mode's FMA twin
+// against the twin's reference (ref/gemm.h: the same fold with fused steps).
+TEST_CASE("kernels: GemmF32 and GemmFmaF32 equal their reference folds for every shape and layout", "[kernels][gemm]") {
+  for (const Dispatch& d : GemmDispatches())
+    for (const bool fma : {false, true}) {
+      auto kernel = [&](auto... args) { fma ? d.kernels.GemmFmaF32(args...) : d.kernels.GemmF32(args...); };
+      auto* reference = fma ? &ref::GemmFmaF32 : &ref::GemmF32;
+      REQUIRE((d.kernels.GemmF32 && d.kernels.GemmFmaF32 && d.kernels.GemmBiasActF32 && d.kernels.GemmBiasActFmaF32 &&
+               d.kernels.GemmPackedF32 && d.kernels.GemmPackedFmaF32 && d.kernels.GemmPackedIndirectF32 &&
+               d.kernels.GemmPackedIndirectFmaF32));
+      SplitMix64 rng(21);
+      // Sizes around every tile and block edge: register tiles (4, 8 rows; 8, 16, 32, 64
+      // columns), the K block (256) and the N block (512).
+      const int64_t ms[] = {1, 2, 3, 4, 5, 7, 8, 9, 13, 17};
+      const int64_t ns[] = {1, 3, 7, 8, 9, 15, 16, 17, 31, 33, 64, 65};
+      const int64_t ks[] = {0, 1, 2, 5, 16, 31};
+      int cases = 0;
+      auto run = [&](int64_t M, int64_t N, int64_t K, bool ta, bool tb, int64_t ldc_pad, int variant) {
+        std::vector<float> a(size_t(std::max<int64_t>(M * K, 1))), b(size_t(std::max<int64_t>(K * N, 1)));
+        Fill(rng, a.data(), a.size(), variant);
+        Fill(rng, b.data(), b.size(), variant);
+        const int64_t ldc = N + ldc_pad;
+        std::vector<float> want(size_t(M * ldc), U2F(kGuard)), got(size_t(M * ldc), U2F(kGuard));
+        const int64_t a_rs = ta ? 1 : K, a_cs = ta ? M : 1, b_rs = tb ? 1 : N, b_cs = tb ? K : 1;
+        reference(M, N, K, a.data(), a_rs, a_cs, b.data(), b_rs, b_cs, want.data(), ldc);
+        kernel(M, N, K, a.data(), a_rs, a_cs, b.data(), b_rs, b_cs, got.data(), ldc);
+        ++cases;
+        for (size_t i = 0; i < want.size(); ++i) {
+          // Padding columns keep their guard bits exactly.
+          const bool pad = int64_t(i) % ldc >= N;
+          if (pad ? F2U(got[i]) != kGuard : !SameF32(want[i], got[i])) {
+            FAIL_CHECK(IsaName(d.isa) << (fma ? " fma" : "") << " M=" << M << " N=" << N << " K=" << K << " ta=" << ta
+                                      << " tb=" << tb << " ldc=" << ldc << " variant " << variant << " at " << i
+                                      << ": want 0x" << std::hex << F2U(want[i]) << " got 0x" << F2U(got[i]));
+            return;
+          }
         }
-      }
-    };
-    for (int64_t M : ms)
-      for (int64_t N : ns)
-        for (int64_t K : ks)
-          run(M, N, K, (M + N) % 2 == 1, (N + K) % 3 == 0, (M % 3 == 0) ? 3 : 0, int((M + N + K) % 3));
-    // Across the K block (256) and the N block (512), every layout and input kind.
-    for (bool ta : {false, true})
-      for (bool tb : {false, true})
-        for (int variant = 0; variant < 3; ++variant) {
-          run(11, 530, 300, ta, tb, 0, variant);
-          run(37, 77, 513, ta, tb, 5, variant);
+      };
+      for (int64_t M : ms)
+        for (int64_t N : ns)
+          for (int64_t K : ks)
+            run(M, N, K, (M + N) % 2 == 1, (N + K) % 3 == 0, (M % 3 == 0) ? 3 : 0, int((M + N + K) % 3));
+      // Across the K block (256) and the N block (512), every layout and input kind.
+      for (bool ta : {false, true})
+        for (bool tb : {false, true})
+          for (int variant = 0; variant < 3; ++variant) {
+            run(11, 530, 300, ta, tb, 0, variant);
+            run(37, 77, 513, ta, tb, 5, variant);
+          }
+      run(64, 1024, 600, false, false, 0, 0);  // a large one
+      // Few rows against a transposed B across its k blocks (64) and output blocks (4 vectors).
+      for (int64_t M : {1, 2, 3, 5, 7})
+        for (int variant = 0; variant < 3; ++variant) run(M, 131, 200, M % 2 == 0, true, M == 3 ? 2 : 0, variant);
+      INFO(cases << " shapes");
+      // Signed zeros: a fold of -0.0 products starts at -0.0 and stays -0.0; K = 0 gives -0.0.
+      std::vector<float> z(16, -0.0f), one(16, 1.0f), c(4, 0.0f);
+      kernel(2, 2, 4, z.data(), 4, 1, one.data(), 2, 1, c.data(), 2);
+      for (float v : c) CHECK(F2U(v) == 0x80000000u);
+      kernel(2, 2, 0, z.data(), 4, 1, one.data(), 2, 1, c.data(), 2);
+      for (float v : c) CHECK(F2U(v) == 0x80000000u);
+    }
+}
+
+// The twins really fuse: A = [1 + 2^-11, 1 + 2^-12], B = [-1, 1 + 2^-12]^T folds to
+// -(1 + 2^-11) + (1 + 2^-12)^2 = 2^-24 with one rounding per step, and to +0.0 when the
+// product 1 + 2^-11 + 2^-24 is rounded first (a tie, to even). Every path: few rows, the
+// register tiles (rows padded to 16, columns to 40, K padded with zero terms), packed.
+TEST_CASE("kernels: the GEMM twins fuse each multiply-add, the exact kernels do not", "[kernels][gemm]") {
+  const float a0 = 1.0f + 0x1p-11f, a1 = 1.0f + 0x1p-12f;
+  for (const Dispatch& d : GemmDispatches())
+    for (int64_t M : {1, 16})
+      for (int64_t N : {1, 40})
+        for (int64_t K : {2, 300}) {
+          std::vector<float> a(size_t(M * K), 0.0f), b(size_t(K * N), 0.0f);
+          for (int64_t m = 0; m < M; ++m) {
+            a[size_t(m * K)] = a0;
+            a[size_t(m * K + 1)] = a1;
+          }
+          for (int64_t n = 0; n < N; ++n) {
+            b[size_t(n)] = -1.0f;
+            b[size_t(N + n)] = a1;
+          }
+          std::vector<float> exact(size_t(M * N)), fused(size_t(M * N)), want(size_t(M * N));
+          std::vector<float> packed(size_t(ref::GemmPackedFloats(K, N)));
+          d.kernels.GemmPackBF32(K, N, b.data(), N, 1, packed.data());
+          ref::GemmFmaF32(M, N, K, a.data(), K, 1, b.data(), N, 1, want.data(), N);
+          for (float v : want) REQUIRE(v == 0x1p-24f);
+          for (int path = 0; path < 2; ++path) {
+            if (path == 0) {
+              d.kernels.GemmF32(M, N, K, a.data(), K, 1, b.data(), N, 1, exact.data(), N);
+              d.kernels.GemmFmaF32(M, N, K, a.data(), K, 1, b.data(), N, 1, fused.data(), N);
+            } else {
+              d.kernels.GemmPackedF32(M, N, K, a.data(), K, 1, packed.data(), 0, N, exact.data(), N, nullptr,
+                                      Activation::kNone);
+              d.kernels.GemmPackedFmaF32(M, N, K, a.data(), K, 1, packed.data(), 0, N, fused.data(), N, nullptr,
+                                         Activation::kNone);
+            }
+            INFO(IsaName(d.isa) << " M=" << M << " N=" << N << " K=" << K << " path " << path);
+            for (size_t i = 0; i < exact.size(); ++i) {
+              CHECK(F2U(exact[i]) == 0u);
+              CHECK(fused[i] == 0x1p-24f);
+            }
+          }
         }
-    run(64, 1024, 600, false, false, 0, 0);  // a large one
-    // Few rows against a transposed B across its k blocks (64) and output blocks (4 vectors).
-    for (int64_t M : {1, 2, 3, 5, 7})
-      for (int variant = 0; variant < 3; ++variant) run(M, 131, 200, M % 2 == 0, true, M == 3 ? 2 : 0, variant);
-    INFO(cases << " shapes");
-    // Signed zeros: a fold of -0.0 products starts at -0.0 and stays -0.0; K = 0 gives -0.0.
-    std::vector<float> z(16, -0.0f), one(16, 1.0f), c(4, 0.0f);
-    d.kernels.GemmF32(2, 2, 4, z.data(), 4, 1, one.data(), 2, 1, c.data(), 2);
-    for (float v : c) CHECK(F2U(v) == 0x80000000u);
-    d.kernels.GemmF32(2, 2, 0, z.data(), 4, 1, one.data(), 2, 1, c.data(), 2);
-    for (float v : c) CHECK(F2U(v) == 0x80000000u);
-  }
 }
 
 TEST_CASE("kernels: MulAddStridedF32 and MaxStepStridedF32 equal their references", "[kernels]") {
@@ -581,42 +631,49 @@ TEST_CASE("kernels: ConvPlaneF32 equals the reference fold for every geometry", 
   INFO(cases << " geometries");
 }
 
-TEST_CASE("kernels: GemmBiasActF32 equals the reference fold, bias and activation", "[kernels][gemm]") {
-  for (const Dispatch& d : GemmDispatches()) {
-    REQUIRE(d.kernels.GemmBiasActF32 != nullptr);
-    SplitMix64 rng(23);
-    int cases = 0;
-    // Every GEMM path: K = 0, few rows (B in place, B transposed), register tiles with
-    // partial rows and columns, several K blocks (the epilogue only after the last).
-    auto run = [&](int64_t M, int64_t N, int64_t K, bool tb, bool with_bias, Activation act, int variant) {
-      std::vector<float> a(size_t(std::max<int64_t>(M * K, 1))), b(size_t(std::max<int64_t>(K * N, 1))),
-          bias(static_cast<size_t>(M));
-      Fill(rng, a.data(), a.size(), variant);
-      Fill(rng, b.data(), b.size(), variant);
-      Fill(rng, bias.data(), bias.size(), 2);  // specials and signed zeros in the bias
-      const int64_t ldc = N + 2;
-      std::vector<float> want(size_t(M * ldc), U2F(kGuard)), got(size_t(M * ldc), U2F(kGuard));
-      const int64_t b_rs = tb ? 1 : N, b_cs = tb ? K : 1;
-      const float* bp = with_bias ? bias.data() : nullptr;
-      ref::GemmBiasActF32(M, N, K, a.data(), K, 1, b.data(), b_rs, b_cs, want.data(), ldc, bp, act);
-      d.kernels.GemmBiasActF32(M, N, K, a.data(), K, 1, b.data(), b_rs, b_cs, got.data(), ldc, bp, act);
-      ++cases;
-      const std::string diff = DiffF32(want.data(), got.data(), want.size());
-      if (!diff.empty())
-        FAIL_CHECK(IsaName(d.isa) << " M=" << M << " N=" << N << " K=" << K << " tb=" << tb << " bias=" << with_bias
-                                  << " act=" << int(act) << ": " << diff);
-    };
-    for (Activation act : {Activation::kNone, Activation::kRelu, Activation::kHardSwish})
-      for (bool with_bias : {false, true})
-        for (int variant = 0; variant < 3; ++variant) {
-          for (int64_t M : {1, 3, 4, 9, 17})
-            for (int64_t N : {1, 7, 16, 33})
-              for (int64_t K : {0, 5, 31}) run(M, N, K, (M + N) % 2 == 0 && M < 4, with_bias, act, variant);
-          run(13, 70, 300, false, with_bias, act, variant);  // K blocks
-          run(2, 131, 200, true, with_bias, act, variant);   // few rows, transposed B, k blocks
-        }
-    INFO(cases << " shapes");
-  }
+TEST_CASE("kernels: GemmBiasActF32 and its FMA twin equal the reference fold, bias and activation", "[kernels][gemm]") {
+  for (const Dispatch& d : GemmDispatches())
+    for (const bool fma : {false, true}) {
+      auto kernel = [&](auto... args) {
+        fma ? d.kernels.GemmBiasActFmaF32(args...) : d.kernels.GemmBiasActF32(args...);
+      };
+      auto* reference = fma ? &ref::GemmBiasActFmaF32 : &ref::GemmBiasActF32;
+      REQUIRE((d.kernels.GemmF32 && d.kernels.GemmFmaF32 && d.kernels.GemmBiasActF32 && d.kernels.GemmBiasActFmaF32 &&
+               d.kernels.GemmPackedF32 && d.kernels.GemmPackedFmaF32 && d.kernels.GemmPackedIndirectF32 &&
+               d.kernels.GemmPackedIndirectFmaF32));
+      SplitMix64 rng(23);
+      int cases = 0;
+      // Every GEMM path: K = 0, few rows (B in place, B transposed), register tiles with
+      // partial rows and columns, several K blocks (the epilogue only after the last).
+      auto run = [&](int64_t M, int64_t N, int64_t K, bool tb, bool with_bias, Activation act, int variant) {
+        std::vector<float> a(size_t(std::max<int64_t>(M * K, 1))), b(size_t(std::max<int64_t>(K * N, 1))),
+            bias(static_cast<size_t>(M));
+        Fill(rng, a.data(), a.size(), variant);
+        Fill(rng, b.data(), b.size(), variant);
+        Fill(rng, bias.data(), bias.size(), 2);  // specials and signed zeros in the bias
+        const int64_t ldc = N + 2;
+        std::vector<float> want(size_t(M * ldc), U2F(kGuard)), got(size_t(M * ldc), U2F(kGuard));
+        const int64_t b_rs = tb ? 1 : N, b_cs = tb ? K : 1;
+        const float* bp = with_bias ? bias.data() : nullptr;
+        reference(M, N, K, a.data(), K, 1, b.data(), b_rs, b_cs, want.data(), ldc, bp, act);
+        kernel(M, N, K, a.data(), K, 1, b.data(), b_rs, b_cs, got.data(), ldc, bp, act);
+        ++cases;
+        const std::string diff = DiffF32(want.data(), got.data(), want.size());
+        if (!diff.empty())
+          FAIL_CHECK(IsaName(d.isa) << (fma ? " fma" : "") << " M=" << M << " N=" << N << " K=" << K << " tb=" << tb
+                                    << " bias=" << with_bias << " act=" << int(act) << ": " << diff);
+      };
+      for (Activation act : {Activation::kNone, Activation::kRelu, Activation::kHardSwish})
+        for (bool with_bias : {false, true})
+          for (int variant = 0; variant < 3; ++variant) {
+            for (int64_t M : {1, 3, 4, 9, 17})
+              for (int64_t N : {1, 7, 16, 33})
+                for (int64_t K : {0, 5, 31}) run(M, N, K, (M + N) % 2 == 0 && M < 4, with_bias, act, variant);
+            run(13, 70, 300, false, with_bias, act, variant);  // K blocks
+            run(2, 131, 200, true, with_bias, act, variant);   // few rows, transposed B, k blocks
+          }
+      INFO(cases << " shapes");
+    }
 }
 
 TEST_CASE("kernels: SumPlanesF32 folds each plane in order like the reference", "[kernels]") {
@@ -644,108 +701,121 @@ TEST_CASE("kernels: SumPlanesF32 folds each plane in order like the reference", 
   INFO(cases << " shapes");
 }
 
-TEST_CASE("kernels: GemmPackedF32 with GemmPackBF32's layout equals the reference", "[kernels][gemm]") {
-  for (const Dispatch& d : GemmDispatches()) {
-    REQUIRE(d.kernels.GemmPackedF32 != nullptr);
-    SplitMix64 rng(29);
-    int cases = 0;
-    // B packed once (plain and transposed layouts), then column ranges of it: whole, from
-    // 64 or 512 (block edges), ending inside a panel; K across the k block; epilogues.
-    for (int64_t N : {1, 17, 64, 130, 600})
-      for (int64_t K : {0, 3, 40, 300})
-        for (bool tb : {false, true}) {
-          const int variant = int(N + K) % 3;
-          std::vector<float> b(size_t(std::max<int64_t>(K * N, 1)));
-          Fill(rng, b.data(), b.size(), variant);
-          const int64_t b_rs = tb ? 1 : N, b_cs = tb ? K : 1;
-          std::vector<float> packed(size_t(std::max<int64_t>(ref::GemmPackedFloats(K, N), 1)), U2F(kGuard));
-          d.kernels.GemmPackBF32(K, N, b.data(), b_rs, b_cs, packed.data());
-          for (int64_t M : {1, 5, 33}) {
-            std::vector<float> a(size_t(std::max<int64_t>(M * K, 1))), bias(static_cast<size_t>(M));
+TEST_CASE("kernels: GemmPackedF32 and its FMA twin with GemmPackBF32's layout equal the reference", "[kernels][gemm]") {
+  for (const Dispatch& d : GemmDispatches())
+    for (const bool fma : {false, true}) {
+      auto kernel = [&](auto... args) { fma ? d.kernels.GemmPackedFmaF32(args...) : d.kernels.GemmPackedF32(args...); };
+      auto* reference = fma ? &ref::GemmBiasActFmaF32 : &ref::GemmBiasActF32;
+      REQUIRE((d.kernels.GemmF32 && d.kernels.GemmFmaF32 && d.kernels.GemmBiasActF32 && d.kernels.GemmBiasActFmaF32 &&
+               d.kernels.GemmPackedF32 && d.kernels.GemmPackedFmaF32 && d.kernels.GemmPackedIndirectF32 &&
+               d.kernels.GemmPackedIndirectFmaF32));
+      SplitMix64 rng(29);
+      int cases = 0;
+      // B packed once (plain and transposed layouts), then column ranges of it: whole, from
+      // 64 or 512 (block edges), ending inside a panel; K across the k block; epilogues.
+      for (int64_t N : {1, 17, 64, 130, 600})
+        for (int64_t K : {0, 3, 40, 300})
+          for (bool tb : {false, true}) {
+            const int variant = int(N + K) % 3;
+            std::vector<float> b(size_t(std::max<int64_t>(K * N, 1)));
+            Fill(rng, b.data(), b.size(), variant);
+            const int64_t b_rs = tb ? 1 : N, b_cs = tb ? K : 1;
+            std::vector<float> packed(size_t(std::max<int64_t>(ref::GemmPackedFloats(K, N), 1)), U2F(kGuard));
+            d.kernels.GemmPackBF32(K, N, b.data(), b_rs, b_cs, packed.data());
+            for (int64_t M : {1, 5, 33}) {
+              std::vector<float> a(size_t(std::max<int64_t>(M * K, 1))), bias(static_cast<size_t>(M));
+              Fill(rng, a.data(), a.size(), variant);
+              Fill(rng, bias.data(), bias.size(), 2);
+              for (int64_t n_begin : {int64_t(0), int64_t(64), int64_t(512)}) {
+                if (n_begin >= N) continue;
+                for (int64_t n_end : {N, std::min<int64_t>(N, n_begin + 70)}) {
+                  const int e = int(M + N + K + n_begin) % 3;
+                  const float* bp = e ? bias.data() : nullptr;
+                  const Activation act = e == 2   ? Activation::kHardSwish
+                                         : e == 1 ? Activation::kRelu
+                                                  : Activation::kNone;
+                  const int64_t w = n_end - n_begin, ldc = w + 1;
+                  std::vector<float> want(size_t(M * ldc), U2F(kGuard)), got(size_t(M * ldc), U2F(kGuard));
+                  reference(M, w, K, a.data(), K, 1, b.data() + n_begin * b_cs, b_rs, b_cs, want.data(), ldc, bp, act);
+                  kernel(M, N, K, a.data(), K, 1, packed.data(), n_begin, n_end, got.data(), ldc, bp, act);
+                  ++cases;
+                  const std::string diff = DiffF32(want.data(), got.data(), want.size());
+                  if (!diff.empty())
+                    FAIL_CHECK(IsaName(d.isa) << (fma ? " fma" : "") << " M=" << M << " N=" << N << " K=" << K << " tb="
+                                              << tb << " cols [" << n_begin << ", " << n_end << "): " << diff);
+                }
+              }
+            }
+          }
+      INFO(cases << " products");
+    }
+}
+
+TEST_CASE("kernels: GemmPackedIndirectF32 and its FMA twin equal the reference on offsets into A", "[kernels][gemm]") {
+  for (const Dispatch& d : GemmDispatches())
+    for (const bool fma : {false, true}) {
+      auto kernel = [&](auto... args) {
+        fma ? d.kernels.GemmPackedIndirectFmaF32(args...) : d.kernels.GemmPackedIndirectF32(args...);
+      };
+      auto* reference = fma ? &ref::GemmFmaF32 : &ref::GemmF32;
+      REQUIRE((d.kernels.GemmF32 && d.kernels.GemmFmaF32 && d.kernels.GemmBiasActF32 && d.kernels.GemmBiasActFmaF32 &&
+               d.kernels.GemmPackedF32 && d.kernels.GemmPackedFmaF32 && d.kernels.GemmPackedIndirectF32 &&
+               d.kernels.GemmPackedIndirectFmaF32));
+      SplitMix64 rng(31);
+      int cases = 0;
+      // A as a convolution reads its input: row_off[m] a position (rows m apart by 3 or a
+      // row's width), k_off[k] a channel (plane apart) and tap; rows around the tile
+      // heights, column ranges as for GemmPackedF32, K across the k block; specials in A;
+      // the epilogue (per-column bias, activations).
+      for (int64_t M : {1, 5, 6, 7, 49, 50})
+        for (int64_t N : {1, 17, 64, 130})
+          for (int64_t K : {0, 9, 300}) {
+            const int variant = int(M + N + K) % 3;
+            const int64_t plane = 3 * M + 11;
+            std::vector<int64_t> row_off(static_cast<size_t>(M)), k_off(static_cast<size_t>(std::max<int64_t>(K, 1)));
+            for (int64_t m = 0; m < M; ++m) row_off[size_t(m)] = (m / 7) * 9 + (m % 7) * (1 + variant % 2);
+            for (int64_t k = 0; k < K; ++k) k_off[size_t(k)] = (k / 9) * plane + (k % 9 / 3) * 9 + k % 3;
+            const int64_t span = (K ? *std::max_element(k_off.begin(), k_off.begin() + K) : 0) +
+                                 *std::max_element(row_off.begin(), row_off.end()) + 1;
+            std::vector<float> a(static_cast<size_t>(span)), b(static_cast<size_t>(std::max<int64_t>(K * N, 1)));
+            std::vector<float> bias(static_cast<size_t>(N));
             Fill(rng, a.data(), a.size(), variant);
+            Fill(rng, b.data(), b.size(), 2);
             Fill(rng, bias.data(), bias.size(), 2);
-            for (int64_t n_begin : {int64_t(0), int64_t(64), int64_t(512)}) {
+            // The same A laid out row-major, for the reference GEMM.
+            std::vector<float> dense(size_t(std::max<int64_t>(M * K, 1)));
+            for (int64_t m = 0; m < M; ++m)
+              for (int64_t k = 0; k < K; ++k)
+                dense[size_t(m * K + k)] = a[size_t(row_off[size_t(m)] + k_off[size_t(k)])];
+            std::vector<float> packed(size_t(std::max<int64_t>(ref::GemmPackedFloats(K, N), 1)), U2F(kGuard));
+            d.kernels.GemmPackBF32(K, N, b.data(), N, 1, packed.data());
+            for (int64_t n_begin : {int64_t(0), int64_t(64)}) {
               if (n_begin >= N) continue;
               for (int64_t n_end : {N, std::min<int64_t>(N, n_begin + 70)}) {
-                const int e = int(M + N + K + n_begin) % 3;
+                const int64_t w = n_end - n_begin, ldc = w + 1;
+                const int e = int(M + N + K + n_begin + n_end) % 3;
                 const float* bp = e ? bias.data() : nullptr;
                 const Activation act = e == 2 ? Activation::kHardSwish : e == 1 ? Activation::kRelu : Activation::kNone;
-                const int64_t w = n_end - n_begin, ldc = w + 1;
                 std::vector<float> want(size_t(M * ldc), U2F(kGuard)), got(size_t(M * ldc), U2F(kGuard));
-                ref::GemmBiasActF32(M, w, K, a.data(), K, 1, b.data() + n_begin * b_cs, b_rs, b_cs, want.data(), ldc,
-                                    bp, act);
-                d.kernels.GemmPackedF32(M, N, K, a.data(), K, 1, packed.data(), n_begin, n_end, got.data(), ldc, bp,
-                                        act);
+                reference(M, w, K, dense.data(), K, 1, b.data() + n_begin, N, 1, want.data(), ldc);
+                for (int64_t m = 0; m < M; ++m) {  // the epilogue: + bias[n], then act
+                  float* c = want.data() + m * ldc;
+                  if (bp)
+                    for (int64_t n = 0; n < w; ++n) c[n] = c[n] + bp[n_begin + n];
+                  ref::EpilogueF32(c, w, nullptr, act);
+                }
+                kernel(M, N, K, a.data(), row_off.data(), k_off.data(), packed.data(), n_begin, n_end, got.data(), ldc,
+                       bp, act);
                 ++cases;
                 const std::string diff = DiffF32(want.data(), got.data(), want.size());
                 if (!diff.empty())
-                  FAIL_CHECK(IsaName(d.isa) << " M=" << M << " N=" << N << " K=" << K << " tb=" << tb << " cols ["
-                                            << n_begin << ", " << n_end << "): " << diff);
+                  FAIL_CHECK(IsaName(d.isa) << (fma ? " fma" : "") << " M=" << M << " N=" << N << " K=" << K
+                                            << " cols [" << n_begin << ", " << n_end << "): " << diff);
               }
             }
           }
-        }
-    INFO(cases << " products");
-  }
-}
-
-TEST_CASE("kernels: GemmPackedIndirectF32 equals the reference on offsets into A", "[kernels][gemm]") {
-  for (const Dispatch& d : GemmDispatches()) {
-    REQUIRE(d.kernels.GemmPackedIndirectF32 != nullptr);
-    SplitMix64 rng(31);
-    int cases = 0;
-    // A as a convolution reads its input: row_off[m] a position (rows m apart by 3 or a
-    // row's width), k_off[k] a channel (plane apart) and tap; rows around the tile
-    // heights, column ranges as for GemmPackedF32, K across the k block; specials in A;
-    // the epilogue (per-column bias, activations).
-    for (int64_t M : {1, 5, 6, 7, 49, 50})
-      for (int64_t N : {1, 17, 64, 130})
-        for (int64_t K : {0, 9, 300}) {
-          const int variant = int(M + N + K) % 3;
-          const int64_t plane = 3 * M + 11;
-          std::vector<int64_t> row_off(static_cast<size_t>(M)), k_off(static_cast<size_t>(std::max<int64_t>(K, 1)));
-          for (int64_t m = 0; m < M; ++m) row_off[size_t(m)] = (m / 7) * 9 + (m % 7) * (1 + variant % 2);
-          for (int64_t k = 0; k < K; ++k) k_off[size_t(k)] = (k / 9) * plane + (k % 9 / 3) * 9 + k % 3;
-          const int64_t span = (K ? *std::max_element(k_off.begin(), k_off.begin() + K) : 0) +
-                               *std::max_element(row_off.begin(), row_off.end()) + 1;
-          std::vector<float> a(static_cast<size_t>(span)), b(static_cast<size_t>(std::max<int64_t>(K * N, 1)));
-          std::vector<float> bias(static_cast<size_t>(N));
-          Fill(rng, a.data(), a.size(), variant);
-          Fill(rng, b.data(), b.size(), 2);
-          Fill(rng, bias.data(), bias.size(), 2);
-          // The same A laid out row-major, for the reference GEMM.
-          std::vector<float> dense(size_t(std::max<int64_t>(M * K, 1)));
-          for (int64_t m = 0; m < M; ++m)
-            for (int64_t k = 0; k < K; ++k) dense[size_t(m * K + k)] = a[size_t(row_off[size_t(m)] + k_off[size_t(k)])];
-          std::vector<float> packed(size_t(std::max<int64_t>(ref::GemmPackedFloats(K, N), 1)), U2F(kGuard));
-          d.kernels.GemmPackBF32(K, N, b.data(), N, 1, packed.data());
-          for (int64_t n_begin : {int64_t(0), int64_t(64)}) {
-            if (n_begin >= N) continue;
-            for (int64_t n_end : {N, std::min<int64_t>(N, n_begin + 70)}) {
-              const int64_t w = n_end - n_begin, ldc = w + 1;
-              const int e = int(M + N + K + n_begin + n_end) % 3;
-              const float* bp = e ? bias.data() : nullptr;
-              const Activation act = e == 2 ? Activation::kHardSwish : e == 1 ? Activation::kRelu : Activation::kNone;
-              std::vector<float> want(size_t(M * ldc), U2F(kGuard)), got(size_t(M * ldc), U2F(kGuard));
-              ref::GemmF32(M, w, K, dense.data(), K, 1, b.data() + n_begin, N, 1, want.data(), ldc);
-              for (int64_t m = 0; m < M; ++m) {  // the epilogue: + bias[n], then act
-                float* c = want.data() + m * ldc;
-                if (bp)
-                  for (int64_t n = 0; n < w; ++n) c[n] = c[n] + bp[n_begin + n];
-                ref::EpilogueF32(c, w, nullptr, act);
-              }
-              d.kernels.GemmPackedIndirectF32(M, N, K, a.data(), row_off.data(), k_off.data(), packed.data(), n_begin,
-                                              n_end, got.data(), ldc, bp, act);
-              ++cases;
-              const std::string diff = DiffF32(want.data(), got.data(), want.size());
-              if (!diff.empty())
-                FAIL_CHECK(IsaName(d.isa) << " M=" << M << " N=" << N << " K=" << K << " cols [" << n_begin << ", "
-                                          << n_end << "): " << diff);
-            }
-          }
-        }
-    INFO(cases << " products");
-  }
+      INFO(cases << " products");
+    }
 }
 
 TEST_CASE("kernels: GemmI16PairsI32 equals the reference's wrapping int32 sums", "[kernels][gemm]") {

@@ -118,6 +118,18 @@ do_row() {  # runs one row: prints its lines and adds to the totals
         echo "row lint/$label: $(echo "$out" | tail -1) -> $p passed, $f failed, 0 skipped"
         TOTAL_P=$((TOTAL_P + p)); TOTAL_F=$((TOTAL_F + f))
       done
+      # Fused multiply-adds only in fast mode's GEMM twins, in the built x64 and arm64
+      # libraries (a skip when neither is built).
+      libs=$(ls build/native/libonemodel.a build/arm64/libonemodel.a 2>/dev/null || true)
+      if [ -z "$libs" ]; then
+        echo "row lint/fused multiply-adds (tools/check_fma.sh): no library built -> 0 passed, 0 failed, 1 skipped"
+        TOTAL_S=$((TOTAL_S + 1))
+      else
+        # shellcheck disable=SC2086
+        if out=$(tools/check_fma.sh $libs 2>&1); then p=1; f=0; else p=0; f=1; echo "$out" | head -30 | sed 's/^/    /'; fi
+        echo "row lint/fused multiply-adds (tools/check_fma.sh): $(echo "$out" | tail -1) -> $p passed, $f failed, 0 skipped"
+        TOTAL_P=$((TOTAL_P + p)); TOTAL_F=$((TOTAL_F + f))
+      fi
       ;;
     native) native_rows build/native native ;;
     native-clang) native_rows build/native-clang native-clang ;;

@@ -309,7 +309,7 @@ struct ExternalData {
 };
 
 struct SessionOptions {
-  Mode mode = Mode::kExact;  // kFast: plans may take the families' fast rows (none exist yet)
+  Mode mode = Mode::kExact;  // kFast: plans may take the families' fast rows (docs/graph-passes.md)
   int threads = 0;           // worker threads, 1 .. 1024; 0: every core
   // The instruction-set cap: "ref" (the reference kernels), "scalar", "sse41", "avx2",
   // "avxvnni", "avx512", "avx512vnni", "neon", "neondot", "wasm128"; "": the best this build and CPU have.

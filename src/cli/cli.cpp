@@ -81,7 +81,7 @@ namespace {
 
 const char* kUsage =
     "usage: onemodel COMMAND [ARGS] [--isa ISA] [--threads N] [--mode exact|fast]\n"
-    "  (options go before or after the command; --mode fast currently runs the exact path)\n"
+    "  (options go before or after the command; --mode fast: docs/graph-passes.md \"Fast passes\")\n"
     "commands (onemodel COMMAND --help for one):\n"
     "  run MODEL [--input NAME=FILE.npy ...] [--dim NAME=N ...] [--save DIR]\n"
     "                          run MODEL; print each output's type, shape, a summary and its hash\n"

@@ -3,6 +3,10 @@
 // element keeps one accumulator that folds its K products in k order from -0.0, as
 // acc = acc + (a * b) with the product rounded first; K blocks carry the accumulator
 // through C. So every target, tile shape and thread split gives the reference's bits.
+// The same code with kFma = true is fast mode's twin (GemmFmaF32 and the others, ref/gemm.h):
+// each step one fused multiply-add, the fold order unchanged, so every target with a
+// hardware FMA gives ref::GemmFmaF32's bits; targets without one (kHasFma false) forward
+// the twins to the reference loops.
 #include <algorithm>
 #include <cstring>
 #include <utility>
@@ -22,6 +26,33 @@ namespace ONEMODEL_NS {
 namespace {
 
 constexpr size_t kN = Lanes<VF32>();
+
+// The fast twins' step: one fused multiply-add (a single rounding). Not in the vector
+// vocabulary (simd/simd.h has no FMA, exact-contract section 2): only the kFma instances
+// below, reached only from fast rows, use it.
+#if defined(ONEMODEL_TARGET_AVX512) || defined(ONEMODEL_TARGET_AVX2) || defined(ONEMODEL_TARGET_NEON) || \
+    defined(ONEMODEL_TARGET_NEONDOT)
+constexpr bool kHasFma = true;
+#else
+constexpr bool kHasFma = false;
+#endif
+// acc + a * b: exact (the product rounded, then the sum) or fused.
+template <bool kFma>
+inline VF32 Step(VF32 acc, VF32 a, VF32 b) {
+  if constexpr (kFma) {
+#if defined(ONEMODEL_TARGET_AVX512)
+    return {_mm512_fmadd_ps(a.r, b.r, acc.r)};
+#elif defined(ONEMODEL_TARGET_AVX2)
+    return {_mm256_fmadd_ps(a.r, b.r, acc.r)};
+#elif defined(ONEMODEL_TARGET_NEON) || defined(ONEMODEL_TARGET_NEONDOT)
+    return {vfmaq_f32(acc.r, a.r, b.r)};
+#else
+    static_assert(!kFma, "no FMA on this target: the twins forward to the reference");
+#endif
+  } else {
+    return Add(acc, Mul(a, b));
+  }
+}
 template <size_t... I, class F>
 inline void Unroll(std::index_sequence<I...>, F&& f) {
   (f(std::integral_constant<size_t, I>{}), ...);
@@ -105,7 +136,7 @@ struct IndirectA {
 // store: + bias[r] (bias: this tile's first row's, or null) or + cbias[col] (cbias: this
 // tile's first column's, or null), then activation `act`. pf, pfn: pfn cache lines from
 // pf to prefetch into L2, spread evenly over the k steps (memory hints only).
-template <size_t NV, bool kPrefetch, class ASrc>
+template <bool kFma, size_t NV, bool kPrefetch, class ASrc>
 inline void Tile(int64_t kc, const ASrc& a, const float* Bp, int64_t bks, float* C, int64_t ldc, size_t mr, size_t nr,
                  bool first, bool last = false, const float* bias = nullptr, Activation act = Activation::kNone,
                  const float* cbias = nullptr, const char* pf = nullptr, int64_t pfn = 0) {
@@ -141,7 +172,7 @@ inline void Tile(int64_t kc, const ASrc& a, const float* Bp, int64_t bks, float*
     for (size_t r = 0; r < kMR; ++r) {
       const VF32 av = Set<VF32>(a.At(ak, r));
 #pragma GCC unroll 4
-      for (size_t v = 0; v < NV; ++v) acc[r * NV + v] = Add(acc[r * NV + v], Mul(av, bv[v]));
+      for (size_t v = 0; v < NV; ++v) acc[r * NV + v] = Step<kFma>(acc[r * NV + v], av, bv[v]);
     }
   }
   VF32 cb[NV];
@@ -280,7 +311,7 @@ void RowEpilogue(int64_t M, int64_t N, float* C, int64_t ldc, const float* bias,
 // make_a(m0, mr, k0, kc, slot) gives the A source (StridedA, IndirectA) of the row tile
 // from m0 (mr rows) over the K block from k0; slot: the tile's index in its row block
 // (a strided A packs into apack's slot).
-template <class MakeA>
+template <bool kFma, class MakeA>
 void TiledGemm(int64_t M, int64_t K, MakeA make_a, const float* B, int64_t b_rs, int64_t b_cs, const float* packed,
                int64_t Ntot, int64_t n_begin, int64_t n_end, float* C, int64_t ldc, const float* row_bias,
                Activation act, const float* col_bias = nullptr) {
@@ -347,8 +378,8 @@ void TiledGemm(int64_t M, int64_t K, MakeA make_a, const float* B, int64_t b_rs,
             // A last panel of fewer columns takes the tile of as many vectors as it needs.
             const int64_t nv = (nr + int64_t(kN) - 1) / int64_t(kN);
             auto tile = [&](auto nv_c, auto pf_c) {
-              Tile<decltype(nv_c)::value, decltype(pf_c)::value>(kc, t.a, bp, bks, c, ldc, size_t(t.mr), size_t(nr),
-                                                                 k0 == 0, last, bias, act, cbias, pf, pfn);
+              Tile<kFma, decltype(nv_c)::value, decltype(pf_c)::value>(
+                  kc, t.a, bp, bks, c, ldc, size_t(t.mr), size_t(nr), k0 == 0, last, bias, act, cbias, pf, pfn);
             };
             auto by_width = [&](auto pf_c) {
               if (nv >= int64_t(kNV))
@@ -371,6 +402,7 @@ void TiledGemm(int64_t M, int64_t K, MakeA make_a, const float* B, int64_t b_rs,
   }
 }
 
+template <bool kFma>
 void GemmImpl(int64_t M, int64_t N, int64_t K, const float* A, int64_t a_rs, int64_t a_cs, const float* B, int64_t b_rs,
               int64_t b_cs, float* C, int64_t ldc, const float* row_bias, Activation act) {
   if (M <= 0 || N <= 0) return;
@@ -403,18 +435,18 @@ void GemmImpl(int64_t M, int64_t N, int64_t K, const float* A, int64_t a_rs, int
           float* c = C + m * ldc + n0;
           for (int64_t n = 0; n < wv; n += int64_t(kN)) {
             VF32 s = Load<VF32>(c + n);
-            s = Add(s, Mul(a0, Load<VF32>(b0 + n)));
-            s = Add(s, Mul(a1, Load<VF32>(b1 + n)));
-            s = Add(s, Mul(a2, Load<VF32>(b2 + n)));
-            s = Add(s, Mul(a3, Load<VF32>(b3 + n)));
+            s = Step<kFma>(s, a0, Load<VF32>(b0 + n));
+            s = Step<kFma>(s, a1, Load<VF32>(b1 + n));
+            s = Step<kFma>(s, a2, Load<VF32>(b2 + n));
+            s = Step<kFma>(s, a3, Load<VF32>(b3 + n));
             Store(s, c + n);
           }
           if (tail) {
             VF32 s = LoadN<VF32>(c + wv, tail, -0.0f);
-            s = Add(s, Mul(a0, LoadN<VF32>(b0 + wv, tail, 0.0f)));
-            s = Add(s, Mul(a1, LoadN<VF32>(b1 + wv, tail, 0.0f)));
-            s = Add(s, Mul(a2, LoadN<VF32>(b2 + wv, tail, 0.0f)));
-            s = Add(s, Mul(a3, LoadN<VF32>(b3 + wv, tail, 0.0f)));
+            s = Step<kFma>(s, a0, LoadN<VF32>(b0 + wv, tail, 0.0f));
+            s = Step<kFma>(s, a1, LoadN<VF32>(b1 + wv, tail, 0.0f));
+            s = Step<kFma>(s, a2, LoadN<VF32>(b2 + wv, tail, 0.0f));
+            s = Step<kFma>(s, a3, LoadN<VF32>(b3 + wv, tail, 0.0f));
             StoreN(s, c + wv, tail);
           }
         }
@@ -425,9 +457,9 @@ void GemmImpl(int64_t M, int64_t N, int64_t K, const float* A, int64_t a_rs, int
           const VF32 a0 = Set<VF32>(A[m * a_rs + k * a_cs]);
           float* c = C + m * ldc + n0;
           for (int64_t n = 0; n < wv; n += int64_t(kN))
-            Store(Add(Load<VF32>(c + n), Mul(a0, Load<VF32>(b0 + n))), c + n);
+            Store(Step<kFma>(Load<VF32>(c + n), a0, Load<VF32>(b0 + n)), c + n);
           if (tail)
-            StoreN(Add(LoadN<VF32>(c + wv, tail, -0.0f), Mul(a0, LoadN<VF32>(b0 + wv, tail, 0.0f))), c + wv, tail);
+            StoreN(Step<kFma>(LoadN<VF32>(c + wv, tail, -0.0f), a0, LoadN<VF32>(b0 + wv, tail, 0.0f)), c + wv, tail);
         }
       }
       RowEpilogue(M, w, C + n0, ldc, row_bias, act);
@@ -467,7 +499,7 @@ void GemmImpl(int64_t M, int64_t N, int64_t K, const float* A, int64_t a_rs, int
           for (int64_t k = 0; k < kc; ++k) {
             const VF32 av = Set<VF32>(a[k * a_cs]);
             const float* b = bt + k * kW;
-            for (size_t i = 0; i < 4; ++i) v[i] = Add(v[i], Mul(av, Load<VF32>(b + i * kN)));
+            for (size_t i = 0; i < 4; ++i) v[i] = Step<kFma>(v[i], av, Load<VF32>(b + i * kN));
           }
           for (size_t i = 0; i < 4; ++i) Store(v[i], acc[m] + i * kN);
         }
@@ -477,46 +509,25 @@ void GemmImpl(int64_t M, int64_t N, int64_t K, const float* A, int64_t a_rs, int
     RowEpilogue(M, N, C, ldc, row_bias, act);
     return;
   }
-  TiledGemm(M, K, StridedMaker(A, a_rs, a_cs), B, b_rs, b_cs, nullptr, N, 0, N, C, ldc, row_bias, act);
-}
-}  // namespace
-
-void GemmF32(int64_t M, int64_t N, int64_t K, const float* A, int64_t a_rs, int64_t a_cs, const float* B, int64_t b_rs,
-             int64_t b_cs, float* C, int64_t ldc) {
-  GemmImpl(M, N, K, A, a_rs, a_cs, B, b_rs, b_cs, C, ldc, nullptr, Activation::kNone);
+  TiledGemm<kFma>(M, K, StridedMaker(A, a_rs, a_cs), B, b_rs, b_cs, nullptr, N, 0, N, C, ldc, row_bias, act);
 }
 
-void GemmBiasActF32(int64_t M, int64_t N, int64_t K, const float* A, int64_t a_rs, int64_t a_cs, const float* B,
-                    int64_t b_rs, int64_t b_cs, float* C, int64_t ldc, const float* row_bias, Activation act) {
-  GemmImpl(M, N, K, A, a_rs, a_cs, B, b_rs, b_cs, C, ldc, row_bias, act);
-}
-
-void GemmPackBF32(int64_t K, int64_t N, const float* B, int64_t b_rs, int64_t b_cs, float* packed) {
-  // Blocks of kNC columns, each K x (its width rounded up to kNR) floats, in k blocks of
-  // kKC rows, each as PackB's panels: the layout TiledGemm reads.
-  const int64_t kKC = GemmBlocks().kc, kNC = GemmBlocks().nc;
-  for (int64_t n0 = 0; n0 < N; n0 += kNC) {
-    const int64_t nc = std::min(kNC, N - n0);
-    const int64_t ncp = (nc + int64_t(kNR) - 1) / int64_t(kNR) * int64_t(kNR);
-    for (int64_t k0 = 0; k0 < K; k0 += kKC)
-      PackB(B, b_rs, b_cs, k0, std::min(kKC, K - k0), n0, nc, packed + n0 * K + k0 * ncp);
-  }
-}
-
-void GemmPackedF32(int64_t M, int64_t N, int64_t K, const float* A, int64_t a_rs, int64_t a_cs, const float* packed,
-                   int64_t n_begin, int64_t n_end, float* C, int64_t ldc, const float* row_bias, Activation act) {
+template <bool kFma>
+void GemmPackedImpl(int64_t M, int64_t N, int64_t K, const float* A, int64_t a_rs, int64_t a_cs, const float* packed,
+                    int64_t n_begin, int64_t n_end, float* C, int64_t ldc, const float* row_bias, Activation act) {
   if (M <= 0 || n_end <= n_begin) return;
   if (K <= 0) {
     for (int64_t m = 0; m < M; ++m) std::fill(C + m * ldc, C + m * ldc + (n_end - n_begin), -0.0f);
     RowEpilogue(M, n_end - n_begin, C, ldc, row_bias, act);
     return;
   }
-  TiledGemm(M, K, StridedMaker(A, a_rs, a_cs), nullptr, 0, 0, packed, N, n_begin, n_end, C, ldc, row_bias, act);
+  TiledGemm<kFma>(M, K, StridedMaker(A, a_rs, a_cs), nullptr, 0, 0, packed, N, n_begin, n_end, C, ldc, row_bias, act);
 }
 
-void GemmPackedIndirectF32(int64_t M, int64_t N, int64_t K, const float* A, const int64_t* row_off,
-                           const int64_t* k_off, const float* packed, int64_t n_begin, int64_t n_end, float* C,
-                           int64_t ldc, const float* col_bias, Activation act) {
+template <bool kFma>
+void GemmPackedIndirectImpl(int64_t M, int64_t N, int64_t K, const float* A, const int64_t* row_off,
+                            const int64_t* k_off, const float* packed, int64_t n_begin, int64_t n_end, float* C,
+                            int64_t ldc, const float* col_bias, Activation act) {
   if (M <= 0 || n_end <= n_begin) return;
   if (K <= 0) {
     for (int64_t m = 0; m < M; ++m) {
@@ -534,210 +545,118 @@ void GemmPackedIndirectF32(int64_t M, int64_t N, int64_t K, const float* A, cons
     a.koff = k_off + k0;
     return a;
   };
-  TiledGemm(M, K, make_a, nullptr, 0, 0, packed, N, n_begin, n_end, C, ldc, nullptr, act, col_bias);
-}
-
-namespace {
-// x[0], x[2], ..., x[2(t - 1)] in lanes [0, t) (0 < t <= kN; later lanes unspecified),
-// reading only x[0 .. 2t - 2]: the stride-2 tail as two masked loads.
-inline VF32 EvenLanesN(const float* x, size_t t) {
-  const size_t m = 2 * t - 1;
-  const VF32 a = m >= kN ? Load<VF32>(x) : LoadN<VF32>(x, m, 0.0f);
-  const VF32 b = m > kN ? LoadN<VF32>(x + kN, m - kN, 0.0f) : Zero<VF32>();
-  return EvenLanes(a, b);
-}
-
-// acc[i] = step(acc[i], x[i * stride]) for i < n, lane by lane (step: a lane-wise
-// VF32 (acc, x) -> VF32), reading only the elements x[i * stride]. Stride 1: whole
-// vectors, the tail masked. Stride 2: the even elements of two vectors while the odd
-// element after the last one used is itself before an element the call reads
-// (i + kN < n), then the rest (at most kN) by masked loads (EvenLanesN). Other strides
-// gather into a buffer.
-template <class Step>
-inline void StridedSteps(float* acc, const float* x, int64_t stride, int64_t n, Step step) {
-  int64_t i = 0;
-  auto tail = [&](VF32 xv) {
-    const size_t t = size_t(n - i);
-    StoreN(step(LoadN<VF32>(acc + i, t, 0.0f), xv), acc + i, t);
-  };
-  if (stride == 1) {
-    for (; i + int64_t(kN) <= n; i += int64_t(kN)) Store(step(Load<VF32>(acc + i), Load<VF32>(x + i)), acc + i);
-    if (i < n) tail(LoadN<VF32>(x + i, size_t(n - i), 0.0f));
-    return;
-  }
-  if (stride == 2) {
-    for (; i + int64_t(kN) < n; i += int64_t(kN))
-      Store(step(Load<VF32>(acc + i), EvenLanes(Load<VF32>(x + 2 * i), Load<VF32>(x + 2 * i + kN))), acc + i);
-    if (i < n) tail(EvenLanesN(x + 2 * i, size_t(n - i)));
-    return;
-  }
-  alignas(64) float buf[kN];
-  for (; i < n; i += int64_t(kN)) {
-    const size_t t = size_t(std::min<int64_t>(int64_t(kN), n - i));
-    for (size_t j = 0; j < t; ++j) buf[j] = x[(i + int64_t(j)) * stride];
-    if (t == kN)
-      Store(step(Load<VF32>(acc + i), Load<VF32>(buf)), acc + i);
-    else
-      tail(LoadN<VF32>(buf, t, 0.0f));
-  }
-}
-
-// MaxStep on lanes: v where v is NaN and a is not; a where a is NaN; else v > a ? v : a.
-inline VF32 MaxStep(VF32 a, VF32 v) {
-  const VF32 a_nan = Ne(a, a), v_nan = Ne(v, v);
-  const VF32 take = Or(AndNot(a_nan, v_nan), Gt(v, a));  // Gt is false on NaNs
-  return IfThenElse(take, v, a);
+  TiledGemm<kFma>(M, K, make_a, nullptr, 0, 0, packed, N, n_begin, n_end, C, ldc, nullptr, act, col_bias);
 }
 }  // namespace
 
-void MulAddStridedF32(float* acc, const float* x, int64_t stride, float w, int64_t n) {
-  const VF32 wv = Set<VF32>(w);
-  StridedSteps(acc, x, stride, n, [wv](VF32 a, VF32 v) { return Add(a, Mul(v, wv)); });
+void GemmF32(int64_t M, int64_t N, int64_t K, const float* A, int64_t a_rs, int64_t a_cs, const float* B, int64_t b_rs,
+             int64_t b_cs, float* C, int64_t ldc) {
+  GemmImpl<false>(M, N, K, A, a_rs, a_cs, B, b_rs, b_cs, C, ldc, nullptr, Activation::kNone);
 }
 
-void MaxStepStridedF32(float* acc, const float* x, int64_t stride, int64_t n) {
-  StridedSteps(acc, x, stride, n, MaxStep);
+void GemmBiasActF32(int64_t M, int64_t N, int64_t K, const float* A, int64_t a_rs, int64_t a_cs, const float* B,
+                    int64_t b_rs, int64_t b_cs, float* C, int64_t ldc, const float* row_bias, Activation act) {
+  GemmImpl<false>(M, N, K, A, a_rs, a_cs, B, b_rs, b_cs, C, ldc, row_bias, act);
 }
 
-// Outputs [ow, ow + n) of one plane row, NV vectors (n > (NV - 1) * kN; the last one
-// masked when n < NV * kN): each lane folds the nt taps (tap j's input for column o at
-// pp[j][o], weight wp[j]) in order from -0.0; NV independent chains.
-template <size_t NV>
-inline void PlaneRun(const float* const* pp, const VF32* wp, int64_t nt, int64_t ow, int64_t n, float* yrow) {
-  const size_t last = size_t(n) - (NV - 1) * kN;  // lanes of the last vector, 1..kN
-  VF32 acc[NV];
-  for (size_t v = 0; v < NV; ++v) acc[v] = Set<VF32>(-0.0f);
-  for (int64_t j = 0; j < nt; ++j) {
-    const float* p = pp[j] + ow;
-    const VF32 w = wp[j];
-    Unroll(std::make_index_sequence<NV>{}, [&](auto v) {
-      const VF32 x = (v + 1 < NV || last == kN) ? Load<VF32>(p + v * kN) : LoadN<VF32>(p + v * kN, last, 0.0f);
-      acc[v] = Add(acc[v], Mul(x, w));
-    });
+void GemmPackBF32(int64_t K, int64_t N, const float* B, int64_t b_rs, int64_t b_cs, float* packed) {
+  // Blocks of kNC columns, each K x (its width rounded up to kNR) floats, in k blocks of
+  // kKC rows, each as PackB's panels: the layout TiledGemm reads.
+  const int64_t kKC = GemmBlocks().kc, kNC = GemmBlocks().nc;
+  for (int64_t n0 = 0; n0 < N; n0 += kNC) {
+    const int64_t nc = std::min(kNC, N - n0);
+    const int64_t ncp = (nc + int64_t(kNR) - 1) / int64_t(kNR) * int64_t(kNR);
+    for (int64_t k0 = 0; k0 < K; k0 += kKC)
+      PackB(B, b_rs, b_cs, k0, std::min(kKC, K - k0), n0, nc, packed + n0 * K + k0 * ncp);
   }
-  Unroll(std::make_index_sequence<NV>{}, [&](auto v) {
-    if (v + 1 < NV || last == kN)
-      Store(acc[v], yrow + ow + int64_t(v * kN));
-    else
-      StoreN(acc[v], yrow + ow + int64_t(v * kN), last);
-  });
 }
 
-void ConvPlaneF32(const float* x, const float* w, float* y, const Conv2DGeometry& g) {
-  const int64_t IH = g.IH, IW = g.IW, OH = g.OH, OW = g.OW, KH = g.KH, KW = g.KW, SH = g.SH, SW = g.SW, DH = g.DH,
-                DW = g.DW, PH = g.PH, PW = g.PW;
-  if ((PH > 0 || PW > 0) && OH > 0 && OW > 0 && OW <= int64_t(4 * kN)) {
-    // Padded narrow planes (wide ones lose little to their borders): copy the plane
-    // into a zero-bordered one and run it unpadded, so every row goes by vectors. As in the GEMM convolution
-    // (ops/conv/conv_gemm.cpp, ConvGemm2D), a +0.0 padding term with a finite weight is +-0 and leaves a nonzero
-    // accumulator unchanged, so results differ from the reference at most in the sign of a zero at positions with a
-    // padding tap: those are recomputed below. Non-finite weights (0 * inf) take the unpadded path.
-    bool finite = true;
-    for (int64_t t = 0; t < KH * KW; ++t) finite &= (F2U(w[t]) & 0x7F800000u) != 0x7F800000u;
-    if (finite) {
-      const int64_t PIH = std::max(IH + PH, (OH - 1) * SH + (KH - 1) * DH + 1);
-      const int64_t PIW = std::max(IW + PW, (OW - 1) * SW + (KW - 1) * DW + 1);
-      thread_local std::vector<float> padded;
-      if (padded.size() < size_t(PIH * PIW)) padded.resize(size_t(PIH * PIW));
-      std::fill(padded.begin(), padded.begin() + PIH * PIW, 0.0f);
-      for (int64_t ih = 0; ih < IH; ++ih)
-        std::memcpy(padded.data() + (ih + PH) * PIW + PW, x + ih * IW, size_t(IW) * sizeof(float));
-      const Conv2DGeometry g2{PIH, PIW, OH, OW, KH, KW, SH, SW, DH, DW, 0, 0};
-      ConvPlaneF32(padded.data(), w, y, g2);
-      // Columns [clo, chi) have no padding tap in any row.
-      int64_t clo = 0, chi = 0;
-      while (clo < OW && clo * SW - PW < 0) ++clo;
-      chi = clo;
-      while (chi < OW && chi * SW - PW + (KW - 1) * DW < IW) ++chi;
-      for (int64_t oh = 0; oh < OH; ++oh) {
-        const int64_t ih0 = oh * SH - PH;
-        const bool row_pad = ih0 < 0 || ih0 + (KH - 1) * DH >= IH;
-        for (int64_t ow = 0; ow < OW; ++ow) {
-          if (!row_pad && ow == clo && chi > clo) ow = chi;  // skip the interior
-          if (ow >= OW) break;
-          if (y[oh * OW + ow] != 0.0f) continue;
-          y[oh * OW + ow] = ref::ConvPlaneOutputF32(x, w, g, oh, ow);
-        }
-      }
-      return;
+void GemmPackedF32(int64_t M, int64_t N, int64_t K, const float* A, int64_t a_rs, int64_t a_cs, const float* packed,
+                   int64_t n_begin, int64_t n_end, float* C, int64_t ldc, const float* row_bias, Activation act) {
+  GemmPackedImpl<false>(M, N, K, A, a_rs, a_cs, packed, n_begin, n_end, C, ldc, row_bias, act);
+}
+
+void GemmPackedIndirectF32(int64_t M, int64_t N, int64_t K, const float* A, const int64_t* row_off,
+                           const int64_t* k_off, const float* packed, int64_t n_begin, int64_t n_end, float* C,
+                           int64_t ldc, const float* col_bias, Activation act) {
+  GemmPackedIndirectImpl<false>(M, N, K, A, row_off, k_off, packed, n_begin, n_end, C, ldc, col_bias, act);
+}
+
+// Fast mode's twins (ref/gemm.h): the kFma instances, or the reference loops where the
+// target has no FMA (FillKernelTable then lists the reference's own entries).
+#if defined(ONEMODEL_TARGET_AVX512) || defined(ONEMODEL_TARGET_AVX2) || defined(ONEMODEL_TARGET_NEON) || \
+    defined(ONEMODEL_TARGET_NEONDOT)
+void GemmFmaF32(int64_t M, int64_t N, int64_t K, const float* A, int64_t a_rs, int64_t a_cs, const float* B,
+                int64_t b_rs, int64_t b_cs, float* C, int64_t ldc) {
+  GemmImpl<true>(M, N, K, A, a_rs, a_cs, B, b_rs, b_cs, C, ldc, nullptr, Activation::kNone);
+}
+
+void GemmBiasActFmaF32(int64_t M, int64_t N, int64_t K, const float* A, int64_t a_rs, int64_t a_cs, const float* B,
+                       int64_t b_rs, int64_t b_cs, float* C, int64_t ldc, const float* row_bias, Activation act) {
+  GemmImpl<true>(M, N, K, A, a_rs, a_cs, B, b_rs, b_cs, C, ldc, row_bias, act);
+}
+
+void GemmPackedFmaF32(int64_t M, int64_t N, int64_t K, const float* A, int64_t a_rs, int64_t a_cs, const float* packed,
+                      int64_t n_begin, int64_t n_end, float* C, int64_t ldc, const float* row_bias, Activation act) {
+  GemmPackedImpl<true>(M, N, K, A, a_rs, a_cs, packed, n_begin, n_end, C, ldc, row_bias, act);
+}
+
+void GemmPackedIndirectFmaF32(int64_t M, int64_t N, int64_t K, const float* A, const int64_t* row_off,
+                              const int64_t* k_off, const float* packed, int64_t n_begin, int64_t n_end, float* C,
+                              int64_t ldc, const float* col_bias, Activation act) {
+  GemmPackedIndirectImpl<true>(M, N, K, A, row_off, k_off, packed, n_begin, n_end, C, ldc, col_bias, act);
+}
+#else
+namespace {
+// Columns [n_begin, n_end) of the B that GemmPackBF32 packed (K x N), row-major into *out
+// (K x (n_end - n_begin)): the inverse of its layout (blocks of kNC columns, each in k
+// blocks of kKC rows of kNR-column panels).
+void UnpackColumns(int64_t K, int64_t N, const float* packed, int64_t n_begin, int64_t n_end, std::vector<float>* out) {
+  const int64_t kKC = GemmBlocks().kc, kNC = GemmBlocks().nc, w = n_end - n_begin;
+  out->assign(size_t(std::max<int64_t>(K * w, 1)), 0.0f);
+  for (int64_t n = n_begin; n < n_end; ++n) {
+    const int64_t n0 = n / kNC * kNC;
+    const int64_t ncp = (std::min(kNC, N - n0) + int64_t(kNR) - 1) / int64_t(kNR) * int64_t(kNR);
+    const int64_t panel = (n - n0) / int64_t(kNR), lane = (n - n0) % int64_t(kNR);
+    for (int64_t k = 0; k < K; ++k) {
+      const int64_t k0 = k / kKC * kKC, kc = std::min(kKC, K - k0);
+      (*out)[size_t(k * w + (n - n_begin))] =
+          packed[n0 * K + k0 * ncp + panel * kc * int64_t(kNR) + (k - k0) * int64_t(kNR) + lane];
     }
-  }
-  // Output columns [lo, hi) have every kernel column inside the input: they go by
-  // vectors; the others (and the last partial vector) by the reference's loop.
-  int64_t lo = 0, hi = OW;
-  for (int64_t kw = 0; kw < KW; ++kw) {
-    const int64_t t = kw * DW - PW;  // iw = ow * SW + t
-    const int64_t first = t >= 0 ? 0 : (-t + SW - 1) / SW;
-    const int64_t end = IW - t <= 0 ? 0 : (IW - t + SW - 1) / SW;
-    lo = std::max(lo, first);
-    hi = std::min(hi, end);
-  }
-  lo = std::min(lo, OW);
-  hi = std::max(hi, lo);
-  auto scalar = [&](int64_t oh, int64_t ow) { y[oh * OW + ow] = ref::ConvPlaneOutputF32(x, w, g, oh, ow); };
-  // Stride 2: the input's even and odd columns, split once, so each tap reads contiguously.
-  thread_local std::vector<float> split;
-  const int64_t half = (IW + 1) / 2;
-  if (SW == 2) {
-    if (split.size() < size_t(2 * IH * half)) split.resize(size_t(2 * IH * half));
-    for (int64_t ih = 0; ih < IH; ++ih) {
-      float* e = split.data() + ih * half;
-      float* o = split.data() + (IH + ih) * half;
-      for (int64_t j = 0; 2 * j < IW; ++j) e[j] = x[ih * IW + 2 * j];
-      for (int64_t j = 0; 2 * j + 1 < IW; ++j) o[j] = x[ih * IW + 2 * j + 1];
-    }
-  }
-  // Per output row: the valid taps in kernel order, each as a pointer p such that the
-  // tap's input for output column ow is p[ow] (stride 1: the input row; stride 2: a half
-  // of it), with its weight. Other strides gather.
-  const int64_t taps = KH * KW;
-  thread_local std::vector<const float*> ptr;
-  thread_local std::vector<VF32> wts;
-  if (ptr.size() < size_t(taps)) {
-    ptr.resize(size_t(taps));
-    wts.resize(size_t(taps));
-  }
-  for (int64_t oh = 0; oh < OH; ++oh) {
-    for (int64_t ow = 0; ow < lo; ++ow) scalar(oh, ow);
-    if (SW == 1 || SW == 2) {
-      int64_t nt = 0;
-      for (int64_t kh = 0; kh < KH; ++kh) {
-        const int64_t ih = oh * SH - PH + kh * DH;
-        if (ih < 0 || ih >= IH) continue;
-        for (int64_t kw = 0; kw < KW; ++kw) {
-          const int64_t t = kw * DW - PW;
-          if (SW == 1) {
-            ptr[size_t(nt)] = x + ih * IW + t;
-          } else {
-            // Column 2*ow + t: even t = 2q is the even half at ow + q, odd t = 2q + 1 the
-            // odd half at ow + q (q rounded down).
-            const int64_t q = (t >= 0 ? t : t - 1) / 2;
-            ptr[size_t(nt)] = split.data() + ((t & 1) ? IH + ih : ih) * half + q;
-          }
-          wts[size_t(nt)] = Set<VF32>(w[kh * KW + kw]);
-          ++nt;
-        }
-      }
-      const float* const* pp = ptr.data();
-      const VF32* wp = wts.data();
-      float* yrow = y + oh * OW;
-      int64_t ow = lo;
-      // Four vectors at a time: four independent accumulator chains hide the add latency.
-      for (; ow + int64_t(4 * kN) <= hi; ow += int64_t(4 * kN)) PlaneRun<4>(pp, wp, nt, ow, int64_t(4 * kN), yrow);
-      // The rest (under 4 * kN columns): one chain per vector, the last one masked.
-      switch ((hi - ow + int64_t(kN) - 1) / int64_t(kN)) {
-        case 1: PlaneRun<1>(pp, wp, nt, ow, hi - ow, yrow); break;
-        case 2: PlaneRun<2>(pp, wp, nt, ow, hi - ow, yrow); break;
-        case 3: PlaneRun<3>(pp, wp, nt, ow, hi - ow, yrow); break;
-        case 4: PlaneRun<4>(pp, wp, nt, ow, hi - ow, yrow); break;  // the fourth masked
-        default: break;                                             // none left
-      }
-    } else {
-      for (int64_t ow = lo; ow < hi; ++ow) scalar(oh, ow);
-    }
-    for (int64_t ow = hi; ow < OW; ++ow) scalar(oh, ow);
   }
 }
+}  // namespace
+
+void GemmFmaF32(int64_t M, int64_t N, int64_t K, const float* A, int64_t a_rs, int64_t a_cs, const float* B,
+                int64_t b_rs, int64_t b_cs, float* C, int64_t ldc) {
+  ref::GemmFmaF32(M, N, K, A, a_rs, a_cs, B, b_rs, b_cs, C, ldc);
+}
+
+void GemmBiasActFmaF32(int64_t M, int64_t N, int64_t K, const float* A, int64_t a_rs, int64_t a_cs, const float* B,
+                       int64_t b_rs, int64_t b_cs, float* C, int64_t ldc, const float* row_bias, Activation act) {
+  ref::GemmBiasActFmaF32(M, N, K, A, a_rs, a_cs, B, b_rs, b_cs, C, ldc, row_bias, act);
+}
+
+// The reference's packed layout is row-major K x N, this target's panels are not: unpack
+// the needed columns first. Never on a hot path (KernelTable::fma_f32 is false here, so
+// only a forced row comes here); the session's packed weights are this target's layout.
+void GemmPackedFmaF32(int64_t M, int64_t N, int64_t K, const float* A, int64_t a_rs, int64_t a_cs, const float* packed,
+                      int64_t n_begin, int64_t n_end, float* C, int64_t ldc, const float* row_bias, Activation act) {
+  std::vector<float> b;
+  UnpackColumns(K, N, packed, n_begin, n_end, &b);
+  ref::GemmBiasActFmaF32(M, n_end - n_begin, K, A, a_rs, a_cs, b.data(), n_end - n_begin, 1, C, ldc, row_bias, act);
+}
+
+void GemmPackedIndirectFmaF32(int64_t M, int64_t N, int64_t K, const float* A, const int64_t* row_off,
+                              const int64_t* k_off, const float* packed, int64_t n_begin, int64_t n_end, float* C,
+                              int64_t ldc, const float* col_bias, Activation act) {
+  std::vector<float> b;
+  UnpackColumns(K, N, packed, n_begin, n_end, &b);
+  const int64_t w = n_end - n_begin;
+  ref::GemmPackedIndirectFmaF32(M, w, K, A, row_off, k_off, b.data(), 0, w, C, ldc,
+                                col_bias ? col_bias + n_begin : nullptr, act);
+}
+#endif
 
 }  // namespace ONEMODEL_NS
 }  // namespace onemodel::impl

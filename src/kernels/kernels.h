@@ -18,6 +18,10 @@ struct KernelTable {
   // GemmU8S8I32 runs on single dot-product instructions (VNNI): the integer operators
   // prefer it to GemmI16PairsI32 then (the same bits either way).
   bool native_dot_u8s8 = false;
+  // The GEMM kernels' fast twins (GemmFmaF32 and the others) run on hardware fused
+  // multiply-adds; false: they run the reference's loops (correct, slow), and fast
+  // sessions plan the exact GEMM rows instead.
+  bool fma_f32 = false;
   // The float lanes of the target's vectors (1 for the reference table): NBitsGemmF32
   // shares a weight vector among 8 / (16 / lanes) rows, worth a prompt's rows from 8 on.
   int f32_lanes = 1;

@@ -80,6 +80,10 @@ void FillKernelTable(KernelTable* table) {
 #include "kernels/kernels.inc"
 #undef ONEMODEL_KERNEL
   table->native_dot_u8s8 = kNativeDotU8S8;
+#if defined(ONEMODEL_TARGET_AVX512) || defined(ONEMODEL_TARGET_AVX2) || defined(ONEMODEL_TARGET_NEON) || \
+    defined(ONEMODEL_TARGET_NEONDOT)
+  table->fma_f32 = true;  // kernels/gemm.cpp's kFma instances
+#endif
   table->f32_lanes = int(Lanes<VF32>());
 }
 

@@ -58,15 +58,31 @@ inline bool UnaryFastF32(OpContext& ctx, int32_t op, float p0 = 0.0f, float p1 =
   return MapChunksF32(ctx, 4096, [&](const float* x, float* y, int64_t n) { kernel(op, p0, p1, x, y, n); });
 }
 
+// The session's float GEMM kernels a product runs: the exact ones, or (fma: a fast row
+// planned it) their fused multiply-add twins (ref/gemm.h GemmFmaF32 and the others).
+struct GemmFns {
+  decltype(KernelTable::GemmF32) plain;
+  decltype(KernelTable::GemmBiasActF32) bias_act;
+  decltype(KernelTable::GemmPackedF32) packed;
+  decltype(KernelTable::GemmPackedIndirectF32) packed_indirect;
+};
+inline GemmFns GemmFnsOf(const OpContext& ctx, bool fma) {
+  const KernelTable& k = *ctx.kernels;
+  if (fma) return {k.GemmFmaF32, k.GemmBiasActFmaF32, k.GemmPackedFmaF32, k.GemmPackedIndirectFmaF32};
+  return {k.GemmF32, k.GemmBiasActF32, k.GemmPackedF32, k.GemmPackedIndirectF32};
+}
+
 // The session's GEMM kernel (ref::GemmF32 when the context has no table), with C's
 // columns or rows split over the threads. With row_bias or an activation it is the session's
 // GemmBiasActF32: each finished row m of C takes + row_bias[m], then the activation.
+// fma: the twins (GemmFnsOf).
 inline void ParallelGemmF32(const OpContext& ctx, int64_t M, int64_t N, int64_t K, const float* A, int64_t a_rs,
                             int64_t a_cs, const float* B, int64_t b_rs, int64_t b_cs, float* C, int64_t ldc,
-                            const float* row_bias = nullptr, Activation act = Activation::kNone) {
+                            const float* row_bias = nullptr, Activation act = Activation::kNone, bool fma = false) {
   const bool epi = row_bias || act != Activation::kNone;
-  auto* plain = ctx.kernels->GemmF32;
-  auto* fused = ctx.kernels->GemmBiasActF32;
+  const GemmFns fns = GemmFnsOf(ctx, fma);
+  auto* plain = fns.plain;
+  auto* fused = fns.bias_act;
   auto kernel = [&](int64_t m, int64_t n, int64_t k, const float* a, int64_t ars, int64_t acs, const float* b,
                     int64_t brs, int64_t bcs, float* c, int64_t ldc_, const float* bias) {
     if (epi)
@@ -110,8 +126,9 @@ inline void ParallelGemmF32(const OpContext& ctx, int64_t M, int64_t N, int64_t 
 // over the threads; the epilogue as in ParallelGemmF32.
 inline void ParallelGemmPackedF32(const OpContext& ctx, int64_t M, int64_t N, int64_t K, const float* A, int64_t a_rs,
                                   int64_t a_cs, const float* packed, float* C, int64_t ldc,
-                                  const float* row_bias = nullptr, Activation act = Activation::kNone) {
-  auto* kernel = ctx.kernels->GemmPackedF32;
+                                  const float* row_bias = nullptr, Activation act = Activation::kNone,
+                                  bool fma = false) {
+  auto* kernel = GemmFnsOf(ctx, fma).packed;
   const int threads = ctx.pool ? ctx.pool->threads() : 1;
   if (threads <= 1 || M * N * K < (int64_t(1) << 16)) {
     kernel(M, N, K, A, a_rs, a_cs, packed, 0, N, C, ldc, row_bias, act);

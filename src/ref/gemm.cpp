@@ -1,13 +1,29 @@
 // Reference GEMM kernels (see gemm.h): plain loops in program order.
 #include "ref/gemm.h"
 
+#include <cmath>
+
 #include "ref/elementwise.h"
 
 namespace onemodel::impl {
 namespace ref {
 
-void GemmF32(int64_t M, int64_t N, int64_t K, const float* A, int64_t a_rs, int64_t a_cs, const float* B, int64_t b_rs,
-             int64_t b_cs, float* C, int64_t ldc) {
+namespace {
+// One product step of a fold: the exact one (the product rounded, then the sum) or, for
+// the fast rows' twins, one fused multiply-add (std::fma: a single rounding).
+template <bool kFma>
+inline float FoldStep(float acc, float a, float b) {
+  if constexpr (kFma) {
+    return std::fma(a, b, acc);
+  } else {
+    const float p = a * b;
+    return acc + p;
+  }
+}
+
+template <bool kFma>
+void GemmFold(int64_t M, int64_t N, int64_t K, const float* A, int64_t a_rs, int64_t a_cs, const float* B, int64_t b_rs,
+              int64_t b_cs, float* C, int64_t ldc) {
   // C's row m holds the row's accumulators: each starts at -0.0 and takes its K
   // products in k order; the n loop only walks B's row k.
   for (int64_t m = 0; m < M; ++m) {
@@ -16,18 +32,43 @@ void GemmF32(int64_t M, int64_t N, int64_t K, const float* A, int64_t a_rs, int6
     for (int64_t k = 0; k < K; ++k) {
       const float a = A[m * a_rs + k * a_cs];
       const float* b = B + k * b_rs;
-      for (int64_t n = 0; n < N; ++n) {
-        const float p = a * b[n * b_cs];
-        c[n] = c[n] + p;
-      }
+      for (int64_t n = 0; n < N; ++n) c[n] = FoldStep<kFma>(c[n], a, b[n * b_cs]);
     }
   }
 }
 
+template <bool kFma>
+void GemmBiasActFold(int64_t M, int64_t N, int64_t K, const float* A, int64_t a_rs, int64_t a_cs, const float* B,
+                     int64_t b_rs, int64_t b_cs, float* C, int64_t ldc, const float* row_bias, Activation act) {
+  GemmFold<kFma>(M, N, K, A, a_rs, a_cs, B, b_rs, b_cs, C, ldc);
+  for (int64_t m = 0; m < M; ++m) EpilogueF32(C + m * ldc, N, row_bias ? row_bias + m : nullptr, act);
+}
+
+template <bool kFma>
+void GemmPackedIndirectFold(int64_t M, int64_t N, int64_t K, const float* A, const int64_t* row_off,
+                            const int64_t* k_off, const float* packed, int64_t n_begin, int64_t n_end, float* C,
+                            int64_t ldc, const float* col_bias, Activation act) {
+  for (int64_t m = 0; m < M; ++m) {
+    float* c = C + m * ldc;
+    for (int64_t n = n_begin; n < n_end; ++n) {
+      float acc = -0.0f;
+      for (int64_t k = 0; k < K; ++k) acc = FoldStep<kFma>(acc, A[row_off[m] + k_off[k]], packed[k * N + n]);
+      if (col_bias) acc = acc + col_bias[n];
+      c[n - n_begin] = acc;
+    }
+    EpilogueF32(c, n_end - n_begin, nullptr, act);
+  }
+}
+}  // namespace
+
+void GemmF32(int64_t M, int64_t N, int64_t K, const float* A, int64_t a_rs, int64_t a_cs, const float* B, int64_t b_rs,
+             int64_t b_cs, float* C, int64_t ldc) {
+  GemmFold<false>(M, N, K, A, a_rs, a_cs, B, b_rs, b_cs, C, ldc);
+}
+
 void GemmBiasActF32(int64_t M, int64_t N, int64_t K, const float* A, int64_t a_rs, int64_t a_cs, const float* B,
                     int64_t b_rs, int64_t b_cs, float* C, int64_t ldc, const float* row_bias, Activation act) {
-  GemmF32(M, N, K, A, a_rs, a_cs, B, b_rs, b_cs, C, ldc);
-  for (int64_t m = 0; m < M; ++m) EpilogueF32(C + m * ldc, N, row_bias ? row_bias + m : nullptr, act);
+  GemmBiasActFold<false>(M, N, K, A, a_rs, a_cs, B, b_rs, b_cs, C, ldc, row_bias, act);
 }
 
 void EpilogueF32(float* c, int64_t n, const float* bias, Activation act) {
@@ -45,25 +86,35 @@ void GemmPackBF32(int64_t K, int64_t N, const float* B, int64_t b_rs, int64_t b_
 
 void GemmPackedF32(int64_t M, int64_t N, int64_t K, const float* A, int64_t a_rs, int64_t a_cs, const float* packed,
                    int64_t n_begin, int64_t n_end, float* C, int64_t ldc, const float* row_bias, Activation act) {
-  GemmBiasActF32(M, n_end - n_begin, K, A, a_rs, a_cs, packed + n_begin, N, 1, C, ldc, row_bias, act);
+  GemmBiasActFold<false>(M, n_end - n_begin, K, A, a_rs, a_cs, packed + n_begin, N, 1, C, ldc, row_bias, act);
 }
 
 void GemmPackedIndirectF32(int64_t M, int64_t N, int64_t K, const float* A, const int64_t* row_off,
                            const int64_t* k_off, const float* packed, int64_t n_begin, int64_t n_end, float* C,
                            int64_t ldc, const float* col_bias, Activation act) {
-  for (int64_t m = 0; m < M; ++m) {
-    float* c = C + m * ldc;
-    for (int64_t n = n_begin; n < n_end; ++n) {
-      float acc = -0.0f;
-      for (int64_t k = 0; k < K; ++k) {
-        const float p = A[row_off[m] + k_off[k]] * packed[k * N + n];
-        acc = acc + p;
-      }
-      if (col_bias) acc = acc + col_bias[n];
-      c[n - n_begin] = acc;
-    }
-    EpilogueF32(c, n_end - n_begin, nullptr, act);
-  }
+  GemmPackedIndirectFold<false>(M, N, K, A, row_off, k_off, packed, n_begin, n_end, C, ldc, col_bias, act);
+}
+
+// The fast rows' twins: the same folds with fused steps.
+void GemmFmaF32(int64_t M, int64_t N, int64_t K, const float* A, int64_t a_rs, int64_t a_cs, const float* B,
+                int64_t b_rs, int64_t b_cs, float* C, int64_t ldc) {
+  GemmFold<true>(M, N, K, A, a_rs, a_cs, B, b_rs, b_cs, C, ldc);
+}
+
+void GemmBiasActFmaF32(int64_t M, int64_t N, int64_t K, const float* A, int64_t a_rs, int64_t a_cs, const float* B,
+                       int64_t b_rs, int64_t b_cs, float* C, int64_t ldc, const float* row_bias, Activation act) {
+  GemmBiasActFold<true>(M, N, K, A, a_rs, a_cs, B, b_rs, b_cs, C, ldc, row_bias, act);
+}
+
+void GemmPackedFmaF32(int64_t M, int64_t N, int64_t K, const float* A, int64_t a_rs, int64_t a_cs, const float* packed,
+                      int64_t n_begin, int64_t n_end, float* C, int64_t ldc, const float* row_bias, Activation act) {
+  GemmBiasActFold<true>(M, n_end - n_begin, K, A, a_rs, a_cs, packed + n_begin, N, 1, C, ldc, row_bias, act);
+}
+
+void GemmPackedIndirectFmaF32(int64_t M, int64_t N, int64_t K, const float* A, const int64_t* row_off,
+                              const int64_t* k_off, const float* packed, int64_t n_begin, int64_t n_end, float* C,
+                              int64_t ldc, const float* col_bias, Activation act) {
+  GemmPackedIndirectFold<true>(M, N, K, A, row_off, k_off, packed, n_begin, n_end, C, ldc, col_bias, act);
 }
 
 void GemmI16PairsI32(int64_t M, int64_t N, int64_t K2, const int16_t* A, int64_t lda, const int16_t* Bp, int64_t ldb,

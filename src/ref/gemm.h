@@ -55,6 +55,22 @@ void GemmPackedIndirectF32(int64_t M, int64_t N, int64_t K, const float* A, cons
                            const int64_t* k_off, const float* packed, int64_t n_begin, int64_t n_end, float* C,
                            int64_t ldc, const float* col_bias, Activation act);
 
+// Fast mode's twins of the four GEMM kernels above (the fast rows "gemm-fma",
+// "im2col-gemm-fma", "tap-gemm-fma"; exact sessions never call them): the same
+// contracts, except that each step of the fold is one fused multiply-add, acc =
+// fma(a, b, acc) (a single rounding), still k in order from -0.0; the bias and the
+// activation as above. The packed B is GemmPackBF32's. Every target with a hardware
+// FMA gives these bits; the others run these loops (KernelTable::fma_f32 false).
+void GemmFmaF32(int64_t M, int64_t N, int64_t K, const float* A, int64_t a_rs, int64_t a_cs, const float* B,
+                int64_t b_rs, int64_t b_cs, float* C, int64_t ldc);
+void GemmBiasActFmaF32(int64_t M, int64_t N, int64_t K, const float* A, int64_t a_rs, int64_t a_cs, const float* B,
+                       int64_t b_rs, int64_t b_cs, float* C, int64_t ldc, const float* row_bias, Activation act);
+void GemmPackedFmaF32(int64_t M, int64_t N, int64_t K, const float* A, int64_t a_rs, int64_t a_cs, const float* packed,
+                      int64_t n_begin, int64_t n_end, float* C, int64_t ldc, const float* row_bias, Activation act);
+void GemmPackedIndirectFmaF32(int64_t M, int64_t N, int64_t K, const float* A, const int64_t* row_off,
+                              const int64_t* k_off, const float* packed, int64_t n_begin, int64_t n_end, float* C,
+                              int64_t ldc, const float* col_bias, Activation act);
+
 // Integer products with exact int32 sums (the integer operators' arithmetic, wrapping
 // modulo 2^32, so the order of the terms cannot matter): C[m * ldc + n] = the sum over
 // k < 2 * K2 of A(m, k) * B(k, n), where A(m, k) = A[m * lda + k] (2 * K2 values per row)

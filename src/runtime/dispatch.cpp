@@ -146,6 +146,10 @@ Dispatch MakeDispatch(Isa cap, Avx512Tiles tiles) {
       d.kernels.GemmPackBF32 = half.GemmPackBF32;
       d.kernels.GemmPackedF32 = half.GemmPackedF32;
       d.kernels.GemmPackedIndirectF32 = half.GemmPackedIndirectF32;
+      d.kernels.GemmFmaF32 = half.GemmFmaF32;
+      d.kernels.GemmBiasActFmaF32 = half.GemmBiasActFmaF32;
+      d.kernels.GemmPackedFmaF32 = half.GemmPackedFmaF32;
+      d.kernels.GemmPackedIndirectFmaF32 = half.GemmPackedIndirectFmaF32;
       d.kernels.ConvDirectF32 = half.ConvDirectF32;
     }
   }

@@ -16,7 +16,8 @@
 //
 // There is no FMA, no fast reciprocal and no approximate op in this vocabulary: every
 // float op is a correctly rounded IEEE-754 binary32 op (round to nearest even; the
-// session guarantees the rounding mode and that FTZ/DAZ are off).
+// session guarantees the rounding mode and that FTZ/DAZ are off). Fast mode's GEMM twins
+// take their fused multiply-add from the target's own intrinsics (kernels/gemm.cpp Step).
 //
 // Memory
 //   Load<V>(p)            Returns lanes p[0..kLanes) (unaligned).

@@ -56,27 +56,34 @@ bool DepthwiseFits(const ConvPlan& p) { return p.g.dims <= 2 && p.Cg == 1 && p.M
 bool PlaneFits(const ConvPlan& p) { return p.g.dims <= 2 && p.Cg == 1; }
 // The GEMM rows need finite weights (conv_gemm.h), checked at run time.
 bool NeedsFiniteWeights(size_t row) {
-  return row == size_t(ConvAlgo::kTapGemm) || row == size_t(ConvAlgo::kIm2colGemm);
+  return row == size_t(ConvAlgo::kTapGemm) || row == size_t(ConvAlgo::kIm2colGemm) ||
+         row == size_t(ConvAlgo::kTapGemmFma) || row == size_t(ConvAlgo::kIm2colGemmFma);
 }
+// The fast rows' condition: the GEMM twins run on hardware FMA (elsewhere the exact rows
+// are as fast and give the oracle's bits).
+bool TapGemmFmaChosen(const ConvPlan& p) { return p.fma && TapGemmChosen(p); }
+bool Im2colFmaChosen(const ConvPlan& p) { return p.fma && GemmWorth(p); }
 
-// Chooses the plan's row, and the one to fall back to when the weights are not all
-// finite (none: the reference, when the row was forced or the session is the oracle).
+// Chooses the plan's row, the one to fall back to when the weights are not all finite
+// (an exact row that is not a GEMM; the reference when the row was forced or the session
+// is the oracle), and the one the integer row gives way to (the row planned without it).
 void ChooseAlgo(const OpContext& ctx, ConvPlan* p) {
   const size_t row = PlanIndex(ctx, ConvTable(), *p);
-  constexpr size_t kFastRow = size_t(ConvAlgo::kQdqU8S8);
-  size_t fallback = 0, exact = row;
+  constexpr size_t kIntRow = size_t(ConvAlgo::kQdqU8S8);
+  size_t fallback = 0, instead = row;
   if (ctx.ForcedAlgorithm().empty() && ctx.VectorKernels()) {
     fallback = PlanIndex(
-        ctx, ConvTable(), *p, [](size_t i) { return !NeedsFiniteWeights(i) && i != kFastRow; }, false);
-    if (row == kFastRow)
-      exact = PlanIndex(
-          ctx, ConvTable(), *p, [](size_t i) { return i != kFastRow; }, false);
-  } else if (row == kFastRow) {
-    exact = 0;  // forced: the reference when the weights do not allow it
+        ctx, ConvTable(), *p,
+        [](size_t i) { return !NeedsFiniteWeights(i) && ConvTable().rows[i].exactness == Exactness::kExact; }, false);
+    if (row == kIntRow)
+      instead = PlanIndex(
+          ctx, ConvTable(), *p, [](size_t i) { return i != kIntRow; }, false);
+  } else if (row == kIntRow) {
+    instead = 0;  // forced: the reference when the weights do not allow it
   }
   p->algo = ConvAlgo(row);
   p->fallback = ConvAlgo(fallback);
-  p->exact = ConvAlgo(exact);
+  p->instead = ConvAlgo(instead);
 }
 
 std::shared_ptr<ConvPlan> MakeConvPlan(const OpContext& ctx, const Tensor& x, const Tensor& w) {
@@ -107,6 +114,7 @@ std::shared_ptr<ConvPlan> MakeConvPlan(const OpContext& ctx, const Tensor& x, co
   p->in_grid = ctx.node.fusion.in_grid;
   p->grid = ctx.node.fusion.grid;
   p->native_dot = ctx.kernels != nullptr && ctx.kernels->native_dot_u8s8;
+  p->fma = ctx.kernels != nullptr && ctx.kernels->fma_f32;
   p->out_shape = Shape{N, M};
   p->out_shape.insert(p->out_shape.end(), g.out.begin(), g.out.end());
   p->in_sp = ProductOf(g.in);
@@ -150,12 +158,14 @@ bool RunReference(const ConvRun& r) {
   return false;
 }
 
+// kFma: the fast row, on the GEMM kernels' fused multiply-add twins.
+template <bool kFma>
 bool RunTapGemm(const ConvRun& r) {
   const ConvPlan& p = r.p;
   for (int64_t n = 0; n < p.N; ++n)
     for (int64_t grp = 0; grp < p.group; ++grp)
       TapGemm(r.ctx, p.tg, r.x + (n * p.C + grp * p.Cg) * p.in_sp, p.Cg, p.in_sp, r.w + grp * p.Mg * p.Cg * p.k_sp,
-              p.Mg, r.y + (n * p.M + grp * p.Mg) * p.out_sp);
+              p.Mg, r.y + (n * p.M + grp * p.Mg) * p.out_sp, kFma);
   return false;
 }
 
@@ -184,6 +194,8 @@ bool RunDirect(const ConvRun& r) {
 }
 
 // Im2col and the GEMM kernel (ConvGemm2D); returns whether the epilogue was applied.
+// kFma: the fast row, on the GEMM kernels' fused multiply-add twins.
+template <bool kFma>
 bool RunIm2col(const ConvRun& r) {
   const ConvPlan& p = r.p;
   const Tensor& w = r.w_tensor;
@@ -207,7 +219,7 @@ bool RunIm2col(const ConvRun& r) {
   if (p.group == 1 && p.out_sp > 1 && transposed && p.M >= 64 && w.dtype() == DType::kFloat)
     pwt = PackedConstB(r.ctx, 1, p.Cg * p.k_sp, p.M, 1, p.Cg * p.k_sp);
   return ConvGemm2D(r.ctx, p.pl, r.x, r.w, wt ? wt->data<float>() : nullptr, pwt ? pwt->data<float>() : nullptr, p.N,
-                    p.C, p.M, p.group, p.in_sp, r.y, p.act == Activation::kRelu, r.bias, r.kact);
+                    p.C, p.M, p.group, p.in_sp, r.y, p.act == Activation::kRelu, r.bias, r.kact, kFma);
 }
 
 // Depthwise, one output per input channel: lanes across channels (blocks of 16 to 64
@@ -282,16 +294,22 @@ constexpr AlgorithmRow<ConvPlan, ConvRunFn> kConvRows[] = {
     {"reference", Exactness::kExact, "", nullptr, nullptr, RunReference},
     {"qdq-u8s8", Exactness::kFast, "GemmU8S8I32, DequantTransposeI32F32, QuantizeTransposeF32U8", ConvInt8Fits,
      ConvInt8Chosen, RunQdqU8S8},
-    {"tap-gemm", Exactness::kExact, "GemmF32, GemmBiasActF32", nullptr, TapGemmChosen, RunTapGemm},
+    {"tap-gemm-fma", Exactness::kFast, "GemmFmaF32, GemmBiasActFmaF32", nullptr, TapGemmFmaChosen, RunTapGemm<true>},
+    {"tap-gemm", Exactness::kExact, "GemmF32, GemmBiasActF32", nullptr, TapGemmChosen, RunTapGemm<false>},
     {"direct", Exactness::kExact, "ConvDirectF32", Planar, DirectChosen, RunDirect},
+    {"im2col-gemm-fma", Exactness::kFast,
+     "GemmFmaF32, GemmBiasActFmaF32, GemmPackBF32, GemmPackedFmaF32, GemmPackedIndirectFmaF32, Transpose32", Planar,
+     Im2colFmaChosen, RunIm2col<true>},
     {"im2col-gemm", Exactness::kExact,
      "GemmF32, GemmBiasActF32, GemmPackBF32, GemmPackedF32, GemmPackedIndirectF32, Transpose32", Planar, GemmWorth,
-     RunIm2col},
+     RunIm2col<false>},
     {"depthwise", Exactness::kExact, "DepthwiseConvF32", DepthwiseFits, nullptr, RunDepthwise},
     {"plane", Exactness::kExact, "ConvPlaneF32", PlaneFits, nullptr, RunPlane},
     {"plane-muladd", Exactness::kExact, "MulAddStridedF32", Planar, nullptr, RunPlaneMulAdd},
 };
 static_assert(std::string_view(kConvRows[size_t(ConvAlgo::kQdqU8S8)].name) == "qdq-u8s8" &&
+              std::string_view(kConvRows[size_t(ConvAlgo::kTapGemmFma)].name) == "tap-gemm-fma" &&
+              std::string_view(kConvRows[size_t(ConvAlgo::kIm2colGemmFma)].name) == "im2col-gemm-fma" &&
               std::string_view(kConvRows[size_t(ConvAlgo::kIm2colGemm)].name) == "im2col-gemm" &&
               std::string_view(kConvRows[size_t(ConvAlgo::kPlaneMulAdd)].name) == "plane-muladd");
 
@@ -345,7 +363,7 @@ void Conv(OpContext& ctx) {
   float* yf = float_out ? y.mutable_data<float>() : (ybuf.resize(size_t(p.N * p.M * p.out_sp)), ybuf.data());
   const ConvRun r{ctx, p, xv.data(), wv.data(), bias, yf, float_out ? p.act : Activation::kNone, p.qdq && float_out, w};
   ConvAlgo algo = p.algo;
-  if (algo == ConvAlgo::kQdqU8S8 && !(float_out && ConvInt8Ready(ctx, p, w))) algo = p.exact;
+  if (algo == ConvAlgo::kQdqU8S8 && !(float_out && ConvInt8Ready(ctx, p, w))) algo = p.instead;
   if (NeedsFiniteWeights(size_t(algo)) && !FiniteWeights(ctx, wv)) algo = p.fallback;
   const bool epilogue_done = ConvTable().rows[size_t(algo)].run(r);  // bias and activation applied by the kernel
   const bool act_here = p.act != Activation::kNone && float_out;

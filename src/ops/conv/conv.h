@@ -16,17 +16,19 @@ namespace onemodel::impl {
 namespace ops {
 
 // The rows of Conv's table (ConvTable), by index. Each is exact (ref::ConvF32's bits)
-// but kQdqU8S8, the fast row (conv_int8.h), first so that fast sessions take it where it
-// fits.
+// but the fast rows: kQdqU8S8 (conv_int8.h), first so that fast sessions take it where it
+// fits, and the GEMM rows' fused multiply-add twins, each just before its exact twin.
 enum class ConvAlgo {
-  kReference,    // "reference": ref::ConvF32, the oracle's loops
-  kQdqU8S8,      // "qdq-u8s8" (fast): input on a quantisation grid, int8 weights, GemmU8S8I32
-  kTapGemm,      // "tap-gemm": 3-D and more, taps into columns, the GEMM kernel (TapGemm)
-  kDirect,       // "direct": 1-D/2-D with few input channels, ConvDirectF32, epilogue in its tiles
-  kIm2colGemm,   // "im2col-gemm": 1-D/2-D, im2col and the GEMM kernel (ConvGemm2D)
-  kDepthwise,    // "depthwise": one input and one output channel per group, DepthwiseConvF32
-  kPlane,        // "plane": one input channel per output, ConvPlaneF32 per output plane
-  kPlaneMulAdd,  // "plane-muladd": the reference's plane loops with MulAddStridedF32 inside
+  kReference,      // "reference": ref::ConvF32, the oracle's loops
+  kQdqU8S8,        // "qdq-u8s8" (fast): input on a quantisation grid, int8 weights, GemmU8S8I32
+  kTapGemmFma,     // "tap-gemm-fma" (fast): kTapGemm on the GEMM kernels' FMA twins
+  kTapGemm,        // "tap-gemm": 3-D and more, taps into columns, the GEMM kernel (TapGemm)
+  kDirect,         // "direct": 1-D/2-D with few input channels, ConvDirectF32, epilogue in its tiles
+  kIm2colGemmFma,  // "im2col-gemm-fma" (fast): kIm2colGemm on the GEMM kernels' FMA twins
+  kIm2colGemm,     // "im2col-gemm": 1-D/2-D, im2col and the GEMM kernel (ConvGemm2D)
+  kDepthwise,      // "depthwise": one input and one output channel per group, DepthwiseConvF32
+  kPlane,          // "plane": one input channel per output, ConvPlaneF32 per output plane
+  kPlaneMulAdd,    // "plane-muladd": the reference's plane loops with MulAddStridedF32 inside
 };
 
 // What Conv derives from its attributes and its input and weight shapes, kept per node
@@ -45,10 +47,12 @@ struct ConvPlan : ConvInputs {
   bool in_grid = false;
   QuantGrid grid;
   bool native_dot = false;  // the session's GemmU8S8I32 is one instruction per quad (VNNI)
+  bool fma = false;         // the session's GEMM twins run on hardware FMA (KernelTable::fma_f32)
   // The algorithm, the one run instead when the weights are not all finite (the GEMM
-  // algorithms' condition, conv_gemm.h), and the exact one the fast row gives way to when
-  // the weights are not constant int8 values (conv_int8.h).
-  ConvAlgo algo = ConvAlgo::kReference, fallback = ConvAlgo::kReference, exact = ConvAlgo::kReference;
+  // algorithms' condition, conv_gemm.h: an exact row that is not a GEMM), and the one the
+  // integer row gives way to when the weights are not constant int8 values (conv_int8.h:
+  // the row planned without it).
+  ConvAlgo algo = ConvAlgo::kReference, fallback = ConvAlgo::kReference, instead = ConvAlgo::kReference;
 };
 
 // One run of a planned row (ops/conv/conv.cpp); the row returns whether it applied the bias

@@ -130,8 +130,8 @@ void TransposedTiles(const OpContext& ctx, int threads, int64_t P, int64_t Mg, i
 // the pool (a caller outside ParallelFor): blocks of at least 24 positions (each packs
 // only its own rows of col^T), else groups of channels.
 void TransposedBlock(const OpContext& ctx, bool parallel, const float* B, int64_t b_rs, int64_t np, int64_t Mg,
-                     int64_t Kg, const float* packed_wt, float* y, int64_t P) {
-  auto* kernel = ctx.kernels->GemmPackedF32;
+                     int64_t Kg, const float* packed_wt, float* y, int64_t P, bool fma) {
+  auto* kernel = GemmFnsOf(ctx, fma).packed;
   const int threads = parallel && ctx.pool ? ctx.pool->threads() : 1;
   auto tile = [&](int64_t p0, int64_t n, int64_t n0, int64_t n1, float* out, int64_t ldo) {
     kernel(n, Mg, Kg, B + p0, 1, b_rs, packed_wt, n0, n1, out, ldo, nullptr, Activation::kNone);
@@ -148,7 +148,8 @@ void TransposedBlock(const OpContext& ctx, bool parallel, const float* B, int64_
 // fewer positions than channels and blocks than threads).
 // bias (null: none) and act: the epilogue, applied by the kernel per output channel.
 void IndirectTransposed(const OpContext& ctx, const ConvPlane& pl, const float* xg, int64_t Cg, int64_t in_sp,
-                        bool any_pad, int64_t Mg, const float* packed_wt, float* y, const float* bias, Activation act) {
+                        bool any_pad, int64_t Mg, const float* packed_wt, float* y, const float* bias, Activation act,
+                        bool fma) {
   const int64_t P = pl.OH * pl.OW, ksp = pl.KH * pl.KW, Kg = Cg * ksp;
   // The rows and columns that taps reach, from (-PH, -PW): all of them exist in the copy.
   const int64_t XH = (pl.OH - 1) * pl.SH + (pl.KH - 1) * pl.DH + 1, XW = (pl.OW - 1) * pl.SW + (pl.KW - 1) * pl.DW + 1;
@@ -188,7 +189,7 @@ void IndirectTransposed(const OpContext& ctx, const ConvPlane& pl, const float* 
     const int64_t c = k / ksp, kh = (k % ksp) / pl.KW, kw = k % pl.KW;
     k_off[k] = c * plane + kh * pl.DH * row + kw * pl.DW;
   }
-  auto* kernel = ctx.kernels->GemmPackedIndirectF32;
+  auto* kernel = GemmFnsOf(ctx, fma).packed_indirect;
   // Blocks of positions whose results (about 256 KiB) are transposed while in L2. Every
   // tile reads the input in place, so with fewer positions than channels the threads
   // share the output channels (each tile then reads only its part of the weights).
@@ -233,7 +234,7 @@ void RecomputePaddedZeros2D(const OpContext& ctx, const ConvPlane& pl, const flo
 
 bool ConvGemm2D(const OpContext& ctx, const ConvPlane& pl, const float* x, const float* w, const float* wt,
                 const float* packed_wt, int64_t N, int64_t C, int64_t M, int64_t group, int64_t in_sp, float* y,
-                bool relu, const float* bias, Activation act) {
+                bool relu, const float* bias, Activation act, bool fma) {
   const int64_t Cg = C / group, Mg = M / group, ksp = pl.KH * pl.KW, Kg = Cg * ksp, P = pl.OH * pl.OW;
   const bool direct =
       ksp == 1 && pl.SH == 1 && pl.SW == 1 && pl.PH == 0 && pl.PW == 0 && pl.IH == pl.OH && pl.IW == pl.OW;
@@ -272,7 +273,7 @@ bool ConvGemm2D(const OpContext& ctx, const ConvPlane& pl, const float* x, const
   const bool by_blocks = threads > 1 && P >= 2 * 64 * threads;
   if (by_blocks) pc = std::min(pc, std::max<int64_t>(64, (P + 2 * threads - 1) / (2 * threads)));
   const int64_t nblocks = by_blocks ? ((P + pc - 1) / pc + threads - 1) / threads * threads : 0;
-  auto* kernel = ctx.kernels->GemmBiasActF32;
+  auto* kernel = GemmFnsOf(ctx, fma).bias_act;
   auto im2col = [&](const float* xg, int64_t p0, int64_t np, float* cb, int64_t r0, int64_t r1) {
     Im2Col(pl, ksp, in_sp, xg, p0, np, cb, r0, r1);
   };
@@ -282,7 +283,7 @@ bool ConvGemm2D(const OpContext& ctx, const ConvPlane& pl, const float* x, const
       const float* wg = w + grp * Mg * Kg;
       float* yg = y + (n * M + grp * Mg) * P;
       if (indirect) {
-        IndirectTransposed(ctx, pl, xg, Cg, in_sp, any_pad, Mg, packed_wt, yg, epi_bias, epi_act);
+        IndirectTransposed(ctx, pl, xg, Cg, in_sp, any_pad, Mg, packed_wt, yg, epi_bias, epi_act, fma);
       } else if (by_blocks) {
         ParallelFor(ctx, nblocks, 1, [&](int64_t b0, int64_t b1) {
           thread_local std::vector<float> cols;
@@ -298,7 +299,7 @@ bool ConvGemm2D(const OpContext& ctx, const ConvPlane& pl, const float* x, const
               b_rs = np;
             }
             if (transposed) {
-              TransposedBlock(ctx, false, B, b_rs, np, Mg, Kg, packed_wt, yg + p0, P);
+              TransposedBlock(ctx, false, B, b_rs, np, Mg, Kg, packed_wt, yg + p0, P, fma);
             } else {
               kernel(Mg, np, Kg, wg, Kg, 1, B, b_rs, 1, yg + p0, P, gb, epi_act);
             }
@@ -319,12 +320,13 @@ bool ConvGemm2D(const OpContext& ctx, const ConvPlane& pl, const float* x, const
           }
           if (wt && np == 1) {
             // One position: C^T (1 x Mg) = col^T W^T, W^T's rows read in place.
-            ParallelGemmF32(ctx, 1, Mg, Kg, B, 0, b_rs, wt + grp * Mg, M, 1, yg + p0, 1);
+            ParallelGemmF32(ctx, 1, Mg, Kg, B, 0, b_rs, wt + grp * Mg, M, 1, yg + p0, 1, nullptr, Activation::kNone,
+                            fma);
           } else if (transposed) {
-            TransposedBlock(ctx, true, B, b_rs, np, Mg, Kg, packed_wt, yg + p0, P);
+            TransposedBlock(ctx, true, B, b_rs, np, Mg, Kg, packed_wt, yg + p0, P, fma);
           } else {
             ParallelGemmF32(ctx, Mg, np, Kg, wg, Kg, 1, B, b_rs, 1, yg + p0, P,
-                            epi_bias ? epi_bias + grp * Mg : nullptr, epi_act);
+                            epi_bias ? epi_bias + grp * Mg : nullptr, epi_act, fma);
           }
         }
       }
@@ -408,7 +410,7 @@ void RecomputePaddedZeros(const OpContext& ctx, const Taps& tg, const float* x, 
 }  // namespace
 
 void TapGemm(const OpContext& ctx, const Taps& tg, const float* x, int64_t Cg, int64_t in_sp, const float* w,
-             int64_t Mg, float* y) {
+             int64_t Mg, float* y, bool fma) {
   const size_t D = tg.in.size();
   int64_t T = 1, P = 1;
   for (const auto& v : tg.b) T *= int64_t(v.size());
@@ -494,7 +496,7 @@ void TapGemm(const OpContext& ctx, const Taps& tg, const float* x, int64_t Cg, i
     const int64_t np = std::min(pc, P - p0);
     float* cb = col.data();
     ParallelFor(ctx, Kg, 8, [&](int64_t r0, int64_t r1) { im2col(p0, np, cb, r0, r1); });
-    ParallelGemmF32(ctx, Mg, np, Kg, w, Kg, 1, cb, np, 1, y + p0, P);
+    ParallelGemmF32(ctx, Mg, np, Kg, w, Kg, 1, cb, np, 1, y + p0, P, nullptr, Activation::kNone, fma);
   }
   RecomputePaddedZeros(ctx, tg, x, Cg, in_sp, w, Mg, y, bmin, bmax, in_st);
 }

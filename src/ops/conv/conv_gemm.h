@@ -38,9 +38,11 @@ namespace ops {
 // the fix-up (no padding tap anywhere, or a fused Relu), the GEMM kernel applies it to
 // each finished tile (GemmBiasActF32) and this returns true; otherwise it returns false
 // and the caller applies it after the fix-up.
+// fma: fast rows' products, on the GEMM kernels' fused multiply-add twins (ref/gemm.h;
+// the fix-up's recomputed zeros keep the exact fold).
 bool ConvGemm2D(const OpContext& ctx, const ConvPlane& pl, const float* x, const float* w, const float* wt,
                 const float* packed_wt, int64_t N, int64_t C, int64_t M, int64_t group, int64_t in_sp, float* y,
-                bool relu, const float* bias, Activation act);
+                bool relu, const float* bias, Activation act, bool fma = false);
 
 // Convolution as "taps" in any number of dimensions (3-D convolution, ConvTranspose by
 // stride phases): output position o (a multi-index over out) reads, for tap t (a
@@ -59,8 +61,9 @@ struct Taps {
 // result at a position with a padding tap; those zeros are recomputed by the reference
 // fold. No bias or activation (the caller's, after the full sum). Column blocks keep col
 // near 1 MB; col rows and the GEMM go to the threads.
+// fma: as ConvGemm2D's.
 void TapGemm(const OpContext& ctx, const Taps& tg, const float* x, int64_t Cg, int64_t in_sp, const float* w,
-             int64_t Mg, float* y);
+             int64_t Mg, float* y, bool fma = false);
 
 }  // namespace ops
 }  // namespace onemodel::impl

@@ -29,7 +29,14 @@ void MatMulReference(const OpContext&, const MatMulParams& p) {
   });
 }
 
-// The GEMM kernel (ref::GemmF32's fold: per output, k ascending from -0.0).
+// Fast rows: the GEMM twins run on hardware fused multiply-adds (elsewhere the exact row
+// is as fast and gives the oracle's bits).
+bool FmaChosen(const MatMulParams& p) { return p.fma; }
+bool FmaGemmChosen(const GemmNode& g) { return g.fma; }
+
+// The GEMM kernel (ref::GemmF32's fold: per output, k ascending from -0.0); kFma: its
+// fused multiply-add twins (ref::GemmFmaF32's fold, fast rows).
+template <bool kFma>
 void MatMulGemm(const OpContext& ctx, const MatMulParams& p) {
   const int64_t M = p.M, N = p.N, K = p.K;
   const float* pa = p.a->data<float>();
@@ -40,13 +47,13 @@ void MatMulGemm(const OpContext& ctx, const MatMulParams& p) {
   if (p.b_2d && rows >= 16) {
     if (const Tensor* packed = PackedConstB(ctx, 1, K, N, N, 1)) {
       // A constant 2-D B (a weight), packed once per session.
-      ParallelGemmPackedF32(ctx, rows, N, K, pa, K, 1, packed->data<float>(), po, N);
+      ParallelGemmPackedF32(ctx, rows, N, K, pa, K, 1, packed->data<float>(), po, N, nullptr, Activation::kNone, kFma);
       return;
     }
   }
   if (threads > 1 && p.batches >= threads && M * N * K < (int64_t(1) << 22)) {
     // Many small products (attention heads): whole products over the threads.
-    auto* kernel = ctx.kernels->GemmF32;
+    auto* kernel = GemmFnsOf(ctx, kFma).plain;
     ParallelFor(ctx, p.batches, 1, [&](int64_t b, int64_t e) {
       for (int64_t bi = b; bi < e; ++bi)
         kernel(M, N, K, pa + p.ia[bi] * M * K, K, 1, pb + p.ib[bi] * K * N, N, 1, po + bi * M * N, N);
@@ -54,14 +61,17 @@ void MatMulGemm(const OpContext& ctx, const MatMulParams& p) {
     return;
   }
   for (int64_t bi = 0; bi < p.batches; ++bi)
-    ParallelGemmF32(ctx, M, N, K, pa + p.ia[bi] * M * K, K, 1, pb + p.ib[bi] * K * N, N, 1, po + bi * M * N, N);
+    ParallelGemmF32(ctx, M, N, K, pa + p.ia[bi] * M * K, K, 1, pb + p.ib[bi] * K * N, N, 1, po + bi * M * N, N, nullptr,
+                    Activation::kNone, kFma);
 }
 
 constexpr const char* kMatMulOps[] = {"MatMul", "com.microsoft.FusedMatMul"};
 constexpr AlgorithmRow<MatMulParams, MatMulRun> kMatMulRows[] = {
     {"reference", Exactness::kExact, "", nullptr, nullptr, MatMulReference},
+    {"gemm-fma", Exactness::kFast, "GemmFmaF32, GemmBiasActFmaF32, GemmPackBF32, GemmPackedFmaF32", FloatOperands,
+     FmaChosen, MatMulGemm<true>},
     {"gemm", Exactness::kExact, "GemmF32, GemmBiasActF32, GemmPackBF32, GemmPackedF32", FloatOperands, nullptr,
-     MatMulGemm},
+     MatMulGemm<false>},
 };
 
 void GemmReference(const OpContext&, const GemmNode& g) {
@@ -74,6 +84,7 @@ void GemmReference(const OpContext&, const GemmNode& g) {
 // The full sums by the GEMM kernel, then alpha and the bias as the reference. A constant
 // B is packed once per session for many rows, and, transposed, stored as [K, N] once for
 // few rows (row-major rows serve the matrix-vector kernels).
+template <bool kFma>
 void GemmKernels(const OpContext& ctx, const GemmNode& g) {
   const ref::GemmParams& p = g.p;
   const int64_t M = p.M, N = p.N, K = p.K;
@@ -87,12 +98,13 @@ void GemmKernels(const OpContext& ctx, const GemmNode& g) {
       !packed && tb && ctx.kernels
           ? ctx.ConstDerived(1, "B^T", [&](const Tensor& t) { return TransposedF32(t.data<float>(), N, K); })
           : nullptr;
+  constexpr Activation kNone = Activation::kNone;
   if (packed)
-    ParallelGemmPackedF32(ctx, M, N, K, pa, ta ? 1 : K, ta ? M : 1, packed->data<float>(), po, N);
+    ParallelGemmPackedF32(ctx, M, N, K, pa, ta ? 1 : K, ta ? M : 1, packed->data<float>(), po, N, nullptr, kNone, kFma);
   else if (bt)
-    ParallelGemmF32(ctx, M, N, K, pa, ta ? 1 : K, ta ? M : 1, bt->data<float>(), N, 1, po, N);
+    ParallelGemmF32(ctx, M, N, K, pa, ta ? 1 : K, ta ? M : 1, bt->data<float>(), N, 1, po, N, nullptr, kNone, kFma);
   else
-    ParallelGemmF32(ctx, M, N, K, pa, ta ? 1 : K, ta ? M : 1, pb, tb ? 1 : N, tb ? K : 1, po, N);
+    ParallelGemmF32(ctx, M, N, K, pa, ta ? 1 : K, ta ? M : 1, pb, tb ? 1 : N, tb ? K : 1, po, N, nullptr, kNone, kFma);
   for (int64_t m = 0; m < M; ++m)
     for (int64_t n = 0; n < N; ++n) {
       float r = p.alpha * po[m * N + n];
@@ -104,8 +116,10 @@ void GemmKernels(const OpContext& ctx, const GemmNode& g) {
 constexpr const char* kGemmOps[] = {"Gemm"};
 constexpr AlgorithmRow<GemmNode, GemmRun> kGemmRows[] = {
     {"reference", Exactness::kExact, "", nullptr, nullptr, GemmReference},
+    {"gemm-fma", Exactness::kFast, "GemmFmaF32, GemmBiasActFmaF32, GemmPackBF32, GemmPackedFmaF32", FloatGemm,
+     FmaGemmChosen, GemmKernels<true>},
     {"gemm", Exactness::kExact, "GemmF32, GemmBiasActF32, GemmPackBF32, GemmPackedF32", FloatGemm, nullptr,
-     GemmKernels},
+     GemmKernels<false>},
 };
 
 // The element types MatMul and Gemm take: the numeric ones but bool.
@@ -150,7 +164,8 @@ void MatMulOf(OpContext& ctx, const Tensor& a, const Tensor& b, bool b_is_input)
   RequireNumeric(ctx, a.dtype());
   Tensor& out = ctx.out_uninit(0, a.dtype(), out_shape);  // every element is written
   const auto ia = BroadcastIndex(ba, batch), ib = BroadcastIndex(bb, batch);
-  const MatMulParams p{&a, &b, &out, int64_t(ia.size()), M, N, K, ia.data(), ib.data(), bb.empty() && b_is_input};
+  const MatMulParams p{
+      &a, &b, &out, int64_t(ia.size()), M, N, K, ia.data(), ib.data(), bb.empty() && b_is_input, ctx.kernels->fma_f32};
   PlanRow(ctx, MatMulTable(), p).run(ctx, p);
 }
 
@@ -249,6 +264,7 @@ void Gemm(OpContext& ctx) {
   g.a = &a;
   g.b = &b;
   g.out = &ctx.out_uninit(0, a.dtype(), {p.M, p.N});  // every element is written
+  g.fma = ctx.kernels->fma_f32;
   PlanRow(ctx, GemmTable(), g).run(ctx, g);
 }
 

@@ -23,10 +23,12 @@ struct MatMulParams {
   const int64_t* ia = nullptr;
   const int64_t* ib = nullptr;
   bool b_2d = false;  // B has no batch dimensions (a weight: packed once per session)
+  bool fma = false;   // the session's GEMM twins run on hardware FMA (KernelTable::fma_f32)
 };
 using MatMulRun = void (*)(const OpContext&, const MatMulParams&);
-// Rows: "reference" (ref::MatMul), "gemm" (float: the GEMM kernels, a constant 2-D B
-// packed once, many small products over the threads whole).
+// Rows: "reference" (ref::MatMul), "gemm-fma" (fast: "gemm" on the kernels' fused
+// multiply-add twins, chosen where they run on hardware FMA), "gemm" (float: the GEMM
+// kernels, a constant 2-D B packed once, many small products over the threads whole).
 const FamilyTable<MatMulParams, MatMulRun>& MatMulTable();
 
 // A Gemm node: its parameters, A, B, C (null: none) and the output.
@@ -36,10 +38,12 @@ struct GemmNode {
   const Tensor* b = nullptr;
   const Tensor* c = nullptr;
   Tensor* out = nullptr;
+  bool fma = false;  // as MatMulParams::fma
 };
 using GemmRun = void (*)(const OpContext&, const GemmNode&);
-// Rows: "reference" (ref::Gemm), "gemm" (float: the sums by the GEMM kernels, a constant
-// B packed or transposed once per session, then alpha and beta * C as the reference).
+// Rows: "reference" (ref::Gemm), "gemm-fma" (fast: "gemm" with the fused multiply-add
+// twins), "gemm" (float: the sums by the GEMM kernels, a constant B packed or transposed
+// once per session, then alpha and beta * C as the reference).
 const FamilyTable<GemmNode, GemmRun>& GemmTable();
 
 }  // namespace ops
