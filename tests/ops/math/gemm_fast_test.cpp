@@ -108,14 +108,12 @@ Case GemmCase(int64_t M, int64_t K, int64_t N, bool ta, bool tb, uint64_t seed) 
   c.x = Uniform(rng, size_t(M * K), -2.0f, 2.0f);
   const std::vector<float> b = Uniform(rng, size_t(K * N), -1.0f, 1.0f), bias = Uniform(rng, size_t(N), -1.0f, 1.0f);
   const float alpha = 0.75f, beta = 2.0f;
-  c.model = TypedGraph(c.x_shape,
-                       {{"B", onnx::TensorProto::FLOAT, tb ? Shape{N, K} : Shape{K, N}, Doubles(b)},
-                        {"C", onnx::TensorProto::FLOAT, {N}, Doubles(bias)}},
-                       {{"Gemm",
-                         {"X", "B", "C"},
-                         {"Y"},
-                         {AF("alpha", alpha), AF("beta", beta), AI("transA", ta), AI("transB", tb)}}},
-                       {"Y"});
+  c.model = TypedGraph(
+      c.x_shape,
+      {{"B", onnx::TensorProto::FLOAT, tb ? Shape{N, K} : Shape{K, N}, Doubles(b)},
+       {"C", onnx::TensorProto::FLOAT, {N}, Doubles(bias)}},
+      {{"Gemm", {"X", "B", "C"}, {"Y"}, {AF("alpha", alpha), AF("beta", beta), AI("transA", ta), AI("transB", tb)}}},
+      {"Y"});
   c.K = K;
   for (int64_t m = 0; m < M; ++m)
     for (int64_t n = 0; n < N; ++n) {
@@ -172,10 +170,10 @@ Case ConvCase(const ConvSpec& p, uint64_t seed) {
                                     AInts("dilations", std::vector<int64_t>(D, p.dilation)), AI("group", p.group)};
   std::vector<TNode> nodes = {{"Conv", {"X", "W", "B"}, {p.relu ? "Yc" : "Y"}, attrs}};
   if (p.relu) nodes.push_back({"Relu", {"Yc"}, {"Y"}});
-  c.model = TypedGraph(c.x_shape,
-                       {{"W", onnx::TensorProto::FLOAT, ws, Doubles(w)},
-                        {"B", onnx::TensorProto::FLOAT, {p.M}, Doubles(bias)}},
-                       nodes, {"Y"});
+  c.model = TypedGraph(
+      c.x_shape,
+      {{"W", onnx::TensorProto::FLOAT, ws, Doubles(w)}, {"B", onnx::TensorProto::FLOAT, {p.M}, Doubles(bias)}}, nodes,
+      {"Y"});
   c.K = Cg * k_sp;
   std::vector<int64_t> o(D), t(D);
   for (int64_t m = 0; m < p.M; ++m)
@@ -200,8 +198,8 @@ Case ConvCase(const ConvSpec& p, uint64_t seed) {
             off = off * p.in[d] + i;
           }
           if (!inside) continue;
-          const double v = double(c.x[size_t((grp * Cg + ci) * in_sp + off)]) *
-                           double(w[size_t((m * Cg + ci) * k_sp + kt)]);
+          const double v =
+              double(c.x[size_t((grp * Cg + ci) * in_sp + off)]) * double(w[size_t((m * Cg + ci) * k_sp + kt)]);
           s += v;
           a += std::fabs(v);
         }
