@@ -5,7 +5,7 @@
 // through C. So every target, tile shape and thread split gives the reference's bits.
 // The same code with kFma = true is fast mode's twin (GemmFmaF32 and the others, ref/gemm.h):
 // each step one fused multiply-add, the fold order unchanged, so every target with a
-// hardware FMA gives ref::GemmFmaF32's bits; targets without one (kHasFma false) forward
+// hardware FMA (ONEMODEL_TARGET_HAS_FMA, simd/simd.h) gives ref::GemmFmaF32's bits; targets without one forward
 // the twins to the reference loops.
 #include <algorithm>
 #include <cstring>
@@ -30,12 +30,6 @@ constexpr size_t kN = Lanes<VF32>();
 // The fast twins' step: one fused multiply-add (a single rounding). Not in the vector
 // vocabulary (simd/simd.h has no FMA, exact-contract section 2): only the kFma instances
 // below, reached only from fast rows, use it.
-#if defined(ONEMODEL_TARGET_AVX512) || defined(ONEMODEL_TARGET_AVX2) || defined(ONEMODEL_TARGET_NEON) || \
-    defined(ONEMODEL_TARGET_NEONDOT)
-constexpr bool kHasFma = true;
-#else
-constexpr bool kHasFma = false;
-#endif
 // acc + a * b: exact (the product rounded, then the sum) or fused.
 template <bool kFma>
 inline VF32 Step(VF32 acc, VF32 a, VF32 b) {
@@ -584,8 +578,7 @@ void GemmPackedIndirectF32(int64_t M, int64_t N, int64_t K, const float* A, cons
 
 // Fast mode's twins (ref/gemm.h): the kFma instances, or the reference loops where the
 // target has no FMA (FillKernelTable then lists the reference's own entries).
-#if defined(ONEMODEL_TARGET_AVX512) || defined(ONEMODEL_TARGET_AVX2) || defined(ONEMODEL_TARGET_NEON) || \
-    defined(ONEMODEL_TARGET_NEONDOT)
+#if defined(ONEMODEL_TARGET_HAS_FMA)
 void GemmFmaF32(int64_t M, int64_t N, int64_t K, const float* A, int64_t a_rs, int64_t a_cs, const float* B,
                 int64_t b_rs, int64_t b_cs, float* C, int64_t ldc) {
   GemmImpl<true>(M, N, K, A, a_rs, a_cs, B, b_rs, b_cs, C, ldc, nullptr, Activation::kNone);

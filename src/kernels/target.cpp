@@ -4,6 +4,7 @@
 #include "kernels/kernels.h"
 #include "kernels/reduce_sum.h"
 #include "kernels/transpose.h"
+#include "simd/simd.h"
 
 namespace onemodel::impl {
 namespace ONEMODEL_NS {
@@ -80,8 +81,7 @@ void FillKernelTable(KernelTable* table) {
 #include "kernels/kernels.inc"
 #undef ONEMODEL_KERNEL
   table->native_dot_u8s8 = kNativeDotU8S8;
-#if defined(ONEMODEL_TARGET_AVX512) || defined(ONEMODEL_TARGET_AVX2) || defined(ONEMODEL_TARGET_NEON) || \
-    defined(ONEMODEL_TARGET_NEONDOT)
+#if defined(ONEMODEL_TARGET_HAS_FMA)
   table->fma_f32 = true;  // kernels/gemm.cpp's kFma instances
 #endif
   table->f32_lanes = int(Lanes<VF32>());

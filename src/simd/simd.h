@@ -104,4 +104,12 @@
 #error "simd.h: compile with exactly one ONEMODEL_TARGET_<X> defined"
 #endif
 
+// ONEMODEL_TARGET_HAS_FMA: the target's CPU has a fused multiply-add (x86 from avx2 up,
+// built with -mfma; every arm64). The vector vocabulary has none (exact-contract section
+// 2): only fast mode's GEMM twins (kernels/gemm.cpp, KernelTable::fma_f32) use it.
+#if defined(ONEMODEL_TARGET_AVX512) || defined(ONEMODEL_TARGET_AVX2) || defined(ONEMODEL_TARGET_NEON) || \
+    defined(ONEMODEL_TARGET_NEONDOT)
+#define ONEMODEL_TARGET_HAS_FMA 1
+#endif
+
 #include "simd/generic-inl.h"
