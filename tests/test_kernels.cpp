@@ -818,7 +818,7 @@ TEST_CASE("kernels: GemmPackedIndirectF32 and its FMA twin equal the reference o
     }
 }
 
-TEST_CASE("kernels: GemmI16PairsI32 equals the reference's wrapping int32 sums", "[kernels][gemm]") {
+TEST_CASE("kernels: GemmI16PairsI32 equals the reference's wrapping int32 sums", "[kernels][gemm][int8]") {
   const Dispatch d = MakeDispatch(ActiveIsa());
   REQUIRE(d.kernels.GemmI16PairsI32 != nullptr);
   SplitMix64 rng(37);
@@ -859,7 +859,7 @@ TEST_CASE("kernels: GemmI16PairsI32 equals the reference's wrapping int32 sums",
   INFO(cases << " products");
 }
 
-TEST_CASE("kernels: GemmU8S8I32 equals the reference's wrapping int32 sums", "[kernels][gemm]") {
+TEST_CASE("kernels: GemmU8S8I32 equals the reference's wrapping int32 sums", "[kernels][gemm][int8]") {
   const Dispatch d = MakeDispatch(ActiveIsa());
   REQUIRE(d.kernels.GemmU8S8I32 != nullptr);
   SplitMix64 rng(41);
@@ -897,10 +897,18 @@ TEST_CASE("kernels: GemmU8S8I32 equals the reference's wrapping int32 sums", "[k
   d.kernels.GemmU8S8I32(1, 1, K4, a.data(), 4 * K4, b.data(), 4, &c, 1);
   CHECK(c == int32_t(uint32_t(uint64_t(4 * K4) * uint64_t(uint32_t(-32640)))));
   CHECK(d.kernels.native_dot_u8s8 == (d.isa == Isa::kAvx512Vnni || d.isa == Isa::kAvxVnni));
+  // The derived targets (their base's kernels with the 8-bit dot product: kernels/target.cpp)
+  // list their own integer GEMM, the float kernels of their base.
+  if (d.isa == Isa::kAvxVnni || d.isa == Isa::kAvx512Vnni || d.isa == Isa::kNeonDot) {
+    const Dispatch base = MakeDispatch(Isa(int(d.isa) - 1));
+    CHECK(d.kernels.GemmU8S8I32 != base.kernels.GemmU8S8I32);
+    CHECK(d.kernels.GemmI16PairsI32 != base.kernels.GemmI16PairsI32);
+    CHECK(d.kernels.SumF32 == base.kernels.SumF32);
+  }
   INFO(cases << " products");
 }
 
-TEST_CASE("kernels: DequantTransposeI32F32 equals the reference epilogue, specials included", "[kernels][gemm]") {
+TEST_CASE("kernels: DequantTransposeI32F32 equals the reference epilogue, specials included", "[kernels][gemm][int8]") {
   const Dispatch d = MakeDispatch(ActiveIsa());
   REQUIRE(d.kernels.DequantTransposeI32F32 != nullptr);
   SplitMix64 rng(43);
@@ -945,7 +953,7 @@ TEST_CASE("kernels: DequantTransposeI32F32 equals the reference epilogue, specia
   CHECK(cases == 9 * 6 * 3 * 12);
 }
 
-TEST_CASE("kernels: QuantizeTransposeF32U8 equals the reference quantisation, specials included", "[kernels]") {
+TEST_CASE("kernels: QuantizeTransposeF32U8 equals the reference quantisation, specials included", "[kernels][int8]") {
   const Dispatch d = MakeDispatch(ActiveIsa());
   REQUIRE(d.kernels.QuantizeTransposeF32U8 != nullptr);
   SplitMix64 rng(47);

@@ -12,9 +12,9 @@
 # exits non-zero on any failure.
 # Options: --no-build (use existing builds), --rows "native arm64 ..." (subset, or rows
 # beyond the default: native-clang, the suite built by plain clang, is not in the default
-# set because the sanitize row already runs the suite built by clang -O2: whole at scalar
-# and the best ISA cap, its per-target tests at the others; one build fewer keeps CI
-# within its time).
+# set because the sanitize row already runs the suite built by clang -O2: whole at the
+# best ISA cap, its per-target tests at the others; one build fewer keeps CI within its
+# time).
 set -uo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$ROOT"
@@ -54,14 +54,16 @@ count_tagged() {
   "${@:1:$n}" --list-test-names-only "$spec" 2>/dev/null | grep -v '^row: ' | grep -c . || true
 }
 
-# run_row NAME EXCLUDE_TAGS CMD...: runs the suite, prints and adds up its counts.
+# run_row NAME EXCLUDE_TAGS CMD...: runs the suite, prints and adds up its counts
+# (ROW_ALSO_SKIPPED: cases the command's own filter leaves out, counted as skipped).
 run_row() {
   local name="$1" exclude="$2"; shift 2
-  local log="$LOGDIR/$(echo "$name" | tr '/ ' '__').log"
+  local log="$LOGDIR/$(echo "$name" | tr '/ ' '__' | tr -d '[]():,')"
+  log="$log.log"
   local args=(--use-colour no)
-  local skipped=0
+  local skipped=${ROW_ALSO_SKIPPED:-0}
   if [ -n "$exclude" ]; then  # space-separated tags: each excluded, counted as skipped
-    skipped=$(count_tagged "$@" "$(echo "$exclude" | tr ' ' ',')")
+    skipped=$((skipped + $(count_tagged "$@" "$(echo "$exclude" | tr ' ' ',')")))
     # ~[.]: a negative filter would otherwise also select the hidden tests ([.exhaustive]).
     args+=("$(for t in $exclude; do printf '~%s' "$t"; done)~[.]")
   fi
@@ -76,6 +78,7 @@ run_row() {
     f=$(echo "$line" | sed -E 's/.*\| *([0-9]+) failed.*/\1/; t; s/.*/0/')
   fi
   if [ "$rc" != 0 ] && [ "$f" = 0 ]; then f=1; fi  # crashed or refused to start
+  if [ "$p" = 0 ] && [ "$f" = 0 ]; then f=1; echo "    row $name: no test ran (a filter that matches nothing?)"; fi
   echo "row $name: $(head -1 "$log" | sed 's/^row: //') -> $p passed, $f failed, $skipped skipped"
   if [ "$f" != 0 ]; then
     grep -E "FAILED|failed|error" -A4 "$log" | head -40 | sed 's/^/    /'
@@ -149,7 +152,23 @@ do_row() {  # runs one row: prints its lines and adds to the totals
               build/arm64/onemodel_tests
             continue
           fi
+          # The neon target runs the same instructions on both CPUs (--isa neon): its whole
+          # suite runs on cortex-a72, which also shows it uses nothing past ARMv8.0.
+          if [ "$cpu" = max ] && [ "$isa" = neon ]; then
+            skip_row "arm64-$cpu/$isa" "the same binary and code path as arm64-cortex-a72/neon" "${Q[@]}" -cpu "$cpu" \
+              build/arm64/onemodel_tests
+            continue
+          fi
           ex=""; [ "$isa" = scalar ] && ex="[vs_scalar]"
+          if [ "$isa" = neondot ]; then
+            # neondot is a derived target (neon's kernels but its integer GEMM, which uses the
+            # dot product: CMakeLists.txt's ONEMODEL_DERIVED_<t>): the tests of that code.
+            n_all=$(count_tagged "${Q[@]}" -cpu "$cpu" build/arm64/onemodel_tests "*")
+            n_focus=$(count_tagged "${Q[@]}" -cpu "$cpu" build/arm64/onemodel_tests "[int8]")
+            ROW_ALSO_SKIPPED=$((n_all - n_focus)) run_row "arm64-$cpu/$isa (focus: [int8])" "" \
+              "${Q[@]}" -cpu "$cpu" build/arm64/onemodel_tests --isa "$isa" "[int8]"
+            continue
+          fi
           run_row "arm64-$cpu/$isa" "$ex" "${Q[@]}" -cpu "$cpu" build/arm64/onemodel_tests --isa "$isa"
         done
       done
@@ -277,9 +296,9 @@ do_row() {  # runs one row: prints its lines and adds to the totals
       fi
       ;;
     sanitize)
-      # AddressSanitizer + UndefinedBehaviorSanitizer (clang): the whole suite at scalar and
-      # the best ISA cap, the per-target tests ([kernels], [ops]) at every other cap this
-      # CPU runs (test_native.sh --focus), the API tests (C++ and C) and the node cases (the same lines as
+      # AddressSanitizer + UndefinedBehaviorSanitizer (clang): the whole suite at the best
+      # ISA cap, the per-target tests ([kernels], [ops]; [int8] at the derived targets) at
+      # every other cap this CPU runs (test_native.sh --focus), the API tests (C++ and C) and the node cases (the same lines as
       # the plain build, no sanitizer report). ThreadSanitizer: the threaded tests (1, 2,
       # 3 and 7 threads), the API tests' concurrent runs and the C test's. Tests that count
       # allocations ([allocs]) cannot run under TSan (its runtime owns operator new): skipped.

@@ -3,9 +3,12 @@
 # (the vs-scalar comparison is skipped on the scalar row, where it would compare the
 # scalar backend with itself). Used by tools/test.sh and the GitHub workflow.
 # Prints one line per row and `N passed, N failed, N skipped`; exits non-zero on failure.
-# --focus (the sanitizer row, where the suite runs ~8x slower): the whole suite at scalar
-# and at the best target; at the targets between, only the tests whose code differs per
-# target ([kernels] and [ops]), the others counted as skipped.
+# --focus (the sanitizer row, where the suite runs ~8x slower): the whole suite at the
+# best target; at every other one (scalar included), only the tests whose code differs per
+# target ([kernels] and [ops]: the rest is the same engine code at every cap), the others
+# counted as skipped; at the derived targets
+# (avxvnni, avx512vnni, neondot: their base target's kernels but the integer GEMM, see
+# CMakeLists.txt's ONEMODEL_DERIVED_<t>), only the tests of that code ([int8]).
 set -uo pipefail
 DIR="${1:?usage: tools/test_native.sh BUILD_DIR [ROW_PREFIX] [--focus]}"
 PREFIX="${2:-$(basename "$DIR")}"
@@ -24,13 +27,15 @@ for entry in $compiled; do
     S=$((S + all)); continue
   fi
   filter=(); skipped=0; note=""
-  if [ "$isa" = scalar ]; then
+  if [ "$FOCUS" = --focus ] && [ "$isa" != "$best" ]; then
+    tags="[kernels],[ops]"
+    case "$isa" in avxvnni|avx512vnni|neondot) tags="[int8]" ;; esac
+    filter=("$tags")
+    note=" (focus: $tags; the rest runs at $best)"
+    skipped=$((all - $("$BIN" --list-test-names-only "$tags" 2>/dev/null | grep -v '^row: ' | grep -c .)))
+  elif [ "$isa" = scalar ]; then
     filter=("~[vs_scalar]~[.]")
     skipped=$("$BIN" --list-test-names-only "[vs_scalar]" 2>/dev/null | grep -v '^row: ' | grep -c .)
-  elif [ "$FOCUS" = --focus ] && [ "$isa" != "$best" ]; then
-    filter=("[kernels],[ops]")
-    note=" (focus: [kernels],[ops]; the rest runs at scalar and $best)"
-    skipped=$((all - $("$BIN" --list-test-names-only "[kernels],[ops]" 2>/dev/null | grep -v '^row: ' | grep -c .)))
   fi
   log=$(mktemp)
   "$BIN" --isa "$isa" --use-colour no "${filter[@]}" >"$log" 2>&1

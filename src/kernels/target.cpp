@@ -14,6 +14,21 @@ namespace ONEMODEL_NS {
 #include "kernels/kernels.inc"
 #undef ONEMODEL_KERNEL
 
+#if defined(ONEMODEL_BASE_NS)
+// A derived target (CMakeLists.txt's onemodel_per_target: avxvnni, avx512vnni, neondot):
+// its base target with the 8-bit dot product. Only kernels/gemm_int.cpp is compiled for
+// it; every other entry, and the lane bench, are the base target's own.
+void FillKernelTable(KernelTable* table) {
+  ONEMODEL_BASE_NS::FillKernelTable(table);
+  table->GemmI16PairsI32 = &GemmI16PairsI32;
+  table->GemmU8S8I32 = &GemmU8S8I32;
+  table->DequantTransposeI32F32 = &DequantTransposeI32F32;
+  table->QuantizeTransposeF32U8 = &QuantizeTransposeF32U8;
+  table->native_dot_u8s8 = kNativeDotU8S8;
+}
+
+const LaneBench& GetLaneBench() { return ONEMODEL_BASE_NS::GetLaneBench(); }
+#else
 float SumF32(const float* x, size_t n) {
 #if defined(ONEMODEL_DEMO_BROKEN_KERNEL) && defined(ONEMODEL_TARGET_AVX2)
   // The golden tools' demonstration (tools/golden_broken_demo.sh): on AVX2 only, the
@@ -120,6 +135,8 @@ const LaneBench& GetLaneBench() {
   static const LaneBench kBench{&L16, &L32, &L64, &L128, &MulAddLoop, kChains, int(Lanes<VF32>())};
   return kBench;
 }
+
+#endif  // ONEMODEL_BASE_NS
 
 }  // namespace ONEMODEL_NS
 }  // namespace onemodel::impl

@@ -148,7 +148,7 @@ Ran RunIt(const Built& b, const QConvCase& c, Mode mode, int threads, bool force
 
 }  // namespace
 
-TEST_CASE("ops/conv fast: the integer row where the QDQ pattern fits, within its bound", "[ops][fast]") {
+TEST_CASE("ops/conv fast: the integer row where the QDQ pattern fits, within its bound", "[ops][fast][int8]") {
   QConvCase plain_dq;  // the input from a DequantizeLinear of its own (Q's result read twice)
   plain_dq.xq_output = true;
   const std::vector<QConvCase> cases = {
@@ -209,7 +209,7 @@ TEST_CASE("ops/conv fast: the integer row where the QDQ pattern fits, within its
 
 // (The comparison is with the fast session without the pass: its float rows, fast mode's
 // own, are tested in tests/ops/math/gemm_fast_test.cpp.)
-TEST_CASE("ops/conv fast: where the pattern does not fit, the integer row changes nothing", "[ops][fast]") {
+TEST_CASE("ops/conv fast: where the pattern does not fit, the integer row changes nothing", "[ops][fast][int8]") {
   QConvCase no_grid;  // X straight into the Conv: no grid, the pass does not fire
   no_grid.input_grid = false;
   QConvCase grouped;  // two groups: the row does not fit

@@ -48,7 +48,7 @@ std::string QGraph(const std::string& op, const Shape& qs, std::vector<TInit> in
 
 }  // namespace
 
-TEST_CASE("ops/qlinear: values from the definition, the same at every target", "[ops]") {
+TEST_CASE("ops/qlinear: values from the definition, the same at every target", "[ops][int8]") {
   // QLinearAdd: a = (q - 100) * 0.5, b = (20 - 10) * 0.25 = 2.5, c = round((a + b) / 1) + 5.
   const std::string add = QGraph("com.microsoft.QLinearAdd", {5},
                                  {{"as", F, {}, {0.5}},
@@ -82,7 +82,7 @@ TEST_CASE("ops/qlinear: values from the definition, the same at every target", "
         std::vector<uint8_t>{16, 10, 14, 255, 18, 22});
 }
 
-TEST_CASE("ops/qlinear: inputs that do not fit are typed errors", "[ops]") {
+TEST_CASE("ops/qlinear: inputs that do not fit are typed errors", "[ops][int8]") {
   const std::string bad_scale = QGraph("com.microsoft.QLinearSigmoid", {4},
                                        {{"xs", F, {2}, {0.1, 0.2}}, {"ys", F, {}, {0.1}}}, {"Q", "xs", "", "ys"});
   const std::map<std::string, Value> feeds = {{"X", Input({1}, {0.0f})}, {"Q", U8Tensor({4}, {1, 2, 3, 4})}};

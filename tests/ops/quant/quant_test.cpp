@@ -254,7 +254,9 @@ const bool kRegistered = RegisterFamily(
 
 }  // namespace
 
-TEST_CASE("ops/quant: every case at every algorithm equals the oracle", "[ops][exact_paths]") { RunFamily("quant"); }
+TEST_CASE("ops/quant: every case at every algorithm equals the oracle", "[ops][exact_paths][int8]") {
+  RunFamily("quant");
+}
 
 }  // namespace test
 }  // namespace onemodel::impl
