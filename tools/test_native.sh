@@ -8,7 +8,9 @@
 # target ([kernels] and [ops]: the rest is the same engine code at every cap), the others
 # counted as skipped; at the derived targets
 # (avxvnni, avx512vnni, neondot: their base target's kernels but the integer GEMM, see
-# CMakeLists.txt's ONEMODEL_DERIVED_<t>), only the tests of that code ([int8]).
+# CMakeLists.txt's ONEMODEL_DERIVED_<t>), only the tests of that code ([int8]); so too at
+# the base of a derived best target (avx512 when avx512vnni is best: the best target's
+# whole run already ran its other kernels).
 set -uo pipefail
 DIR="${1:?usage: tools/test_native.sh BUILD_DIR [ROW_PREFIX] [--focus]}"
 PREFIX="${2:-$(basename "$DIR")}"
@@ -30,6 +32,9 @@ for entry in $compiled; do
   if [ "$FOCUS" = --focus ] && [ "$isa" != "$best" ]; then
     tags="[kernels],[ops]"
     case "$isa" in avxvnni|avx512vnni|neondot) tags="[int8]" ;; esac
+    # The base of a derived best target: its other kernels are the best's, run whole.
+    [ "$best:$isa" = avx512vnni:avx512 ] || [ "$best:$isa" = avxvnni:avx2 ] || [ "$best:$isa" = neondot:neon ] \
+      && tags="[int8]"
     filter=("$tags")
     note=" (focus: $tags; the rest runs at $best)"
     skipped=$((all - $("$BIN" --list-test-names-only "$tags" 2>/dev/null | grep -v '^row: ' | grep -c .)))
@@ -50,7 +55,13 @@ for entry in $compiled; do
   fi
   [ "$rc" != 0 ] && [ "$f" = 0 ] && f=1
   echo "row $PREFIX/$isa: $(head -1 "$log" | sed 's/^row: //')$note -> $p passed, $f failed, $skipped skipped"
-  [ "$f" != 0 ] && grep -E "FAILED|error" -A4 "$log" | head -40 | sed 's/^/    /'
+  if [ "$f" != 0 ]; then
+    # The failures, or how the process ended (a sanitizer report, a signal) when it printed
+    # no summary; the whole log is kept.
+    { grep -E "FAILED|error|ERROR|SUMMARY" -A4 "$log" | head -40; echo "    ..."; tail -8 "$log"; } | sed 's/^/    /'
+    mkdir -p build/test-logs
+    cp "$log" "build/test-logs/$PREFIX-$isa.log" && echo "    (full log: build/test-logs/$PREFIX-$isa.log, exit code $rc)"
+  fi
   rm -f "$log"
   P=$((P + p)); F=$((F + f)); S=$((S + skipped))
 done
