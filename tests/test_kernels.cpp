@@ -1210,8 +1210,13 @@ TEST_CASE("kernels: DepthwiseConvF32 equals the reference planes for every geome
               const int e = int(IW + K + P + channels) % 4;
               const float* bp = e == 1 || e == 2 ? bias.data() : nullptr;
               const Activation act = e == 2 ? Activation::kRelu : e == 3 ? Activation::kHardSwish : Activation::kNone;
-              ref::DepthwiseConvF32(x.data(), w.data(), want.data(), channels, g, bp, act);
-              d.kernels.DepthwiseConvF32(x.data(), w.data(), got.data(), channels, g, bp, act);
+              ref::DepthwiseConvF32(x.data(), w.data(), want.data(), channels, g, 0, OH, bp, act);
+              // Whole planes, or bands of rows (as threads take them): 2 or 3 ranges, the
+              // last one past OH (clamped), never touching rows outside them.
+              const int64_t parts = 1 + int64_t(IW + S + P) % 3;
+              for (int64_t k = 0; k < parts; ++k)
+                d.kernels.DepthwiseConvF32(x.data(), w.data(), got.data(), channels, g, OH * k / parts,
+                                           k + 1 == parts ? OH + 2 : OH * (k + 1) / parts, bp, act);
               ++cases;
               const std::string diff = DiffF32(want.data(), got.data(), want.size());
               if (!diff.empty())
@@ -1222,8 +1227,15 @@ TEST_CASE("kernels: DepthwiseConvF32 equals the reference planes for every geome
   // are skipped, never added as +0.0).
   std::vector<float> x(3 * 7 * 9, -0.0f), w(3 * 9, 0.5f), y(3 * 7 * 9, 1.0f);
   const Conv2DGeometry g{7, 9, 7, 9, 3, 3, 1, 1, 1, 1, 1, 1};
-  d.kernels.DepthwiseConvF32(x.data(), w.data(), y.data(), 3, g, nullptr, Activation::kNone);
+  d.kernels.DepthwiseConvF32(x.data(), w.data(), y.data(), 3, g, 0, 7, nullptr, Activation::kNone);
   for (float v : y) CHECK(F2U(v) == 0x80000000u);
+  // A band writes its rows and nothing else.
+  std::fill(y.begin(), y.end(), 1.0f);
+  d.kernels.DepthwiseConvF32(x.data(), w.data(), y.data(), 3, g, 2, 5, nullptr, Activation::kNone);
+  for (size_t i = 0; i < y.size(); ++i) {
+    const int64_t row = int64_t(i) % (7 * 9) / 9;
+    CHECK(F2U(y[i]) == (row >= 2 && row < 5 ? 0x80000000u : F2U(1.0f)));
+  }
   INFO(cases << " geometries");
 }
 

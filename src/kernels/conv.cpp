@@ -282,16 +282,20 @@ inline void DwInterior(const float* xt, const float* wt, int64_t rb, int64_t ow,
 // Four neighbouring positions run as four independent accumulators. Output rows go in
 // strips whose interleaved input rows take about 48 KiB (cache-resident). Lanes past the
 // last channel compute unused values. The epilogue (bias, activation) applies to each
-// finished accumulator before it is stored.
+// finished accumulator before it is stored. Only output rows [oh_begin, oh_end) are
+// computed (a thread's band; an output's fold does not depend on which strip or band
+// holds it).
 void DepthwiseConvF32(const float* x, const float* w, float* y, int64_t channels, const Conv2DGeometry& g,
-                      const float* bias, Activation act) {
+                      int64_t oh_begin, int64_t oh_end, const float* bias, Activation act) {
   const int64_t IH = g.IH, IW = g.IW, OH = g.OH, OW = g.OW, KH = g.KH, KW = g.KW, SH = g.SH, SW = g.SW, DH = g.DH,
                 DW = g.DW, PH = g.PH, PW = g.PW;
   const int64_t in_sp = IH * IW, out_sp = OH * OW, taps = KH * KW;
-  if (channels <= 0 || out_sp <= 0) return;
+  oh_begin = std::max<int64_t>(oh_begin, 0);
+  oh_end = std::min(oh_end, OH);
+  if (channels <= 0 || out_sp <= 0 || oh_begin >= oh_end) return;
   const int64_t span = (KH - 1) * DH + 1;  // input rows under one output row
   const int64_t budget = std::max<int64_t>(span, (int64_t(48) << 10) / int64_t(sizeof(float) * size_t(IW * kL)));
-  const int64_t strip = std::min(OH, std::max<int64_t>(1, (budget - span) / SH + 1));
+  const int64_t strip = std::min(oh_end - oh_begin, std::max<int64_t>(1, (budget - span) / SH + 1));
   const int64_t strip_in = std::min(IH, (strip - 1) * SH + span);
   thread_local std::vector<float> buf;
   thread_local std::vector<int64_t> kw_range;
@@ -326,8 +330,8 @@ void DepthwiseConvF32(const float* x, const float* w, float* y, int64_t channels
     const VF32 bv = Load<VF32>(bl);
     const bool epi = bias || act != Activation::kNone;
     auto fin = [&](VF32 a) { return epi ? ActivationV(act, bias ? Add(a, bv) : a) : a; };
-    for (int64_t oh0 = 0; oh0 < OH; oh0 += strip) {
-      const int64_t oh1 = std::min(OH, oh0 + strip);
+    for (int64_t oh0 = oh_begin; oh0 < oh_end; oh0 += strip) {
+      const int64_t oh1 = std::min(oh_end, oh0 + strip);
       // Input rows [r0, r1) of this strip, interleaved into xt (row r at xt row r - r0).
       const int64_t r0 = std::max<int64_t>(0, oh0 * SH - PH), r1 = std::min(IH, (oh1 - 1) * SH - PH + span);
       for (int64_t p = r0 * IW; p < r1 * IW; p += kL)

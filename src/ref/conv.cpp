@@ -33,13 +33,14 @@ void ConvPlaneF32(const float* x, const float* w, float* y, const Conv2DGeometry
 }
 
 void DepthwiseConvF32(const float* x, const float* w, float* y, int64_t channels, const Conv2DGeometry& g,
-                      const float* bias, Activation act) {
-  const int64_t in_sp = g.IH * g.IW, out_sp = g.OH * g.OW, k_sp = g.KH * g.KW;
-  for (int64_t c = 0; c < channels; ++c) {
-    float* yc = y + c * out_sp;
-    ConvPlaneF32(x + c * in_sp, w + c * k_sp, yc, g);
-    EpilogueF32(yc, out_sp, bias ? bias + c : nullptr, act);
-  }
+                      int64_t oh_begin, int64_t oh_end, const float* bias, Activation act) {
+  const int64_t in_sp = g.IH * g.IW, out_sp = g.OH * g.OW, k_sp = g.KH * g.KW, OW = g.OW;
+  for (int64_t c = 0; c < channels; ++c)
+    for (int64_t oh = oh_begin; oh < oh_end; ++oh) {
+      float* yrow = y + c * out_sp + oh * OW;
+      for (int64_t ow = 0; ow < OW; ++ow) yrow[ow] = ConvPlaneOutputF32(x + c * in_sp, w + c * k_sp, g, oh, ow);
+      EpilogueF32(yrow, OW, bias ? bias + c : nullptr, act);
+    }
 }
 
 void ConvDirectF32(const float* x, int64_t in_sp, const float* w, float* y, int64_t Cg, int64_t Mg,

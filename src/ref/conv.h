@@ -36,13 +36,13 @@ void MaxStepStridedF32(float* acc, const float* x, int64_t stride, int64_t n);
 // are skipped), ih = oh*SH - PH + kh*DH, iw = ow*SW - PW + kw*DW. No bias.
 void ConvPlaneF32(const float* x, const float* w, float* y, const Conv2DGeometry& g);
 
-// `channels` independent ConvPlaneF32 planes: plane c reads x + c*IH*IW and
-// w + c*KH*KW and writes y + c*OH*OW (a depthwise convolution with one output per input
-// channel); then, as GemmBiasActF32's epilogue, each result of plane c takes + bias[c]
-// (bias not null) and the activation act. The vector kernels run lanes
-// across channels.
+// Output rows [oh_begin, oh_end) of `channels` independent ConvPlaneF32 planes: plane c
+// reads x + c*IH*IW and w + c*KH*KW and writes rows of y + c*OH*OW (a depthwise
+// convolution with one output per input channel; rows outside the range are not
+// touched); then, as GemmBiasActF32's epilogue, each result of plane c takes + bias[c]
+// (bias not null) and the activation act. The vector kernels run lanes across channels.
 void DepthwiseConvF32(const float* x, const float* w, float* y, int64_t channels, const Conv2DGeometry& g,
-                      const float* bias, Activation act);
+                      int64_t oh_begin, int64_t oh_end, const float* bias, Activation act);
 
 // Output rows [oh_begin, oh_end) of a convolution of Cg input planes into Mg output
 // planes (one group, one image): x holds the Cg planes (IH x IW, plane stride in_sp),

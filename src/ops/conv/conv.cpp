@@ -222,24 +222,35 @@ bool RunIm2col(const ConvRun& r) {
                     p.C, p.M, p.group, p.in_sp, r.y, p.act == Activation::kRelu, r.bias, r.kact, kFma);
 }
 
-// Depthwise, one output per input channel: lanes across channels (blocks of 16 to 64
-// channels, a multiple of every target's lanes, at least two per thread when the
-// channels allow), the epilogue in the kernel.
-// Depthwise blocks finish their results (bias and activation in the kernel), so a fused
-// quantisation runs on each block while it is in cache.
+// Depthwise, one output per input channel: lanes across channels, the epilogue in the
+// kernel. The work is split into tasks of (image, band of output rows, block of 16 to 64
+// channels, a multiple of every target's lanes), bands outermost: with T threads, planes
+// of 8 x T rows or more take T bands (each thread then reads the rows the convolution
+// before it wrote on the same thread, as the GEMM paths split positions, and no lanes go
+// idle when the channels are few), smaller ones one band and at least two channel blocks
+// per thread when the channels allow. A function of sizes and the thread count only; an
+// output's fold does not depend on its task.
+// Depthwise tasks finish their results (bias and activation in the kernel), so a fused
+// quantisation runs on each task's rows while they are in cache.
 bool RunDepthwise(const ConvRun& r) {
   const ConvPlan& p = r.p;
   const int threads = r.ctx.pool ? r.ctx.pool->threads() : 1;
-  const int64_t bs = std::clamp<int64_t>((p.M / (2 * threads) + 15) / 16 * 16, 16, 64);
+  const int64_t OH = p.pl.OH, OW = p.pl.OW;
+  const int64_t bands = std::clamp<int64_t>(OH / 8, 1, threads);
+  const int64_t per_band = threads / bands;  // threads sharing a band's channels
+  const int64_t bs = std::clamp<int64_t>((p.M / (2 * per_band) + 15) / 16 * 16, 16, 64);
   const int64_t blocks = (p.M + bs - 1) / bs;
-  ParallelFor(r.ctx, p.N * blocks, 1, [&](int64_t b, int64_t e) {
-    for (int64_t nb = b; nb < e; ++nb) {
-      const int64_t n = nb / blocks, c0 = nb % blocks * bs, nc = std::min<int64_t>(bs, p.M - c0);
-      r.ctx.kernels->DepthwiseConvF32(r.x + (n * p.C + c0) * p.in_sp, r.w + c0 * p.k_sp,
-                                      r.y + (n * p.M + c0) * p.out_sp, nc, p.pl, r.bias ? r.bias + c0 : nullptr,
-                                      r.kact);
+  ParallelFor(r.ctx, p.N * bands * blocks, 1, [&](int64_t b, int64_t e) {
+    for (int64_t t = b; t < e; ++t) {
+      const int64_t n = t / (bands * blocks), band = t / blocks % bands, c0 = t % blocks * bs;
+      const int64_t nc = std::min<int64_t>(bs, p.M - c0), oh0 = OH * band / bands, oh1 = OH * (band + 1) / bands;
       float* yb = r.y + (n * p.M + c0) * p.out_sp;
-      if (r.qdq) RunQuantDequant(r.ctx, p.qdq_params, yb, yb, nc * p.out_sp);
+      r.ctx.kernels->DepthwiseConvF32(r.x + (n * p.C + c0) * p.in_sp, r.w + c0 * p.k_sp, yb, nc, p.pl, oh0, oh1,
+                                      r.bias ? r.bias + c0 : nullptr, r.kact);
+      if (r.qdq)
+        for (int64_t c = 0; c < nc; ++c)
+          RunQuantDequant(r.ctx, p.qdq_params, yb + c * p.out_sp + oh0 * OW, yb + c * p.out_sp + oh0 * OW,
+                          (oh1 - oh0) * OW);
     }
   });
   return true;
