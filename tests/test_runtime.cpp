@@ -121,12 +121,15 @@ struct GNode {
   std::vector<Attr> attrs = {};
 };
 std::string Graph(const Shape& xs, const Shape& ys, const std::vector<Init>& inits, const std::vector<GNode>& nodes,
-                  const std::vector<std::string>& outputs,
-                  onnx::TensorProto::DataType type = onnx::TensorProto::FLOAT) {
+                  const std::vector<std::string>& outputs, onnx::TensorProto::DataType type = onnx::TensorProto::FLOAT,
+                  onnx::TensorProto::DataType x_type = onnx::TensorProto::UNDEFINED) {
   onnx::ModelProto m = testmodel::NewModel(8, 19, "chain");
   auto* g = m.mutable_graph();
   auto add_in = [&](const char* name, const Shape& sh) { testmodel::AddTensorInput(g, name, type, sh); };
-  add_in("X", xs);
+  if (x_type != onnx::TensorProto::UNDEFINED)
+    testmodel::AddTensorInput(g, "X", x_type, xs);
+  else
+    add_in("X", xs);
   if (!ys.empty()) add_in("Y", ys);
   for (const Init& i : inits) {
     auto* t = g->add_initializer();
@@ -149,8 +152,13 @@ std::string Graph(const Shape& xs, const Shape& ys, const std::vector<Init>& ini
     for (const Attr& a : n.attrs) {
       auto* pa = node->add_attribute();
       pa->set_name(a.name);
-      pa->set_type(onnx::AttributeProto::FLOAT);
-      pa->set_f(a.f);
+      if (a.is_int) {
+        pa->set_type(onnx::AttributeProto::INT);
+        pa->set_i(a.ints.at(0));
+      } else {
+        pa->set_type(onnx::AttributeProto::FLOAT);
+        pa->set_f(a.f);
+      }
     }
   }
   for (const auto& o : outputs) g->add_output()->set_name(o);
@@ -238,6 +246,70 @@ TEST_CASE("exact paths: elementwise chains in one pass equal the unfused oracle"
                       {{"X", Input(xs, x)}}));
 }
 
+TEST_CASE("exact paths: elementwise chains that start with a Cast to float equal the unfused oracle", "[exact_paths]") {
+  // MatMulInteger's int32 result -> Cast -> * scale -> + bias row -> GELU (the dynamically
+  // quantised MatMul's pattern), and the other integer types and bool; then a Cast of an
+  // inner float value, and a Cast from a type the chain does not convert (node by node).
+  SplitMix64 rng(810);
+  const Shape xs{3, 1500};  // two 1024-element chunks per row, rows crossing chunks
+  const int64_t n = 4500;
+  const std::vector<Init> consts = {{"s", {}, {0.0123f}},
+                                    {"c2", {}, {1.41421356f}},
+                                    {"one", {}, {1.0f}},
+                                    {"half", {}, {0.5f}},
+                                    {"v", {1500}, Values(rng, 1500, 0)}};
+  const std::vector<GNode> gelu = {{"Cast", {"X"}, "f", {Int("to", 1)}},
+                                   {"Mul", {"f", "s"}, "m"},
+                                   {"Add", {"m", "v"}, "a"},
+                                   {"Div", {"a", "c2"}, "d"},
+                                   {"Erf", {"d"}, "e"},
+                                   {"Add", {"e", "one"}, "e1"},
+                                   {"Mul", {"a", "e1"}, "g"},
+                                   {"Mul", {"g", "half"}, "Z"}};
+  auto ints = [&](DType t) {
+    Tensor x(t, xs);
+    for (int64_t i = 0; i < n; ++i) {
+      // Wide values (int32/int64 past 2^24 round to a float), the type's ends, zeros.
+      const uint64_t r = rng.Next();
+      const int64_t v = i % 97 == 0 ? 0 : int64_t(r % 2000001) - 1000000 + (i % 13 == 0 ? int64_t(r >> 40) : 0);
+      switch (t) {
+        case DType::kInt32: x.mutable_data<int32_t>()[i] = i % 101 == 0 ? INT32_MIN : int32_t(v * 977); break;
+        case DType::kInt64: x.mutable_data<int64_t>()[i] = i % 101 == 0 ? INT64_MAX : v * 1000003; break;
+        case DType::kInt8: x.mutable_data<int8_t>()[i] = int8_t(v); break;
+        case DType::kUInt8: x.mutable_data<uint8_t>()[i] = uint8_t(v); break;
+        case DType::kInt16: x.mutable_data<int16_t>()[i] = int16_t(v); break;
+        case DType::kUInt16: x.mutable_data<uint16_t>()[i] = uint16_t(v); break;
+        case DType::kBool: x.mutable_data<uint8_t>()[i] = uint8_t(v & 1); break;
+        default: FAIL("type");
+      }
+    }
+    return Value::FromTensor(x);
+  };
+  const std::pair<DType, onnx::TensorProto::DataType> types[] = {
+      {DType::kInt32, onnx::TensorProto::INT32}, {DType::kInt64, onnx::TensorProto::INT64},
+      {DType::kInt8, onnx::TensorProto::INT8},   {DType::kUInt8, onnx::TensorProto::UINT8},
+      {DType::kInt16, onnx::TensorProto::INT16}, {DType::kUInt16, onnx::TensorProto::UINT16},
+      {DType::kBool, onnx::TensorProto::BOOL}};
+  for (const auto& [t, pt] : types)
+    CheckCase(FeedsCase("Cast chain from " + std::string(DTypeName(t)),
+                        Graph(xs, {}, consts, gelu, {"Z"}, onnx::TensorProto::FLOAT, pt), {{"X", ints(t)}}));
+  // The inner Cast (float to float) and a Cast that ends the chain.
+  CheckCase(FeedsCase("Cast inside a chain",
+                      Graph(xs, {}, consts,
+                            {{"Mul", {"X", "s"}, "m"},
+                             {"Cast", {"m"}, "c", {Int("to", 1)}},
+                             {"Exp", {"c"}, "e"},
+                             {"Cast", {"e"}, "Z", {Int("to", 1)}}},
+                            {"Z"}),
+                      {{"X", Input(xs, Values(rng, size_t(n), 1, -6.0f, 6.0f))}}));
+  // A double input: the Cast rounds it, the chain runs node by node.
+  Tensor d(DType::kDouble, xs);
+  for (int64_t i = 0; i < n; ++i) d.mutable_data<double>()[i] = double(int64_t(rng.Next() % 100000) - 50000) / 3.0;
+  CheckCase(FeedsCase("Cast chain from double",
+                      Graph(xs, {}, consts, gelu, {"Z"}, onnx::TensorProto::FLOAT, onnx::TensorProto::DOUBLE),
+                      {{"X", Value::FromTensor(d)}}));
+}
+
 TEST_CASE("exact paths: an elementwise chain on doubles runs its nodes one by one", "[exact_paths]") {
   SplitMix64 rng(809);
   const Shape xs{4, 100};
@@ -296,6 +368,13 @@ TEST_CASE("passes: elementwise chains form where every inner value has one reade
                {"Add", {"n", "a"}, "Z"}},
               {"Z"}, &after) >= 1);
   CHECK(after == 4);
+  // A Cast to float joins a chain; a Cast to another type does not.
+  CHECK(count({{"Cast", {"X"}, "f", {Int("to", 1)}}, {"Mul", {"f", "c"}, "m"}, {"Relu", {"m"}, "Z"}}, {"Z"}, &after) ==
+        1);
+  CHECK(after == 1);
+  CHECK(count({{"Mul", {"X", "c"}, "m"}, {"Cast", {"m"}, "i", {Int("to", 6)}}, {"Cast", {"i"}, "Z", {Int("to", 1)}}},
+              {"Z"}, &after) == 0);
+  CHECK(after == 3);
   // Not chainable ops break chains; a lone node is left as it is.
   CHECK(count({{"Exp", {"X"}, "e"}, {"Neg", {"e"}, "n"}, {"Exp", {"n"}, "Z"}}, {"Z"}, &after) == 0);
   CHECK(after == 3);

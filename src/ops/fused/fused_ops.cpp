@@ -24,6 +24,13 @@ bool IsChainableElementwise(const Node& n) {
                                                          "Tanh", "Sigmoid",     "Erf"};
   if (kBinary.count(n.op_type)) return n.inputs.size() == 2 && !n.inputs[0].empty() && !n.inputs[1].empty();
   if (kUnary.count(n.op_type)) return n.inputs.size() == 1 && !n.inputs[0].empty();
+  // Cast to float (the chain converts its input as the node does, whatever the input's
+  // type it can read: others run the body node by node).
+  if (n.op_type == "Cast") {
+    const Attribute* to = n.attr("to");
+    return n.inputs.size() == 1 && !n.inputs[0].empty() && to && to->type == Attribute::Type::kInt &&
+           to->i == int64_t(DType::kFloat);
+  }
   // Clip: bounds as attributes (opset < 11) or as inputs (opset >= 11), never both.
   if (n.op_type == "Clip") {
     if (n.inputs.empty() || n.inputs[0].empty() || n.inputs.size() > 3) return false;
@@ -43,7 +50,7 @@ struct Operand {
 // One step of a chain: one body node; step s leaves its result in slot s of the
 // per-thread buffer (the last step writes the output).
 struct Step {
-  enum Kind { kBinary, kUnary, kMath } kind = kBinary;
+  enum Kind { kBinary, kUnary, kMath, kCast } kind = kBinary;
   int32_t code = 0;
   float p0 = 0.0f, p1 = 0.0f;
   Operand a, b;          // b only for binary steps
@@ -102,6 +109,8 @@ bool CompileChain(const Graph& body, std::vector<Step>* steps) {
           (k == 1 ? s.lo : s.hi) = o.idx;
         }
       }
+    } else if (t == "Cast") {
+      s.kind = Step::kCast;
     } else {
       s.kind = Step::kMath;
       s.code = t == "Exp" ? kMathExpF32 : t == "Tanh" ? kMathTanhF32 : t == "Sigmoid" ? kMathSigmoidF32 : kMathErfF32;
@@ -125,12 +134,53 @@ void RunBody(OpContext& ctx, const Graph& body) {
   spare = std::move(out);
 }
 
+// The input types a Cast step converts (Cast's own conversion: every value of these
+// types has one nearest float, and C++'s conversion rounds to nearest even once, as
+// ref::Cast does from the magnitude); others run the body node by node.
+bool CastStepReads(DType t) {
+  switch (t) {
+    case DType::kFloat:
+    case DType::kBool:
+    case DType::kInt8:
+    case DType::kUInt8:
+    case DType::kInt16:
+    case DType::kUInt16:
+    case DType::kInt32:
+    case DType::kInt64: return true;
+    default: return false;
+  }
+}
+
+// Elements [i0, i0 + len) of x (a type CastStepReads takes) converted to float into dst.
+void CastStep(const Tensor& x, int64_t i0, int64_t len, float* dst) {
+  auto run = [&](auto tag) {
+    using T = decltype(tag);
+    const T* in = x.data<T>() + i0;
+    for (int64_t j = 0; j < len; ++j) dst[j] = float(in[j]);
+  };
+  switch (x.dtype()) {
+    case DType::kFloat: run(float{}); return;
+    case DType::kBool: {
+      const uint8_t* in = x.data<uint8_t>() + i0;
+      for (int64_t j = 0; j < len; ++j) dst[j] = in[j] ? 1.0f : 0.0f;
+      return;
+    }
+    case DType::kInt8: run(int8_t{}); return;
+    case DType::kUInt8: run(uint8_t{}); return;
+    case DType::kInt16: run(int16_t{}); return;
+    case DType::kUInt16: run(uint16_t{}); return;
+    case DType::kInt32: run(int32_t{}); return;
+    case DType::kInt64: run(int64_t{}); return;
+    default: break;
+  }
+}
+
 // What the chain's fast path derives from the body and the inputs' shapes and types,
 // kept per node (OpContext::Prepared): the compiled steps and how each input is read.
 // fast false: the body runs node by node for these inputs.
 struct ChainPrep : NodeState {
   std::vector<Shape> shapes;
-  std::vector<bool> is_float;
+  std::vector<DType> types;  // kUndefined: not a tensor
   bool fast = false;
   std::vector<Step> steps;
   std::vector<int64_t> period;  // per input: kFull, kScalar or a row's length
@@ -143,13 +193,22 @@ std::shared_ptr<ChainPrep> MakeChainPrep(const OpContext& ctx, const Graph& body
   for (size_t i = 0; i < ctx.num_inputs(); ++i) {
     const bool t = ctx.has_input(i) && ctx.inputs[i]->is_tensor();
     p->shapes.push_back(t ? ctx.inputs[i]->tensor.shape() : Shape{});
-    p->is_float.push_back(t && ctx.inputs[i]->tensor.dtype() == DType::kFloat);
+    p->types.push_back(t ? ctx.inputs[i]->tensor.dtype() : DType::kUndefined);
   }
   bool fast = ctx.num_inputs() == body.inputs.size() && CompileChain(body, &p->steps);
   const Tensor* big = nullptr;
   if (fast) {
+    // Float inputs everywhere, except that a Cast step may read the types CastStep
+    // converts (and only Cast steps may read them).
+    std::vector<bool> cast_only(ctx.num_inputs(), true);
+    for (const Step& st : p->steps) {
+      if (!st.a.inner && st.kind != Step::kCast) cast_only[size_t(st.a.idx)] = false;
+      if (st.kind == Step::kBinary && !st.b.inner) cast_only[size_t(st.b.idx)] = false;
+      for (int k : {st.lo, st.hi})
+        if (k >= 0) cast_only[size_t(k)] = false;
+    }
     for (size_t i = 0; i < ctx.num_inputs(); ++i) {
-      if (!p->is_float[i]) {
+      if (!(p->types[i] == DType::kFloat || (cast_only[i] && CastStepReads(p->types[i])))) {
         fast = false;
         break;
       }
@@ -186,6 +245,8 @@ std::shared_ptr<ChainPrep> MakeChainPrep(const OpContext& ctx, const Graph& body
     }
     for (const Step& st : p->steps)
       if (fast && st.kind != Step::kBinary && !st.a.inner && p->period[size_t(st.a.idx)] > 0) fast = false;
+    for (const Step& st : p->steps)  // a Cast reads an input of the output's shape
+      if (fast && st.kind == Step::kCast && !st.a.inner && p->period[size_t(st.a.idx)] != kFull) fast = false;
   }
   // Clip bounds from inputs: single floats (else the body runs node by node).
   for (const Step& st : p->steps) {
@@ -214,9 +275,8 @@ void ElementwiseChain(OpContext& ctx) {
         if (p.shapes.size() != ctx.num_inputs()) return false;
         for (size_t i = 0; i < ctx.num_inputs(); ++i) {
           const bool t = ctx.has_input(i) && ctx.inputs[i]->is_tensor();
-          if (!t ? !p.shapes[i].empty() || p.is_float[i]
-                 : ctx.inputs[i]->tensor.shape() != p.shapes[i] ||
-                       (ctx.inputs[i]->tensor.dtype() == DType::kFloat) != p.is_float[i])
+          if (!t ? !p.shapes[i].empty() || p.types[i] != DType::kUndefined
+                 : ctx.inputs[i]->tensor.shape() != p.shapes[i] || ctx.inputs[i]->tensor.dtype() != p.types[i])
             return false;
         }
         return true;
@@ -280,13 +340,19 @@ void ElementwiseChain(OpContext& ctx) {
           }
           continue;
         }
+        if (st.kind == Step::kCast && !st.a.inner) {
+          CastStep(ctx.in(size_t(st.a.idx)), i0, len, dst);
+          continue;
+        }
         const float* a = src(st.a, 0, &sa, &ra);
         if (sa == 0) {  // a single-element input: its value in every lane
           float* t = buf.data() + s * size_t(kChunk);
           for (int64_t j = 0; j < len; ++j) t[j] = a[0];
           a = t;
         }
-        if (st.kind == Step::kUnary)
+        if (st.kind == Step::kCast)
+          std::copy(a, a + len, dst);  // an earlier step's float: Cast to float copies it
+        else if (st.kind == Step::kUnary)
           k.UnaryF32(st.code, bound(st.lo, st.p0), bound(st.hi, st.p1), a, dst, len);
         else
           k.MathF32(st.code, a, dst, len);

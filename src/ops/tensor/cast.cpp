@@ -6,6 +6,7 @@
 
 #include "core/minifloat.h"
 #include "ops/ops.h"
+#include "ops/parallel.h"
 #include "ops/tensor/cast.h"
 #include "ops/util.h"
 #include "ref/cast.h"
@@ -22,7 +23,7 @@ void CastReference(OpContext& ctx, const CastParams& p) {
 
 // Integers of at most 32 bits to float: C++'s conversion rounds to nearest even once, as
 // ref::Cast does from the magnitude (exact for 8 and 16 bits); other types take the
-// reference row.
+// reference row. Split over the threads in runs of 16K elements.
 void CastIntToFloat(OpContext& ctx, const CastParams& p) {
   const Tensor& x = *p.x;
   auto typed = [&](auto tag) {
@@ -30,7 +31,9 @@ void CastIntToFloat(OpContext& ctx, const CastParams& p) {
     Tensor& out = ctx.out_uninit(0, p.to, x.shape());
     const T* in = x.data<T>();
     float* o = out.mutable_data<float>();
-    for (int64_t i = 0; i < x.numel(); ++i) o[i] = float(in[i]);
+    ParallelFor(ctx, x.numel(), 16384, [&](int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i) o[i] = float(in[i]);
+    });
   };
   switch (x.dtype()) {
     case DType::kInt32: typed(int32_t{}); return;
