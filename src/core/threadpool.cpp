@@ -51,14 +51,22 @@ class ThreadPool::Workers {
   void Run(int64_t n, int64_t chunks, const FunctionRef<void(int64_t, int64_t)>& fn);
 
  private:
-  void WorkerLoop();
+  void WorkerLoop(int index);
+  // Runs chunk c of the current call (claimed by this thread, mu_ not held).
+  void RunChunk(int64_t c, int64_t n, int64_t chunks, const FunctionRef<void(int64_t, int64_t)>& fn);
   int threads_;
   std::vector<std::thread> workers_;
   std::mutex mu_;
   std::mutex call_mu_;  // one call at a time
   std::condition_variable cv_work_, cv_done_;
   const FunctionRef<void(int64_t, int64_t)>* fn_ = nullptr;
-  int64_t n_ = 0, chunks_ = 0, next_chunk_ = 0;
+  int64_t n_ = 0, chunks_ = 0;
+  // Chunk c belongs to thread c (the caller is thread 0, worker i thread i), so that
+  // consecutive operators split alike find their chunk's data in their own core's
+  // cache; claimed_[c] is set (under mu_) by whoever starts it: its owner, or the caller
+  // once its own chunk is done and the owner has not started (a late or sleeping
+  // worker). Which thread runs a chunk never changes its bits.
+  std::vector<char> claimed_;
   // Changed under mu_; the caller polls it without the lock (so that its polling does
   // not hold up the workers taking chunks and reporting them done).
   std::atomic<int64_t> done_chunks_{0};
@@ -146,7 +154,8 @@ void ThreadPool::ParallelFor(int64_t n, int64_t grain, FunctionRef<void(int64_t,
 ThreadPool::Workers::Workers(int threads) : threads_(threads) {
   const unsigned hw = std::thread::hardware_concurrency();
   spin_ = hw != 0 && unsigned(threads_) <= hw;
-  for (int i = 1; i < threads_; ++i) workers_.emplace_back([this] { WorkerLoop(); });
+  claimed_.assign(size_t(threads_), 0);
+  for (int i = 1; i < threads_; ++i) workers_.emplace_back([this, i] { WorkerLoop(i); });
 }
 
 ThreadPool::Workers::~Workers() {
@@ -159,6 +168,20 @@ ThreadPool::Workers::~Workers() {
   for (std::thread& t : workers_) t.join();
 }
 
+void ThreadPool::Workers::RunChunk(int64_t c, int64_t n, int64_t chunks,
+                                   const FunctionRef<void(int64_t, int64_t)>& fn) {
+  try {
+    FpEnvGuard env;
+    ChunkScope scope;
+    fn(n * c / chunks, n * (c + 1) / chunks);
+  } catch (...) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!error_) error_ = std::current_exception();
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  if (done_chunks_.fetch_add(1, std::memory_order_release) + 1 == chunks_) cv_done_.notify_all();
+}
+
 void ThreadPool::Workers::Run(int64_t n, int64_t chunks, const FunctionRef<void(int64_t, int64_t)>& fn) {
   std::lock_guard<std::mutex> call(call_mu_);
   {
@@ -166,32 +189,23 @@ void ThreadPool::Workers::Run(int64_t n, int64_t chunks, const FunctionRef<void(
     fn_ = &fn;
     n_ = n;
     chunks_ = chunks;
-    next_chunk_ = 0;
+    std::fill(claimed_.begin(), claimed_.end(), char(0));
+    claimed_[0] = 1;  // the caller's own chunk
     done_chunks_.store(0, std::memory_order_relaxed);
     error_ = nullptr;
     ++generation_;
     published_.store(generation_, std::memory_order_release);
   }
   cv_work_.notify_all();
-  // The caller takes chunks too.
-  for (;;) {
-    int64_t c;
+  RunChunk(0, n, chunks, fn);
+  // Then the chunks whose owners have not started them.
+  for (int64_t c = 1; c < chunks; ++c) {
     {
       std::lock_guard<std::mutex> lock(mu_);
-      if (next_chunk_ >= chunks_) break;
-      c = next_chunk_++;
+      if (claimed_[size_t(c)]) continue;
+      claimed_[size_t(c)] = 1;
     }
-    const int64_t b = n * c / chunks, e = n * (c + 1) / chunks;
-    try {
-      FpEnvGuard env;
-      ChunkScope scope;
-      fn(b, e);
-    } catch (...) {
-      std::lock_guard<std::mutex> lock(mu_);
-      if (!error_) error_ = std::current_exception();
-    }
-    std::lock_guard<std::mutex> lock(mu_);
-    done_chunks_.fetch_add(1, std::memory_order_release);
+    RunChunk(c, n, chunks, fn);
   }
   if (spin_) {
     // Up to 200 us of polling for the workers' last chunks before sleeping.
@@ -211,11 +225,11 @@ void ThreadPool::Workers::Run(int64_t n, int64_t chunks, const FunctionRef<void(
   }
 }
 
-void ThreadPool::Workers::WorkerLoop() {
+void ThreadPool::Workers::WorkerLoop(int index) {
   uint64_t seen = 0;
   std::unique_lock<std::mutex> lock(mu_);
   for (;;) {
-    if (spin_ && !(stop_ || (generation_ != seen && fn_ && next_chunk_ < chunks_))) {
+    if (spin_ && !(stop_ || generation_ != seen)) {
       // Up to 2 ms of polling for the next call before sleeping.
       lock.unlock();
       const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(2000);
@@ -226,26 +240,18 @@ void ThreadPool::Workers::WorkerLoop() {
       }
       lock.lock();
     }
-    cv_work_.wait(lock, [&] { return stop_ || (generation_ != seen && fn_ && next_chunk_ < chunks_); });
+    cv_work_.wait(lock, [&] { return stop_ || generation_ != seen; });
     if (stop_) return;
-    while (fn_ && next_chunk_ < chunks_) {
-      const int64_t c = next_chunk_++;
-      const int64_t n = n_, chunks = chunks_;
-      const auto* fn = fn_;
-      lock.unlock();
-      try {
-        FpEnvGuard env;
-        ChunkScope scope;
-        (*fn)(n * c / chunks, n * (c + 1) / chunks);
-      } catch (...) {
-        lock.lock();
-        if (!error_) error_ = std::current_exception();
-        lock.unlock();
-      }
-      lock.lock();
-      if (done_chunks_.fetch_add(1, std::memory_order_release) + 1 == chunks_) cv_done_.notify_all();
-    }
     seen = generation_;
+    // This worker's own chunk of the call, unless the call has none for it, is over, or
+    // the caller took it.
+    if (!fn_ || index >= chunks_ || claimed_[size_t(index)]) continue;
+    claimed_[size_t(index)] = 1;
+    const int64_t n = n_, chunks = chunks_;
+    const auto* fn = fn_;
+    lock.unlock();
+    RunChunk(index, n, chunks, *fn);
+    lock.lock();
   }
 }
 
