@@ -400,19 +400,39 @@ void RunDynamicReference(OpContext& ctx, const DynamicQuantizeNode&, const Tenso
   ctx.out(2, DType::kUInt8, {}).mutable_data<uint8_t>()[0] = zp;
 }
 
-// The range scan in one kernel, the reference's scale and zero point, then q = x / scale
-// through the 8-bit quantisation kernel (the reference's loop, lane by lane); a scale of
-// 0 has the reference's loop (whose q is 0 there, not x / 0).
+// The range scan by the RangeF32 kernel, in parts over the threads (the range's fold
+// from +0 gives the same values in any order, so the parts' ranges folded the same way
+// give the reference's), the reference's scale and zero point, then q = x / scale
+// through the 8-bit quantisation kernel (the reference's loop, lane by lane) in chunks
+// over the threads; a scale of 0 has the reference's loop (whose q is 0 there, not x / 0).
 void RunDynamicKernel(OpContext& ctx, const DynamicQuantizeNode&, const Tensor& x) {
+  const float* px = x.data<float>();
+  const int64_t n = x.numel();
+  constexpr int64_t kMaxParts = 64, kGrain = 32768;
+  const int threads = ctx.pool ? ctx.pool->threads() : 1;
+  const int64_t parts = std::clamp<int64_t>(n / kGrain, 1, std::min<int64_t>(threads, kMaxParts));
+  float los[kMaxParts] = {}, his[kMaxParts] = {};
+  ParallelFor(ctx, parts, 1, [&](int64_t b, int64_t e) {
+    for (int64_t k = b; k < e; ++k) {
+      const int64_t i0 = n * k / parts, i1 = n * (k + 1) / parts;
+      ctx.kernels->RangeF32(px + i0, i1 - i0, &los[k], &his[k]);
+    }
+  });
   float mn = 0.0f, mx = 0.0f;
-  ctx.kernels->RangeF32(x.data<float>(), x.numel(), &mn, &mx);
+  for (int64_t k = 0; k < parts; ++k) {
+    if (los[k] < mn) mn = los[k];
+    if (his[k] > mx) mx = his[k];
+  }
   float scale = 0.0f;
   uint8_t zp = 0;
   ref::DynamicQuantizeScale(mn, mx, &scale, &zp);
   Tensor& y = ctx.out(0, DType::kUInt8, x.shape());
-  if (scale != 0.0f)
-    Quantize8(ctx, x.data<float>(), x.numel(), scale, int32_t(zp), DType::kUInt8, y.mutable_data<uint8_t>());
-  else
+  if (scale != 0.0f) {
+    uint8_t* py = y.mutable_data<uint8_t>();
+    ParallelFor(ctx, n, 16384, [&](int64_t b, int64_t e) {
+      Quantize8(ctx, px + b, e - b, scale, int32_t(zp), DType::kUInt8, py + b);
+    });
+  } else
     ref::DynamicQuantizeU8(x, scale, zp, y.mutable_data<uint8_t>());
   ctx.out(1, DType::kFloat, {}).mutable_data<float>()[0] = scale;
   ctx.out(2, DType::kUInt8, {}).mutable_data<uint8_t>()[0] = zp;

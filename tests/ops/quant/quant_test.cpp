@@ -2,6 +2,7 @@
 // MatMulInteger, ConvInteger, QDQ convolution, QLinearMatMul and QLinearConv.
 #include "tests/catch.h"
 
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -40,6 +41,21 @@ std::vector<OpCase> QuantCases() {
                                     TypedGraph(xs, inits, nodes, {"Y", "P", "Xq"}),
                                     {{"X", Input(xs, Values(rng, 2 * 37 * K, kind, -3.0f, 5.0f))}}));
         }
+    // DynamicQuantizeLinear on 120K elements: its range in parts over the threads (3 at
+    // 3 and 7 threads), the minimum in the last part and the maximum in the first; finite
+    // values, specials, and non-negative values with -0.0 and NaNs (the range's zero
+    // must stay +0; a NaN never replaces).
+    for (int variant : {0, 1, 2}) {
+      const Shape xs{3, 40000};
+      std::vector<float> x = Values(rng, 120000, variant == 1 ? 1 : 0, variant == 2 ? 0.0f : -3.0f, 5.0f);
+      if (variant == 2)
+        for (size_t i = 0; i < x.size(); i += 997) x[i] = i % 2 ? -0.0f : std::numeric_limits<float>::quiet_NaN();
+      x[5] = 7.5f;
+      x[119990] = variant == 2 ? -0.0f : -4.25f;
+      const std::vector<TNode> nodes = {{"DynamicQuantizeLinear", {"X"}, {"Xq", "Xs", "Xz"}}};
+      cases.push_back(FeedsCase("DynamicQuantizeLinear in parts, variant " + std::to_string(variant),
+                                TypedGraph(xs, {}, nodes, {"Xq", "Xs", "Xz"}), {{"X", Input(xs, x)}}));
+    }
     // MatMulInteger's other operand kinds: int8 A (QuantizeLinear to int8) with a zero
     // point per row against uint8 B, and uint8 A with K a multiple of 4 (the dot path reads
     // A in place) against int8 B with a zero point per column.
