@@ -18,13 +18,17 @@ namespace onemodel::impl {
 namespace ops {
 namespace {
 
-// A tensor with the same elements and a new shape.
+// A tensor with the same elements and a new shape: a view of x's buffer when the run
+// made it and nothing else shares it (no copy; a later write to either copies first,
+// as every shared buffer's does), else a copy (a feed, an initializer: a view would
+// hand the caller's or the model's bytes out as an output).
 Tensor Reshaped(const OpContext& ctx, const Tensor& x, const Shape& shape) {
-  Tensor out = ctx.NewTensor(x.dtype(), shape, true, "output");
-  if (out.numel() != x.numel()) {
+  if (CheckedNumElements(shape, DTypeStorageSize(x.dtype()), "output") != x.numel()) {
     throw ctx.Fail(ErrorCode::kShapeMismatch,
                    "cannot reshape " + ShapeToString(x.shape()) + " to " + ShapeToString(shape));
   }
+  if (x.dtype() != DType::kString && x.SoleOwner()) return Tensor::Borrow(x.dtype(), shape, x.owner(), x.raw());
+  Tensor out = ctx.NewTensor(x.dtype(), shape, true, "output");
   if (x.dtype() == DType::kString)
     out.mutable_strings() = x.strings();
   else if (x.nbytes())
