@@ -706,6 +706,44 @@ TEST_CASE("cancellation: a time limit and Terminate stop a Loop of 10^15 trips",
   EXPECT_ERROR(Try([&] { s.Run({{"M", big}, {"v0", v0}}, {}, bad); }), ErrorCode::kInvalidArgument, "time_limit_ms");
 }
 
+TEST_CASE("a convolution whose kernel_shape disagrees with its weight is kShapeMismatch", "[hostile]") {
+  // The kernels read W by kernel_shape: a 3x3 kernel_shape over a 3x1 weight would read
+  // past it (found by the model fuzzer: a depthwise Conv). Conv (depthwise and not),
+  // ConvTranspose and ConvInteger, at the reference and the best target.
+  struct Case {
+    const char* op;
+    int32_t type;
+    std::vector<int64_t> x, w;
+  };
+  const int32_t F = onnx::TensorProto::FLOAT, U8 = onnx::TensorProto::UINT8;
+  for (const Case& c :
+       {Case{"Conv", F, {1, 1, 5, 5}, {1, 1, 3, 1}}, Case{"Conv", F, {1, 2, 5, 5}, {4, 2, 3, 1}},
+        Case{"ConvTranspose", F, {1, 1, 5, 5}, {1, 1, 3, 1}}, Case{"ConvInteger", U8, {1, 1, 5, 5}, {1, 1, 3, 1}}}) {
+    onnx::ModelProto m = Empty();
+    auto* g = m.mutable_graph();
+    Input(g, "X", c.type, c.x);
+    Input(g, "W", c.type, c.w);
+    auto* n = Node(g, c.op, {"X", "W"}, {"Y"});
+    auto* a = n->add_attribute();
+    a->set_name("kernel_shape");
+    a->set_type(onnx::AttributeProto::INTS);
+    a->add_ints(3);
+    a->add_ints(3);
+    g->add_output()->set_name("Y");
+    const std::string pb = Serialize(m);
+    const onemodel::ElementType t = c.type == F ? onemodel::ElementType::kFloat : onemodel::ElementType::kUInt8;
+    const std::vector<onemodel::NamedValue> feeds = {{"X", onemodel::Tensor(t, c.x)}, {"W", onemodel::Tensor(t, c.w)}};
+    for (const char* isa : {"ref", ""}) {
+      INFO(c.op << " weight " << c.w[0] << "x" << c.w[1] << "x3x1, isa '" << isa << "'");
+      onemodel::SessionOptions o;
+      o.isa = isa;
+      onemodel::Session s = onemodel::Session::FromBytes(pb.data(), pb.size(), o);
+      EXPECT_ERROR(Try([&] { s.Run(feeds); }), ErrorCode::kShapeMismatch,
+                   "kernel_shape [3,3] does not match the weight");
+    }
+  }
+}
+
 TEST_CASE("out of memory: an allocation the system refuses is kOutOfMemory", "[hostile][oom]") {
   const std::string cos = Serialize(ConstantOfShapeModel());
   onemodel::SessionOptions o;

@@ -92,9 +92,7 @@ std::shared_ptr<ConvPlan> MakeConvPlan(const OpContext& ctx, const Tensor& x, co
   const int64_t group = p->group = ctx.attr_i("group", 1);
   if (w.rank() < 3)
     throw ctx.Fail(ErrorCode::kShapeMismatch, "weight must have rank >= 3, got " + ShapeToString(w.shape()));
-  std::vector<int64_t> kernel =
-      ctx.attr_ints("kernel_shape", std::vector<int64_t>(w.shape().begin() + 2, w.shape().end()));
-  p->g = MakeGeometry(ctx, x.shape(), kernel, false);
+  p->g = MakeGeometry(ctx, x.shape(), KernelShape(ctx, w), false);
   const ConvGeometry& g = p->g;
   const int64_t N = p->N = x.shape()[0], C = p->C = x.shape()[1], M = p->M = w.shape()[0];
   if (group <= 0 || C % group || M % group || w.shape()[1] != C / group) {

@@ -8,6 +8,15 @@ namespace onemodel::impl {
 namespace ops {
 
 // Resolves strides, dilations, pads (explicit or auto_pad) and output sizes.
+std::vector<int64_t> KernelShape(const OpContext& ctx, const Tensor& w) {
+  const std::vector<int64_t> dims(w.shape().begin() + 2, w.shape().end());
+  std::vector<int64_t> kernel = ctx.attr_ints("kernel_shape", dims);
+  if (kernel != dims)
+    throw ctx.Fail(ErrorCode::kShapeMismatch, "kernel_shape " + ShapeToString(Shape(kernel.begin(), kernel.end())) +
+                                                  " does not match the weight " + ShapeToString(w.shape()));
+  return kernel;
+}
+
 ConvGeometry MakeGeometry(const OpContext& ctx, const Shape& x, const std::vector<int64_t>& kernel, bool ceil_mode) {
   ConvGeometry g;
   g.dims = int64_t(x.size()) - 2;

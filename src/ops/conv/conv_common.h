@@ -24,6 +24,10 @@ using ref::MakeConvPlane;
 // Resolves strides, dilations, pads (explicit or auto_pad) and output sizes from the
 // node's attributes for input shape x and the kernel's spatial sizes.
 ConvGeometry MakeGeometry(const OpContext& ctx, const Shape& x, const std::vector<int64_t>& kernel, bool ceil_mode);
+// The kernel_shape attribute of a convolution with weight w (rank >= 3), W's spatial
+// dimensions when absent; kShapeMismatch when it names other sizes than W has (the
+// kernels read W by those sizes).
+std::vector<int64_t> KernelShape(const OpContext& ctx, const Tensor& w);
 
 // Pooling by planes, per channel nc of NC: the outputs start at `init`, every tap run of
 // the plane goes through step(acc + o, x + i, n) (PlaneTapRuns), then finish(acc). The

@@ -125,7 +125,7 @@ std::shared_ptr<ConvTPrep> MakeConvTPrep(const OpContext& ctx, const Tensor& x, 
   std::vector<int64_t>& in = P.in;
   std::vector<int64_t>& stride = P.stride;
   std::vector<int64_t>& dil = P.dil;
-  kernel = ctx.attr_ints("kernel_shape", std::vector<int64_t>(w.shape().begin() + 2, w.shape().end()));
+  kernel = KernelShape(ctx, w);
   in.assign(x.shape().begin() + 2, x.shape().end());
   stride = ctx.attr_ints("strides", std::vector<int64_t>(size_t(D), 1));
   dil = ctx.attr_ints("dilations", std::vector<int64_t>(size_t(D), 1));

@@ -318,8 +318,7 @@ IntConvNode ParseIntConv(const OpContext& ctx, const Tensor& x, const Tensor& w,
   const int64_t group = p.group = ctx.attr_i("group", 1);
   if (w.rank() < 3 || x.rank() != w.rank())
     throw ctx.Fail(ErrorCode::kShapeMismatch, "X and W must have the same rank, at least 3");
-  std::vector<int64_t> kernel = ctx.attr_ints("kernel_shape", Shape(w.shape().begin() + 2, w.shape().end()));
-  p.g = MakeGeometry(ctx, x.shape(), kernel, false);
+  p.g = MakeGeometry(ctx, x.shape(), KernelShape(ctx, w), false);
   const ConvGeometry& g = p.g;
   const int64_t N = p.N = x.shape()[0], C = p.C = x.shape()[1], M = p.M = w.shape()[0];
   if (group <= 0 || C % group || M % group || w.shape()[1] != C / group)
