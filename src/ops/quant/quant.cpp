@@ -126,8 +126,8 @@ void IntMatMulDot(const OpContext& ctx, const Tensor& a, const Tensor& b, const 
   const uint8_t flip = a.dtype() == DType::kInt8 ? 0x80 : 0;
   const uint8_t* ap = in_place ? a_raw : a8.data();
   auto* kernel = ctx.kernels->GemmU8S8I32;
-  ParallelFor(ctx, (rows + 7) / 8, 1, [&](int64_t t0, int64_t t1) {
-    const int64_t r0 = t0 * 8, r1 = std::min(rows, t1 * 8);
+  // Rows [r0, r1): the row sums of a' (and A' copied when it is not read in place).
+  auto prepare = [&](int64_t r0, int64_t r1) {
     for (int64_t r = r0; r < r1; ++r) {
       const uint8_t* src = a_raw + r * K;
       uint32_t s = 0;
@@ -140,9 +140,11 @@ void IntMatMulDot(const OpContext& ctx, const Tensor& a, const Tensor& b, const 
       }
       ra[size_t(r)] = s;
     }
-    // Per panel of columns, the kernel's raw sums, then the zero points' terms while the
-    // panel's block of C is still in cache.
-    for (int64_t n0 = 0; n0 < N; n0 += kQuadPanel) {
+  };
+  // Rows [r0, r1) of panels [p0, p1): per panel of columns, the kernel's raw sums, then
+  // the zero points' terms while the panel's block of C is still in cache.
+  auto product = [&](int64_t r0, int64_t r1, int64_t p0, int64_t p1) {
+    for (int64_t n0 = p0 * kQuadPanel; n0 < std::min(N, p1 * kQuadPanel); n0 += kQuadPanel) {
       const int64_t n1 = std::min(N, n0 + kQuadPanel);
       kernel(r1 - r0, n1 - n0, K4, ap + r0 * lda, lda, quads + n0 * 4 * K4, 4 * kQuadPanel, out + r0 * N + n0, N);
       for (int64_t r = r0; r < r1; ++r) {
@@ -156,6 +158,22 @@ void IntMatMulDot(const OpContext& ctx, const Tensor& a, const Tensor& b, const 
         }
       }
     }
+  };
+  // Split by rows (8 at a time), unless B's bytes are more than twice A's and there are
+  // two panels per thread or more: then by panels of columns, so that each thread reads
+  // its share of B instead of all of it (the integer products are bound by B's traffic
+  // when A has few rows). Integer sums modulo 2^32: any split gives the same bits.
+  const int threads = ctx.pool ? ctx.pool->threads() : 1;
+  const int64_t panels = (N + kQuadPanel - 1) / kQuadPanel;
+  if (threads > 1 && panels >= 2 * threads && K4 * 4 * N > 2 * rows * lda) {
+    ParallelFor(ctx, (rows + 7) / 8, 1, [&](int64_t t0, int64_t t1) { prepare(t0 * 8, std::min(rows, t1 * 8)); });
+    ParallelFor(ctx, panels, 1, [&](int64_t p0, int64_t p1) { product(0, rows, p0, p1); });
+    return;
+  }
+  ParallelFor(ctx, (rows + 7) / 8, 1, [&](int64_t t0, int64_t t1) {
+    const int64_t r0 = t0 * 8, r1 = std::min(rows, t1 * 8);
+    prepare(r0, r1);
+    product(r0, r1, 0, panels);
   });
 }
 

@@ -41,6 +41,22 @@ std::vector<OpCase> QuantCases() {
                                     TypedGraph(xs, inits, nodes, {"Y", "P", "Xq"}),
                                     {{"X", Input(xs, Values(rng, 2 * 37 * K, kind, -3.0f, 5.0f))}}));
         }
+    // A wide B and few rows (the layers of a transformer at short sequences): at 2 and 3
+    // threads the product splits by panels of columns (B's bytes more than twice A's, two
+    // panels per thread), at 7 by rows. K = 64 reads A in place, K = 62 copies it.
+    for (int64_t K : {64, 62})
+      for (bool per_col : {false, true}) {
+        const int64_t N = 300;
+        const Shape xs{2, 20, K};
+        const std::vector<TInit> inits = {
+            {"W", I8, {K, N}, Ints8(rng, K * N, true)},
+            {"Wz", I8, per_col ? Shape{N} : Shape{}, per_col ? Ints8(rng, N, true) : std::vector<double>{-5.0}}};
+        const std::vector<TNode> nodes = {{"DynamicQuantizeLinear", {"X"}, {"Xq", "Xs", "Xz"}},
+                                          {"MatMulInteger", {"Xq", "W", "Xz", "Wz"}, {"P"}}};
+        cases.push_back(FeedsCase("MatMulInteger by columns, K " + std::to_string(K) + (per_col ? " per column" : ""),
+                                  TypedGraph(xs, inits, nodes, {"P"}),
+                                  {{"X", Input(xs, Values(rng, size_t(2 * 20 * K), 0, -3.0f, 5.0f))}}));
+      }
     // DynamicQuantizeLinear on 120K elements: its range in parts over the threads (3 at
     // 3 and 7 threads), the minimum in the last part and the maximum in the first; finite
     // values, specials, and non-negative values with -0.0 and NaNs (the range's zero
