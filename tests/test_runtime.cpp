@@ -155,13 +155,30 @@ std::string Graph(const Shape& xs, const Shape& ys, const std::vector<Init>& ini
       if (a.is_int) {
         pa->set_type(onnx::AttributeProto::INT);
         pa->set_i(a.ints.at(0));
-      } else {
+      } else if (a.is_float) {
         pa->set_type(onnx::AttributeProto::FLOAT);
         pa->set_f(a.f);
+      } else {
+        pa->set_type(onnx::AttributeProto::INTS);
+        for (int64_t v : a.ints) pa->add_ints(v);
       }
     }
   }
   for (const auto& o : outputs) g->add_output()->set_name(o);
+  return m.SerializeAsString();
+}
+
+// The same with float graph inputs of any names and shapes, and the default domain's opset.
+std::string NamedGraph(const std::vector<std::pair<std::string, Shape>>& ins, const std::vector<Init>& inits,
+                       const std::vector<GNode>& nodes, const std::vector<std::string>& outputs, int64_t opset = 19) {
+  onnx::ModelProto m;
+  const std::string base = Graph({1}, {}, inits, nodes, outputs);
+  if (!m.ParseFromString(base)) return "";
+  auto* g = m.mutable_graph();
+  g->clear_input();
+  for (const auto& [name, shape] : ins) testmodel::AddTensorInput(g, name, onnx::TensorProto::FLOAT, shape);
+  for (auto& o : *m.mutable_opset_import())
+    if (o.domain().empty()) o.set_version(opset);
   return m.SerializeAsString();
 }
 
@@ -308,6 +325,150 @@ TEST_CASE("exact paths: elementwise chains that start with a Cast to float equal
   CheckCase(FeedsCase("Cast chain from double",
                       Graph(xs, {}, consts, gelu, {"Z"}, onnx::TensorProto::FLOAT, onnx::TensorProto::DOUBLE),
                       {{"X", Value::FromTensor(d)}}));
+}
+
+namespace {
+// Scaled dot-product attention as exported by PyTorch: Q [B,S,H,D], K [B,T,H,D] and
+// V [B,T,H,Dv] transposed to heads, Q K^T / c + mask, Softmax, times V, back to
+// [B,S,H,Dv]. scale: "div", "mul" (Mul(c, scores)) or ""; mask: its shape or none.
+std::string BertAttention(int64_t B, int64_t S, int64_t T, int64_t H, int64_t D, int64_t Dv, const std::string& scale,
+                          const Shape& mask, const std::vector<float>& mask_values, bool mask_first = false) {
+  std::vector<GNode> n = {{"Transpose", {"Q"}, "qt", {Ints("perm", {0, 2, 1, 3})}},
+                          {"Transpose", {"K"}, "kt", {Ints("perm", {0, 2, 3, 1})}},
+                          {"Transpose", {"V"}, "vt", {Ints("perm", {0, 2, 1, 3})}},
+                          {"MatMul", {"qt", "kt"}, "s"}};
+  std::string cur = "s";
+  if (scale == "div") n.push_back({"Div", {cur, "c"}, "d"}), cur = "d";
+  if (scale == "mul") n.push_back({"Mul", {"c", cur}, "d"}), cur = "d";
+  if (!mask.empty()) {
+    n.push_back({"Add", mask_first ? std::vector<std::string>{"M", cur} : std::vector<std::string>{cur, "M"}, "a"});
+    cur = "a";
+  }
+  n.push_back({"Softmax", {cur}, "p", {Int("axis", -1)}});
+  n.push_back({"MatMul", {"p", "vt"}, "o"});
+  n.push_back({"Transpose", {"o"}, "Z", {Ints("perm", {0, 2, 1, 3})}});
+  std::vector<Init> inits = {{"c", {}, {scale == "div" ? 2.828427f : 0.35355339f}}};
+  if (!mask.empty()) inits.push_back({"M", mask, mask_values});
+  return NamedGraph({{"Q", {B, S, H, D}}, {"K", {B, T, H, D}}, {"V", {B, T, H, Dv}}}, inits, n, {"Z"});
+}
+}  // namespace
+
+TEST_CASE("exact paths: attention as one node equals the unfused oracle", "[exact_paths]") {
+  SplitMix64 rng(812);
+  auto with_specials = [&](int64_t n, float lo, float hi) {
+    std::vector<float> v = Values(rng, n, 0, lo, hi);
+    // A few specials: a NaN (its query row's outputs are NaN), infinities, signed zeros.
+    v[size_t(n / 3)] = std::nanf("");
+    v[size_t(n / 2)] = INFINITY;
+    v[size_t(n / 5)] = -INFINITY;
+    for (int64_t i = 7; i < n; i += 53) v[size_t(i)] = -0.0f;
+    return v;
+  };
+  auto feeds = [&](int64_t B, int64_t S, int64_t T, int64_t H, int64_t D, int64_t Dv) {
+    return std::map<std::string, Value>{{"Q", Input({B, S, H, D}, with_specials(B * S * H * D, -3.0f, 3.0f))},
+                                        {"K", Input({B, T, H, D}, Values(rng, B * T * H * D, 2, -3.0f, 3.0f))},
+                                        {"V", Input({B, T, H, Dv}, with_specials(B * T * H * Dv, -2.0f, 2.0f))}};
+  };
+  // A padding mask [B,1,1,T] with -inf and large negative entries (BERT's), and a causal
+  // [S,T] one added on the left.
+  std::vector<float> pad(2 * 29, 0.0f);
+  for (int64_t t = 20; t < 29; ++t) pad[size_t(t)] = -10000.0f;
+  for (int64_t t = 25; t < 29; ++t) pad[size_t(29 + t)] = -INFINITY;
+  std::vector<float> causal(37 * 29);
+  for (int64_t i = 0; i < 37; ++i)
+    for (int64_t t = 0; t < 29; ++t) causal[size_t(i * 29 + t)] = t <= i % 29 ? 0.0f : -INFINITY;
+  CheckCase(FeedsCase("BERT attention with a padding mask",
+                      BertAttention(2, 37, 29, 3, 8, 5, "div", {2, 1, 1, 29}, pad), feeds(2, 37, 29, 3, 8, 5)));
+  CheckCase(FeedsCase("attention with a causal mask on the left, Mul(c, scores)",
+                      BertAttention(1, 37, 29, 2, 16, 16, "mul", {37, 29}, causal, true), feeds(1, 37, 29, 2, 16, 16)));
+  CheckCase(FeedsCase("attention without scale or mask", BertAttention(2, 5, 7, 2, 3, 4, "", {}, {}),
+                      feeds(2, 5, 7, 2, 3, 4)));
+  // Long rows: blocks of a few query rows each.
+  CheckCase(FeedsCase("attention over 3000 keys", BertAttention(1, 9, 3000, 2, 4, 3, "div", {}, {}),
+                      feeds(1, 9, 3000, 2, 4, 3)));
+  // No Transposes, rank 3, and inputs it does not take (run node by node): K^T whose batch
+  // broadcasts, a mask that widens the scores.
+  const std::vector<GNode> plain = {{"MatMul", {"Q", "K"}, "s"},
+                                    {"Div", {"s", "c"}, "d"},
+                                    {"Add", {"d", "M"}, "a"},
+                                    {"Softmax", {"a"}, "p", {Int("axis", 2)}},
+                                    {"MatMul", {"p", "V"}, "Z"}};
+  const std::vector<Init> cm = {{"c", {1}, {3.0f}}, {"M", {1, 6}, Values(rng, 6, 2)}};
+  auto plain_case = [&](const std::string& what, const Shape& qs, const Shape& ks, const Shape& vs,
+                        const std::vector<Init>& inits) {
+    int64_t nq = 1, nk = 1, nv = 1;
+    for (int64_t d : qs) nq *= d;
+    for (int64_t d : ks) nk *= d;
+    for (int64_t d : vs) nv *= d;
+    CheckCase(FeedsCase(what, NamedGraph({{"Q", qs}, {"K", ks}, {"V", vs}}, inits, plain, {"Z"}),
+                        {{"Q", Input(qs, with_specials(nq, -2.0f, 2.0f))},
+                         {"K", Input(ks, Values(rng, nk, 0, -2.0f, 2.0f))},
+                         {"V", Input(vs, Values(rng, nv, 0, -2.0f, 2.0f))}}));
+  };
+  plain_case("attention of rank 3 without Transposes", {4, 11, 7}, {4, 7, 6}, {4, 6, 9}, cm);
+  plain_case("attention whose K broadcasts (node by node)", {4, 11, 7}, {1, 7, 6}, {4, 6, 9}, cm);
+  plain_case("attention whose mask widens the scores (node by node)", {4, 11, 7}, {4, 7, 6}, {4, 6, 9},
+             {{"c", {1}, {3.0f}}, {"M", {2, 1, 1, 6}, Values(rng, 12, 0)}});
+}
+
+TEST_CASE("passes: attention fuses where each inner value has one reader", "[exact_paths][passes]") {
+  auto count = [&](const std::string& bytes, size_t* after, int64_t opset = 19) {
+    Model m = ImportModel(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), "attention", "");
+    const int n = FuseAttention(*m.graph, {{"", opset}});
+    *after = m.graph->nodes.size();
+    return n;
+  };
+  size_t after = 0;
+  // BERT's pattern: every node, the Transposes included, in one.
+  CHECK(count(BertAttention(1, 4, 4, 2, 3, 3, "div", {1, 1, 1, 4}, {0, 0, 0, -1}), &after) == 1);
+  CHECK(after == 1);
+  // The probabilities are an output too: nothing fuses.
+  std::string b = BertAttention(1, 4, 4, 2, 3, 3, "div", {}, {});
+  onnx::ModelProto m;
+  REQUIRE(m.ParseFromString(b));
+  m.mutable_graph()->add_output()->set_name("p");
+  CHECK(count(m.SerializeAsString(), &after) == 0);
+  CHECK(after == 8);
+  // Q's Transpose read by another node too: it stays, the rest fuses.
+  REQUIRE(m.ParseFromString(b));
+  auto* g = m.mutable_graph();
+  g->mutable_output()->RemoveLast();
+  auto* extra = g->add_node();
+  extra->set_op_type("Neg");
+  extra->add_input("qt");
+  extra->add_output("N");
+  g->add_output()->set_name("N");
+  CHECK(count(m.SerializeAsString(), &after) == 1);
+  CHECK(after == 3);
+  // Softmax without an axis before opset 13 (its default was 1): nothing fuses.
+  const std::string old =
+      NamedGraph({{"Q", {2, 3}}, {"K", {3, 4}}, {"V", {4, 5}}}, {},
+                 {{"MatMul", {"Q", "K"}, "s"}, {"Softmax", {"s"}, "p"}, {"MatMul", {"p", "V"}, "Z"}}, {"Z"}, 11);
+  CHECK(count(old, &after, 11) == 0);
+  CHECK(count(old, &after, 13) == 1);
+  CHECK(after == 1);
+}
+
+TEST_CASE("passes: fused attention in a fast session gives the unfused fast session's bits", "[exact_paths][passes]") {
+  // Where the target has FMA both take the MatMul's fast twin; elsewhere both are exact.
+  SplitMix64 rng(813);
+  const std::string bytes = BertAttention(1, 33, 70, 2, 64, 64, "div", {}, {});
+  const std::map<std::string, Value> f = {{"Q", Input({1, 33, 2, 64}, Values(rng, 33 * 128, 0, -2.0f, 2.0f))},
+                                          {"K", Input({1, 70, 2, 64}, Values(rng, 70 * 128, 0, -2.0f, 2.0f))},
+                                          {"V", Input({1, 70, 2, 64}, Values(rng, 70 * 128, 0, -2.0f, 2.0f))}};
+  auto run = [&](bool fused, Mode mode) {
+    SessionOptions o;
+    o.isa = IsaName(ActiveIsa());
+    o.mode = mode;
+    if (!fused) o.disabled_passes = {"attention"};
+    Session s = Session::FromBytes(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), o, "fast attention");
+    return s.Run(f)[0].tensor;
+  };
+  const Tensor a = run(true, Mode::kFast), u = run(false, Mode::kFast), e = run(true, Mode::kExact);
+  CHECK(DiffF32(u.data<float>(), a.data<float>(), a.numel()) == "");
+  // With FMA the 64- and 70-term folds round differently from exact mode's somewhere.
+  const bool fma = MakeDispatch(ActiveIsa()).kernels.fma_f32;
+  CHECK((DiffF32(e.data<float>(), a.data<float>(), a.numel()) != "") == fma);
 }
 
 TEST_CASE("exact paths: Flatten and Reshape share a buffer the run made, never a feed's", "[exact_paths]") {

@@ -321,8 +321,8 @@ struct SessionOptions {
   int avx512_tile_bits = 0;
   bool memory_plan = true;  // steady-state runs take intermediates from one arena
   // Exact-mode graph passes to leave out: "constant-folding", "quantize-dequantize",
-  // "conv-activation", "conv-quantize-dequantize", "elementwise-chain" (unknown names
-  // are kInvalidArgument).
+  // "conv-activation", "conv-quantize-dequantize", "attention", "elementwise-chain"
+  // (unknown names are kInvalidArgument).
   std::vector<std::string> disabled_passes;
   Profiling profiling = Profiling::kOff;  // each Run's time per op type or node: last_profile()
   // Symbolic input dimensions fixed to a size (name -> size >= 0): inputs() shows the

@@ -104,8 +104,9 @@ int FuseConvActivation(Graph& g) {
 }
 
 const std::vector<std::string>& ExactPassNames() {
-  static const std::vector<std::string> names = {"constant-folding", "quantize-dequantize", "conv-activation",
-                                                 "conv-quantize-dequantize", "elementwise-chain"};
+  static const std::vector<std::string> names = {"constant-folding", "quantize-dequantize",
+                                                 "conv-activation",  "conv-quantize-dequantize",
+                                                 "attention",        "elementwise-chain"};
   return names;
 }
 
@@ -114,13 +115,14 @@ int RunExactPasses(Graph& g, const std::map<std::string, int64_t>& opsets, const
   // one buys; the bits are the same either way).
   auto on = [&](const char* name) { return std::find(disabled.begin(), disabled.end(), name) == disabled.end(); };
   // Constants first (weights dequantized once), then quantise-dequantise pairs, then
-  // activations and those pairs into convolutions (their epilogue), then what remains in
-  // chains.
+  // activations and those pairs into convolutions (their epilogue), attention (before
+  // the chains would take its scale and mask), then what remains in chains.
   int n = 0;
   if (on("constant-folding")) n += FoldConstants(g, opsets);
   if (on("quantize-dequantize")) n += FuseQuantizeDequantize(g);
   if (on("conv-activation")) n += FuseConvActivation(g);
   if (on("conv-quantize-dequantize")) n += FuseConvQuantizeDequantize(g);
+  if (on("attention")) n += FuseAttention(g, opsets);
   if (on("elementwise-chain")) n += FuseElementwiseChains(g);
   return n;
 }

@@ -31,6 +31,18 @@ int FuseConvActivation(Graph& g);
 // of regions. Top-level graph only.
 int FuseElementwiseChains(Graph& g);
 
+// Scaled dot-product attention: MatMul(Q, K^T) -> optional Div or Mul (the scale) ->
+// optional Add (the mask) -> Softmax (last axis) -> MatMul(., V), each value read only by
+// the next, with the Transposes that make Q, K^T and V and the one that reads the result
+// (when nothing else reads theirs): one onemodel.SoftmaxAttention node whose "body"
+// attribute holds the original nodes. It computes per (batch, block of query rows) with
+// the same kernels on the same values in the same order (same bits), the scores in a
+// per-thread buffer and the Transposes as strides; inputs it cannot run that way (not
+// float, broadcast batches, a mask or scale that widens the scores) run the body node by
+// node. opsets: the model's (Softmax's default axis). Returns the number fused. Top-level
+// graph only.
+int FuseAttention(Graph& g, const std::map<std::string, int64_t>& opsets);
+
 // QuantizeLinear -> DequantizeLinear where the quantised tensor is read by nothing else
 // (not a graph output, no other node or subgraph): the pair becomes one
 // onemodel.QuantizeDequantize node (inputs: Q's X, then Q's and DQ's other inputs; its

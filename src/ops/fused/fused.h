@@ -31,4 +31,10 @@ struct OpContext;
 // (the reference's with a scalar table).
 void RunQuantDequant(const OpContext& ctx, const QdqParams& q, const float* x, float* y, int64_t n);
 
+namespace ops {
+// A fused node's body node by node, its inputs bound to the node's: how every fused
+// operator runs inputs its one-pass path does not take.
+void RunBody(OpContext& ctx, const Graph& body);
+}  // namespace ops
+
 }  // namespace onemodel::impl

@@ -122,18 +122,6 @@ bool CompileChain(const Graph& body, std::vector<Step>* steps) {
          inner[body.outputs[0].name] == int(steps->size()) - 1;
 }
 
-// The body node by node (the fused node's inputs bound to its inputs).
-void RunBody(OpContext& ctx, const Graph& body) {
-  // The outputs' vector is the thread's, taken while in use (a nested run makes its own).
-  thread_local std::vector<Value> spare;
-  std::vector<Value> out = std::move(spare);
-  RunSubgraphInto(ctx.executor, body, ctx.inputs, *ctx.scope, &out);
-  if (out.size() != 1) throw ctx.Fail(ErrorCode::kInternal, "the chain's body gave no single output");
-  ctx.outputs[0] = std::move(out[0]);
-  out.clear();
-  spare = std::move(out);
-}
-
 // The input types a Cast step converts (Cast's own conversion: every value of these
 // types has one nearest float, and C++'s conversion rounds to nearest even once, as
 // ref::Cast does from the magnitude); others run the body node by node.
@@ -260,6 +248,18 @@ std::shared_ptr<ChainPrep> MakeChainPrep(const OpContext& ctx, const Graph& body
 }
 
 }  // namespace
+
+// The body node by node (the fused node's inputs bound to its inputs).
+void RunBody(OpContext& ctx, const Graph& body) {
+  // The outputs' vector is the thread's, taken while in use (a nested run makes its own).
+  thread_local std::vector<Value> spare;
+  std::vector<Value> out = std::move(spare);
+  RunSubgraphInto(ctx.executor, body, ctx.inputs, *ctx.scope, &out);
+  if (out.size() != 1) throw ctx.Fail(ErrorCode::kInternal, "the fused node's body gave no single output");
+  ctx.outputs[0] = std::move(out[0]);
+  out.clear();
+  spare = std::move(out);
+}
 
 // The chain in one pass: chunks of the data go through every step in turn (the same
 // kernels the unfused nodes run, on the same values in the same order), each step's
