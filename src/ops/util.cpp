@@ -168,5 +168,29 @@ Tensor TransposedF32(const float* src, int64_t rows, int64_t cols) {
   return t;
 }
 
+bool ConvertToFloat(const Tensor& x, int64_t i0, int64_t len, float* dst) {
+  auto run = [&](auto tag) {
+    using T = decltype(tag);
+    const T* in = x.data<T>() + i0;
+    for (int64_t j = 0; j < len; ++j) dst[j] = float(in[j]);
+    return true;
+  };
+  switch (x.dtype()) {
+    case DType::kFloat: return run(float{});
+    case DType::kBool: {
+      const uint8_t* in = x.data<uint8_t>() + i0;
+      for (int64_t j = 0; j < len; ++j) dst[j] = in[j] ? 1.0f : 0.0f;
+      return true;
+    }
+    case DType::kInt8: return run(int8_t{});
+    case DType::kUInt8: return run(uint8_t{});
+    case DType::kInt16: return run(int16_t{});
+    case DType::kUInt16: return run(uint16_t{});
+    case DType::kInt32: return run(int32_t{});
+    case DType::kInt64: return run(int64_t{});
+    default: return false;
+  }
+}
+
 }  // namespace ops
 }  // namespace onemodel::impl

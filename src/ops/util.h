@@ -67,6 +67,12 @@ int64_t NormAxis(const OpContext& ctx, int64_t axis, int64_t rank, bool inclusiv
 // Small lists (up to Shape::kInline values) take nothing from the heap.
 Shape ReadInts(const OpContext& ctx, const Tensor& t);
 
+// Elements [i0, i0 + len) of x converted to float into dst by C++'s conversion, which
+// rounds to nearest even once, as ref::Cast does from the magnitude: bool (0 or 1), int8,
+// uint8, int16, uint16, int32, int64 or float (copied). False, nothing written, for other
+// types. Cast's int-to-float row and the elementwise chains' Cast steps.
+bool ConvertToFloat(const Tensor& x, int64_t i0, int64_t len, float* dst);
+
 // Reads a float, float16 or bfloat16 tensor (and int8/uint8 when allow_bytes, exactly)
 // as f32 values; kTypeMismatch naming the node otherwise.
 std::vector<float> ToF32(const OpContext& ctx, const Tensor& t, bool allow_bytes = false);

@@ -25,16 +25,16 @@ constexpr int kNone = -1;
 // of the body has one reader: the pass made it so).
 struct AttentionBody : NodeState {
   bool ok = false;
-  int q = kNone, k = kNone, v = kNone;                // fused node inputs feeding the products
-  const Node* q_t = nullptr;                          // Transposes in front of them, or null
+  int q = kNone, k = kNone, v = kNone;  // fused node inputs feeding the products
+  const Node* q_t = nullptr;            // Transposes in front of them, or null
   const Node* k_t = nullptr;
   const Node* v_t = nullptr;
-  const Node* out_t = nullptr;                        // the Transpose of the result, or null
-  int scale = kNone;                                  // the scale's input
-  int32_t scale_op = kBinDivF32;                      // Div or Mul
-  bool scale_first = false;                           // Mul(c, scores)
-  int mask = kNone;                                   // the mask's input
-  bool mask_first = false;                            // Add(mask, scores)
+  const Node* out_t = nullptr;    // the Transpose of the result, or null
+  int scale = kNone;              // the scale's input
+  int32_t scale_op = kBinDivF32;  // Div or Mul
+  bool scale_first = false;       // Mul(c, scores)
+  int mask = kNone;               // the mask's input
+  bool mask_first = false;        // Add(mask, scores)
   const Node* softmax = nullptr;
 };
 
@@ -160,8 +160,8 @@ bool PlanAttention(const OpContext& ctx, const AttentionBody& b, const Graph& bo
   if (r < 2 || r > 4 || !MakeView(*p->qt, b.q_t, r, &p->q) || !MakeView(*p->kt, b.k_t, r, &p->k) ||
       !MakeView(*p->vt, b.v_t, r, &p->v))
     return false;
-  if (b.scale != kNone && !(p->scale && p->scale->dtype() == DType::kFloat && p->scale->numel() == 1 &&
-                            p->scale->rank() <= r))
+  if (b.scale != kNone &&
+      !(p->scale && p->scale->dtype() == DType::kFloat && p->scale->numel() == 1 && p->scale->rank() <= r))
     return false;
   if (b.mask != kNone && !(p->mask && p->mask->dtype() == DType::kFloat && p->mask->rank() <= r)) return false;
   p->S = p->q.dim[rs - 2], p->D = p->q.dim[rs - 1], p->T = p->k.dim[rs - 1], p->Dv = p->v.dim[rs - 1];

@@ -122,7 +122,7 @@ bool CompileChain(const Graph& body, std::vector<Step>* steps) {
          inner[body.outputs[0].name] == int(steps->size()) - 1;
 }
 
-// The input types a Cast step converts (Cast's own conversion: every value of these
+// The input types a Cast step converts (ConvertToFloat, ops/util.h: every value of these
 // types has one nearest float, and C++'s conversion rounds to nearest even once, as
 // ref::Cast does from the magnitude); others run the body node by node.
 bool CastStepReads(DType t) {
@@ -136,30 +136,6 @@ bool CastStepReads(DType t) {
     case DType::kInt32:
     case DType::kInt64: return true;
     default: return false;
-  }
-}
-
-// Elements [i0, i0 + len) of x (a type CastStepReads takes) converted to float into dst.
-void CastStep(const Tensor& x, int64_t i0, int64_t len, float* dst) {
-  auto run = [&](auto tag) {
-    using T = decltype(tag);
-    const T* in = x.data<T>() + i0;
-    for (int64_t j = 0; j < len; ++j) dst[j] = float(in[j]);
-  };
-  switch (x.dtype()) {
-    case DType::kFloat: run(float{}); return;
-    case DType::kBool: {
-      const uint8_t* in = x.data<uint8_t>() + i0;
-      for (int64_t j = 0; j < len; ++j) dst[j] = in[j] ? 1.0f : 0.0f;
-      return;
-    }
-    case DType::kInt8: run(int8_t{}); return;
-    case DType::kUInt8: run(uint8_t{}); return;
-    case DType::kInt16: run(int16_t{}); return;
-    case DType::kUInt16: run(uint16_t{}); return;
-    case DType::kInt32: run(int32_t{}); return;
-    case DType::kInt64: run(int64_t{}); return;
-    default: break;
   }
 }
 
@@ -186,7 +162,7 @@ std::shared_ptr<ChainPrep> MakeChainPrep(const OpContext& ctx, const Graph& body
   bool fast = ctx.num_inputs() == body.inputs.size() && CompileChain(body, &p->steps);
   const Tensor* big = nullptr;
   if (fast) {
-    // Float inputs everywhere, except that a Cast step may read the types CastStep
+    // Float inputs everywhere, except that a Cast step may read the types ConvertToFloat
     // converts (and only Cast steps may read them).
     std::vector<bool> cast_only(ctx.num_inputs(), true);
     for (const Step& st : p->steps) {
@@ -341,7 +317,7 @@ void ElementwiseChain(OpContext& ctx) {
           continue;
         }
         if (st.kind == Step::kCast && !st.a.inner) {
-          CastStep(ctx.in(size_t(st.a.idx)), i0, len, dst);
+          ConvertToFloat(ctx.in(size_t(st.a.idx)), i0, len, dst);
           continue;
         }
         const float* a = src(st.a, 0, &sa, &ra);

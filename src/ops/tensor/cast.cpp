@@ -26,23 +26,13 @@ void CastReference(OpContext& ctx, const CastParams& p) {
 // reference row. Split over the threads in runs of 16K elements.
 void CastIntToFloat(OpContext& ctx, const CastParams& p) {
   const Tensor& x = *p.x;
-  auto typed = [&](auto tag) {
-    using T = decltype(tag);
-    Tensor& out = ctx.out_uninit(0, p.to, x.shape());
-    const T* in = x.data<T>();
-    float* o = out.mutable_data<float>();
-    ParallelFor(ctx, x.numel(), 16384, [&](int64_t b, int64_t e) {
-      for (int64_t i = b; i < e; ++i) o[i] = float(in[i]);
-    });
-  };
-  switch (x.dtype()) {
-    case DType::kInt32: typed(int32_t{}); return;
-    case DType::kInt16: typed(int16_t{}); return;
-    case DType::kUInt16: typed(uint16_t{}); return;
-    case DType::kInt8: typed(int8_t{}); return;
-    case DType::kUInt8: typed(uint8_t{}); return;
-    default: CastReference(ctx, p);
+  const DType t = x.dtype();
+  if (t != DType::kInt32 && t != DType::kInt16 && t != DType::kUInt16 && t != DType::kInt8 && t != DType::kUInt8) {
+    CastReference(ctx, p);
+    return;
   }
+  float* o = ctx.out_uninit(0, p.to, x.shape()).mutable_data<float>();
+  ParallelFor(ctx, x.numel(), 16384, [&](int64_t b, int64_t e) { ConvertToFloat(x, b, e - b, o + b); });
 }
 
 bool ToFloat(const CastParams& p) { return p.to == DType::kFloat; }
