@@ -3,6 +3,7 @@
 #include "tests/catch.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <cstdio>
 #include <cstring>
@@ -17,6 +18,7 @@
 #include "ref/gemm.h"
 #include "ref/elementwise.h"
 #include "ref/softmax.h"
+#include "ref/winograd.h"
 #include "ref/transpose.h"
 #include "ref/math.h"
 #include "ref/nbits.h"
@@ -1177,6 +1179,64 @@ TEST_CASE("kernels: Transpose32 moves every bit as the reference", "[kernels]") 
   const uint32_t expect[6] = {1, 4, 2, 5, 3, 6};
   for (int i = 0; i < 6; ++i) CHECK(t[i] == expect[i]);
   INFO(cases << " shapes");
+}
+
+// Winograd F(4x4, 3x3) transforms: every geometry's partial tiles (outputs not multiples
+// of 4, pads 0 to 2 and asymmetric, inputs narrower than a tile), channel counts around
+// the lane counts, tile-row and channel ranges; the outputs' guard values untouched; the
+// finite flag false exactly when an input value read is not finite.
+TEST_CASE("kernels: WinogradF4InputF32 and WinogradF4OutputF32 equal their references", "[kernels]") {
+  const Dispatch d = MakeDispatch(ActiveIsa());
+  SplitMix64 rng(103);
+  int cases = 0;
+  for (int64_t C : {1, 3, 16, 17, 35})
+    for (int64_t IW : {1, 3, 6, 13, 29})
+      for (int64_t PH : {0, 1, 2})
+        for (int64_t PW : {0, 1}) {
+          const int64_t IH = 2 + (IW + C) % 9, OH = IH + 2 * PH - 2, OW = IW + 2 * PW - 2;
+          if (OH <= 0 || OW <= 0) continue;
+          const Conv2DGeometry g{IH, IW, OH, OW, 3, 3, 1, 1, 1, 1, PH, PW};
+          const int64_t TW = ref::WinogradTileCols(g), TH = ref::WinogradTileRows(g);
+          const int variant = int(IW + C + PH) % 3;
+          std::vector<float> x(size_t(C * IH * IW));
+          Fill(rng, x.data(), x.size(), variant == 2 ? 0 : variant);  // finite (variant 2 has specials)
+          // Input: rows [ty0, ty1) and channels [c0, c1) into V (ld C + 2, guard values around).
+          const int64_t ty0 = TH > 1 ? 1 : 0, ty1 = TH, c0 = C > 3 ? 1 : 0, c1 = C, T = (ty1 - ty0) * TW, ld = C + 2,
+                        mat = T * ld + 3;
+          std::vector<float> want(size_t(36 * mat), U2F(kGuard)), got(want.size(), U2F(kGuard));
+          const bool fw = ref::WinogradF4InputF32(x.data(), IH * IW, g, ty0, ty1, c0, c1, want.data(), ld, mat);
+          const bool fg = d.kernels.WinogradF4InputF32(x.data(), IH * IW, g, ty0, ty1, c0, c1, got.data(), ld, mat);
+          ++cases;
+          CHECK(fw);
+          CHECK(fg == fw);
+          std::string diff = DiffF32(want.data(), got.data(), want.size());
+          if (!diff.empty())
+            FAIL_CHECK(IsaName(d.isa) << " input C" << C << " " << IH << "x" << IW << " pads " << PH << "," << PW
+                                      << ": " << diff);
+          // Output: from random sums (specials among them), channels [c0, c1), bias and activations.
+          std::vector<float> m(size_t(36 * mat)), bias(static_cast<size_t>(C));
+          Fill(rng, m.data(), m.size(), variant);
+          Fill(rng, bias.data(), bias.size(), 2);
+          const int e = int(IW + C + PW) % 4;
+          const float* bp = e == 1 || e == 2 ? bias.data() : nullptr;
+          const Activation act = e == 2 ? Activation::kRelu : e == 3 ? Activation::kHardSwish : Activation::kNone;
+          std::vector<float> yw(size_t(C * OH * OW) + 3, U2F(kGuard)), yg(yw.size(), U2F(kGuard));
+          ref::WinogradF4OutputF32(m.data(), ld, mat, g, ty0, ty1, c0, c1, bp, act, yw.data(), OH * OW);
+          d.kernels.WinogradF4OutputF32(m.data(), ld, mat, g, ty0, ty1, c0, c1, bp, act, yg.data(), OH * OW);
+          diff = DiffF32(yw.data(), yg.data(), yw.size());
+          if (!diff.empty()) FAIL_CHECK(IsaName(d.isa) << " output C" << C << " " << OH << "x" << OW << ": " << diff);
+        }
+  // The finite flag: one inf or NaN read anywhere (a padding-free corner too) clears it;
+  // values the tiles do not read do not.
+  const Conv2DGeometry g{9, 10, 7, 8, 3, 3, 1, 1, 1, 1, 0, 0};
+  for (float bad : {INFINITY, -INFINITY, NAN})
+    for (int64_t at : {int64_t(0), int64_t(2 * 90 + 8 * 10 + 9)}) {
+      std::vector<float> x(3 * 90, 1.0f), v(size_t(36 * 8 * 3));
+      x[size_t(at)] = bad;
+      CHECK(!ref::WinogradF4InputF32(x.data(), 90, g, 0, 2, 0, 3, v.data(), 3, 8 * 3));
+      CHECK(!d.kernels.WinogradF4InputF32(x.data(), 90, g, 0, 2, 0, 3, v.data(), 3, 8 * 3));
+    }
+  INFO(cases << " geometries");
 }
 
 TEST_CASE("kernels: DepthwiseConvF32 equals the reference planes for every geometry", "[kernels]") {

@@ -8,6 +8,7 @@
 #include "ref/conv.h"
 #include "ref/elementwise.h"
 #include "ref/gemm.h"
+#include "ref/winograd.h"
 
 namespace onemodel::impl {
 

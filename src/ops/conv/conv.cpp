@@ -21,6 +21,7 @@
 #include "ops/conv/conv_common.h"
 #include "ops/conv/conv_gemm.h"
 #include "ops/conv/conv_int8.h"
+#include "ops/conv/conv_winograd.h"
 #include "ops/fused/fused.h"
 #include "ops/ops.h"
 #include "ref/conv.h"
@@ -57,7 +58,22 @@ bool PlaneFits(const ConvPlan& p) { return p.g.dims <= 2 && p.Cg == 1; }
 // The GEMM rows need finite weights (conv_gemm.h), checked at run time.
 bool NeedsFiniteWeights(size_t row) {
   return row == size_t(ConvAlgo::kTapGemm) || row == size_t(ConvAlgo::kIm2colGemm) ||
-         row == size_t(ConvAlgo::kTapGemmFma) || row == size_t(ConvAlgo::kIm2colGemmFma);
+         row == size_t(ConvAlgo::kTapGemmFma) || row == size_t(ConvAlgo::kIm2colGemmFma) ||
+         row == size_t(ConvAlgo::kWinogradF4);
+}
+// Winograd F(4x4, 3x3) fits 3x3, stride-1, dilation-1 2-D convolutions of one group (any
+// pads: taps outside the input are zeros of the 6x6 patches). Chosen with 32+ input and
+// 64+ output channels, 144+ output positions (a 12x12 plane: fewer leave the 36 GEMMs too
+// short) and transformed weights of at most 4 MiB (4x the weights; larger ones stream
+// from memory on every run and lose to the GEMM row), when the session keeps derived
+// weights.
+bool WinogradFits(const ConvPlan& p) {
+  const ConvPlane& pl = p.pl;
+  return p.g.dims == 2 && p.group == 1 && pl.KH == 3 && pl.KW == 3 && pl.SH == 1 && pl.SW == 1 && pl.DH == 1 &&
+         pl.DW == 1;
+}
+bool WinogradChosen(const ConvPlan& p) {
+  return p.prepack && p.C >= 32 && p.M >= 64 && p.out_sp >= 144 && 36 * p.C * p.M * 4 <= (int64_t(4) << 20);
 }
 // The fast rows' condition: the GEMM twins run on hardware FMA (elsewhere the exact rows
 // are as fast and give the oracle's bits).
@@ -113,6 +129,7 @@ std::shared_ptr<ConvPlan> MakeConvPlan(const OpContext& ctx, const Tensor& x, co
   p->grid = ctx.node.fusion.grid;
   p->native_dot = ctx.kernels != nullptr && ctx.kernels->native_dot_u8s8;
   p->fma = ctx.kernels != nullptr && ctx.kernels->fma_f32;
+  p->prepack = ctx.prepack && ctx.VectorKernels();
   p->out_shape = Shape{N, M};
   p->out_shape.insert(p->out_shape.end(), g.out.begin(), g.out.end());
   p->in_sp = ProductOf(g.in);
@@ -298,11 +315,21 @@ bool RunPlaneMulAdd(const ConvRun& r) {
   return false;
 }
 
+// Fast mode's Winograd row (conv_winograd.h): bias and activation in its output transform;
+// where it gives way (weights not constant, an input not finite), the GEMM row.
+bool RunWinograd(const ConvRun& r) {
+  if (WinogradF4Conv(r.ctx, r.p, r.w_tensor, r.x, r.bias, r.kact, r.y, r.p.fma)) return true;
+  return r.p.fma ? RunIm2col<true>(r) : RunIm2col<false>(r);
+}
+
 constexpr const char* kConvOps[] = {"Conv", "com.microsoft.FusedConv"};
 constexpr AlgorithmRow<ConvPlan, ConvRunFn> kConvRows[] = {
     {"reference", Exactness::kExact, "", nullptr, nullptr, RunReference},
     {"qdq-u8s8", Exactness::kFast, "GemmU8S8I32, DequantTransposeI32F32, QuantizeTransposeF32U8", ConvInt8Fits,
      ConvInt8Chosen, RunQdqU8S8},
+    {"winograd-f4x4", Exactness::kFast,
+     "WinogradF4InputF32, GemmPackBF32, GemmPackedFmaF32, GemmPackedF32, WinogradF4OutputF32", WinogradFits,
+     WinogradChosen, RunWinograd},
     {"tap-gemm-fma", Exactness::kFast, "GemmFmaF32, GemmBiasActFmaF32", nullptr, TapGemmFmaChosen, RunTapGemm<true>},
     {"tap-gemm", Exactness::kExact, "GemmF32, GemmBiasActF32", nullptr, TapGemmChosen, RunTapGemm<false>},
     {"direct", Exactness::kExact, "ConvDirectF32", Planar, DirectChosen, RunDirect},
@@ -317,6 +344,7 @@ constexpr AlgorithmRow<ConvPlan, ConvRunFn> kConvRows[] = {
     {"plane-muladd", Exactness::kExact, "MulAddStridedF32", Planar, nullptr, RunPlaneMulAdd},
 };
 static_assert(std::string_view(kConvRows[size_t(ConvAlgo::kQdqU8S8)].name) == "qdq-u8s8" &&
+              std::string_view(kConvRows[size_t(ConvAlgo::kWinogradF4)].name) == "winograd-f4x4" &&
               std::string_view(kConvRows[size_t(ConvAlgo::kTapGemmFma)].name) == "tap-gemm-fma" &&
               std::string_view(kConvRows[size_t(ConvAlgo::kIm2colGemmFma)].name) == "im2col-gemm-fma" &&
               std::string_view(kConvRows[size_t(ConvAlgo::kIm2colGemm)].name) == "im2col-gemm" &&

@@ -21,6 +21,7 @@ namespace ops {
 enum class ConvAlgo {
   kReference,      // "reference": ref::ConvF32, the oracle's loops
   kQdqU8S8,        // "qdq-u8s8" (fast): input on a quantisation grid, int8 weights, GemmU8S8I32
+  kWinogradF4,     // "winograd-f4x4" (fast): 3x3 stride 1 by Winograd F(4x4, 3x3) (conv_winograd.h)
   kTapGemmFma,     // "tap-gemm-fma" (fast): kTapGemm on the GEMM kernels' FMA twins
   kTapGemm,        // "tap-gemm": 3-D and more, taps into columns, the GEMM kernel (TapGemm)
   kDirect,         // "direct": 1-D/2-D with few input channels, ConvDirectF32, epilogue in its tiles
@@ -47,6 +48,7 @@ struct ConvPlan : ConvInputs {
   bool in_grid = false;
   QuantGrid grid;
   bool native_dot = false;  // the session's GemmU8S8I32 is one instruction per quad (VNNI)
+  bool prepack = false;     // the session keeps derived weights (OpContext::prepack)
   bool fma = false;         // the session's GEMM twins run on hardware FMA (KernelTable::fma_f32)
   // The algorithm, the one run instead when the weights are not all finite (the GEMM
   // algorithms' condition, conv_gemm.h: an exact row that is not a GEMM), and the one the

@@ -1,0 +1,82 @@
+// Winograd F(4x4, 3x3) convolutions (see conv_winograd.h).
+//
+// Per image, blocks of whole tile rows, one task each over the threads: (a) the input
+// transform of the block's tiles into V[36][T][Cp], (b) for each of the 36 points xi the
+// product Mx_xi[T x M] = V_xi[T x C] * U_xi[C x M] by the packed GEMM (U transformed and
+// packed once per session), (c) the output transform with the bias and activation into Y.
+// Each value's operations do not depend on the block or the thread split, and the GEMM
+// kernels' folds do not depend on their tiling: the same bits at any thread count.
+#include "ops/conv/conv_winograd.h"
+
+#include <algorithm>
+#include <atomic>
+#include <vector>
+
+#include "core/cache_info.h"
+#include "ops/parallel.h"
+#include "ref/winograd.h"
+
+namespace onemodel::impl {
+namespace ops {
+
+bool WinogradF4Conv(const OpContext& ctx, const ConvPlan& p, const Tensor& w, const float* x, const float* bias,
+                    Activation act, float* y, bool fma) {
+  if (w.dtype() != DType::kFloat) return false;
+  const int64_t C = p.C, M = p.M;
+  const int64_t stride = ref::GemmPackedFloats(C, M);
+  const Tensor* u = ctx.ConstDerived(1, "winograd f4x4 U", [&](const Tensor& t) {
+    std::vector<float> plain(size_t(36 * C * M));
+    ref::WinogradF4Weights(t.data<float>(), M, C, plain.data());
+    Tensor packed = Tensor::Uninitialized(DType::kFloat, Shape{std::max<int64_t>(36 * stride, 1)}, "winograd weights");
+    float* dst = packed.mutable_data<float>();
+    for (int64_t xi = 0; xi < 36; ++xi)
+      ctx.kernels->GemmPackBF32(C, M, plain.data() + xi * C * M, M, 1, dst + xi * stride);
+    return packed;
+  });
+  if (!u) return false;
+  const Conv2DGeometry& g = p.pl;  // 3x3, stride 1, dilation 1 (the row's condition)
+  const int64_t TW = ref::WinogradTileCols(g), TH = ref::WinogradTileRows(g);
+  const int64_t Cp = (C + 15) / 16 * 16, Mp = (M + 15) / 16 * 16;
+  // Tile rows per block: V and Mx (36 (Cp + Mp) floats per tile) within half of L2, at
+  // least one row, and at least one block per thread where the plane allows.
+  const int64_t per_tile = 36 * (Cp + Mp) * int64_t(sizeof(float));
+  const int64_t threads = ctx.pool ? ctx.pool->threads() : 1;
+  const int64_t rows =
+      std::clamp<int64_t>(Caches().l2 / 2 / (per_tile * TW), 1, std::max<int64_t>(1, (TH + threads - 1) / threads));
+  const int64_t blocks = (TH + rows - 1) / rows;
+  const GemmFns fns = GemmFnsOf(ctx, fma);
+  const float* up = u->data<float>();
+  std::atomic<bool> finite{true};
+  // One task per (image, block of tile rows): its input transform, 36 products and output
+  // transform in the thread's own scratch, no barrier between the stages.
+  ParallelFor(ctx, p.N * blocks, 1, [&](int64_t b, int64_t e) {
+    thread_local std::vector<float> scratch;
+    const size_t need = size_t(36 * rows * TW * (Cp + Mp));
+    if (scratch.size() < need) scratch.resize(need);
+    float* v = scratch.data();
+    float* mx = v + 36 * rows * TW * Cp;
+    for (int64_t task = b; task < e && finite.load(std::memory_order_relaxed); ++task) {
+      const int64_t n = task / blocks, ty0 = task % blocks * rows;
+      const int64_t nr = std::min(rows, TH - ty0), T = nr * TW;
+      const float* xn = x + n * C * p.in_sp;
+      float* yn = y + n * M * p.out_sp;
+      bool ok = true;
+      for (int64_t c0 = 0; c0 < C && ok; c0 += 16)
+        ok = ctx.kernels->WinogradF4InputF32(xn, p.in_sp, g, ty0, ty0 + nr, c0, std::min(C, c0 + 16), v, Cp, T * Cp);
+      if (!ok) {
+        finite.store(false, std::memory_order_relaxed);
+        return;
+      }
+      for (int64_t xi = 0; xi < 36; ++xi)
+        fns.packed(T, M, C, v + xi * T * Cp, Cp, 1, up + xi * stride, 0, M, mx + xi * T * Mp, Mp, nullptr,
+                   Activation::kNone);
+      for (int64_t m0 = 0; m0 < M; m0 += 16)
+        ctx.kernels->WinogradF4OutputF32(mx, Mp, T * Mp, g, ty0, ty0 + nr, m0, std::min(M, m0 + 16), bias, act, yn,
+                                         p.out_sp);
+    }
+  });
+  return finite.load();
+}
+
+}  // namespace ops
+}  // namespace onemodel::impl
