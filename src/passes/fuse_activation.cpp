@@ -42,6 +42,21 @@ void EraseNodes(Graph& g, const std::vector<bool>& drop) {
   g.nodes = std::move(kept);
 }
 
+void PlaceFused(Graph& g, const std::vector<bool>& drop, std::vector<std::pair<size_t, Node>>& fused_at) {
+  std::unordered_map<size_t, size_t> at;
+  for (size_t j = 0; j < fused_at.size(); ++j) at[fused_at[j].first] = j;
+  std::vector<Node> kept;
+  kept.reserve(g.nodes.size());
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    auto it = at.find(i);
+    if (it != at.end())
+      kept.push_back(std::move(fused_at[it->second].second));
+    else if (!drop[i])
+      kept.push_back(std::move(g.nodes[i]));
+  }
+  g.nodes = std::move(kept);
+}
+
 Node FusedNode(const char* op_type, const std::string& name, const std::vector<const Node*>& nodes,
                const std::string& output) {
   Node f;

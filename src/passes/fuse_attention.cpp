@@ -97,20 +97,7 @@ int FuseAttention(Graph& g, const std::map<std::string, int64_t>& opsets) {
     fused_at.push_back({idx.back(), std::move(f)});
     ++fused;
   }
-  if (!fused) return 0;
-  // The fused node takes the place of its last member (its operands all exist by then).
-  std::unordered_map<size_t, size_t> at;
-  for (size_t j = 0; j < fused_at.size(); ++j) at[fused_at[j].first] = j;
-  std::vector<Node> kept;
-  kept.reserve(g.nodes.size());
-  for (size_t i = 0; i < g.nodes.size(); ++i) {
-    auto it = at.find(i);
-    if (it != at.end())
-      kept.push_back(std::move(fused_at[it->second].second));
-    else if (!drop[i])
-      kept.push_back(std::move(g.nodes[i]));
-  }
-  g.nodes = std::move(kept);
+  if (fused) PlaceFused(g, drop, fused_at);
   return fused;
 }
 

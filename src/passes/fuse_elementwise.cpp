@@ -70,21 +70,7 @@ int FuseElementwiseChains(Graph& g) {
     fused_at.push_back({chain.back(), std::move(f)});
     ++fused;
   }
-  if (!fused) return 0;
-  // The fused node takes the place of the chain's last node (its operands all exist
-  // by then, the graph stays topologically sorted).
-  std::unordered_map<size_t, size_t> at;
-  for (size_t j = 0; j < fused_at.size(); ++j) at[fused_at[j].first] = j;
-  std::vector<Node> kept;
-  kept.reserve(g.nodes.size());
-  for (size_t i = 0; i < g.nodes.size(); ++i) {
-    auto it = at.find(i);
-    if (it != at.end())
-      kept.push_back(std::move(fused_at[it->second].second));
-    else if (!drop[i])
-      kept.push_back(std::move(g.nodes[i]));
-  }
-  g.nodes = std::move(kept);
+  if (fused) PlaceFused(g, drop, fused_at);
   return fused;
 }
 

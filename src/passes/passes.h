@@ -8,6 +8,7 @@
 #include <map>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "graph/graph.h"
@@ -69,6 +70,10 @@ std::unordered_map<std::string, int> CountReaders(const Graph& g);
 std::unordered_map<std::string, size_t> ProducerIndex(const Graph& g);
 // Removes the nodes whose index is marked in drop (the others keep their order).
 void EraseNodes(Graph& g, const std::vector<bool>& drop);
+// Removes the nodes marked in drop and puts each fused node (index of its last member,
+// the node) in its last member's place: its operands all exist by then, so the graph
+// stays topologically sorted.
+void PlaceFused(Graph& g, const std::vector<bool>& drop, std::vector<std::pair<size_t, Node>>& fused_at);
 // A fused node of OneModel's domain holding `nodes` (in order) in its "body" attribute:
 // its inputs are every non-empty input of those nodes that none of them produces, each
 // once, in order of first use (the body's inputs by the same names); its one output
