@@ -744,6 +744,55 @@ TEST_CASE("a convolution whose kernel_shape disagrees with its weight is kShapeM
   }
 }
 
+TEST_CASE("a model's own onemodel.SoftmaxAttention node with a malformed body is a typed error", "[hostile]") {
+  // The fused operators are reachable from a model (domain "onemodel"). A body whose first
+  // MatMul has one input must not be parsed by position: it runs node by node, and the
+  // MatMul reports the missing input; a well-formed body without the Softmax's axis runs
+  // node by node too (its default depends on the opset).
+  for (int variant = 0; variant < 2; ++variant) {
+    onnx::ModelProto m = Empty(18);
+    auto* op = m.add_opset_import();
+    op->set_domain("onemodel");
+    op->set_version(1);
+    auto* g = m.mutable_graph();
+    const int32_t F = onnx::TensorProto::FLOAT;
+    Input(g, "Q", F, {2, 3});
+    Input(g, "K", F, {3, 4});
+    Input(g, "V", F, {4, 5});
+    onnx::GraphProto body;
+    body.set_name("body");
+    for (const char* name : {"Q", "K", "V"}) Input(&body, name, F, {});
+    Node(&body, "MatMul", variant == 0 ? std::vector<std::string>{"Q"} : std::vector<std::string>{"Q", "K"}, {"s"});
+    Node(&body, "Softmax", {"s"}, {"p"});
+    Node(&body, "MatMul", {"p", "V"}, {"Z"});
+    body.add_output()->set_name("Z");
+    auto* n = Node(g, "SoftmaxAttention", {"Q", "K", "V"}, {"Z"});
+    n->set_domain("onemodel");
+    GraphAttr(n, "body", body);
+    g->add_output()->set_name("Z");
+    const std::string pb = Serialize(m);
+    const std::vector<onemodel::NamedValue> feeds = {{"Q", onemodel::Tensor(onemodel::ElementType::kFloat, {2, 3})},
+                                                     {"K", onemodel::Tensor(onemodel::ElementType::kFloat, {3, 4})},
+                                                     {"V", onemodel::Tensor(onemodel::ElementType::kFloat, {4, 5})}};
+    for (const char* isa : {"ref", ""}) {
+      INFO("variant " << variant << ", isa '" << isa << "'");
+      onemodel::SessionOptions o;
+      o.isa = isa;
+      const Outcome r = Try([&] {
+        onemodel::Session s = onemodel::Session::FromBytes(pb.data(), pb.size(), o);
+        s.Run(feeds);
+      });
+      INFO("message: " << r.message);
+      if (variant == 0) {
+        CHECK(!r.ok);
+        CHECK(r.code != ErrorCode::kInternal);
+      } else {
+        CHECK(r.ok);
+      }
+    }
+  }
+}
+
 TEST_CASE("out of memory: an allocation the system refuses is kOutOfMemory", "[hostile][oom]") {
   const std::string cos = Serialize(ConstantOfShapeModel());
   onemodel::SessionOptions o;

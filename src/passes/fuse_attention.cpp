@@ -90,6 +90,16 @@ int FuseAttention(Graph& g, const std::map<std::string, int64_t>& opsets) {
     std::vector<const Node*> ordered;
     for (size_t k : idx) ordered.push_back(&g.nodes[k]);
     Node f = FusedNode("SoftmaxAttention", mm1->name + " (attention)", ordered, fused_out);
+    // The Softmax's axis written out (its default here is -1: checked above), so that the
+    // node never reads a default that depends on the opset.
+    for (Node& b : f.attributes["body"].g->nodes)
+      if (Is(b, "Softmax") && !b.attr("axis")) {
+        Attribute axis;
+        axis.name = "axis";
+        axis.type = Attribute::Type::kInt;
+        axis.i = -1;
+        b.attributes["axis"] = axis;
+      }
     for (size_t k : idx) {
       taken[k] = true;
       drop[k] = true;

@@ -38,6 +38,9 @@ struct AttentionBody : NodeState {
   const Node* softmax = nullptr;
 };
 
+// The body's roles, from its output back. A body the pass did not make (a model may hold
+// a onemodel node of its own) parses only where every node found has the arity its role
+// needs; anything else leaves ok false, and the body then runs node by node.
 std::shared_ptr<AttentionBody> ParseBody(const Graph& body) {
   auto p = std::make_shared<AttentionBody>();
   std::unordered_map<std::string, const Node*> producer;
@@ -48,14 +51,21 @@ std::shared_ptr<AttentionBody> ParseBody(const Graph& body) {
       if (body.inputs[i].name == name) return int(i);
     return kNone;
   };
+  // The node producing v, or null (a body input).
   auto node_of = [&](const std::string& v) -> const Node* {
     auto it = producer.find(v);
     return it == producer.end() ? nullptr : it->second;
   };
+  auto is = [](const Node* n, const char* op, size_t k) {
+    if (!n || n->op_type != op || n->inputs.size() != k || !(n->domain.empty() || n->domain == "ai.onnx")) return false;
+    for (const std::string& in : n->inputs)
+      if (in.empty()) return false;
+    return true;
+  };
   // A product operand: a body input, or a Transpose of one.
   auto operand = [&](const std::string& v, int* idx, const Node** t) {
     const Node* n = node_of(v);
-    if (n && n->op_type == "Transpose") {
+    if (is(n, "Transpose", 1)) {
       *t = n;
       *idx = input_index(n->inputs[0]);
     } else if (!n) {
@@ -65,30 +75,32 @@ std::shared_ptr<AttentionBody> ParseBody(const Graph& body) {
   };
   if (body.outputs.size() != 1) return p;
   const Node* n = node_of(body.outputs[0].name);
-  if (n && n->op_type == "Transpose") {
+  if (is(n, "Transpose", 1)) {
     p->out_t = n;
     n = node_of(n->inputs[0]);
   }
-  if (!n || n->op_type != "MatMul" || !operand(n->inputs[1], &p->v, &p->v_t)) return p;
+  if (!is(n, "MatMul", 2) || !operand(n->inputs[1], &p->v, &p->v_t)) return p;
   const Node* sm = node_of(n->inputs[0]);
-  if (!sm || sm->op_type != "Softmax") return p;
+  // The pass writes the Softmax's axis out; without one (a body the pass did not make) its
+  // default would depend on the opset: node by node.
+  const Attribute* axis = sm ? sm->attr("axis") : nullptr;
+  if (!is(sm, "Softmax", 1) || !axis || axis->type != Attribute::Type::kInt) return p;
   p->softmax = sm;
   n = node_of(sm->inputs[0]);
-  if (n && n->op_type == "Add") {
-    const Node* a = node_of(n->inputs[0]);
-    p->mask_first = !a;
+  if (is(n, "Add", 2)) {
+    p->mask_first = !node_of(n->inputs[0]);
     p->mask = input_index(n->inputs[p->mask_first ? 0 : 1]);
     if (p->mask == kNone) return p;
     n = node_of(n->inputs[p->mask_first ? 1 : 0]);
   }
-  if (n && (n->op_type == "Div" || n->op_type == "Mul")) {
+  if (is(n, "Div", 2) || is(n, "Mul", 2)) {
     p->scale_op = n->op_type == "Div" ? kBinDivF32 : kBinMulF32;
-    p->scale_first = !node_of(n->inputs[0]);
+    p->scale_first = n->op_type == "Mul" && !node_of(n->inputs[0]);
     p->scale = input_index(n->inputs[p->scale_first ? 0 : 1]);
     if (p->scale == kNone) return p;
     n = node_of(n->inputs[p->scale_first ? 1 : 0]);
   }
-  if (!n || n->op_type != "MatMul") return p;
+  if (!is(n, "MatMul", 2)) return p;
   p->ok = operand(n->inputs[0], &p->q, &p->q_t) && operand(n->inputs[1], &p->k, &p->k_t);
   return p;
 }
@@ -171,8 +183,8 @@ bool PlanAttention(const OpContext& ctx, const AttentionBody& b, const Graph& bo
     if (p->k.dim[a] != p->q.dim[a] || p->v.dim[a] != p->q.dim[a] || p->q.dim[a] <= 0) return false;
   // Softmax along the last axis of the scores (opset 13's axis, or an older opset's
   // trailing block starting there: the same rows).
-  const Attribute* ax = b.softmax->attr("axis");
-  if ((ax ? (ax->i < 0 ? ax->i + r : ax->i) : r - 1) != r - 1) return false;
+  const int64_t axis = b.softmax->attr("axis")->i;
+  if ((axis < 0 ? axis + r : axis) != r - 1) return false;
   // The mask's strides over the scores' axes (0 where it broadcasts); it must not widen them.
   if (p->mask) {
     int64_t s = 1;
