@@ -97,6 +97,8 @@ std::string CpuDescription() {
   s = "x86-64";
 #elif defined(__aarch64__)
   s = "arm64";
+#elif defined(__s390x__)
+  s = "s390x (big-endian)";
 #else
   s = "generic";
 #endif

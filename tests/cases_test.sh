@@ -52,6 +52,10 @@ run wasm-scalar node js/bin/onemodel.mjs --simd off
 if [ -x build/arm64/onemodel ] && command -v qemu-aarch64 >/dev/null; then
   run arm64 qemu-aarch64 -cpu max -L /usr/aarch64-linux-gnu build/arm64/onemodel
 fi
+# Big-endian: every case's bytes pass through the loader's and the .npy reader's swaps.
+if [ -x build/s390x/onemodel ] && command -v qemu-s390x >/dev/null; then
+  run s390x qemu-s390x -L /usr/s390x-linux-gnu build/s390x/onemodel
+fi
 
 wait
 ref="${rows[0]}"

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cfenv>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -15,6 +16,7 @@
 #include "core/fpenv.h"
 #include "core/golden.h"
 #include "core/minifloat.h"
+#include "core/npy.h"
 #include "core/random.h"
 #include "core/sha256.h"
 #include "core/tensor.h"
@@ -224,6 +226,41 @@ TEST_CASE("golden: serialisation follows exact-contract section 8", "[core][gold
   CHECK(GoldenHash({h}) == GoldenHash({h2}));
 }
 
+TEST_CASE("byte order: swaps, and .npy files of either order read as the host's values", "[core][endian]") {
+  uint8_t b[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+  SwapBytesInPlace(b, 2, 4);
+  CHECK(std::vector<uint8_t>(b, b + 8) == std::vector<uint8_t>{4, 3, 2, 1, 8, 7, 6, 5});
+  SwapBytesInPlace(b, 1, 8);
+  CHECK(std::vector<uint8_t>(b, b + 8) == std::vector<uint8_t>{5, 6, 7, 8, 1, 2, 3, 4});
+  SwapBytesInPlace(b, 4, 2);
+  CHECK(std::vector<uint8_t>(b, b + 8) == std::vector<uint8_t>{6, 5, 8, 7, 2, 1, 4, 3});
+  uint16_t probe = 0x0102;
+  uint8_t first = 0;
+  std::memcpy(&first, &probe, 1);
+  CHECK(kLittleEndian == (first == 0x02));
+
+  // A (2,) float32 array as numpy writes it with '<f4' and with '>f4' (values 1.5, -2).
+  auto npy = [](const char* descr, bool big) {
+    std::string header = std::string("{'descr': '") + descr + "', 'fortran_order': False, 'shape': (2,), }";
+    while ((10 + header.size() + 1) % 64) header += ' ';
+    header += '\n';
+    std::vector<uint8_t> f = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, uint8_t(header.size()), 0};
+    f.insert(f.end(), header.begin(), header.end());
+    for (float v : {1.5f, -2.0f})
+      for (int k = 0; k < 4; ++k) f.push_back(uint8_t(F2U(v) >> (8 * (big ? 3 - k : k))));
+    return f;
+  };
+  const std::vector<uint8_t> le = npy("<f4", false), be = npy(">f4", true);
+  for (const auto* file : {&le, &be}) {
+    Tensor t = ParseNpy(file->data(), file->size(), "x.npy");
+    REQUIRE(t.numel() == 2);
+    CHECK(t.data<float>()[0] == 1.5f);
+    CHECK(t.data<float>()[1] == -2.0f);
+  }
+  // Written little-endian on every host: the same bytes as numpy's '<f4' file.
+  CHECK(SerializeNpy(ParseNpy(be.data(), be.size(), "x.npy")) == le);
+}
+
 TEST_CASE("shape: the inline small vector behaves as std::vector, inline and spilled", "[core][shape]") {
   // Every operation against a std::vector doing the same, through the inline limit and
   // past it, including a source aliasing the shape itself.
@@ -330,8 +367,9 @@ TEST_CASE("threadpool: chunks cover the range once, for any thread count", "[cor
   }
 }
 
-// Native only: wasm has no flush-to-zero mode (tools/test.sh reports it as skipped there).
-TEST_CASE("fpenv: a host's flush-to-zero is undone while OneModel computes", "[core][fpenv][native_only]") {
+// Native only: wasm has no flush-to-zero mode, nor has s390x ([ftz]: tools/test.sh reports
+// it as skipped there).
+TEST_CASE("fpenv: a host's flush-to-zero is undone while OneModel computes", "[core][fpenv][native_only][ftz]") {
   REQUIRE(SetFlushToZeroForTesting(true));
   volatile float tiny = U2F(0x00800000u);  // smallest normal
   volatile float half = 0.5f;
@@ -344,6 +382,23 @@ TEST_CASE("fpenv: a host's flush-to-zero is undone while OneModel computes", "[c
   const float flushed = tiny * half;  // the host's mode is back
   CHECK(F2U(flushed) == 0u);
   SetFlushToZeroForTesting(false);
+}
+
+// Native only: wasm has one rounding mode.
+TEST_CASE("fpenv: a host's rounding mode is undone while OneModel computes", "[core][fpenv][native_only]") {
+  volatile float one = 1.0f;
+  volatile float tiny = U2F(0x30800000u);  // 2^-30: 1 + tiny rounds to 1 only to nearest (or down)
+  const int saved = std::fegetround();
+  REQUIRE(std::fesetround(FE_UPWARD) == 0);
+  {
+    FpEnvGuard g;
+    CHECK(g.corrected());
+    const float sum = one + tiny;
+    CHECK(F2U(sum) == 0x3F800000u);
+  }
+  const float up = one + tiny;  // the host's mode is back
+  CHECK(F2U(up) == 0x3F800001u);
+  std::fesetround(saved);
 }
 
 }  // namespace test

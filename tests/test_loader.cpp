@@ -6,11 +6,14 @@
 #include <filesystem>
 #include <cstring>
 #include <string>
+#include <vector>
 
+#include "core/bits.h"
 #include "core/error.h"
 #include "passes/infer.h"
 #include "onnx/import.h"
 #include "onnx/onnx.pb.h"
+#include "onnx/tensor_proto.h"
 #include "runtime/session.h"
 #include "tests/model_proto.h"
 
@@ -43,6 +46,19 @@ onnx::ModelProto SmallModel() {
 }
 
 std::string Bytes(const onnx::ModelProto& m) { return m.SerializeAsString(); }
+
+// ONNX's tensor bytes are little-endian: built by shifts, so they are right on any host.
+std::string LittleEndianBytes(const std::vector<uint64_t>& values, size_t width) {
+  std::string b;
+  for (uint64_t v : values)
+    for (size_t k = 0; k < width; ++k) b += char(uint8_t(v >> (8 * k)));
+  return b;
+}
+std::string LittleEndianFloats(const std::vector<float>& values) {
+  std::vector<uint64_t> bits;
+  for (float f : values) bits.push_back(F2U(f));
+  return LittleEndianBytes(bits, 4);
+}
 
 ErrorCode LoadError(const std::string& bytes, std::string* msg) {
   try {
@@ -254,7 +270,8 @@ TEST_CASE("loader: external data is read from beside the model, and only from th
   {
     std::FILE* f = std::fopen((dir + "/weights.bin").c_str(), "wb");
     REQUIRE(f);
-    std::fwrite(vals.data(), 4, vals.size(), f);
+    const std::string le = LittleEndianFloats(vals);
+    std::fwrite(le.data(), 1, le.size(), f);
     std::fclose(f);
     std::FILE* g = std::fopen((dir + "/model.onnx").c_str(), "wb");
     const std::string b = Bytes(m);
@@ -280,6 +297,71 @@ TEST_CASE("loader: external data is read from beside the model, and only from th
   // From bytes, external data has no folder: a typed error.
   const std::string b3 = Bytes(m);
   CHECK_THROWS_AS(Session::FromBytes(reinterpret_cast<const uint8_t*>(b3.data()), b3.size()), Error);
+}
+
+TEST_CASE("loader: tensor bytes are little-endian and become the host's values", "[loader][endian]") {
+  auto load = [](onnx::TensorProto tp, const std::string& bytes, bool raw) {
+    tp.add_dims(2);
+    if (raw) tp.set_raw_data(bytes);
+    return TensorFromProto(tp, ExternalSource{}, nullptr, "t");
+  };
+  onnx::TensorProto tp;
+  tp.set_data_type(onnx::TensorProto::FLOAT);
+  Tensor f = load(tp, LittleEndianFloats({1.5f, -2.0f}), true);
+  CHECK(f.data<float>()[0] == 1.5f);
+  CHECK(f.data<float>()[1] == -2.0f);
+  tp.set_data_type(onnx::TensorProto::INT64);
+  Tensor i64 = load(tp, LittleEndianBytes({0x0102030405060708ull, uint64_t(-3)}, 8), true);
+  CHECK(i64.data<int64_t>()[0] == 0x0102030405060708ll);
+  CHECK(i64.data<int64_t>()[1] == -3);
+  tp.set_data_type(onnx::TensorProto::UINT16);
+  Tensor u16 = load(tp, LittleEndianBytes({0xBEEF, 7}, 2), true);
+  CHECK(u16.data<uint16_t>()[0] == 0xBEEF);
+  CHECK(u16.data<uint16_t>()[1] == 7);
+  // complex64: two little-endian floats per element (real, imaginary).
+  tp.set_data_type(onnx::TensorProto::COMPLEX64);
+  Tensor c = load(tp, LittleEndianFloats({1.0f, 2.0f, -3.0f, 0.25f}), true);
+  CHECK(c.data<float>()[1] == 2.0f);
+  CHECK(c.data<float>()[3] == 0.25f);
+  // float16 in int32_data: each value is the element's bit pattern.
+  onnx::TensorProto h;
+  h.set_data_type(onnx::TensorProto::FLOAT16);
+  h.add_int32_data(0x3C00);  // 1.0
+  h.add_int32_data(0xC000);  // -2.0
+  Tensor hf = load(h, "", false);
+  CHECK(hf.data<uint16_t>()[0] == 0x3C00);
+  CHECK(hf.data<uint16_t>()[1] == 0xC000);
+  onnx::TensorProto i32;
+  i32.set_data_type(onnx::TensorProto::INT32);
+  i32.add_int32_data(-70000);
+  i32.add_int32_data(5);
+  Tensor it = load(i32, "", false);
+  CHECK(it.data<int32_t>()[0] == -70000);
+  CHECK(it.data<int32_t>()[1] == 5);
+}
+
+TEST_CASE("BitCast: complex64 and 64-bit scalars share the little-endian layout on every host", "[loader][endian]") {
+  onnx::ModelProto m = testmodel::NewModel(13, 26, "bitcast");
+  auto* g = m.mutable_graph();
+  testmodel::AddTensorInput(g, "C", onnx::TensorProto::COMPLEX64, {2});
+  auto* n = g->add_node();
+  n->set_op_type("BitCast");
+  n->add_input("C");
+  n->add_output("Y");
+  auto* to = n->add_attribute();
+  to->set_name("to");
+  to->set_type(onnx::AttributeProto::INT);
+  to->set_i(onnx::TensorProto::INT64);
+  g->add_output()->set_name("Y");
+  const std::string b = Bytes(m);
+  Session s = Session::FromBytes(reinterpret_cast<const uint8_t*>(b.data()), b.size());
+  Tensor c(DType::kComplex64, {2});
+  const float parts[4] = {1.0f, 2.0f, -0.0f, 0.5f};
+  std::memcpy(c.mutable_data<float>(), parts, sizeof(parts));
+  auto out = s.Run({{"C", Value::FromTensor(c)}});
+  // The real part is the low 32 bits, as on a little-endian host.
+  CHECK(uint64_t(out[0].tensor.data<int64_t>()[0]) == ((uint64_t(F2U(2.0f)) << 32) | F2U(1.0f)));
+  CHECK(uint64_t(out[0].tensor.data<int64_t>()[1]) == ((uint64_t(F2U(0.5f)) << 32) | F2U(-0.0f)));
 }
 
 TEST_CASE("infer: static types and shapes, with constant folding by the reference kernels", "[loader][infer]") {

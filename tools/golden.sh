@@ -10,20 +10,21 @@
 #   debug-O0      g++ -O0 build, best ISA                    (partial, see below)
 #   arm64-*       cross build under qemu-aarch64: -cpu max at neondot and neon,
 #                 -cpu cortex-a72 at neon                    (partial)
+#   s390x-scalar  big-endian cross build under qemu-s390x, its scalar target (partial)
 # Partial rows run the committed graphs, the node cases and dbnet, crnn,
 # mobilenet_v3_large and minilm_l6 (qemu and -O0 are 10-50x slower); every line they
 # print must still equal the reference.
-# Usage: tools/golden.sh [--no-build] [--jobs N (default 2)] [--rows "reference native clang debug arm64"]
+# Usage: tools/golden.sh [--no-build] [--jobs N (default 2)] [--rows "reference native clang debug arm64 s390x"]
 # Results: build/golden/<row>.txt and build/golden/table.md. Long: not part of CI.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$ROOT"
-DEFAULT_KINDS="reference native clang debug arm64"
+DEFAULT_KINDS="reference native clang debug arm64 s390x"
 # shellcheck source=tools/lib/golden_args.sh
 source tools/lib/golden_args.sh "$@"
 SUBSET=dbnet,crnn,mobilenet_v3_large,minilm_l6
 if [ "$BUILD" = 1 ]; then
-  b=(native); has clang && b+=(native-clang); has debug && b+=(native-debug); has arm64 && b+=(arm64)
+  b=(native); has clang && b+=(native-clang); has debug && b+=(native-debug); has arm64 && b+=(arm64); has s390x && b+=(s390x)
   tools/build.sh "${b[@]}"
 fi
 full() { echo "$1 golden --models $M --models $G --cases $C"; }
@@ -53,5 +54,9 @@ if has arm64; then
     set -- $r
     rows+=(--row "arm64-$1-$2=$(part "$Q -cpu $1 build/arm64/onemodel --isa $2 --threads 1")"); partial+=(--partial "arm64-$1-$2")
   done
+fi
+if has s390x; then
+  rows+=(--row "s390x-scalar=$(part "qemu-s390x -L /usr/s390x-linux-gnu build/s390x/onemodel --isa scalar --threads 1")")
+  partial+=(--partial s390x-scalar)
 fi
 exec node tools/golden_hash.mjs --out build/golden --table build/golden/table.md --keep-going --jobs "$JOBS" "${partial[@]}" "${rows[@]}"

@@ -4,6 +4,8 @@
 # testdata/graphs/golden-exact.txt (the first row). Fast (seconds per row): .ci/run and
 # the GitHub workflow run it.
 #   tools/golden_ci.sh native [--no-build]  every ISA cap this CPU runs, 1, 2, 3 and 7 threads
+#   tools/golden_ci.sh s390x [--no-build]   the big-endian cross build under qemu-s390x:
+#                                           its targets (ref, scalar) at 1 and 3 threads
 #   tools/golden_ci.sh wasm [--no-build]    node: SIMD and scalar builds, each with V8's
 #                                           default tiering, --liftoff-only and --no-liftoff;
 #                                           the SIMD + threads build at 2, 3, 4 and 7 threads
@@ -14,7 +16,7 @@
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$ROOT"
-KIND="${1:?usage: tools/golden_ci.sh native|wasm [--no-build]}"
+KIND="${1:?usage: tools/golden_ci.sh native|s390x|wasm [--no-build]}"
 BUILD=1; [ "${2:-}" = --no-build ] && BUILD=0
 BIN="${ONEMODEL_BIN:-build/native/onemodel}"  # native kind: the CLI to check (the workflow's own builds)
 G=testdata/graphs
@@ -27,6 +29,13 @@ case "$KIND" in
       for t in 1 2 3 7; do rows+=(--row "native-$entry-t$t=$BIN --isa $entry --threads $t golden --models $G"); done
     done
     ;;
+  s390x)
+    [ "$BUILD" = 1 ] && tools/build.sh s390x
+    Q="qemu-s390x -L /usr/s390x-linux-gnu"
+    for entry in $($Q build/s390x/onemodel targets | sed -n 's/^compiled://p'); do
+      for t in 1 3; do rows+=(--row "s390x-$entry-t$t=$Q build/s390x/onemodel --isa $entry --threads $t golden --models $G"); done
+    done
+    ;;
   wasm)
     [ "$BUILD" = 1 ] && tools/build.sh wasm
     for simd in on off; do
@@ -37,6 +46,6 @@ case "$KIND" in
     done
     for t in 2 3 4 7; do rows+=(--row "wasm-simd-threads$t=node js/bin/onemodel.mjs --threads $t golden --models $G"); done
     ;;
-  *) echo "tools/golden_ci.sh: kind must be native or wasm, not '$KIND'" >&2; exit 2 ;;
+  *) echo "tools/golden_ci.sh: kind must be native, s390x or wasm, not '$KIND'" >&2; exit 2 ;;
 esac
 exec node tools/golden_hash.mjs --out "build/golden-ci-$KIND" --keep-going "${rows[@]}"

@@ -3,7 +3,8 @@
 # per ISA cap (gcc and clang); the public API's tests (C++, C, ctypes, the install test);
 # sanitizer rows (ASan+UBSan: the suite, the API tests, the node cases; TSan: the threaded
 # and concurrent tests); the fuzz harnesses' smoke run (tools/fuzz.sh --smoke);
-# the suite on arm64 under qemu (a CPU with and one without the dot-product extension)
+# the suite on arm64 under qemu (a CPU with and one without the dot-product extension),
+# on big-endian s390x under qemu (its kernel, core and loader tests, the committed graphs)
 # and on wasm (SIMD128, SIMD128 + threads and scalar builds) under node; the JS API's tests (tests/js) on
 # both wasm builds, the npm package, the browser pages and the leniency table (feed
 # variants: onnxruntime-node's verdicts against the JS, C++ and C APIs); then the CLI checks, the node cases on every row, and the committed
@@ -19,7 +20,7 @@ set -uo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$ROOT"
 BUILD=1
-ROWS="lint native api sanitize fuzz arm64 wasm js cli cases golden"
+ROWS="lint native api sanitize fuzz arm64 wasm js cli cases golden s390x"
 while [ $# -gt 0 ]; do
   case "$1" in
     --no-build) BUILD=0 ;;
@@ -121,9 +122,9 @@ do_row() {  # runs one row: prints its lines and adds to the totals
         echo "row lint/$label: $(echo "$out" | tail -1) -> $p passed, $f failed, 0 skipped"
         TOTAL_P=$((TOTAL_P + p)); TOTAL_F=$((TOTAL_F + f))
       done
-      # Fused multiply-adds only in fast mode's GEMM twins, in the built x64 and arm64
-      # libraries (a skip when neither is built).
-      libs=$(ls build/native/libonemodel.a build/arm64/libonemodel.a 2>/dev/null || true)
+      # Fused multiply-adds only in fast mode's GEMM twins, in the built x64, arm64 and
+      # s390x libraries (a skip when none is built).
+      libs=$(ls build/native/libonemodel.a build/arm64/libonemodel.a build/s390x/libonemodel.a 2>/dev/null || true)
       if [ -z "$libs" ]; then
         echo "row lint/fused multiply-adds (tools/check_fma.sh): no library built -> 0 passed, 0 failed, 1 skipped"
         TOTAL_S=$((TOTAL_S + 1))
@@ -194,6 +195,23 @@ do_row() {  # runs one row: prints its lines and adds to the totals
           TOTAL_F=$((TOTAL_F + 1))
         fi
       done
+      ;;
+    s390x)
+      # Big-endian (qemu-s390x; its build has the ref and scalar targets): the kernel,
+      # core, loader and byte-order tests at the scalar target (the rest of the suite under
+      # qemu-s390x takes longer than CI has: tools/golden.sh runs the s390x row in full),
+      # and the committed graphs at 1 and 3 threads. The node cases run in the cases row.
+      # ([ftz]: s390x has no flush-to-zero mode; counted as skipped.)
+      Q=(qemu-s390x -L /usr/s390x-linux-gnu)
+      focus="[kernels],[core]~[ftz],[loader],[endian],[golden]"
+      n_all=$(count_tagged "${Q[@]}" build/s390x/onemodel_tests "*")
+      n_focus=$(count_tagged "${Q[@]}" build/s390x/onemodel_tests "$focus")
+      ROW_ALSO_SKIPPED=$((n_all - n_focus)) run_row "s390x/scalar (focus: $focus)" "" \
+        "${Q[@]}" build/s390x/onemodel_tests --isa scalar "$focus"
+      out=$(tools/golden_ci.sh s390x --no-build 2>/dev/null)
+      if tail -1 <<<"$out" | grep -q '^ALL ROWS EQUAL'; then p=1; f=0; else p=0; f=1; echo "$out" | tail -8 | sed 's/^/    /'; fi
+      echo "row s390x/golden: committed graphs vs testdata/graphs/golden-exact.txt ($(tail -1 <<<"$out")) -> $p passed, $f failed, 0 skipped"
+      TOTAL_P=$((TOTAL_P + p)); TOTAL_F=$((TOTAL_F + f))
       ;;
     wasm)
       N=(node --no-experimental-fetch)
@@ -354,34 +372,44 @@ do_row() {  # runs one row: prints its lines and adds to the totals
   esac
 }
 
-# The arm64 row (qemu, one core) starts in the background once the builds are done and is
-# reported at its place in the order: on two cores it overlaps the rows before it. Its
-# lines and totals come back through a file.
-BG_OUT="$LOGDIR/arm64-background.out"
+# The qemu rows (arm64, s390x: one core each) start in the background once the builds are
+# done, one after the other, and each is reported at its place in the order: on two cores
+# they overlap the rows before them. Their lines and totals come back through files.
+BG_ROWS=""
+for r in arm64 s390x; do [[ " $ROWS " == *" $r "* ]] && BG_ROWS="$BG_ROWS $r"; done
 bg_pid=""
-if [[ " $ROWS " == *" arm64 "* ]] && [ "$(echo $ROWS | wc -w)" -gt 1 ]; then
+if [ -n "$BG_ROWS" ] && [ "$(echo $ROWS | wc -w)" -gt 1 ]; then
+  rm -f "$LOGDIR"/background-*.out
   (
-    TOTAL_P=0; TOTAL_F=0; TOTAL_S=0; t_row=$(date +%s)
-    do_row arm64
-    echo "time arm64: $(( $(date +%s) - t_row )) s (in the background)"
-    echo "@totals $TOTAL_P $TOTAL_F $TOTAL_S"
-  ) >"$BG_OUT" 2>&1 &
+    for r in $BG_ROWS; do
+      (
+        TOTAL_P=0; TOTAL_F=0; TOTAL_S=0; t_row=$(date +%s)
+        do_row "$r"
+        echo "time $r: $(( $(date +%s) - t_row )) s (in the background)"
+        echo "@totals $TOTAL_P $TOTAL_F $TOTAL_S"
+      ) >"$LOGDIR/background-$r.tmp" 2>&1
+      mv "$LOGDIR/background-$r.tmp" "$LOGDIR/background-$r.out"
+    done
+  ) &
   bg_pid=$!
 fi
 
 for row in $ROWS; do
   t_row=$(date +%s)
-  if [ "$row" = arm64 ] && [ -n "$bg_pid" ]; then
-    wait "$bg_pid"
-    grep -v '^@totals ' "$BG_OUT"
-    read -r _ p f sk < <(grep '^@totals ' "$BG_OUT" || echo "@totals 0 1 0")
+  if [ -n "$bg_pid" ] && [[ " $BG_ROWS " == *" $row "* ]]; then
+    out="$LOGDIR/background-$row.out"
+    while [ ! -f "$out" ] && kill -0 "$bg_pid" 2>/dev/null; do sleep 2; done
+    [ -f "$out" ] || echo "@totals 0 1 0" >"$out"  # the background job died
+    grep -v '^@totals ' "$out"
+    read -r _ p f sk < <(grep '^@totals ' "$out" || echo "@totals 0 1 0")
     TOTAL_P=$((TOTAL_P + p)); TOTAL_F=$((TOTAL_F + f)); TOTAL_S=$((TOTAL_S + sk))
-    echo "time arm64 (waited): $(( $(date +%s) - t_row )) s"
+    echo "time $row (waited): $(( $(date +%s) - t_row )) s"
     continue
   fi
   do_row "$row"
   echo "time $row: $(( $(date +%s) - t_row )) s"
 done
+[ -z "$bg_pid" ] || wait "$bg_pid"
 
 echo "$TOTAL_P passed, $TOTAL_F failed, $TOTAL_S skipped"
 [ "$TOTAL_F" = 0 ]

@@ -76,6 +76,11 @@ size_t DTypeStorageSize(DType t) {
   return b == 0 ? 0 : b < 8 ? 1 : size_t(b / 8);
 }
 
+size_t DTypeScalarSize(DType t) {
+  const size_t s = DTypeStorageSize(t);
+  return t == DType::kComplex64 || t == DType::kComplex128 ? s / 2 : s;
+}
+
 bool IsFloatDType(DType t) {
   switch (t) {
     case DType::kFloat:

@@ -47,6 +47,9 @@ std::string DTypeName(DType t);
 int DTypeBits(DType t);
 // Bytes per element in OneModel's in-memory layout (sub-byte types: 1; strings: 0).
 size_t DTypeStorageSize(DType t);
+// Bytes of the scalars an element is made of: the storage size, except complex types (two
+// floats or two doubles). Byte-order conversions swap in units of this size.
+size_t DTypeScalarSize(DType t);
 bool IsFloatDType(DType t);    // any binary float format, including the narrow ones
 bool IsSubByteDType(DType t);  // 4- and 2-bit types
 

@@ -6,6 +6,9 @@
 #define ONEMODEL_FPENV_X86 1
 #elif defined(__aarch64__)
 #define ONEMODEL_FPENV_ARM64 1
+#elif !defined(__EMSCRIPTEN__)
+#include <cfenv>
+#define ONEMODEL_FPENV_GENERIC 1
 #endif
 
 namespace onemodel::impl {
@@ -30,6 +33,13 @@ void Write(uint64_t v) { __asm__ __volatile__("msr fpcr, %0" : : "r"(v)); }
 constexpr uint64_t kMask = (3ull << 22) | (1ull << 24) | (1ull << 19);  // RMode, FZ, FZ16
 uint64_t Exact(uint64_t cur) { return cur & ~kMask; }
 bool IsExact(uint64_t cur) { return (cur & kMask) == 0; }
+#elif defined(ONEMODEL_FPENV_GENERIC)
+// Other CPUs (s390x): the C rounding mode, through <cfenv>. Neither s390x's nor riscv64's
+// binary floating point has a flush-to-zero mode.
+uint64_t Read() { return uint64_t(std::fegetround()); }
+void Write(uint64_t v) { std::fesetround(int(v)); }
+uint64_t Exact(uint64_t) { return uint64_t(FE_TONEAREST); }
+bool IsExact(uint64_t cur) { return int(cur) == FE_TONEAREST; }
 #else
 uint64_t Read() { return 0; }
 void Write(uint64_t) {}

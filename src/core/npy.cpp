@@ -3,6 +3,7 @@
 
 #include <cstring>
 
+#include "core/bits.h"
 #include "core/error.h"
 
 namespace onemodel::impl {
@@ -55,9 +56,13 @@ Tensor ParseNpy(const uint8_t* data, size_t size, const std::string& what) {
   const std::string header(reinterpret_cast<const char*>(data + off), hlen);
   const std::string descr = Field(header, "descr"), fortran = Field(header, "fortran_order"),
                     shape_s = Field(header, "shape");
+  // numpy writes multi-byte types as '<' (little-endian) or '>' (big-endian), one-byte
+  // types as '|'; the tensor is in the host's order.
+  const bool big_endian_file = !descr.empty() && descr[0] == '>';
+  const std::string code = big_endian_file ? "<" + descr.substr(1) : descr;
   DType dt = DType::kUndefined;
   for (const Descr& d : kDescrs)
-    if (descr == d.code) dt = d.dt;
+    if (code == d.code && (!big_endian_file || d.code[0] == '<')) dt = d.dt;
   if (dt == DType::kUndefined)
     throw Error(ErrorCode::kTypeMismatch, what + ": .npy element type '" + descr + "' is not supported");
   if (fortran.find("True") != std::string::npos)
@@ -81,6 +86,9 @@ Tensor ParseNpy(const uint8_t* data, size_t size, const std::string& what) {
   }
   Tensor t = Tensor::Uninitialized(dt, shape, what);
   if (need) std::memcpy(t.mutable_data<uint8_t>(), data + off + hlen, need);
+  if (big_endian_file == kLittleEndian) {
+    SwapBytesInPlace(t.mutable_data<uint8_t>(), need / DTypeStorageSize(dt), DTypeStorageSize(dt));
+  }
   return t;
 }
 
@@ -99,8 +107,11 @@ std::vector<uint8_t> SerializeNpy(const Tensor& t) {
   std::vector<uint8_t> out = {
       0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, uint8_t(header.size() & 0xFF), uint8_t(header.size() >> 8)};
   out.insert(out.end(), header.begin(), header.end());
+  // Always little-endian ('<'), so a .npy file is the same bytes on every host.
   const uint8_t* p = static_cast<const uint8_t*>(t.raw());
+  const size_t data_at = out.size();
   out.insert(out.end(), p, p + t.nbytes());
+  LittleEndianToHost(out.data() + data_at, t.nbytes() / DTypeStorageSize(t.dtype()), DTypeStorageSize(t.dtype()));
   return out;
 }
 

@@ -1,5 +1,6 @@
-// NumPy .npy files (format versions 1-3): read into a Tensor, write from one. Little-
-// endian numeric types and bool; typed errors for anything else.
+// NumPy .npy files (format versions 1-3): read into a Tensor, write from one. Numeric
+// types of either byte order and bool are read into the host's order; files are written
+// little-endian; typed errors for anything else.
 #pragma once
 
 #include <string>

@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "core/bits.h"
 #include "core/error.h"
 #include "core/io.h"
 #include "core/limits.h"
@@ -197,11 +198,21 @@ Tensor FromTypedFields(const onnx::TensorProto& tp, DType dt, const Shape& shape
         break;
       }
       need_count(tp.int32_data_size(), n, "int32_data");
+      // Each value is the element's bit pattern (int8..int32, float16, bfloat16, float8,
+      // bool): stored by width, in the host's byte order.
       const size_t es = DTypeStorageSize(dt);
       uint8_t* out = t.mutable_data<uint8_t>();
       for (int64_t i = 0; i < n; ++i) {
         const uint32_t v = uint32_t(tp.int32_data(int(i)));
-        for (size_t k = 0; k < es; ++k) out[size_t(i) * es + k] = uint8_t(v >> (8 * k));
+        uint8_t* dst = out + size_t(i) * es;
+        if (es == 1) {
+          *dst = uint8_t(v);
+        } else if (es == 2) {
+          const uint16_t h = uint16_t(v);
+          std::memcpy(dst, &h, 2);
+        } else {
+          std::memcpy(dst, &v, 4);
+        }
       }
       break;
     }
@@ -265,11 +276,15 @@ Tensor TensorFromProto(const onnx::TensorProto& tp, const ExternalSource& extern
                                                 ShapeToString(shape) + " of " + DTypeName(dt) + " needs " +
                                                 std::to_string(need));
     }
-    const bool aligned = reinterpret_cast<uintptr_t>(bytes) % 8 == 0;
+    // Borrowed in place when aligned, except where the host's byte order is not the data's
+    // (little-endian): a big-endian host copies and swaps.
+    const size_t unit = DTypeScalarSize(dt);
+    const bool aligned = reinterpret_cast<uintptr_t>(bytes) % 8 == 0 && (kLittleEndian || unit == 1);
     if (is_external && aligned) return Tensor::Borrow(dt, shape, external.owner, bytes, what);
     if (!is_external && owner && aligned) return Tensor::Borrow(dt, shape, owner, bytes, what);
     Tensor t(dt, shape, what);
     std::memcpy(t.mutable_data<uint8_t>(), bytes, need);
+    LittleEndianToHost(t.mutable_data<uint8_t>(), need / unit, unit);
     return t;
   }
 

@@ -124,19 +124,16 @@ void QuadMajorInput(OpContext& ctx, const Tensor& x, int8_t zx, int64_t N, int64
     for (int64_t t = b; t < e; ++t) {
       const int64_t ng = t / Cq, q = t % Cq, n = ng / group, grp = ng % group;
       const uint8_t* src = xraw + (n * C + grp * Cg + 4 * q) * in_sp;
-      uint32_t* dst = xt.data() + t * in_sp;
+      // A quad is its four bytes in memory order (the GEMM reads them as byte lanes), on
+      // hosts of either byte order.
+      uint8_t* dst = reinterpret_cast<uint8_t*>(xt.data() + t * in_sp);
       if (4 * q + 4 <= Cg) {
         for (int64_t i = 0; i < in_sp; ++i)
-          dst[i] = uint32_t(uint8_t(src[i] ^ flip)) | uint32_t(uint8_t(src[in_sp + i] ^ flip)) << 8 |
-                   uint32_t(uint8_t(src[2 * in_sp + i] ^ flip)) << 16 |
-                   uint32_t(uint8_t(src[3 * in_sp + i] ^ flip)) << 24;
+          for (int64_t j = 0; j < 4; ++j) dst[4 * i + j] = uint8_t(src[j * in_sp + i] ^ flip);
       } else {
-        for (int64_t i = 0; i < in_sp; ++i) {
-          uint32_t word = 0;
+        for (int64_t i = 0; i < in_sp; ++i)
           for (int64_t j = 0; j < 4; ++j)
-            word |= uint32_t(4 * q + j < Cg ? uint8_t(src[j * in_sp + i] ^ flip) : uint8_t(zx)) << (8 * j);
-          dst[i] = word;
-        }
+            dst[4 * i + j] = 4 * q + j < Cg ? uint8_t(src[j * in_sp + i] ^ flip) : uint8_t(zx);
       }
     }
   });

@@ -3,7 +3,9 @@
 // strings are not converted yet.
 #include <cstring>
 #include <string>
+#include <utility>
 
+#include "core/bits.h"
 #include "core/minifloat.h"
 #include "ops/ops.h"
 #include "ops/parallel.h"
@@ -88,6 +90,12 @@ void BitCast(OpContext& ctx) {
   }
   Tensor& y = ctx.out(0, to, x.shape());
   if (x.nbytes()) std::memcpy(y.mutable_data<uint8_t>(), x.raw(), x.nbytes());
+  // Defined on the little-endian layout: complex64 <-> a 64-bit scalar reads the real part
+  // as the low half. A big-endian host swaps the two halves (docs/exact-mode.md, "Byte order").
+  if (!kLittleEndian && (x.dtype() == DType::kComplex64) != (to == DType::kComplex64)) {
+    uint32_t* w = y.mutable_data<uint32_t>();
+    for (int64_t i = 0; i < y.numel(); ++i) std::swap(w[2 * i], w[2 * i + 1]);
+  }
   if (to == DType::kBool)
     for (int64_t i = 0; i < y.numel(); ++i) y.mutable_data<uint8_t>()[i] = y.mutable_data<uint8_t>()[i] != 0;
 }
