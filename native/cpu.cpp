@@ -93,7 +93,9 @@ bool CpuSupports(Isa isa) {
 std::string CpuDescription() {
   const Features& f = Get();
   std::string s;
-#if defined(ONEMODEL_CPU_X86)
+#if defined(ONEMODEL_CPU_X86) && defined(__i386__)
+  s = "x86 (32-bit)";
+#elif defined(ONEMODEL_CPU_X86)
   s = "x86-64";
 #elif defined(__aarch64__)
   s = "arm64";

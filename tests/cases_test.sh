@@ -56,6 +56,10 @@ fi
 if [ -x build/s390x/onemodel ] && command -v qemu-s390x >/dev/null; then
   run s390x qemu-s390x -L /usr/s390x-linux-gnu build/s390x/onemodel
 fi
+# 32-bit x86 (SSE2 arithmetic, 32-bit size_t).
+if [ -x build/i686/onemodel ] && command -v qemu-i386 >/dev/null; then
+  run i686 qemu-i386 -L /usr/i686-linux-gnu build/i686/onemodel
+fi
 
 wait
 ref="${rows[0]}"

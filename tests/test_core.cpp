@@ -384,6 +384,44 @@ TEST_CASE("fpenv: a host's flush-to-zero is undone while OneModel computes", "[c
   SetFlushToZeroForTesting(false);
 }
 
+// Every row: no excess precision (32-bit x86's x87 unit would keep 80 bits), and 64-bit
+// integers convert to floats with one rounding (i686 converts through the x87 unit).
+TEST_CASE("arithmetic: binary32/binary64 without excess precision, 64-bit integers rounded once", "[core][x87]") {
+  volatile float big = 3e38f, ten = 10.0f;
+  CHECK(std::isinf(big * ten / ten));  // 3e38 again with excess precision
+  volatile double bigd = 1e308, tend = 10.0;
+  CHECK(std::isinf(bigd * tend / tend));
+  volatile uint64_t all = ~uint64_t(0), above_tie = (uint64_t(1) << 63) + (uint64_t(1) << 39) + 1;
+  CHECK(float(all) == 18446744073709551616.0f);
+  // 2^63 + 2^39 + 1: just above a tie of binary32 (rounds up to 2^63 + 2^40); through
+  // binary64 first it would round twice, to 2^63.
+  CHECK(float(above_tie) == 9223373136366403584.0f);
+  volatile uint64_t d_above_tie = (uint64_t(1) << 63) + (uint64_t(1) << 10) + 1;
+  CHECK(double(d_above_tie) == 9223372036854777856.0);
+  volatile int64_t neg = -((int64_t(1) << 62) + (int64_t(1) << 38) + 1);
+  CHECK(float(neg) == -4611686568183201792.0f);
+}
+
+#if defined(__i386__)
+// i686: a host that set the x87 unit to double precision (as some systems do) would round
+// those conversions twice; FpEnvGuard sets extended precision while OneModel computes.
+TEST_CASE("fpenv: a host's x87 precision control is undone while OneModel computes", "[core][fpenv][x87]") {
+  uint16_t saved;
+  __asm__ __volatile__("fnstcw %0" : "=m"(saved));
+  const uint16_t double_precision = uint16_t((saved & ~0x0300) | 0x0200);
+  __asm__ __volatile__("fldcw %0" : : "m"(double_precision));
+  volatile uint64_t above_tie = (uint64_t(1) << 63) + (uint64_t(1) << 39) + 1;
+  {
+    FpEnvGuard g;
+    CHECK(g.corrected());
+    CHECK(float(above_tie) == 9223373136366403584.0f);
+  }
+  const float twice = float(above_tie);  // the host's precision is back: rounded twice
+  __asm__ __volatile__("fldcw %0" : : "m"(saved));
+  CHECK(twice == 9223372036854775808.0f);
+}
+#endif
+
 // Native only: wasm has one rounding mode.
 TEST_CASE("fpenv: a host's rounding mode is undone while OneModel computes", "[core][fpenv][native_only]") {
   volatile float one = 1.0f;

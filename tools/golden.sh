@@ -11,20 +11,21 @@
 #   arm64-*       cross build under qemu-aarch64: -cpu max at neondot and neon,
 #                 -cpu cortex-a72 at neon                    (partial)
 #   s390x-scalar  big-endian cross build under qemu-s390x, its scalar target (partial)
+#   i686-scalar   32-bit x86 cross build (SSE2 arithmetic) under qemu-i386 (partial)
 # Partial rows run the committed graphs, the node cases and dbnet, crnn,
 # mobilenet_v3_large and minilm_l6 (qemu and -O0 are 10-50x slower); every line they
 # print must still equal the reference.
-# Usage: tools/golden.sh [--no-build] [--jobs N (default 2)] [--rows "reference native clang debug arm64 s390x"]
+# Usage: tools/golden.sh [--no-build] [--jobs N (default 2)] [--rows "reference native clang debug arm64 s390x i686"]
 # Results: build/golden/<row>.txt and build/golden/table.md. Long: not part of CI.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$ROOT"
-DEFAULT_KINDS="reference native clang debug arm64 s390x"
+DEFAULT_KINDS="reference native clang debug arm64 s390x i686"
 # shellcheck source=tools/lib/golden_args.sh
 source tools/lib/golden_args.sh "$@"
 SUBSET=dbnet,crnn,mobilenet_v3_large,minilm_l6
 if [ "$BUILD" = 1 ]; then
-  b=(native); has clang && b+=(native-clang); has debug && b+=(native-debug); has arm64 && b+=(arm64); has s390x && b+=(s390x)
+  b=(native); has clang && b+=(native-clang); has debug && b+=(native-debug); has arm64 && b+=(arm64); has s390x && b+=(s390x); has i686 && b+=(i686)
   tools/build.sh "${b[@]}"
 fi
 full() { echo "$1 golden --models $M --models $G --cases $C"; }
@@ -58,5 +59,9 @@ fi
 if has s390x; then
   rows+=(--row "s390x-scalar=$(part "qemu-s390x -L /usr/s390x-linux-gnu build/s390x/onemodel --isa scalar --threads 1")")
   partial+=(--partial s390x-scalar)
+fi
+if has i686; then
+  rows+=(--row "i686-scalar=$(part "qemu-i386 -L /usr/i686-linux-gnu build/i686/onemodel --isa scalar --threads 1")")
+  partial+=(--partial i686-scalar)
 fi
 exec node tools/golden_hash.mjs --out build/golden --table build/golden/table.md --keep-going --jobs "$JOBS" "${partial[@]}" "${rows[@]}"

