@@ -49,17 +49,16 @@ run native-fast build/native/onemodel --mode fast
 [ -x build/native-clang/onemodel ] && run native-clang build/native-clang/onemodel
 run wasm-simd node js/bin/onemodel.mjs --simd on
 run wasm-scalar node js/bin/onemodel.mjs --simd off
-if [ -x build/arm64/onemodel ] && command -v qemu-aarch64 >/dev/null; then
-  run arm64 qemu-aarch64 -cpu max -L /usr/aarch64-linux-gnu build/arm64/onemodel
-fi
-# Big-endian: every case's bytes pass through the loader's and the .npy reader's swaps.
-if [ -x build/s390x/onemodel ] && command -v qemu-s390x >/dev/null; then
-  run s390x qemu-s390x -L /usr/s390x-linux-gnu build/s390x/onemodel
-fi
-# 32-bit x86 (SSE2 arithmetic, 32-bit size_t).
-if [ -x build/i686/onemodel ] && command -v qemu-i386 >/dev/null; then
-  run i686 qemu-i386 -L /usr/i686-linux-gnu build/i686/onemodel
-fi
+# shellcheck source=tools/lib/cross_rows.sh
+source tools/lib/cross_rows.sh
+# The cross rows under qemu (tools/lib/cross_rows.sh): big-endian s390x (every case's bytes
+# pass through the loader's and the .npy reader's swaps), 32-bit x86 (SSE2 arithmetic,
+# 32-bit size_t), riscv64, and arm64 at its best target.
+for r in $CROSS_ROWS; do
+  read -r -a Q <<<"$(cross_runner "$r")"
+  [ -x "build/$r/onemodel" ] && command -v "${Q[0]}" >/dev/null || continue
+  if [ "$r" = arm64 ]; then run arm64 "${Q[@]}" -cpu max build/arm64/onemodel; else run "$r" "${Q[@]}" "build/$r/onemodel"; fi
+done
 
 wait
 ref="${rows[0]}"

@@ -2,8 +2,10 @@
 # Builds OneModel rows: tools/build.sh [ROW...]; rows: native (g++, x64), native-clang,
 # arm64 (cross build, runs under qemu-aarch64), s390x (big-endian cross build, scalar
 # target, runs under qemu-s390x), i686 (32-bit x86 cross build with SSE2 arithmetic,
-# scalar target), wasm (SIMD128, scalar and SIMD128 + threads builds). arm64 builds without precompiled headers, so a missing #include fails there;
-# native-tsan builds only its rows' test files.
+# scalar target), riscv64 (RISC-V cross build, scalar target, runs under qemu-riscv64),
+# wasm (SIMD128, scalar and SIMD128 + threads builds); the cross rows' triples and qemu
+# commands are tools/lib/cross_rows.sh's. arm64 builds without precompiled headers, so a
+# missing #include fails there; native-tsan builds only its rows' test files.
 # Default: all rows. Outputs: build/<row>/onemodel, build/<row>/libonemodel.a,
 # build/<row>/onemodel_tests; build/wasm/{simd,scalar,simd-threads}/ and the node CLI's modules
 # build/wasm/onemodel-{simd,scalar,simd-threads}.{js,wasm}. Rows built only on request:
@@ -15,8 +17,10 @@
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$ROOT"
+# shellcheck source=tools/lib/cross_rows.sh
+source tools/lib/cross_rows.sh
 ROWS=("$@")
-[ ${#ROWS[@]} -gt 0 ] || ROWS=(native native-clang arm64 s390x i686 wasm)
+[ ${#ROWS[@]} -gt 0 ] || ROWS=(native native-clang arm64 s390x i686 riscv64 wasm)
 BUILD_TYPE="${ONEMODEL_BUILD_TYPE:-Release}"
 CACHE="${ONEMODEL_CACHE:-$HOME/.cache/onemodel}"
 PB_VER="$(protoc --version | awk '{print $2}')"
@@ -81,16 +85,19 @@ for row in "${ROWS[@]}"; do
     arm64) configure_build build/arm64 -DCMAKE_TOOLCHAIN_FILE="$ROOT/cmake/aarch64-linux-gnu.cmake" \
              -DONEMODEL_PROTOBUF_PREFIX="$(pb_prefix aarch64)" -DONEMODEL_PCH=OFF \
              -DCMAKE_POSITION_INDEPENDENT_CODE=ON ;;  # PIC: the node addon (linux-arm64) too
-    s390x|i686)
-      # The suite of their CI rows only (the kernel, core and loader test files) unless
-      # ONEMODEL_CROSS_ALL_TESTS=1: the rest runs too long under qemu for CI.
-      # i686 links its programs statically: a dynamically linked threaded i386 program
-      # hangs in glibc's start-up under qemu-i386 7.2 (a static one runs).
+    s390x|i686|riscv64)
+      # The portable cross rows (tools/lib/cross_rows.sh): the suite of their CI rows only
+      # (the kernel, core and loader test files) unless ONEMODEL_CROSS_ALL_TESTS=1: the rest
+      # runs too long under qemu for CI. Optimised at ONEMODEL_CROSS_OPT (default -O1: a
+      # third to two thirds of -O3's compile time; their code runs under qemu to check its
+      # bits, and -O1 is one more optimisation level checked beside the native -O3, -O2
+      # (sanitizers) and -O0 (golden.sh's debug row)).
       subset=ON; [ "${ONEMODEL_CROSS_ALL_TESTS:-0}" = 1 ] && subset=OFF
-      link=""; [ "$row" = i686 ] && link="-static"
-      configure_build "build/$row" -DCMAKE_TOOLCHAIN_FILE="$ROOT/cmake/$row-linux-gnu.cmake" \
-        -DONEMODEL_PROTOBUF_PREFIX="$(pb_prefix "$row")" -DONEMODEL_TESTS_PORTABLE_SUBSET=$subset \
-        -DCMAKE_EXE_LINKER_FLAGS="$link" ;;
+      triple=$(cross_triple "$row")
+      configure_build "build/$row" -DCMAKE_TOOLCHAIN_FILE="$ROOT/cmake/$triple.cmake" \
+        -DONEMODEL_PROTOBUF_PREFIX="$(pb_prefix "${triple%%-*}")" -DONEMODEL_TESTS_PORTABLE_SUBSET=$subset \
+        "-DCMAKE_CXX_FLAGS_RELEASE=${ONEMODEL_CROSS_OPT:--O1} -DNDEBUG" "-DCMAKE_C_FLAGS_RELEASE=${ONEMODEL_CROSS_OPT:--O1} -DNDEBUG" \
+        -DCMAKE_EXE_LINKER_FLAGS="$(cross_link_flags "$row")" ;;
     wasm)
       export NODE_PATH=/usr/share/nodejs  # emcc's JS optimiser needs Debian's acorn
       mkdir -p build/wasm
@@ -116,6 +123,6 @@ for row in "${ROWS[@]}"; do
         [ "$threads" = OFF ] || cp "$dir/onemodel.worker.js" "build/wasm/onemodel-$flavour.worker.js"
       done
       ;;
-    *) echo "tools/build.sh: unknown row '$row' (rows: native native-clang arm64 s390x i686 wasm native-debug native-broken native-asan native-tsan)" >&2; exit 2 ;;
+    *) echo "tools/build.sh: unknown row '$row' (rows: native native-clang arm64 s390x i686 riscv64 wasm native-debug native-broken native-asan native-tsan)" >&2; exit 2 ;;
   esac
 done

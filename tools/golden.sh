@@ -12,20 +12,23 @@
 #                 -cpu cortex-a72 at neon                    (partial)
 #   s390x-scalar  big-endian cross build under qemu-s390x, its scalar target (partial)
 #   i686-scalar   32-bit x86 cross build (SSE2 arithmetic) under qemu-i386 (partial)
+#   riscv64-scalar  RISC-V cross build under qemu-riscv64 (partial)
 # Partial rows run the committed graphs, the node cases and dbnet, crnn,
 # mobilenet_v3_large and minilm_l6 (qemu and -O0 are 10-50x slower); every line they
 # print must still equal the reference.
-# Usage: tools/golden.sh [--no-build] [--jobs N (default 2)] [--rows "reference native clang debug arm64 s390x i686"]
+# Usage: tools/golden.sh [--no-build] [--jobs N (default 2)] [--rows "reference native clang debug arm64 s390x i686 riscv64"]
 # Results: build/golden/<row>.txt and build/golden/table.md. Long: not part of CI.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$ROOT"
-DEFAULT_KINDS="reference native clang debug arm64 s390x i686"
+DEFAULT_KINDS="reference native clang debug arm64 s390x i686 riscv64"
+# shellcheck source=tools/lib/cross_rows.sh
+source tools/lib/cross_rows.sh
 # shellcheck source=tools/lib/golden_args.sh
 source tools/lib/golden_args.sh "$@"
 SUBSET=dbnet,crnn,mobilenet_v3_large,minilm_l6
 if [ "$BUILD" = 1 ]; then
-  b=(native); has clang && b+=(native-clang); has debug && b+=(native-debug); has arm64 && b+=(arm64); has s390x && b+=(s390x); has i686 && b+=(i686)
+  b=(native); has clang && b+=(native-clang); has debug && b+=(native-debug); for r in $CROSS_ROWS; do has "$r" && b+=("$r"); done
   tools/build.sh "${b[@]}"
 fi
 full() { echo "$1 golden --models $M --models $G --cases $C"; }
@@ -50,18 +53,15 @@ fi
 has clang && rows+=(--row "clang-$best=$(full "build/native-clang/onemodel --isa $best")")
 if has debug; then rows+=(--row "debug-O0-$best=$(part "build/native-debug/onemodel --isa $best")"); partial+=(--partial "debug-O0-$best"); fi
 if has arm64; then
-  Q="qemu-aarch64 -L /usr/aarch64-linux-gnu"
+  Q=$(cross_runner arm64)
   for r in "max neondot" "max neon" "cortex-a72 neon"; do
     set -- $r
     rows+=(--row "arm64-$1-$2=$(part "$Q -cpu $1 build/arm64/onemodel --isa $2 --threads 1")"); partial+=(--partial "arm64-$1-$2")
   done
 fi
-if has s390x; then
-  rows+=(--row "s390x-scalar=$(part "qemu-s390x -L /usr/s390x-linux-gnu build/s390x/onemodel --isa scalar --threads 1")")
-  partial+=(--partial s390x-scalar)
-fi
-if has i686; then
-  rows+=(--row "i686-scalar=$(part "qemu-i386 -L /usr/i686-linux-gnu build/i686/onemodel --isa scalar --threads 1")")
-  partial+=(--partial i686-scalar)
-fi
+for r in $CROSS_PORTABLE_ROWS; do
+  has "$r" || continue
+  rows+=(--row "$r-scalar=$(part "$(cross_runner "$r") build/$r/onemodel --isa scalar --threads 1")")
+  partial+=(--partial "$r-scalar")
+done
 exec node tools/golden_hash.mjs --out build/golden --table build/golden/table.md --keep-going --jobs "$JOBS" "${partial[@]}" "${rows[@]}"

@@ -4,9 +4,9 @@
 # testdata/graphs/golden-exact.txt (the first row). Fast (seconds per row): .ci/run and
 # the GitHub workflow run it.
 #   tools/golden_ci.sh native [--no-build]  every ISA cap this CPU runs, 1, 2, 3 and 7 threads
-#   tools/golden_ci.sh s390x|i686 [--no-build]  the big-endian and the 32-bit x86 cross
-#                                           builds under qemu: their targets (ref, scalar)
-#                                           at 1 and 3 threads
+#   tools/golden_ci.sh s390x|i686|riscv64 [--no-build]  a portable cross build under
+#                                           qemu (tools/lib/cross_rows.sh): its targets
+#                                           (ref, scalar) at 1 and 3 threads
 #   tools/golden_ci.sh wasm [--no-build]    node: SIMD and scalar builds, each with V8's
 #                                           default tiering, --liftoff-only and --no-liftoff;
 #                                           the SIMD + threads build at 2, 3, 4 and 7 threads
@@ -17,7 +17,9 @@
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$ROOT"
-KIND="${1:?usage: tools/golden_ci.sh native|s390x|i686|wasm [--no-build]}"
+# shellcheck source=tools/lib/cross_rows.sh
+source tools/lib/cross_rows.sh
+KIND="${1:?usage: tools/golden_ci.sh native|s390x|i686|riscv64|wasm [--no-build]}"
 BUILD=1; [ "${2:-}" = --no-build ] && BUILD=0
 BIN="${ONEMODEL_BIN:-build/native/onemodel}"  # native kind: the CLI to check (the workflow's own builds)
 G=testdata/graphs
@@ -30,9 +32,9 @@ case "$KIND" in
       for t in 1 2 3 7; do rows+=(--row "native-$entry-t$t=$BIN --isa $entry --threads $t golden --models $G"); done
     done
     ;;
-  s390x|i686)
+  s390x|i686|riscv64)
     [ "$BUILD" = 1 ] && tools/build.sh "$KIND"
-    Q="qemu-s390x -L /usr/s390x-linux-gnu"; [ "$KIND" = i686 ] && Q="qemu-i386 -L /usr/i686-linux-gnu"
+    Q=$(cross_runner "$KIND")
     for entry in $($Q "build/$KIND/onemodel" targets | sed -n 's/^compiled://p'); do
       for t in 1 3; do rows+=(--row "$KIND-$entry-t$t=$Q build/$KIND/onemodel --isa $entry --threads $t golden --models $G"); done
     done
@@ -47,6 +49,6 @@ case "$KIND" in
     done
     for t in 2 3 4 7; do rows+=(--row "wasm-simd-threads$t=node js/bin/onemodel.mjs --threads $t golden --models $G"); done
     ;;
-  *) echo "tools/golden_ci.sh: kind must be native, s390x, i686 or wasm, not '$KIND'" >&2; exit 2 ;;
+  *) echo "tools/golden_ci.sh: kind must be native, s390x, i686, riscv64 or wasm, not '$KIND'" >&2; exit 2 ;;
 esac
 exec node tools/golden_hash.mjs --out "build/golden-ci-$KIND" --keep-going "${rows[@]}"

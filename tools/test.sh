@@ -4,8 +4,8 @@
 # sanitizer rows (ASan+UBSan: the suite, the API tests, the node cases; TSan: the threaded
 # and concurrent tests); the fuzz harnesses' smoke run (tools/fuzz.sh --smoke);
 # the suite on arm64 under qemu (a CPU with and one without the dot-product extension),
-# on big-endian s390x and 32-bit x86 (i686) under qemu (their kernel, core and loader
-# tests, the committed graphs) and on wasm (SIMD128, SIMD128 + threads and scalar builds) under node; the JS API's tests (tests/js) on
+# on big-endian s390x, 32-bit x86 (i686) and riscv64 under qemu (their kernel, core and
+# loader tests, the committed graphs) and on wasm (SIMD128, SIMD128 + threads and scalar builds) under node; the JS API's tests (tests/js) on
 # both wasm builds, the npm package, the browser pages and the leniency table (feed
 # variants: onnxruntime-node's verdicts against the JS, C++ and C APIs); then the CLI checks, the node cases on every row, and the committed
 # golden graphs (tools/golden_ci.sh native and wasm, one test each). Each row prints its
@@ -19,8 +19,10 @@
 set -uo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$ROOT"
+# shellcheck source=tools/lib/cross_rows.sh
+source tools/lib/cross_rows.sh
 BUILD=1
-ROWS="lint native api sanitize fuzz arm64 wasm js cli cases golden s390x i686"
+ROWS="lint native api sanitize fuzz arm64 wasm js cli cases golden s390x i686 riscv64"
 while [ $# -gt 0 ]; do
   case "$1" in
     --no-build) BUILD=0 ;;
@@ -122,9 +124,10 @@ do_row() {  # runs one row: prints its lines and adds to the totals
         echo "row lint/$label: $(echo "$out" | tail -1) -> $p passed, $f failed, 0 skipped"
         TOTAL_P=$((TOTAL_P + p)); TOTAL_F=$((TOTAL_F + f))
       done
-      # Fused multiply-adds only in fast mode's GEMM twins, in the built x64, arm64 and
-      # s390x libraries (a skip when none is built).
-      libs=$(ls build/native/libonemodel.a build/arm64/libonemodel.a build/s390x/libonemodel.a 2>/dev/null || true)
+      # Fused multiply-adds only in fast mode's GEMM twins, in the built x64, arm64, s390x
+      # and riscv64 libraries (a skip when none is built).
+      libs=$(ls build/native/libonemodel.a build/arm64/libonemodel.a build/s390x/libonemodel.a \
+                build/riscv64/libonemodel.a 2>/dev/null || true)
       if [ -z "$libs" ]; then
         echo "row lint/fused multiply-adds (tools/check_fma.sh): no library built -> 0 passed, 0 failed, 1 skipped"
         TOTAL_S=$((TOTAL_S + 1))
@@ -148,7 +151,7 @@ do_row() {  # runs one row: prints its lines and adds to the totals
     native) native_rows build/native native ;;
     native-clang) native_rows build/native-clang native-clang ;;
     arm64)
-      Q=(qemu-aarch64 -L /usr/aarch64-linux-gnu)
+      read -r -a Q <<<"$(cross_runner arm64)"
       for cpu in max cortex-a72; do
         for isa in scalar neon neondot; do
           if [ "$cpu" = cortex-a72 ] && [ "$isa" = neondot ]; then
@@ -206,15 +209,15 @@ do_row() {  # runs one row: prints its lines and adds to the totals
         fi
       done
       ;;
-    s390x|i686)
-      # Big-endian s390x and 32-bit x86 (SSE2 arithmetic), under qemu (their builds have
-      # the ref and scalar targets): the kernel, core, loader and byte-order tests at the
-      # scalar target (the rest of the suite under qemu takes longer than CI has:
+    s390x|i686|riscv64)
+      # The portable cross rows under qemu (tools/lib/cross_rows.sh; their builds have the
+      # ref and scalar targets): the kernel, core, loader and byte-order tests at the scalar
+      # target (the rest of the suite under qemu takes longer than CI has:
       # ONEMODEL_CROSS_ALL_TESTS=1 tools/build.sh builds it whole), and the committed graphs
-      # at 1 and 3 threads. The node cases run in the cases row. ([ftz]: s390x has no
-      # flush-to-zero mode; counted as skipped.)
-      Q=(qemu-s390x -L /usr/s390x-linux-gnu); [ "$row" = i686 ] && Q=(qemu-i386 -L /usr/i686-linux-gnu)
-      focus="[kernels],[core]~[ftz],[loader],[endian],[golden]"; [ "$row" = i686 ] && focus="[kernels],[core],[loader],[endian],[golden]"
+      # at 1 and 3 threads. The node cases run in the cases row. ([ftz]: s390x and RISC-V
+      # have no flush-to-zero mode; counted as skipped.)
+      read -r -a Q <<<"$(cross_runner "$row")"
+      focus=$(cross_focus "$row")
       n_all=$(count_tagged "${Q[@]}" "build/$row/onemodel_tests" "*")
       n_focus=$(count_tagged "${Q[@]}" "build/$row/onemodel_tests" "$focus")
       ROW_ALSO_SKIPPED=$((n_all - n_focus)) run_row "$row/scalar (focus: $focus)" "" \
@@ -247,7 +250,8 @@ do_row() {  # runs one row: prints its lines and adds to the totals
         ONEMODEL_ISA=$isa run_row "api/$isa" "" build/native/onemodel_api_tests
       done
       if [ -x build/arm64/onemodel_api_tests ] && command -v qemu-aarch64 >/dev/null; then
-        run_row "api/arm64-max" "" qemu-aarch64 -cpu max -L /usr/aarch64-linux-gnu build/arm64/onemodel_api_tests
+        # shellcheck disable=SC2046
+        run_row "api/arm64-max" "" $(cross_runner arm64) -cpu max build/arm64/onemodel_api_tests
       fi
       for check in "C ABI from C:build/native/onemodel_c_tests" "C ABI from ctypes:/usr/bin/python3 tests/api/test_ctypes.py" \
                    "install, examples/cpp and examples/c:tools/test_install.sh"; do
@@ -383,11 +387,11 @@ do_row() {  # runs one row: prints its lines and adds to the totals
   esac
 }
 
-# The qemu rows (arm64, s390x, i686: one core each) start in the background once the builds are
+# The qemu rows (tools/lib/cross_rows.sh's: one core each) start in the background once the builds are
 # done, one after the other, and each is reported at its place in the order: on two cores
 # they overlap the rows before them. Their lines and totals come back through files.
 BG_ROWS=""
-for r in arm64 s390x i686; do [[ " $ROWS " == *" $r "* ]] && BG_ROWS="$BG_ROWS $r"; done
+for r in $CROSS_ROWS; do [[ " $ROWS " == *" $r "* ]] && BG_ROWS="$BG_ROWS $r"; done
 bg_pid=""
 if [ -n "$BG_ROWS" ] && [ "$(echo $ROWS | wc -w)" -gt 1 ]; then
   rm -f "$LOGDIR"/background-*.out

@@ -191,6 +191,8 @@ std::string BuildDescription() {
   s = "arm64";
 #elif defined(__s390x__)
   s = "s390x (big-endian)";
+#elif defined(__riscv) && __riscv_xlen == 64
+  s = "riscv64";
 #else
   s = "generic";
 #endif
