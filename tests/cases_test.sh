@@ -54,9 +54,11 @@ source tools/lib/cross_rows.sh
 # The cross rows under qemu (tools/lib/cross_rows.sh): big-endian s390x (every case's bytes
 # pass through the loader's and the .npy reader's swaps), 32-bit x86 (SSE2 arithmetic,
 # 32-bit size_t), riscv64, and arm64 at its best target.
-for r in $CROSS_ROWS; do
+# Windows x64 (mingw-w64 under wine) where it was built (tools/build.sh windows).
+for r in $CROSS_ROWS windows; do
   read -r -a Q <<<"$(cross_runner "$r")"
-  [ -x "build/$r/onemodel" ] && command -v "${Q[0]}" >/dev/null || continue
+  prog="${Q[0]}"; [ "$prog" = env ] && prog="${Q[-1]}"  # qemu-ARCH, or wine after its env
+  [ -x "build/$r/onemodel" ] && command -v "$prog" >/dev/null || continue
   if [ "$r" = arm64 ]; then run arm64 "${Q[@]}" -cpu max build/arm64/onemodel; else run "$r" "${Q[@]}" "build/$r/onemodel"; fi
 done
 

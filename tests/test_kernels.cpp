@@ -184,6 +184,53 @@ TEST_CASE("kernels: GemmF32 and GemmFmaF32 equal their reference folds for every
 // -(1 + 2^-11) + (1 + 2^-12)^2 = 2^-24 with one rounding per step, and to +0.0 when the
 // product 1 + 2^-11 + 2^-24 is rounded first (a tie, to even). Every path: few rows, the
 // register tiles (rows padded to 16, columns to 40, K padded with zero terms), packed.
+TEST_CASE("ref: FusedMulAddF32 rounds once: halfway cases and specials", "[kernels][gemm]") {
+  const float h = 1.0f + 0x1p-12f;  // h * h = 1 + 2^-11 + 2^-24: halfway between two floats
+  // Plus 2^-60: double's sum is the halfway value itself (2^-60 is under its half ulp), which
+  // a second rounding would take to even; the one rounding goes up.
+  CHECK(F2U(ref::FusedMulAddF32(h, h, 0x1p-60f)) == F2U(1.0f + 0x1p-11f + 0x1p-23f));
+  CHECK(F2U(ref::FusedMulAddF32(h, h, -0x1p-60f)) == F2U(1.0f + 0x1p-11f));
+  CHECK(F2U(ref::FusedMulAddF32(-h, h, -0x1p-60f)) == F2U(-(1.0f + 0x1p-11f + 0x1p-23f)));
+  CHECK(F2U(ref::FusedMulAddF32(h, h, 0.0f)) == F2U(1.0f + 0x1p-11f));  // an exact tie: to even
+  const float big = std::numeric_limits<float>::max(), inf = std::numeric_limits<float>::infinity();
+  CHECK(F2U(ref::FusedMulAddF32(big, 2.0f, -big)) == F2U(big));  // no overflow in between
+  CHECK(ref::FusedMulAddF32(big, big, 0.0f) == inf);
+  CHECK(std::isnan(ref::FusedMulAddF32(inf, 0.0f, 1.0f)));
+  CHECK(std::isnan(ref::FusedMulAddF32(inf, 1.0f, -inf)));
+  CHECK(std::isnan(ref::FusedMulAddF32(std::nanf(""), 1.0f, 1.0f)));
+  CHECK(ref::FusedMulAddF32(1.0f, 1.0f, -inf) == -inf);
+  CHECK(F2U(ref::FusedMulAddF32(-0.0f, 1.0f, 0.0f)) == F2U(0.0f));
+  CHECK(F2U(ref::FusedMulAddF32(-0.0f, 1.0f, -0.0f)) == F2U(-0.0f));
+  CHECK(F2U(ref::FusedMulAddF32(1.0f, -1.0f, 1.0f)) == F2U(0.0f));
+  // Subnormal results: 2^-150 is half the smallest subnormal (a tie: to +0); 1.5 * 2^-150
+  // rounds up to it; 2^-149 * 3 - 2^-148 is exact.
+  CHECK(F2U(ref::FusedMulAddF32(0x1p-75f, 0x1p-75f, 0.0f)) == F2U(0.0f));
+  CHECK(F2U(ref::FusedMulAddF32(0x1p-75f, 0x1.8p-75f, 0.0f)) == F2U(0x1p-149f));
+  CHECK(F2U(ref::FusedMulAddF32(0x1p-149f, 3.0f, -0x1p-148f)) == F2U(0x1p-149f));
+}
+
+// The C library's fmaf as a second oracle where it is correctly rounded (glibc, musl, the
+// wasm and qemu rows); mingw-w64's is not, so the Windows row leaves this out ([libm_fma]).
+TEST_CASE("ref: FusedMulAddF32 equals the C library's fmaf on random and near-halfway operands",
+          "[kernels][gemm][libm_fma]") {
+  SplitMix64 rng(0xf3a);
+  auto any = [&] {
+    uint32_t u = uint32_t(rng.Next());
+    u = (u & 0x807fffffu) | (uint32_t(100 + rng.Next() % 56) << 23);  // exponents 2^-27 .. 2^28
+    return U2F(u);
+  };
+  for (int i = 0; i < 200000; ++i) {
+    const float a = any(), b = any();
+    // c near -a*b or tiny beside it: cancellation and the halfway cases.
+    float c = any();
+    if (i % 3 == 0) c = -(a * b) * (1.0f + float(int(rng.Next() % 7) - 3) * 0x1p-23f);
+    if (i % 3 == 1) c = std::ldexp(c, -30);
+    const float want = std::fma(a, b, c), got = ref::FusedMulAddF32(a, b, c);
+    INFO(a << " * " << b << " + " << c);
+    REQUIRE(F2U(got) == F2U(want));
+  }
+}
+
 TEST_CASE("kernels: the GEMM twins fuse each multiply-add, the exact kernels do not", "[kernels][gemm]") {
   const float a0 = 1.0f + 0x1p-11f, a1 = 1.0f + 0x1p-12f;
   for (const Dispatch& d : GemmDispatches())

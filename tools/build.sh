@@ -85,7 +85,8 @@ for row in "${ROWS[@]}"; do
     arm64) configure_build build/arm64 -DCMAKE_TOOLCHAIN_FILE="$ROOT/cmake/aarch64-linux-gnu.cmake" \
              -DONEMODEL_PROTOBUF_PREFIX="$(pb_prefix aarch64)" -DONEMODEL_PCH=OFF \
              -DCMAKE_POSITION_INDEPENDENT_CODE=ON ;;  # PIC: the node addon (linux-arm64) too
-    s390x|i686|riscv64)
+    s390x|i686|riscv64|windows)
+      [ "$row" != windows ] || bash tools/setup.sh --windows  # mingw-w64, wine, protobuf-lite (once)
       # The portable cross rows (tools/lib/cross_rows.sh): the suite of their CI rows only
       # (the kernel, core and loader test files) unless ONEMODEL_CROSS_ALL_TESTS=1: the rest
       # runs too long under qemu for CI. Optimised at ONEMODEL_CROSS_OPT (default -O1: a
@@ -95,9 +96,13 @@ for row in "${ROWS[@]}"; do
       subset=ON; [ "${ONEMODEL_CROSS_ALL_TESTS:-0}" = 1 ] && subset=OFF
       triple=$(cross_triple "$row")
       configure_build "build/$row" -DCMAKE_TOOLCHAIN_FILE="$ROOT/cmake/$triple.cmake" \
-        -DONEMODEL_PROTOBUF_PREFIX="$(pb_prefix "${triple%%-*}")" -DONEMODEL_TESTS_PORTABLE_SUBSET=$subset \
+        -DONEMODEL_PROTOBUF_PREFIX="$(pb_prefix "$(cross_pb_name "$row")")" -DONEMODEL_TESTS_PORTABLE_SUBSET=$subset \
         "-DCMAKE_CXX_FLAGS_RELEASE=${ONEMODEL_CROSS_OPT:--O1} -DNDEBUG" "-DCMAKE_C_FLAGS_RELEASE=${ONEMODEL_CROSS_OPT:--O1} -DNDEBUG" \
-        -DCMAKE_EXE_LINKER_FLAGS="$(cross_link_flags "$row")" ;;
+        -DCMAKE_EXE_LINKER_FLAGS="$(cross_link_flags "$row")"
+      # wine runs a program by any name: the rows call build/windows/onemodel as elsewhere.
+      if [ "$row" = windows ]; then
+        for exe in build/windows/*.exe; do ln -sf "$(basename "$exe")" "${exe%.exe}"; done
+      fi ;;
     wasm)
       export NODE_PATH=/usr/share/nodejs  # emcc's JS optimiser needs Debian's acorn
       mkdir -p build/wasm

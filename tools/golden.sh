@@ -13,6 +13,8 @@
 #   s390x-scalar  big-endian cross build under qemu-s390x, its scalar target (partial)
 #   i686-scalar   32-bit x86 cross build (SSE2 arithmetic) under qemu-i386 (partial)
 #   riscv64-scalar  RISC-V cross build under qemu-riscv64 (partial)
+#   windows-*     Windows x64 (mingw-w64) under wine, the best target and scalar: only when
+#                 asked (--rows "reference windows"; tools/build.sh windows installs wine)
 # Partial rows run the committed graphs, the node cases and dbnet, crnn,
 # mobilenet_v3_large and minilm_l6 (qemu and -O0 are 10-50x slower); every line they
 # print must still equal the reference.
@@ -28,7 +30,7 @@ source tools/lib/cross_rows.sh
 source tools/lib/golden_args.sh "$@"
 SUBSET=dbnet,crnn,mobilenet_v3_large,minilm_l6
 if [ "$BUILD" = 1 ]; then
-  b=(native); has clang && b+=(native-clang); has debug && b+=(native-debug); for r in $CROSS_ROWS; do has "$r" && b+=("$r"); done
+  b=(native); has clang && b+=(native-clang); has debug && b+=(native-debug); for r in $CROSS_ROWS windows; do has "$r" && b+=("$r"); done
   tools/build.sh "${b[@]}"
 fi
 full() { echo "$1 golden --models $M --models $G --cases $C"; }
@@ -58,6 +60,11 @@ if has arm64; then
     set -- $r
     rows+=(--row "arm64-$1-$2=$(part "$Q -cpu $1 build/arm64/onemodel --isa $2 --threads 1")"); partial+=(--partial "arm64-$1-$2")
   done
+fi
+# Windows x64 (mingw-w64 under wine, on this CPU at native speed: the full set), when asked
+# (--rows "... windows"): the best target and scalar.
+if has windows; then
+  for isa in "$best" scalar; do rows+=(--row "windows-$isa=$(full "$(cross_runner windows) build/windows/onemodel --isa $isa")"); done
 fi
 for r in $CROSS_PORTABLE_ROWS; do
   has "$r" || continue

@@ -4,9 +4,10 @@
 # testdata/graphs/golden-exact.txt (the first row). Fast (seconds per row): .ci/run and
 # the GitHub workflow run it.
 #   tools/golden_ci.sh native [--no-build]  every ISA cap this CPU runs, 1, 2, 3 and 7 threads
-#   tools/golden_ci.sh s390x|i686|riscv64 [--no-build]  a portable cross build under
-#                                           qemu (tools/lib/cross_rows.sh): its targets
-#                                           (ref, scalar) at 1 and 3 threads
+#   tools/golden_ci.sh s390x|i686|riscv64|windows [--no-build]  a portable cross build
+#                                           under qemu or wine (tools/lib/cross_rows.sh):
+#                                           its targets (ref, scalar; windows: each x86
+#                                           target this CPU runs) at 1 and 3 threads
 #   tools/golden_ci.sh wasm [--no-build]    node: SIMD and scalar builds, each with V8's
 #                                           default tiering, --liftoff-only and --no-liftoff;
 #                                           the SIMD + threads build at 2, 3, 4 and 7 threads
@@ -19,7 +20,7 @@ ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$ROOT"
 # shellcheck source=tools/lib/cross_rows.sh
 source tools/lib/cross_rows.sh
-KIND="${1:?usage: tools/golden_ci.sh native|s390x|i686|riscv64|wasm [--no-build]}"
+KIND="${1:?usage: tools/golden_ci.sh native|s390x|i686|riscv64|windows|wasm [--no-build]}"
 BUILD=1; [ "${2:-}" = --no-build ] && BUILD=0
 BIN="${ONEMODEL_BIN:-build/native/onemodel}"  # native kind: the CLI to check (the workflow's own builds)
 G=testdata/graphs
@@ -32,10 +33,11 @@ case "$KIND" in
       for t in 1 2 3 7; do rows+=(--row "native-$entry-t$t=$BIN --isa $entry --threads $t golden --models $G"); done
     done
     ;;
-  s390x|i686|riscv64)
+  s390x|i686|riscv64|windows)
     [ "$BUILD" = 1 ] && tools/build.sh "$KIND"
     Q=$(cross_runner "$KIND")
     for entry in $($Q "build/$KIND/onemodel" targets | sed -n 's/^compiled://p'); do
+      [[ "$entry" == *"("* ]] && continue  # this CPU lacks it (windows: every x86 target is built)
       for t in 1 3; do rows+=(--row "$KIND-$entry-t$t=$Q build/$KIND/onemodel --isa $entry --threads $t golden --models $G"); done
     done
     ;;
@@ -49,6 +51,6 @@ case "$KIND" in
     done
     for t in 2 3 4 7; do rows+=(--row "wasm-simd-threads$t=node js/bin/onemodel.mjs --threads $t golden --models $G"); done
     ;;
-  *) echo "tools/golden_ci.sh: kind must be native, s390x, i686, riscv64 or wasm, not '$KIND'" >&2; exit 2 ;;
+  *) echo "tools/golden_ci.sh: kind must be native, s390x, i686, riscv64, windows or wasm, not '$KIND'" >&2; exit 2 ;;
 esac
 exec node tools/golden_hash.mjs --out "build/golden-ci-$KIND" --keep-going "${rows[@]}"

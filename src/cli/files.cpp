@@ -128,9 +128,28 @@ std::vector<std::string> ListDirectory(const std::string& path) {
 
 #endif
 
+namespace {
+bool IsSeparator(char c) {
+#if defined(_WIN32)
+  if (c == '\\') return true;
+#endif
+  return c == '/';
+}
+}  // namespace
+
 std::string JoinPath(const std::string& dir, const std::string& name) {
   if (dir.empty()) return name;
-  return dir.back() == '/' ? dir + name : dir + "/" + name;
+  return IsSeparator(dir.back()) ? dir + name : dir + "/" + name;
+}
+
+bool IsAbsolutePath(const std::string& path) {
+  if (!path.empty() && IsSeparator(path[0])) return true;
+#if defined(_WIN32)
+  const char d = path.empty() ? '\0' : path[0];
+  if (((d >= 'A' && d <= 'Z') || (d >= 'a' && d <= 'z')) && path.size() >= 3 && path[1] == ':' && IsSeparator(path[2]))
+    return true;
+#endif
+  return false;
 }
 
 }  // namespace onemodel::cli

@@ -18,6 +18,9 @@ void MakeDirectories(const std::string& path, const std::string& what);
 bool FileExists(const std::string& path);
 // Entry names (not paths), sorted by byte value; kIo when path is not a directory.
 std::vector<std::string> ListDirectory(const std::string& path);
+// '/' separates on every host; on Windows '\\' too, and "C:\\" or "C:/" starts an absolute
+// path.
 std::string JoinPath(const std::string& dir, const std::string& name);
+bool IsAbsolutePath(const std::string& path);
 
 }  // namespace onemodel::cli

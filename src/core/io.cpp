@@ -102,13 +102,15 @@ std::string ConfinedPath(const std::string& dir, const std::string& location, co
     throw Error(ErrorCode::kInvalidModel, what + ": external data '" + location + "' resolves to '" + full.string() +
                                               "', outside the model's folder '" + base.string() + "'");
   }
-  struct stat st;
-  if (::stat(full.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) {
+  if (!fs::is_regular_file(full, ec)) {
     throw Error(ErrorCode::kInvalidModel, what + ": external data '" + location + "' is not a regular file");
   }
-  if (st.st_nlink > 1) {
+  // (Windows: libstdc++ reports one link for every file, so the refusal cannot apply there.)
+  const uintmax_t links = fs::hard_link_count(full, ec);
+  if (ec) throw Error(ErrorCode::kIo, what + ": cannot read external data '" + location + "': " + ec.message());
+  if (links > 1) {
     throw Error(ErrorCode::kInvalidModel, what + ": external data '" + location + "' has " +
-                                              std::to_string(uint64_t(st.st_nlink)) +
+                                              std::to_string(uint64_t(links)) +
                                               " hard links (refused: a hard link may duplicate a file from anywhere)");
   }
   return full.string();
@@ -160,16 +162,28 @@ void CheckRelativeLocation(const std::string& location, const std::string& what)
   }
 }
 
+namespace {
+#if defined(_WIN32)
+constexpr const char* kSeparators = "/\\";
+#else
+constexpr const char* kSeparators = "/";
+#endif
+bool IsSeparator(char c) { return std::strchr(kSeparators, c) != nullptr && c != '\0'; }
+}  // namespace
+
 std::string JoinPath(const std::string& dir, const std::string& name) {
   if (dir.empty()) return name;
-  if (dir.back() == '/') return dir + name;
+  if (IsSeparator(dir.back())) return dir + name;
   return dir + "/" + name;
 }
 
 std::string DirName(const std::string& path) {
-  const size_t s = path.find_last_of('/');
+  const size_t s = path.find_last_of(kSeparators);
   if (s == std::string::npos) return ".";
-  if (s == 0) return "/";
+  if (s == 0) return path.substr(0, 1);
+#if defined(_WIN32)
+  if (s == 2 && path[1] == ':') return path.substr(0, 3);  // "C:\\model.onnx" -> "C:\\"
+#endif
   return path.substr(0, s);
 }
 

@@ -43,6 +43,7 @@ void CheckRelativeLocation(const std::string& location, const std::string& what)
 bool FileExists(const std::string& path);
 // Entry names (not paths) in a directory, sorted by byte value.
 std::vector<std::string> ListDirectory(const std::string& path);
+// Paths: '/' separates on every host, and on Windows '\\' too.
 std::string JoinPath(const std::string& dir, const std::string& name);
 std::string DirName(const std::string& path);
 

@@ -2,19 +2,38 @@
 #include "ref/gemm.h"
 
 #include <cmath>
+#include <cstring>
 
 #include "ref/elementwise.h"
 
 namespace onemodel::impl {
 namespace ref {
 
+float FusedMulAddF32(float a, float b, float c) {
+  const double p = double(a) * double(b);  // exact: 48 significant bits at most
+  const double s = p + double(c);
+  if (!std::isfinite(s)) return float(s);
+  const double v = s - p;  // TwoSum: s + err is p + c exactly
+  const double err = (p - (s - v)) + (double(c) - v);
+  if (err == 0) return float(s);
+  uint64_t bits;
+  std::memcpy(&bits, &s, sizeof bits);
+  if ((bits & 1) == 0) {
+    // One ulp toward the exact value: up in magnitude when the error has s's sign.
+    bits = ((err > 0) == (s > 0)) ? bits + 1 : bits - 1;
+  }
+  double odd;
+  std::memcpy(&odd, &bits, sizeof odd);
+  return float(odd);
+}
+
 namespace {
 // One product step of a fold: the exact one (the product rounded, then the sum) or, for
-// the fast rows' twins, one fused multiply-add (std::fma: a single rounding).
+// the fast rows' twins, one fused multiply-add (a single rounding).
 template <bool kFma>
 inline float FoldStep(float acc, float a, float b) {
   if constexpr (kFma) {
-    return std::fma(a, b, acc);
+    return FusedMulAddF32(a, b, acc);
   } else {
     const float p = a * b;
     return acc + p;

@@ -55,6 +55,15 @@ void GemmPackedIndirectF32(int64_t M, int64_t N, int64_t K, const float* A, cons
                            const int64_t* k_off, const float* packed, int64_t n_begin, int64_t n_end, float* C,
                            int64_t ldc, const float* col_bias, Activation act);
 
+// a * b + c with a single rounding to float (IEEE 754 fusedMultiplyAdd), without the C
+// library's fmaf: mingw-w64's is not correctly rounded. The product is exact in double
+// (24 + 24 bits), the sum is rounded to odd in double (its error by TwoSum; an inexact sum
+// with an even last bit moves one ulp toward the exact value), and a value rounded to odd
+// with 53 >= 24 + 2 bits rounds to float as the exact value would, subnormal results
+// included (Boldo and Melquiond, "When double rounding is odd"). NaN and infinity as
+// fmaf gives them. Needs round-to-nearest (exact sections run under FpEnvGuard).
+float FusedMulAddF32(float a, float b, float c);
+
 // Fast mode's twins of the four GEMM kernels above (the fast rows "gemm-fma",
 // "im2col-gemm-fma", "tap-gemm-fma"; exact sessions never call them): the same
 // contracts, except that each step of the fold is one fused multiply-add, acc =

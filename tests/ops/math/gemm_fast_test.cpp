@@ -6,7 +6,7 @@
 //  - every output is within the stated bound of the sum computed here in binary64:
 //    |y - s| <= gamma_{K+1} * (sum |a_k b_k| + |bias|), gamma_n = n u / (1 - n u), u = 2^-24
 //    (docs/graph-passes.md), and so is exact mode's (the bound is not loose for it);
-//  - MatMul and Gemm's sums equal, bit for bit, a k-order std::fma fold computed here (the
+//  - MatMul and Gemm's sums equal, bit for bit, a k-order fused fold computed here (ref::FusedMulAddF32) (the
 //    twins keep the exact fold's order); on FMA targets some output differs from exact
 //    mode's (the twins really fuse);
 //  - the bits do not depend on the thread count (1, 2, 3, 7);
@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "core/random.h"
+#include "ref/gemm.h"
 #include "runtime/dispatch.h"
 #include "runtime/session.h"
 #include "tests/ops/op_test.h"
@@ -39,7 +40,7 @@ struct Case {
   std::vector<float> x;
   std::vector<double> want, scale;  // the binary64 result and sum |terms| per output
   int64_t K = 0;                    // terms per output (the bias not counted)
-  std::vector<float> fma_fold;      // MatMul, Gemm: the k-order std::fma fold (empty: none)
+  std::vector<float> fma_fold;      // MatMul, Gemm: the k-order fused fold (empty: none)
 };
 
 struct Ran {
@@ -90,7 +91,7 @@ Case MatMulCase(int64_t M, int64_t K, int64_t N, uint64_t seed) {
         const float xa = c.x[size_t(m * K + k)], xb = b[size_t(k * N + n)];
         s += double(xa) * double(xb);
         a += std::fabs(double(xa) * double(xb));
-        f = std::fma(xa, xb, f);
+        f = ::onemodel::impl::ref::FusedMulAddF32(xa, xb, f);
       }
       c.want.push_back(s);
       c.scale.push_back(a);
@@ -123,7 +124,7 @@ Case GemmCase(int64_t M, int64_t K, int64_t N, bool ta, bool tb, uint64_t seed) 
         const float xa = c.x[size_t(ta ? k * M + m : m * K + k)], xb = b[size_t(tb ? n * K + k : k * N + n)];
         s += double(xa) * double(xb);
         a += std::fabs(double(xa) * double(xb));
-        f = std::fma(xa, xb, f);
+        f = ::onemodel::impl::ref::FusedMulAddF32(xa, xb, f);
       }
       // alpha * sum + beta * C: alpha (0.75) and beta (2) scale the bound with the terms;
       // the two roundings of alpha * f and of the sum are one more term each.
