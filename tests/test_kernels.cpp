@@ -219,16 +219,22 @@ TEST_CASE("ref: FusedMulAddF32 equals the C library's fmaf on random and near-ha
     u = (u & 0x807fffffu) | (uint32_t(100 + rng.Next() % 56) << 23);  // exponents 2^-27 .. 2^28
     return U2F(u);
   };
-  for (int i = 0; i < 200000; ++i) {
+  // 50000 operands: the check costs little natively, and under qemu (the cross rows) the
+  // assertion is made once per mismatch, not once per operand.
+  int mismatches = 0;
+  for (int i = 0; i < 50000; ++i) {
     const float a = any(), b = any();
     // c near -a*b or tiny beside it: cancellation and the halfway cases.
     float c = any();
     if (i % 3 == 0) c = -(a * b) * (1.0f + float(int(rng.Next() % 7) - 3) * 0x1p-23f);
     if (i % 3 == 1) c = std::ldexp(c, -30);
     const float want = std::fma(a, b, c), got = ref::FusedMulAddF32(a, b, c);
-    INFO(a << " * " << b << " + " << c);
-    REQUIRE(F2U(got) == F2U(want));
+    if (F2U(got) != F2U(want) && ++mismatches <= 5) {
+      INFO(a << " * " << b << " + " << c);
+      CHECK(F2U(got) == F2U(want));
+    }
   }
+  CHECK(mismatches == 0);
 }
 
 TEST_CASE("kernels: the GEMM twins fuse each multiply-add, the exact kernels do not", "[kernels][gemm]") {

@@ -1,7 +1,7 @@
 // Test entry: `onemodel_tests [--isa ISA] [catch2 options]`. Prints the row (target and
 // build) first so every row of tools/test.sh names itself.
-#define CATCH_CONFIG_RUNNER
 #include "tests/catch.h"
+#include "tests/catch_run.h"
 
 #include <atomic>
 #include <cstdio>
@@ -185,5 +185,5 @@ int main(int argc, char** argv) {
   }
   std::printf("row: target=%s cpu=\"%s\"\n", IsaName(test::ActiveIsa()), CpuDescription().c_str());
   std::fflush(stdout);
-  return Catch::Session().run(int(rest.size()), rest.data());
+  return RunCatchSession(int(rest.size()), rest.data());
 }

@@ -187,7 +187,7 @@ Mode ParseMode(const std::string& m) {
 }
 
 std::string ModelStem(const std::string& path) {
-  std::string base = path.substr(path.find_last_of('/') == std::string::npos ? 0 : path.find_last_of('/') + 1);
+  std::string base = BaseName(path);
   if (base.size() > 5 && base.substr(base.size() - 5) == ".onnx") base = base.substr(0, base.size() - 5);
   return base;
 }

@@ -152,4 +152,11 @@ bool IsAbsolutePath(const std::string& path) {
   return false;
 }
 
+std::string BaseName(const std::string& path) {
+  size_t start = 0;
+  for (size_t i = 0; i < path.size(); ++i)
+    if (IsSeparator(path[i])) start = i + 1;
+  return path.substr(start);
+}
+
 }  // namespace onemodel::cli

@@ -22,5 +22,7 @@ std::vector<std::string> ListDirectory(const std::string& path);
 // path.
 std::string JoinPath(const std::string& dir, const std::string& name);
 bool IsAbsolutePath(const std::string& path);
+// The last component of path (after its last separator, as JoinPath's); path when it has none.
+std::string BaseName(const std::string& path);
 
 }  // namespace onemodel::cli

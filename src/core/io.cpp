@@ -168,7 +168,12 @@ constexpr const char* kSeparators = "/\\";
 #else
 constexpr const char* kSeparators = "/";
 #endif
-bool IsSeparator(char c) { return std::strchr(kSeparators, c) != nullptr && c != '\0'; }
+bool IsSeparator(char c) {
+#if defined(_WIN32)
+  if (c == '\\') return true;
+#endif
+  return c == '/';
+}
 }  // namespace
 
 std::string JoinPath(const std::string& dir, const std::string& name) {

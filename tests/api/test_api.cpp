@@ -2,7 +2,6 @@
 // cannot see src/): element types, views, symbolic dimensions, requested outputs,
 // every error code a caller can cause, moved and destroyed sessions, concurrency.
 // Run from the repository root (the committed golden graphs are read from testdata/).
-#define CATCH_CONFIG_RUNNER
 #include <catch2/catch.hpp>
 
 #include <atomic>
@@ -13,6 +12,7 @@
 #include <sstream>
 #include <thread>
 
+#include "../catch_run.h"
 #include "onemodel/onemodel.h"
 #include "onnx_writer.h"
 
@@ -567,5 +567,5 @@ int main(int argc, char** argv) {
               std::getenv("ONEMODEL_ISA") ? std::getenv("ONEMODEL_ISA") : onemodel::BestTarget().c_str(),
               onemodel::CpuDescription().c_str());
   std::fflush(stdout);
-  return Catch::Session().run(argc, argv);
+  return RunCatchSession(argc, argv);
 }
