@@ -180,10 +180,6 @@ TEST_CASE("kernels: GemmF32 and GemmFmaF32 equal their reference folds for every
     }
 }
 
-// The twins really fuse: A = [1 + 2^-11, 1 + 2^-12], B = [-1, 1 + 2^-12]^T folds to
-// -(1 + 2^-11) + (1 + 2^-12)^2 = 2^-24 with one rounding per step, and to +0.0 when the
-// product 1 + 2^-11 + 2^-24 is rounded first (a tie, to even). Every path: few rows, the
-// register tiles (rows padded to 16, columns to 40, K padded with zero terms), packed.
 TEST_CASE("ref: FusedMulAddF32 rounds once: halfway cases and specials", "[kernels][gemm]") {
   const float h = 1.0f + 0x1p-12f;  // h * h = 1 + 2^-11 + 2^-24: halfway between two floats
   // Plus 2^-60: double's sum is the halfway value itself (2^-60 is under its half ulp), which
@@ -237,6 +233,10 @@ TEST_CASE("ref: FusedMulAddF32 equals the C library's fmaf on random and near-ha
   CHECK(mismatches == 0);
 }
 
+// The twins really fuse: A = [1 + 2^-11, 1 + 2^-12], B = [-1, 1 + 2^-12]^T folds to
+// -(1 + 2^-11) + (1 + 2^-12)^2 = 2^-24 with one rounding per step, and to +0.0 when the
+// product 1 + 2^-11 + 2^-24 is rounded first (a tie, to even). Every path: few rows, the
+// register tiles (rows padded to 16, columns to 40, K padded with zero terms), packed.
 TEST_CASE("kernels: the GEMM twins fuse each multiply-add, the exact kernels do not", "[kernels][gemm]") {
   const float a0 = 1.0f + 0x1p-11f, a1 = 1.0f + 0x1p-12f;
   for (const Dispatch& d : GemmDispatches())
