@@ -71,7 +71,7 @@ ErrorCode LoadError(const std::string& bytes, std::string* msg) {
   return ErrorCode::kInternal;
 }
 
-Value Floats(Shape s, float v = 1.0f) {
+Value FilledValue(Shape s, float v = 1.0f) {
   Tensor t(DType::kFloat, s);
   for (int64_t i = 0; i < t.numel(); ++i) t.mutable_data<float>()[i] = v;
   return Value::FromTensor(t);
@@ -91,7 +91,7 @@ TEST_CASE("loader: a valid model loads and runs", "[loader]") {
   const std::string b = Bytes(SmallModel());
   Session s = Session::FromBytes(reinterpret_cast<const uint8_t*>(b.data()), b.size());
   REQUIRE(s.inputs().size() == 1);
-  auto out = s.Run({{"X", Floats({2, 3})}});
+  auto out = s.Run({{"X", FilledValue({2, 3})}});
   REQUIRE(out.size() == 1);
   const float* y = out[0].tensor.data<float>();
   CHECK(y[0] == 0.0f);  // relu(1 - 2.5)
@@ -183,12 +183,12 @@ TEST_CASE("session: bad inputs are typed errors and the session stays usable", "
   expect({}, ErrorCode::kMissingInput, "input 'X' was not given");
   Tensor i64(DType::kInt64, {2, 3});
   expect({{"X", Value::FromTensor(i64)}}, ErrorCode::kTypeMismatch, "must be FLOAT, got INT64");
-  expect({{"X", Floats({3, 3})}}, ErrorCode::kShapeMismatch, "must have shape [2,N], got [3,3]");
-  expect({{"X", Floats({2, 4})}}, ErrorCode::kShapeMismatch, "cannot be broadcast");
+  expect({{"X", FilledValue({3, 3})}}, ErrorCode::kShapeMismatch, "must have shape [2,N], got [3,3]");
+  expect({{"X", FilledValue({2, 4})}}, ErrorCode::kShapeMismatch, "cannot be broadcast");
   // A feed the model does not name is ignored (onnxruntime-node ignores it too).
-  CHECK(s.Run({{"X", Floats({2, 3})}, {"Q", Floats({1})}}).size() == 1);
+  CHECK(s.Run({{"X", FilledValue({2, 3})}, {"Q", FilledValue({1})}}).size() == 1);
   // After all that, a good run still works.
-  CHECK(s.Run({{"X", Floats({2, 3})}}).size() == 1);
+  CHECK(s.Run({{"X", FilledValue({2, 3})}}).size() == 1);
 }
 
 TEST_CASE("session: a declared scalar input takes a tensor of any shape, as ONNX Runtime does", "[loader]") {
@@ -245,7 +245,7 @@ TEST_CASE("loader: model-local functions run with their attribute references res
   a->set_f(0.5f);
   const std::string b = Bytes(m);
   Session s = Session::FromBytes(reinterpret_cast<const uint8_t*>(b.data()), b.size());
-  auto out = s.Run({{"X", Floats({2, 3})}});
+  auto out = s.Run({{"X", FilledValue({2, 3})}});
   const float* y = out[0].tensor.data<float>();
   CHECK(y[0] == -0.75f);  // 0.5 * (1 - 2.5)
   CHECK(y[3] == 1.5f);
@@ -279,7 +279,7 @@ TEST_CASE("loader: external data is read from beside the model, and only from th
     std::fclose(g);
   }
   Session s = Session::Load(dir + "/model.onnx");
-  auto out = s.Run({{"X", Floats({2, 3})}});
+  auto out = s.Run({{"X", FilledValue({2, 3})}});
   CHECK(out[0].tensor.data<float>()[3] == 1.5f);
   // A location outside the model's folder is refused.
   loc->set_value("../weights.bin");

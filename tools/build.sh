@@ -4,8 +4,9 @@
 # target, runs under qemu-s390x), i686 (32-bit x86 cross build with SSE2 arithmetic,
 # scalar target), riscv64 (RISC-V cross build, scalar target, runs under qemu-riscv64),
 # wasm (SIMD128, scalar and SIMD128 + threads builds); the cross rows' triples and qemu
-# commands are tools/lib/cross_rows.sh's. arm64 builds without precompiled headers, so a
-# missing #include fails there; native-tsan builds only its rows' test files.
+# commands are tools/lib/cross_rows.sh's. arm64 builds without precompiled headers and
+# without unity batches (the other rows have both), so a missing #include fails there;
+# native-tsan builds only its rows' test files.
 # Default: all rows. Outputs: build/<row>/onemodel, build/<row>/libonemodel.a,
 # build/<row>/onemodel_tests; build/wasm/{simd,scalar,simd-threads}/ and the node CLI's modules
 # build/wasm/onemodel-{simd,scalar,simd-threads}.{js,wasm}. Rows built only on request:
@@ -30,6 +31,10 @@ pb_prefix() {  # the protobuf-lite tools/setup.sh built for a cross row
   echo "$p"
 }
 JOBS="${ONEMODEL_JOBS:-$(nproc)}"
+# Unity builds (CMakeLists.txt's ONEMODEL_UNITY) in every row but arm64, which keeps
+# building each file on its own (and without precompiled headers) to catch a file that
+# does not build alone. ONEMODEL_UNITY=OFF turns them off (incremental work on one file).
+UNITY="-DONEMODEL_UNITY=${ONEMODEL_UNITY:-ON}"
 # The sanitizer rows (clang): AddressSanitizer with UndefinedBehaviorSanitizer, and
 # ThreadSanitizer. Undefined behaviour stops the program (no recovery).
 SAN_ASAN="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
@@ -43,9 +48,9 @@ SAN_FUZZ="-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=unde
 SAN_OPT=(-DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -gline-tables-only -DNDEBUG"
          "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O2 -gline-tables-only -DNDEBUG")
 
-configure_build() {  # dir, extra cmake args...
+configure_build() {  # dir, extra cmake args... (a later -D wins over UNITY's)
   local dir="$1"; shift
-  cmake -S "$ROOT" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE="$BUILD_TYPE" "$@" >"$dir.configure.log" 2>&1 \
+  cmake -S "$ROOT" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE="$BUILD_TYPE" "$UNITY" "$@" >"$dir.configure.log" 2>&1 \
     || { cat "$dir.configure.log" >&2; exit 1; }
   compile "$dir"
 }
@@ -83,7 +88,7 @@ for row in "${ROWS[@]}"; do
                    -DCMAKE_EXE_LINKER_FLAGS="$SAN_TSAN" -DONEMODEL_TESTS_THREADS_SUBSET=ON \
                    -DONEMODEL_ONLY_TARGETS="$best" ;;
     arm64) configure_build build/arm64 -DCMAKE_TOOLCHAIN_FILE="$ROOT/cmake/aarch64-linux-gnu.cmake" \
-             -DONEMODEL_PROTOBUF_PREFIX="$(pb_prefix aarch64)" -DONEMODEL_PCH=OFF \
+             -DONEMODEL_PROTOBUF_PREFIX="$(pb_prefix aarch64)" -DONEMODEL_PCH=OFF -DONEMODEL_UNITY=OFF \
              -DCMAKE_POSITION_INDEPENDENT_CODE=ON ;;  # PIC: the node addon (linux-arm64) too
     s390x|i686|riscv64|windows)
       [ "$row" != windows ] || bash tools/setup.sh --windows  # mingw-w64, wine, protobuf-lite (once)
@@ -119,7 +124,7 @@ for row in "${ROWS[@]}"; do
         tests=OFF; { [ "$flavour" = simd-threads ] || [ "${ONEMODEL_WASM_ALL_TESTS:-0}" = 1 ]; } && tests=ON
         dir=build/wasm/$flavour
         mkdir -p "$dir"
-        emcmake cmake -S "$ROOT" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE="$BUILD_TYPE" -DONEMODEL_BUILD_TESTS=$tests \
+        emcmake cmake -S "$ROOT" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE="$BUILD_TYPE" "$UNITY" -DONEMODEL_BUILD_TESTS=$tests \
           -DONEMODEL_WASM_SIMD=$simd -DONEMODEL_WASM_THREADS=$threads -DONEMODEL_PROTOBUF_PREFIX="$(pb_prefix $pb)" \
           >"$dir.configure.log" 2>&1 || { cat "$dir.configure.log" >&2; exit 1; }
         compile "$dir"

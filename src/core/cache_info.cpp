@@ -11,7 +11,7 @@
 namespace onemodel::impl {
 namespace {
 
-CacheInfo Read() {
+CacheInfo DetectCaches() {
   CacheInfo c;
   int64_t l1 = 0, l2 = 0;
 #if defined(__linux__) && !defined(__EMSCRIPTEN__) && defined(_SC_LEVEL1_DCACHE_SIZE)
@@ -36,7 +36,7 @@ CacheInfo Read() {
 }  // namespace
 
 const CacheInfo& Caches() {
-  static const CacheInfo c = Read();
+  static const CacheInfo c = DetectCaches();
   return c;
 }
 

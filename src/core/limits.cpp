@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "core/error.h"
+#include "core/index.h"
 
 namespace onemodel::impl {
 namespace {

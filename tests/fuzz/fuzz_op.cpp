@@ -381,14 +381,14 @@ class Reader {
   size_t n_, i_ = 0;
 };
 
-struct Outcome {
+struct OpOutcome {
   bool ok = false;
   ErrorCode code = ErrorCode::kInternal;
   std::string hash, message;
 };
 
-Outcome RunAt(const std::string& bytes, const std::vector<NamedValue>& feeds, const char* isa) {
-  Outcome r;
+OpOutcome RunAt(const std::string& bytes, const std::vector<NamedValue>& feeds, const char* isa) {
+  OpOutcome r;
   try {
     Session s = Session::FromBytes(bytes.data(), bytes.size(), fuzz::FuzzOptions(isa), "op.onnx");
     r.hash = GoldenHash(s.Run(feeds, {}, fuzz::FuzzRunOptions()));
@@ -494,8 +494,8 @@ int FuzzOneOp(const char* const* ops, size_t n, bool strings, const uint8_t* dat
     }
     feeds.push_back({vi.name, t});
   }
-  const Outcome ref = RunAt(bytes, feeds, "ref");
-  const Outcome best = RunAt(bytes, feeds, "");
+  const OpOutcome ref = RunAt(bytes, feeds, "ref");
+  const OpOutcome best = RunAt(bytes, feeds, "");
   if (ref.ok != best.ok) {
     const std::string what = std::string(op) + ": ref " + (ref.ok ? "succeeded" : ref.message) + ", best target " +
                              (best.ok ? "succeeded" : best.message);

@@ -52,6 +52,11 @@ struct TInit {
   Shape shape;
   std::vector<double> data;
 };
+// Their element types the cases name most.
+constexpr auto F = onnx::TensorProto::FLOAT;
+constexpr auto I32 = onnx::TensorProto::INT32;
+constexpr auto I64 = onnx::TensorProto::INT64;
+constexpr auto U8 = onnx::TensorProto::UINT8;
 struct TAttr {
   std::string name;
   int64_t i = 0;

@@ -97,7 +97,7 @@ Tensor PackWeights(const Tensor& wt, int64_t M, int64_t C, int64_t KH, int64_t K
   return out;
 }
 
-Int8Weights View(const Tensor* t, int64_t M) {
+Int8Weights WeightsView(const Tensor* t, int64_t M) {
   Int8Weights v;
   if (t == nullptr) return v;
   const uint8_t* base = t->data<uint8_t>();
@@ -170,11 +170,11 @@ bool ConvInt8Fits(const ConvPlan& p) {
 bool ConvInt8Chosen(const ConvPlan& p) { return p.native_dot && Quads(p.C) * p.pl.KH * p.pl.KW >= 64; }
 
 bool ConvInt8Ready(const OpContext& ctx, const ConvPlan& p, const Tensor& w) {
-  return w.dtype() == DType::kFloat && View(Packed(ctx, p), p.M).ok;
+  return w.dtype() == DType::kFloat && WeightsView(Packed(ctx, p), p.M).ok;
 }
 
 void RunConvInt8(const OpContext& ctx, const ConvPlan& p, const float* x, const float* bias, float* y) {
-  const Int8Weights wq = View(Packed(ctx, p), p.M);
+  const Int8Weights wq = WeightsView(Packed(ctx, p), p.M);
   const int64_t C = Quads(p.C), M = p.M, Mp = PaddedChannels(M), K = C * p.pl.KH * p.pl.KW, K4 = K / 4, P = p.out_sp;
   const uint8_t zero = uint8_t(p.grid.zp - p.grid.lo);
   // Per output channel: the zero point's share of the sum, and the combined scale.

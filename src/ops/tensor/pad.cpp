@@ -18,12 +18,6 @@
 namespace onemodel::impl {
 namespace ops {
 namespace {
-
-std::vector<int64_t> Strides(const Shape& s) { return RowMajorStrides(s); }
-
-}  // namespace
-
-namespace {
 // Pad's constant_value input (opset 11 on; empty when absent), of the input's type.
 Tensor PadConstant(const OpContext& ctx, const Tensor& x) {
   if (ctx.opset < 11 || !ctx.has_input(2) || !ctx.in(2).numel()) return Tensor();
@@ -94,7 +88,7 @@ void PadRows(const OpContext& ctx, const PadParams& p) {
   const Shape& s = p.ref.s;
   const std::vector<int64_t>& lo = p.ref.lo;
   const int64_t r = x.rank();
-  const auto st = Strides(x.shape());
+  const auto st = RowMajorStrides(x.shape());
   std::vector<std::vector<int64_t>> src(static_cast<size_t>(r));
   for (int64_t k = 0; k < r; ++k)
     src[size_t(k)] = RowSources(p.ref.mode, lo[size_t(k)], s[size_t(k)], x.shape()[size_t(k)]);

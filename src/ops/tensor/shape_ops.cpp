@@ -36,8 +36,6 @@ Tensor Reshaped(const OpContext& ctx, const Tensor& x, const Shape& shape) {
   return out;
 }
 
-Shape Strides(const Shape& s) { return RowMajorStrides<Shape>(s); }
-
 // Axes from the attribute (opset < since) or the optional second input.
 Shape AxesArg(const OpContext& ctx, int64_t since) {
   if (ctx.opset < since) return ctx.attr_dims("axes");
@@ -229,7 +227,7 @@ void TransposeBlocks32(const OpContext& ctx, const TransposeParams& p) {
   const Shape& perm = *p.perm;
   const Shape& in_st = *p.in_st;
   const int64_t r = p.r, lp = p.lp;
-  const auto out_st = Strides(s);
+  const auto out_st = RowMajorStrides<Shape>(s);
   const int64_t rows = s[size_t(r - 1)], cols = s[size_t(lp)];
   const int64_t ss = in_st[size_t(perm[size_t(r - 1)])], ds = out_st[size_t(lp)];
   const int64_t blocks = p.out->numel() / (rows * cols), chunk = 64, chunks = (cols + chunk - 1) / chunk;
@@ -342,7 +340,7 @@ void Transpose(OpContext& ctx) {
     s[size_t(i)] = x.shape()[size_t(p)];
   }
   Tensor& out = ctx.out_uninit(0, x.dtype(), s);  // every element is written
-  const auto in_st = Strides(x.shape());
+  const auto in_st = RowMajorStrides<Shape>(x.shape());
   int64_t lp = 0;  // the output position of the input's last axis
   while (lp < r && perm[size_t(lp)] != r - 1) ++lp;
   const TransposeParams p{&x, &out, &s, &perm, &in_st, r, lp};
@@ -490,7 +488,7 @@ void Slice(OpContext& ctx) {
     stp[size_t(a)] = step;
   }
   Tensor& out = ctx.out_uninit(0, x.dtype(), s);  // every element is written
-  const auto in_st = Strides(x.shape());
+  const auto in_st = RowMajorStrides<Shape>(x.shape());
   if (x.dtype() != DType::kString && r >= 1 && out.numel()) {
     // Rows of the output's last dimension, each read with its step; elements are
     // copied as bytes of their storage size.
@@ -530,7 +528,7 @@ void Tile(OpContext& ctx) {
       throw ctx.Fail(ErrorCode::kOutOfRange, "a repeated size overflows 64 bits");
   }
   Tensor& out = ctx.out(0, x.dtype(), s);
-  const auto in_st = Strides(x.shape());
+  const auto in_st = RowMajorStrides<Shape>(x.shape());
   const int64_t r = x.rank();
   std::vector<int64_t> pos(size_t(r), 0);
   for (int64_t o = 0; o < out.numel(); ++o) {

@@ -16,7 +16,6 @@ namespace onemodel::impl {
 namespace ops {
 namespace {
 
-std::vector<int64_t> Strides(const Shape& s) { return RowMajorStrides(s); }
 int64_t FixIndex(const OpContext& ctx, int64_t j, int64_t dim) {
   const int64_t jj = j < 0 ? j + dim : j;
   if (jj < 0 || jj >= dim) {
@@ -111,7 +110,7 @@ void GatherElements(OpContext& ctx) {
       throw ctx.Fail(ErrorCode::kShapeMismatch, "indices may not be larger than the data off the axis");
   }
   Tensor& out = ctx.out(0, x.dtype(), ind.shape());
-  const auto st = Strides(x.shape());
+  const auto st = RowMajorStrides(x.shape());
   ForEachIndex(ind.shape(), [&](int64_t i, const std::vector<int64_t>& pos) {
     int64_t src = 0;
     for (size_t k = 0; k < pos.size(); ++k) {
@@ -137,7 +136,7 @@ void ScatterElements(OpContext& ctx) {
       throw ctx.Fail(ErrorCode::kShapeMismatch, "indices may not be larger than the data off the axis");
   }
   Tensor out = CopyOf(x);
-  const auto st = Strides(x.shape());
+  const auto st = RowMajorStrides(x.shape());
   ForEachIndex(ind.shape(), [&](int64_t i, const std::vector<int64_t>& pos) {
     int64_t dst = 0;
     for (size_t k = 0; k < pos.size(); ++k) {
@@ -159,7 +158,7 @@ void ScatterND(OpContext& ctx) {
   const auto idx = ReadInts(ctx, ind);
   const int64_t q = ind.rank(), k = ind.shape().back();
   Tensor out = CopyOf(x);
-  const auto st = Strides(x.shape());
+  const auto st = RowMajorStrides(x.shape());
   int64_t slice = 1;
   for (int64_t d = k; d < x.rank(); ++d) slice *= x.shape()[size_t(d)];
   const int64_t nidx = k ? int64_t(idx.size()) / k : 0;
@@ -181,7 +180,7 @@ void GatherND(OpContext& ctx) {
   Shape s(ind.shape().begin(), ind.shape().end() - 1);
   for (int64_t d = b + k; d < x.rank(); ++d) s.push_back(x.shape()[size_t(d)]);
   Tensor& out = ctx.out(0, x.dtype(), s);
-  const auto st = Strides(x.shape());
+  const auto st = RowMajorStrides(x.shape());
   int64_t batch = 1;
   for (int64_t d = 0; d < b; ++d) batch *= x.shape()[size_t(d)];
   int64_t slice = 1;
@@ -450,7 +449,7 @@ void ReverseSequence(OpContext& ctx) {
     }
   }
   Tensor out = CopyOf(x);
-  const auto st = Strides(x.shape());
+  const auto st = RowMajorStrides(x.shape());
   ForEachIndex(x.shape(), [&](int64_t i, const std::vector<int64_t>& pos) {
     const int64_t b = pos[size_t(ba)], t = pos[size_t(ta)];
     if (t < lens[size_t(b)]) {

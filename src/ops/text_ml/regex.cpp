@@ -43,14 +43,14 @@ bool IsWord(uint32_t c) {
   return (c >= '0' && c <= '9') || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_';
 }
 
-using Range = Regex::Range;
+using CharRange = Regex::Range;
 using Class = Regex::Class;
 
-std::vector<Range> Complement(std::vector<Range> r) {
-  std::sort(r.begin(), r.end(), [](const Range& a, const Range& b) { return a.lo < b.lo; });
-  std::vector<Range> out;
+std::vector<CharRange> Complement(std::vector<CharRange> r) {
+  std::sort(r.begin(), r.end(), [](const CharRange& a, const CharRange& b) { return a.lo < b.lo; });
+  std::vector<CharRange> out;
   uint32_t next = 0;
-  for (const Range& x : r) {
+  for (const CharRange& x : r) {
     if (x.lo > next) out.push_back({next, x.lo - 1});
     next = std::max(next, x.hi + 1);
   }
@@ -59,8 +59,8 @@ std::vector<Range> Complement(std::vector<Range> r) {
 }
 
 // \d \w \s and their negations (ASCII, as RE2's Perl classes), or false.
-bool PerlClass(char e, std::vector<Range>* out) {
-  std::vector<Range> r;
+bool PerlClass(char e, std::vector<CharRange>* out) {
+  std::vector<CharRange> r;
   switch (e | 0x20) {
     case 'd': r = {{'0', '9'}}; break;
     case 'w': r = {{'0', '9'}, {'A', 'Z'}, {'_', '_'}, {'a', 'z'}}; break;
@@ -76,7 +76,7 @@ bool PerlClass(char e, std::vector<Range>* out) {
 
 bool Regex::Class::Has(uint32_t c) const {
   bool in = false;
-  for (const Range& r : ranges) in |= c >= r.lo && c <= r.hi;
+  for (const CharRange& r : ranges) in |= c >= r.lo && c <= r.hi;
   return in != negated;
 }
 
@@ -132,7 +132,7 @@ class RegexCompiler {
     n.kids = std::move(f.alts);
     return Make(std::move(n));
   }
-  int NewClass(std::vector<Range> ranges, bool negated) {
+  int NewClass(std::vector<CharRange> ranges, bool negated) {
     re_->classes_.push_back({std::move(ranges), negated});
     return Leaf(Node::kClass, uint32_t(re_->classes_.size() - 1));
   }
@@ -246,7 +246,7 @@ class RegexCompiler {
     if (ch == '\\') {
       if (i_ + 1 >= p_.size()) Bad("trailing \\");
       const char e = p_[i_ + 1];
-      std::vector<Range> r;
+      std::vector<CharRange> r;
       if (PerlClass(e, &r)) return i_ += 2, NewClass(std::move(r), false);
       if (e == 'b' || e == 'B')
         return i_ += 2, Leaf(Node::kAssert, e == 'b' ? Regex::kWordBoundary : Regex::kNotWordBoundary);
@@ -308,7 +308,7 @@ class RegexCompiler {
     ++i_;  // '['
     bool negated = false;
     if (i_ < p_.size() && p_[i_] == '^') negated = (++i_, true);
-    std::vector<Range> r;
+    std::vector<CharRange> r;
     bool first = true;
     while (true) {
       if (i_ >= p_.size()) Bad("missing ]");

@@ -25,7 +25,7 @@
 #include "tests/test_util.h"
 
 namespace onemodel::impl {
-namespace test {
+namespace test::conv_fast_test {
 namespace {
 
 struct QConvCase {
@@ -279,5 +279,5 @@ TEST_CASE("ops/conv fast: exact sessions over the committed graphs plan no fast 
   CHECK(qdq_fast_rows == 0);  // its convolutions' folds (36 and 4 terms) are too short
 }
 
-}  // namespace test
+}  // namespace test::conv_fast_test
 }  // namespace onemodel::impl

@@ -239,7 +239,7 @@ std::vector<OpCase> ConvCases() {
   return cases;
 }
 
-const bool kRegistered = RegisterFamily({"conv", {"Conv", "com.microsoft.FusedConv"}, &ConvCases});
+const bool kConvRegistered = RegisterFamily({"conv", {"Conv", "com.microsoft.FusedConv"}, &ConvCases});
 
 }  // namespace
 

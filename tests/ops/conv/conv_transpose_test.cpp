@@ -76,7 +76,7 @@ std::vector<OpCase> ConvTransposeCases() {
   return cases;
 }
 
-const bool kRegistered = RegisterFamily({"conv_transpose", {"ConvTranspose"}, &ConvTransposeCases});
+const bool kConvTransposeRegistered = RegisterFamily({"conv_transpose", {"ConvTranspose"}, &ConvTransposeCases});
 
 }  // namespace
 

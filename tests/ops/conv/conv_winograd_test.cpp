@@ -25,7 +25,7 @@
 #include "tests/test_util.h"
 
 namespace onemodel::impl {
-namespace test {
+namespace test::conv_winograd_test {
 namespace {
 
 struct WCase {
@@ -229,5 +229,5 @@ TEST_CASE("ops/conv winograd: not chosen where it does not fit or pay, gives way
   CHECK(OutsideBound(bf, forced.y, "forced") == 0);
 }
 
-}  // namespace test
+}  // namespace test::conv_winograd_test
 }  // namespace onemodel::impl

@@ -72,7 +72,7 @@ std::vector<OpCase> PoolCases() {
   return cases;
 }
 
-const bool kRegistered = RegisterFamily(
+const bool kPoolRegistered = RegisterFamily(
     {"pool", {"MaxPool", "AveragePool", "LpPool", "GlobalMaxPool", "GlobalAveragePool", "GlobalLpPool"}, &PoolCases});
 
 }  // namespace

@@ -66,7 +66,7 @@ std::vector<OpCase> ResizeCases() {
   return cases;
 }
 
-const bool kRegistered = RegisterFamily({"resize", {"Resize", "Upsample"}, &ResizeCases});
+const bool kResizeRegistered = RegisterFamily({"resize", {"Resize", "Upsample"}, &ResizeCases});
 
 }  // namespace
 

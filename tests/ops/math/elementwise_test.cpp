@@ -139,7 +139,7 @@ std::vector<OpCase> ElementwiseCases() {
   return cases;
 }
 
-const bool kRegistered = RegisterFamily({"elementwise", {}, &ElementwiseCases});
+const bool kElementwiseRegistered = RegisterFamily({"elementwise", {}, &ElementwiseCases});
 
 }  // namespace
 

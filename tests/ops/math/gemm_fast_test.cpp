@@ -26,7 +26,7 @@
 #include "tests/test_util.h"
 
 namespace onemodel::impl {
-namespace test {
+namespace test::gemm_fast_test {
 namespace {
 
 double Gamma(int64_t n) {
@@ -309,5 +309,5 @@ TEST_CASE("ops fast: exact sessions refuse the float GEMM rows by name", "[ops][
   }
 }
 
-}  // namespace test
+}  // namespace test::gemm_fast_test
 }  // namespace onemodel::impl

@@ -76,7 +76,8 @@ std::vector<OpCase> MatmulCases() {
   return cases;
 }
 
-const bool kRegistered = RegisterFamily({"matmul", {"MatMul", "Gemm", "com.microsoft.FusedMatMul"}, &MatmulCases});
+const bool kMatmulRegistered =
+    RegisterFamily({"matmul", {"MatMul", "Gemm", "com.microsoft.FusedMatMul"}, &MatmulCases});
 
 }  // namespace
 

@@ -66,7 +66,7 @@ std::vector<OpCase> AttentionCases() {
   return cases;
 }
 
-const bool kRegistered = RegisterFamily({"attention", {"Attention"}, &AttentionCases});
+const bool kAttentionRegistered = RegisterFamily({"attention", {"Attention"}, &AttentionCases});
 
 }  // namespace
 

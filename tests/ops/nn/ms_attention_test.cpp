@@ -19,11 +19,7 @@ namespace onemodel::impl {
 namespace test {
 namespace {
 
-const auto F = onnx::TensorProto::FLOAT;
-const auto I32 = onnx::TensorProto::INT32;
-const auto I64 = onnx::TensorProto::INT64;
-
-std::vector<double> Ints(std::vector<int64_t> v) { return std::vector<double>(v.begin(), v.end()); }
+std::vector<double> IntValues(std::vector<int64_t> v) { return std::vector<double>(v.begin(), v.end()); }
 
 // Rotary caches [rows, half]: cos and sin of increasing angles.
 void Caches(std::vector<TInit>& inits, int64_t rows, int64_t half) {
@@ -70,8 +66,8 @@ OpCase GqaCase(SplitMix64& rng, const Gqa& g, int kind) {
     floats("PV", {g.B, g.Nkv, g.P, g.H}, -1.0f, 1.0f);
     in[3] = "PK", in[4] = "PV";
   }
-  inits.push_back({"SL", I32, {g.B}, Ints(g.seqlens)});
-  inits.push_back({"TOT", I32, {}, Ints({g.total})});
+  inits.push_back({"SL", I32, {g.B}, IntValues(g.seqlens)});
+  inits.push_back({"TOT", I32, {}, IntValues({g.total})});
   in[5] = "SL", in[6] = "TOT";
   std::vector<TAttr> attrs = {AI("num_heads", g.N), AI("kv_num_heads", g.Nkv)};
   if (g.rotary) {
@@ -86,7 +82,7 @@ OpCase GqaCase(SplitMix64& rng, const Gqa& g, int kind) {
     std::vector<int64_t> p;
     for (int64_t b = 0; b < g.B; ++b)
       for (int64_t s = 0; s < g.S; ++s) p.push_back(g.seqlens[size_t(b)] + 1 - g.S + s + (s % 2));
-    inits.push_back({"POS", I64, {g.B, g.S}, Ints(p)});
+    inits.push_back({"POS", I64, {g.B, g.S}, IntValues(p)});
     in[9] = "POS";
   }
   if (g.bias) {
@@ -152,7 +148,7 @@ OpCase MhaCase(SplitMix64& rng, const Mha& m, int kind) {
     const int64_t n = Count(m.mask);
     for (int64_t i = 0; i < n; ++i)
       v.push_back(m.mask.size() == 1 ? (i < m.B ? T - 1 - i % T : 0) : (i % 5 == 2 ? 0 : 1));
-    inits.push_back({"M", I32, m.mask, Ints(v)});
+    inits.push_back({"M", I32, m.mask, IntValues(v)});
     in[4] = "M";
   }
   if (m.abias) {
@@ -202,7 +198,7 @@ OpCase AttCase(SplitMix64& rng, const Att& a, int kind) {
     const int64_t n = Count(a.mask);
     for (int64_t i = 0; i < n; ++i)
       v.push_back(a.mask.size() == 1 ? (i < a.B ? T - i % T : i % 2) : (i % 3 == 1 ? 0 : 1));
-    inits.push_back({"M", I32, a.mask, Ints(v)});
+    inits.push_back({"M", I32, a.mask, IntValues(v)});
     in[3] = "M";
   }
   if (a.P) {
@@ -333,7 +329,7 @@ std::vector<OpCase> MsAttentionCases() {
   return cases;
 }
 
-const bool kRegistered = RegisterFamily(
+const bool kMsAttentionRegistered = RegisterFamily(
     {"ms_attention",
      {"com.microsoft.GroupQueryAttention", "com.microsoft.MultiHeadAttention", "com.microsoft.Attention"},
      &MsAttentionCases});

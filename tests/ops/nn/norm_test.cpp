@@ -137,7 +137,7 @@ std::vector<OpCase> NormsCases() {
   return cases;
 }
 
-const bool kRegistered =
+const bool kNormRegistered =
     RegisterFamily({"norms",
                     {"LayerNormalization", "RMSNormalization", "InstanceNormalization", "BatchNormalization",
                      "SimplifiedLayerNormalization", "com.microsoft.SkipLayerNormalization",

@@ -68,7 +68,7 @@ std::vector<OpCase> RnnCases() {
   return cases;
 }
 
-const bool kRegistered = RegisterFamily({"rnn", {"RNN", "GRU", "LSTM"}, &RnnCases});
+const bool kRnnRegistered = RegisterFamily({"rnn", {"RNN", "GRU", "LSTM"}, &RnnCases});
 
 }  // namespace
 

@@ -37,7 +37,7 @@ std::vector<OpCase> SoftmaxCases() {
   return cases;
 }
 
-const bool kRegistered = RegisterFamily({"softmax", {"Softmax", "LogSoftmax", "Hardmax"}, &SoftmaxCases});
+const bool kSoftmaxRegistered = RegisterFamily({"softmax", {"Softmax", "LogSoftmax", "Hardmax"}, &SoftmaxCases});
 
 }  // namespace
 

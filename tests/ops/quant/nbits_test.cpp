@@ -123,7 +123,7 @@ std::vector<OpCase> NBitsCases() {
   return cases;
 }
 
-const bool kRegistered = RegisterFamily({"nbits", {"com.microsoft.MatMulNBits"}, &NBitsCases});
+const bool kNbitsRegistered = RegisterFamily({"nbits", {"com.microsoft.MatMulNBits"}, &NBitsCases});
 
 }  // namespace
 

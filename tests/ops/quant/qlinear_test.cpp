@@ -17,9 +17,6 @@ namespace onemodel::impl {
 namespace test {
 namespace {
 
-const auto F = onnx::TensorProto::FLOAT;
-const auto U8 = onnx::TensorProto::UINT8;
-
 Value U8Tensor(const Shape& s, const std::vector<uint8_t>& v) {
   Tensor t(DType::kUInt8, s);
   for (size_t i = 0; i < v.size(); ++i) t.mutable_data<uint8_t>()[i] = v[i];

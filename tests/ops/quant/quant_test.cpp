@@ -278,7 +278,7 @@ std::vector<OpCase> QuantCases() {
   return cases;
 }
 
-const bool kRegistered = RegisterFamily(
+const bool kQuantRegistered = RegisterFamily(
     {"quant",
      {"ConvInteger", "QLinearConv", "MatMulInteger", "QLinearMatMul", "QuantizeLinear", "DequantizeLinear",
       "DynamicQuantizeLinear", "com.microsoft.MatMulIntegerToFloat", "com.microsoft.DynamicQuantizeMatMul"},

@@ -86,7 +86,7 @@ std::vector<OpCase> DataMovementCases() {
   return cases;
 }
 
-const bool kRegistered =
+const bool kDataMovementRegistered =
     RegisterFamily({"data_movement", {"Transpose", "Gather", "Pad", "Where", "Cast", "CastLike"}, &DataMovementCases});
 
 }  // namespace
