@@ -11,6 +11,8 @@
 #   tools/golden_ci.sh wasm [--no-build]    node: SIMD and scalar builds, each with V8's
 #                                           default tiering, --liftoff-only and --no-liftoff;
 #                                           the SIMD + threads build at 2, 3, 4 and 7 threads
+#   tools/golden_ci.sh firefox [--no-build] Firefox ESR (SpiderMonkey) headless: the SIMD and
+#                                           scalar builds in a page (tools/golden_browser.mjs)
 # Ends with `ALL ROWS EQUAL (R rows, L lines)` or the differing lines and rows (exit 1).
 # Rows are saved in build/golden-ci-<kind>/. To re-record the hashes after a deliberate
 # change: build/native/onemodel --isa ref golden --models testdata/graphs \
@@ -20,7 +22,7 @@ ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$ROOT"
 # shellcheck source=tools/lib/cross_rows.sh
 source tools/lib/cross_rows.sh
-KIND="${1:?usage: tools/golden_ci.sh native|s390x|i686|riscv64|windows|wasm [--no-build]}"
+KIND="${1:?usage: tools/golden_ci.sh native|s390x|i686|riscv64|windows|wasm|firefox [--no-build]}"
 BUILD=1; [ "${2:-}" = --no-build ] && BUILD=0
 BIN="${ONEMODEL_BIN:-build/native/onemodel}"  # native kind: the CLI to check (the workflow's own builds)
 G=testdata/graphs
@@ -51,6 +53,13 @@ case "$KIND" in
     done
     for t in 2 3 4 7; do rows+=(--row "wasm-simd-threads$t=node js/bin/onemodel.mjs --threads $t golden --models $G"); done
     ;;
-  *) echo "tools/golden_ci.sh: kind must be native, s390x, i686, riscv64, windows or wasm, not '$KIND'" >&2; exit 2 ;;
+  firefox)
+    [ "$BUILD" = 1 ] && tools/build.sh wasm
+    for simd in on off; do
+      name=simd; [ "$simd" = off ] && name=scalar
+      rows+=(--row "firefox-$name=node tools/golden_browser.mjs --browser firefox --simd $simd --models $G")
+    done
+    ;;
+  *) echo "tools/golden_ci.sh: kind must be native, s390x, i686, riscv64, windows, wasm or firefox, not '$KIND'" >&2; exit 2 ;;
 esac
 exec node tools/golden_hash.mjs --out "build/golden-ci-$KIND" --keep-going "${rows[@]}"

@@ -13,7 +13,7 @@ log() { echo "[setup] $*" >&2; }
 source "$ROOT/tools/lib/cross_rows.sh"
 
 APT_PKGS=(cmake ninja-build g++ clang clang-format emscripten nodejs protobuf-compiler libprotobuf-dev
-  libonnx-dev catch2 python3-onnx python3-numpy libonnx-testdata dpkg-dev xz-utils pkg-config chromium)
+  libonnx-dev catch2 python3-onnx python3-numpy libonnx-testdata dpkg-dev xz-utils pkg-config chromium firefox-esr)
 # The cross rows (tools/lib/cross_rows.sh: arm64, s390x, i686, riscv64) are built with
 # Debian's g++-TRIPLE and run under qemu: only on x86-64 hosts.
 if [ "$(uname -m)" = x86_64 ]; then

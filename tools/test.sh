@@ -3,9 +3,11 @@
 # per ISA cap (gcc and clang); the public API's tests (C++, C, ctypes, the install test);
 # sanitizer rows (ASan+UBSan: the suite, the API tests, the node cases; TSan: the threaded
 # and concurrent tests); the fuzz harnesses' smoke run (tools/fuzz.sh --smoke);
-# the suite on arm64 under qemu (a CPU with and one without the dot-product extension),
-# on big-endian s390x, 32-bit x86 (i686) and riscv64 under qemu (their kernel, core and
-# loader tests, the committed graphs) and on wasm (SIMD128, SIMD128 + threads and scalar builds) under node; the JS API's tests (tests/js) on
+# the suite on arm64 under qemu (the NEON target's whole suite on a CPU without the
+# dot-product extension; on one with it, the scalar target's kernel, core and loader tests
+# and the dot-product target's [int8] tests), on big-endian s390x, 32-bit x86 (i686) and
+# riscv64 under qemu (their kernel, core and loader tests, the committed graphs), in
+# Firefox ESR (the committed graphs, the node cases) and on wasm (SIMD128, SIMD128 + threads and scalar builds) under node; the JS API's tests (tests/js) on
 # both wasm builds, the npm package, the browser pages and the leniency table (feed
 # variants: onnxruntime-node's verdicts against the JS, C++ and C APIs); then the CLI checks, the node cases on every row, and the committed
 # golden graphs (tools/golden_ci.sh native and wasm, one test each). Each row prints its
@@ -22,7 +24,7 @@ cd "$ROOT"
 # shellcheck source=tools/lib/cross_rows.sh
 source tools/lib/cross_rows.sh
 BUILD=1
-ROWS="lint native api sanitize fuzz arm64 wasm js cli cases golden s390x i686 riscv64"
+ROWS="lint native api sanitize fuzz arm64 wasm js cli cases golden s390x i686 riscv64 firefox"
 while [ $# -gt 0 ]; do
   case "$1" in
     --no-build) BUILD=0 ;;
@@ -35,7 +37,7 @@ done
 if [ "$BUILD" = 1 ]; then
   build_rows=""
   for r in $ROWS; do
-    case "$r" in lint) ;; cli|cases|golden) build_rows="$build_rows native wasm" ;; api) build_rows="$build_rows native" ;; sanitize) build_rows="$build_rows native native-asan native-tsan" ;; fuzz) build_rows="$build_rows native-asan" ;; js) build_rows="$build_rows wasm native" ;; *) build_rows="$build_rows $r" ;; esac
+    case "$r" in lint) ;; cli|cases|golden) build_rows="$build_rows native wasm" ;; api) build_rows="$build_rows native" ;; sanitize) build_rows="$build_rows native native-asan native-tsan" ;; fuzz) build_rows="$build_rows native-asan" ;; js|firefox) build_rows="$build_rows wasm native" ;; *) build_rows="$build_rows $r" ;; esac
   done
   # shellcheck disable=SC2086
   t_build=$(date +%s)
@@ -173,7 +175,16 @@ do_row() {  # runs one row: prints its lines and adds to the totals
               build/arm64/onemodel_tests
             continue
           fi
-          ex=""; [ "$isa" = scalar ] && ex="[vs_scalar]"
+          if [ "$isa" = scalar ]; then
+            # The scalar target: the portable rows' focus (the kernel, core, loader,
+            # byte-order and golden tests); the NEON target's whole suite runs the rest.
+            spec=$(cross_focus arm64)
+            n_all=$(count_tagged "${Q[@]}" -cpu "$cpu" build/arm64/onemodel_tests "*")
+            n_focus=$(count_tagged "${Q[@]}" -cpu "$cpu" build/arm64/onemodel_tests "$spec")
+            ROW_ALSO_SKIPPED=$((n_all - n_focus)) run_row "arm64-$cpu/$isa (focus: $spec)" "" \
+              "${Q[@]}" -cpu "$cpu" build/arm64/onemodel_tests --isa "$isa" "$spec"
+            continue
+          fi
           if [ "$isa" = neondot ]; then
             # neondot is a derived target (neon's kernels but its integer GEMM, which uses the
             # dot product: CMakeLists.txt's ONEMODEL_DERIVED_<t>): the tests of that code.
@@ -183,7 +194,7 @@ do_row() {  # runs one row: prints its lines and adds to the totals
               "${Q[@]}" -cpu "$cpu" build/arm64/onemodel_tests --isa "$isa" "[int8]"
             continue
           fi
-          run_row "arm64-$cpu/$isa" "$ex" "${Q[@]}" -cpu "$cpu" build/arm64/onemodel_tests --isa "$isa"
+          run_row "arm64-$cpu/$isa" "" "${Q[@]}" -cpu "$cpu" build/arm64/onemodel_tests --isa "$isa"
         done
       done
       # The npm package's linux-arm64 addon in node for arm64 (tools/setup.sh fetches it;
@@ -396,16 +407,48 @@ do_row() {  # runs one row: prints its lines and adds to the totals
       echo "row golden: committed graphs vs testdata/graphs/golden-exact.txt -> $p passed, $f failed, 0 skipped"
       TOTAL_P=$((TOTAL_P + p)); TOTAL_F=$((TOTAL_F + f))
       ;;
+    firefox)
+      # Firefox ESR (SpiderMonkey: a second wasm engine, with its own SIMD code generator)
+      # headless, without a driver (tools/golden_browser.mjs): the committed graphs on the
+      # SIMD128 and scalar builds against the committed hashes (tools/golden_ci.sh
+      # firefox), and the ONNX node cases on the SIMD128 build, their lines against the
+      # native CLI's.
+      if ! command -v firefox-esr >/dev/null; then
+        echo "row firefox: firefox-esr missing (tools/setup.sh installs it) -> 0 passed, 1 failed, 0 skipped"
+        TOTAL_F=$((TOTAL_F + 1))
+        return
+      fi
+      out=$(tools/golden_ci.sh firefox --no-build 2>/dev/null)
+      if tail -1 <<<"$out" | grep -q '^ALL ROWS EQUAL'; then p=1; f=0; else p=0; f=1; echo "$out" | tail -8 | sed 's/^/    /'; fi
+      echo "row firefox/golden: committed graphs vs testdata/graphs/golden-exact.txt ($(tail -1 <<<"$out")) -> $p passed, $f failed, 0 skipped"
+      TOTAL_P=$((TOTAL_P + p)); TOTAL_F=$((TOTAL_F + f))
+      CASES=$(tools/find_cases.sh 2>/dev/null)
+      if [ -z "$CASES" ]; then
+        echo "row firefox/cases: no node cases found (tools/find_cases.sh) -> 0 passed, 0 failed, 1 skipped"
+        TOTAL_S=$((TOTAL_S + 1))
+        return
+      fi
+      node tools/golden_browser.mjs --browser firefox --simd on --cases "$CASES" >"$LOGDIR/firefox-cases.txt" \
+        2>"$LOGDIR/firefox-cases.err"
+      build/native/onemodel cases "$CASES" >"$LOGDIR/firefox-native-cases.txt" 2>/dev/null
+      n=$(grep -c . "$LOGDIR/firefox-cases.txt")
+      if [ "$n" -gt 0 ] && cmp -s "$LOGDIR/firefox-cases.txt" "$LOGDIR/firefox-native-cases.txt"; then p=1; f=0; else
+        p=0; f=1; diff "$LOGDIR/firefox-native-cases.txt" "$LOGDIR/firefox-cases.txt" | head -8 | sed 's/^/    /'
+        echo "    (logs: $LOGDIR/firefox-cases.txt, $LOGDIR/firefox-cases.err)"
+      fi
+      echo "row firefox/cases: $n node case lines (SIMD128 build) vs the native CLI's -> $p passed, $f failed, 0 skipped"
+      TOTAL_P=$((TOTAL_P + p)); TOTAL_F=$((TOTAL_F + f))
+      ;;
     *) echo "tools/test.sh: unknown row $row" >&2; exit 2 ;;
   esac
 }
 
-# The fuzz row and the qemu rows (tools/lib/cross_rows.sh's), one core each, start in the
-# background once the builds are done, one after the other in the rows' order, and each is
-# reported at its place in the order: on two cores they overlap the rows before them. Their
-# lines and totals come back through files.
+# The fuzz row, the qemu rows (tools/lib/cross_rows.sh's) and the firefox row, one core
+# each, start in the background once the builds are done, one after the other in the
+# rows' order, and each is reported at its place in the order: on two cores they overlap
+# the rows before them. Their lines and totals come back through files.
 BG_ROWS=""
-for r in $ROWS; do [[ " fuzz $CROSS_ROWS " == *" $r "* ]] && BG_ROWS="$BG_ROWS $r"; done
+for r in $ROWS; do [[ " fuzz $CROSS_ROWS firefox " == *" $r "* ]] && BG_ROWS="$BG_ROWS $r"; done
 bg_pid=""
 if [ -n "$BG_ROWS" ] && [ "$(echo $ROWS | wc -w)" -gt 1 ]; then
   rm -f "$LOGDIR"/background-*.out

@@ -38,13 +38,14 @@ cross_runner() {  # ROW -> the command that runs one of its programs (qemu-ARCH 
   echo "qemu-$arch -L /usr/$triple"
 }
 
-# The Catch2 tags a portable row runs in CI. [ftz] tests the flush-to-zero mode of the
-# host: s390x and RISC-V have none; [libm_fma] checks ref::FusedMulAddF32 against the C
-# library's fmaf, which mingw-w64's is not (it is off by thousands of ulps). Those rows
-# count the cases left out as skipped.
+# The Catch2 tags a portable row runs in CI (and arm64 at its scalar target: its NEON
+# target runs the whole suite). [ftz] tests the flush-to-zero mode of the host: s390x and
+# RISC-V have none; [libm_fma] checks ref::FusedMulAddF32 against the C library's fmaf,
+# which mingw-w64's is not (it is off by thousands of ulps). Those rows count the cases
+# left out as skipped.
 cross_focus() {
   case "$1" in
-    i686) echo "[kernels],[core],[loader],[endian],[golden]" ;;
+    i686|arm64) echo "[kernels],[core],[loader],[endian],[golden]" ;;
     windows) echo "[kernels]~[libm_fma],[core],[loader],[endian],[golden]" ;;
     *) echo "[kernels],[core]~[ftz],[loader],[endian],[golden]" ;;
   esac
