@@ -443,12 +443,13 @@ do_row() {  # runs one row: prints its lines and adds to the totals
   esac
 }
 
-# The fuzz row, the qemu rows (tools/lib/cross_rows.sh's) and the firefox row, one core
-# each, start in the background once the builds are done, one after the other in the
-# rows' order, and each is reported at its place in the order: on two cores they overlap
-# the rows before them. Their lines and totals come back through files.
+# The fuzz row, the qemu rows (tools/lib/cross_rows.sh's), the wasm suite and the firefox
+# row, one core each, start in the background once the builds are done, one after the
+# other in the rows' order, and each is reported at its place in the order: on two cores
+# they overlap the rows before them (about as long in all). Their lines and totals come
+# back through files.
 BG_ROWS=""
-for r in $ROWS; do [[ " fuzz $CROSS_ROWS firefox " == *" $r "* ]] && BG_ROWS="$BG_ROWS $r"; done
+for r in $ROWS; do [[ " fuzz $CROSS_ROWS wasm firefox " == *" $r "* ]] && BG_ROWS="$BG_ROWS $r"; done
 bg_pid=""
 if [ -n "$BG_ROWS" ] && [ "$(echo $ROWS | wc -w)" -gt 1 ]; then
   rm -f "$LOGDIR"/background-*.out
