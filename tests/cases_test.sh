@@ -55,7 +55,8 @@ source tools/lib/cross_rows.sh
 # pass through the loader's and the .npy reader's swaps), 32-bit x86 (SSE2 arithmetic,
 # 32-bit size_t), riscv64, and arm64 at its best target.
 # Windows x64 (mingw-w64 under wine) only when asked (ONEMODEL_CASES_WINDOWS=1: tools/test.sh
-# sets it when its rows name windows), so that a stale build/windows is not compared.
+# sets it when its rows name windows, as its default set does), so that a stale
+# build/windows is not compared.
 win=""; [ "${ONEMODEL_CASES_WINDOWS:-0}" = 1 ] && win=windows
 for r in $CROSS_ROWS $win; do
   read -r -a Q <<<"$(cross_runner "$r")"

@@ -3,10 +3,11 @@
 # arm64 (cross build, runs under qemu-aarch64), s390x (big-endian cross build, scalar
 # target, runs under qemu-s390x), i686 (32-bit x86 cross build with SSE2 arithmetic,
 # scalar target), riscv64 (RISC-V cross build, scalar target, runs under qemu-riscv64),
-# wasm (SIMD128, scalar and SIMD128 + threads builds); the cross rows' triples and qemu
-# commands are tools/lib/cross_rows.sh's. arm64 builds without precompiled headers and
-# without unity batches (the other rows have both), so a missing #include fails there;
-# native-tsan builds only its rows' test files.
+# windows (mingw-w64 cross build, every x86 target, runs under wine), wasm (SIMD128, scalar and SIMD128 + threads builds); the cross rows' triples and qemu
+# commands are tools/lib/cross_rows.sh's. riscv64 builds without precompiled headers and
+# without unity batches (the other rows have both), so a missing #include in the engine,
+# the CLI or the portable tests' files fails there; native-tsan builds only its rows'
+# test files.
 # Default: all rows. Outputs: build/<row>/onemodel, build/<row>/libonemodel.a,
 # build/<row>/onemodel_tests; build/wasm/{simd,scalar,simd-threads}/ and the node CLI's modules
 # build/wasm/onemodel-{simd,scalar,simd-threads}.{js,wasm}. Rows built only on request:
@@ -21,7 +22,7 @@ cd "$ROOT"
 # shellcheck source=tools/lib/cross_rows.sh
 source tools/lib/cross_rows.sh
 ROWS=("$@")
-[ ${#ROWS[@]} -gt 0 ] || ROWS=(native native-clang arm64 s390x i686 riscv64 wasm)
+[ ${#ROWS[@]} -gt 0 ] || ROWS=(native native-clang arm64 s390x i686 riscv64 windows wasm)
 BUILD_TYPE="${ONEMODEL_BUILD_TYPE:-Release}"
 CACHE="${ONEMODEL_CACHE:-$HOME/.cache/onemodel}"
 PB_VER="$(protoc --version | awk '{print $2}')"
@@ -31,9 +32,11 @@ pb_prefix() {  # the protobuf-lite tools/setup.sh built for a cross row
   echo "$p"
 }
 JOBS="${ONEMODEL_JOBS:-$(nproc)}"
-# Unity builds (CMakeLists.txt's ONEMODEL_UNITY) in every row but arm64, which keeps
+# Unity builds (CMakeLists.txt's ONEMODEL_UNITY) in every row but riscv64, which keeps
 # building each file on its own (and without precompiled headers) to catch a file that
-# does not build alone. ONEMODEL_UNITY=OFF turns them off (incremental work on one file).
+# does not build alone: the cheapest row that compiles every file of the engine (at -O1,
+# about 60 s more than unity on Zen 5; arm64, which compiles the whole suite at -O3, took
+# 140 s more). ONEMODEL_UNITY=OFF turns them off (incremental work on one file).
 UNITY="-DONEMODEL_UNITY=${ONEMODEL_UNITY:-ON}"
 # The sanitizer rows (clang): AddressSanitizer with UndefinedBehaviorSanitizer, and
 # ThreadSanitizer. Undefined behaviour stops the program (no recovery).
@@ -88,10 +91,10 @@ for row in "${ROWS[@]}"; do
                    -DCMAKE_EXE_LINKER_FLAGS="$SAN_TSAN" -DONEMODEL_TESTS_THREADS_SUBSET=ON \
                    -DONEMODEL_ONLY_TARGETS="$best" ;;
     arm64) configure_build build/arm64 -DCMAKE_TOOLCHAIN_FILE="$ROOT/cmake/aarch64-linux-gnu.cmake" \
-             -DONEMODEL_PROTOBUF_PREFIX="$(pb_prefix aarch64)" -DONEMODEL_PCH=OFF -DONEMODEL_UNITY=OFF \
+             -DONEMODEL_PROTOBUF_PREFIX="$(pb_prefix aarch64)" \
              -DCMAKE_POSITION_INDEPENDENT_CODE=ON ;;  # PIC: the node addon (linux-arm64) too
     s390x|i686|riscv64|windows)
-      [ "$row" != windows ] || bash tools/setup.sh --windows  # mingw-w64, wine, protobuf-lite (once)
+      [ "$row" != windows ] || bash tools/setup.sh --windows  # installs what is missing (mingw-w64, wine, protobuf-lite)
       # The portable cross rows (tools/lib/cross_rows.sh): the suite of their CI rows only
       # (the kernel, core and loader test files) unless ONEMODEL_CROSS_ALL_TESTS=1: the rest
       # runs too long under qemu for CI. Optimised at ONEMODEL_CROSS_OPT (default -O1: a
@@ -103,7 +106,7 @@ for row in "${ROWS[@]}"; do
       configure_build "build/$row" -DCMAKE_TOOLCHAIN_FILE="$ROOT/cmake/$triple.cmake" \
         -DONEMODEL_PROTOBUF_PREFIX="$(pb_prefix "$(cross_pb_name "$row")")" -DONEMODEL_TESTS_PORTABLE_SUBSET=$subset \
         "-DCMAKE_CXX_FLAGS_RELEASE=${ONEMODEL_CROSS_OPT:--O1} -DNDEBUG" "-DCMAKE_C_FLAGS_RELEASE=${ONEMODEL_CROSS_OPT:--O1} -DNDEBUG" \
-        -DCMAKE_EXE_LINKER_FLAGS="$(cross_link_flags "$row")"
+        -DCMAKE_EXE_LINKER_FLAGS="$(cross_link_flags "$row")" $([ "$row" != riscv64 ] || echo "-DONEMODEL_PCH=OFF -DONEMODEL_UNITY=OFF")
       # wine runs a program by any name: the rows call build/windows/onemodel as elsewhere.
       if [ "$row" = windows ]; then
         for exe in build/windows/*.exe; do ln -sf "$(basename "$exe")" "${exe%.exe}"; done
@@ -133,6 +136,6 @@ for row in "${ROWS[@]}"; do
         [ "$threads" = OFF ] || cp "$dir/onemodel.worker.js" "build/wasm/onemodel-$flavour.worker.js"
       done
       ;;
-    *) echo "tools/build.sh: unknown row '$row' (rows: native native-clang arm64 s390x i686 riscv64 wasm native-debug native-broken native-asan native-tsan)" >&2; exit 2 ;;
+    *) echo "tools/build.sh: unknown row '$row' (rows: native native-clang arm64 s390x i686 riscv64 windows wasm native-debug native-broken native-asan native-tsan)" >&2; exit 2 ;;
   esac
 done

@@ -13,17 +13,17 @@
 #   s390x-scalar  big-endian cross build under qemu-s390x, its scalar target (partial)
 #   i686-scalar   32-bit x86 cross build (SSE2 arithmetic) under qemu-i386 (partial)
 #   riscv64-scalar  RISC-V cross build under qemu-riscv64 (partial)
-#   windows-*     Windows x64 (mingw-w64) under wine, the best target and scalar: only when
-#                 asked (--rows "reference windows"; tools/build.sh windows installs wine)
+#   windows-*     Windows x64 (mingw-w64) under wine, the best target and scalar (the full
+#                 set: wine runs x64 code at native speed)
 # Partial rows run the committed graphs, the node cases and dbnet, crnn,
 # mobilenet_v3_large and minilm_l6 (qemu and -O0 are 10-50x slower); every line they
 # print must still equal the reference.
-# Usage: tools/golden.sh [--no-build] [--jobs N (default 2)] [--rows "reference native clang debug arm64 s390x i686 riscv64"]
+# Usage: tools/golden.sh [--no-build] [--jobs N (default 2)] [--rows "reference native clang debug arm64 s390x i686 riscv64 windows"]
 # Results: build/golden/<row>.txt and build/golden/table.md. Long: not part of CI.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$ROOT"
-DEFAULT_KINDS="reference native clang debug arm64 s390x i686 riscv64"
+DEFAULT_KINDS="reference native clang debug arm64 s390x i686 riscv64 windows"
 # shellcheck source=tools/lib/cross_rows.sh
 source tools/lib/cross_rows.sh
 # shellcheck source=tools/lib/golden_args.sh
@@ -61,8 +61,8 @@ if has arm64; then
     rows+=(--row "arm64-$1-$2=$(part "$Q -cpu $1 build/arm64/onemodel --isa $2 --threads 1")"); partial+=(--partial "arm64-$1-$2")
   done
 fi
-# Windows x64 (mingw-w64 under wine, on this CPU at native speed: the full set), when asked
-# (--rows "... windows"): the best target and scalar.
+# Windows x64 (mingw-w64 under wine, on this CPU at native speed: the full set): the best
+# target and scalar.
 if has windows; then
   for isa in "$best" scalar; do rows+=(--row "windows-$isa=$(full "$(cross_runner windows) build/windows/onemodel --isa $isa")"); done
 fi

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Installs everything a fresh Debian 12 (bookworm) x86-64 machine needs to build and
 # test every OneModel row, and builds protobuf-lite for wasm once into a cache.
-# Idempotent: a second run only checks. `--windows` also installs the Windows row's
-# mingw-w64 and wine (not in the default set: tools/build.sh windows asks for them).
+# Idempotent: a second run only checks. On x86-64 hosts this includes the Windows row's
+# mingw-w64, wine, protobuf-lite for mingw-w64 and the wine prefix (`--windows`, which
+# tools/build.sh windows passes, is accepted and changes nothing).
 set -euo pipefail
-WINDOWS=0; [ "${1:-}" = --windows ] && WINDOWS=1
+WINDOWS=0; [ "$(uname -m)" = x86_64 ] && WINDOWS=1
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 CACHE="${ONEMODEL_CACHE:-$HOME/.cache/onemodel}"
 SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"

@@ -6,7 +6,8 @@
 # the suite on arm64 under qemu (the NEON target's whole suite on a CPU without the
 # dot-product extension; on one with it, the scalar target's kernel, core and loader tests
 # and the dot-product target's [int8] tests), on big-endian s390x, 32-bit x86 (i686) and
-# riscv64 under qemu (their kernel, core and loader tests, the committed graphs), in
+# riscv64 under qemu (their kernel, core and loader tests, the committed graphs), on
+# Windows x64 under wine (the same tests at every x86 target this CPU runs), in
 # Firefox ESR (the committed graphs, the node cases) and on wasm (SIMD128, SIMD128 + threads and scalar builds) under node; the JS API's tests (tests/js) on
 # both wasm builds, the npm package, the browser pages and the leniency table (feed
 # variants: onnxruntime-node's verdicts against the JS, C++ and C APIs); then the CLI checks, the node cases on every row, and the committed
@@ -24,7 +25,7 @@ cd "$ROOT"
 # shellcheck source=tools/lib/cross_rows.sh
 source tools/lib/cross_rows.sh
 BUILD=1
-ROWS="lint native api sanitize fuzz arm64 wasm js cli cases golden s390x i686 riscv64 firefox"
+ROWS="lint native api sanitize fuzz arm64 wasm js cli cases golden s390x i686 riscv64 windows firefox"
 while [ $# -gt 0 ]; do
   case "$1" in
     --no-build) BUILD=0 ;;
@@ -231,8 +232,7 @@ do_row() {  # runs one row: prints its lines and adds to the totals
       focus=$(cross_focus "$row")
       n_all=$(count_tagged "${Q[@]}" "build/$row/onemodel_tests" "*")
       n_focus=$(count_tagged "${Q[@]}" "build/$row/onemodel_tests" "$focus")
-      # windows (not a default row: tools/test.sh --rows windows): every x86 target this
-      # CPU runs, natively under wine.
+      # windows: every x86 target this CPU runs, at native speed under wine.
       isas=scalar
       if [ "$row" = windows ]; then
         isas=$("${Q[@]}" build/windows/onemodel targets | sed -n 's/^compiled://p' | tr ' ' '\n' | grep -v -e '(' -e '^ref$')
@@ -353,8 +353,8 @@ do_row() {  # runs one row: prints its lines and adds to the totals
       ;;
     sanitize)
       # AddressSanitizer + UndefinedBehaviorSanitizer (clang): the whole suite at the best
-      # ISA cap, the per-target tests ([kernels], [ops]; [int8] at the derived targets) at
-      # every other cap this CPU runs (test_native.sh --focus), the API tests (C++ and C) and the node cases (the same lines as
+      # ISA cap, the per-target tests ([kernels], [ops]; [kernels] at sse41, [int8] at the
+      # derived targets) at every other cap this CPU runs (test_native.sh --focus), the API tests (C++ and C) and the node cases (the same lines as
       # the plain build, no sanitizer report). ThreadSanitizer: the threaded tests (1, 2,
       # 3 and 7 threads), the API tests' concurrent runs and the C test's. Tests that count
       # allocations ([allocs]) cannot run under TSan (its runtime owns operator new): skipped.
@@ -443,13 +443,13 @@ do_row() {  # runs one row: prints its lines and adds to the totals
   esac
 }
 
-# The fuzz row, the qemu rows (tools/lib/cross_rows.sh's), the wasm suite and the firefox
-# row, one core each, start in the background once the builds are done, one after the
+# The fuzz row, the qemu rows (tools/lib/cross_rows.sh's), the windows row (wine) and the
+# firefox row, one core each, start in the background once the builds are done, one after the
 # other in the rows' order, and each is reported at its place in the order: on two cores
 # they overlap the rows before them (about as long in all). Their lines and totals come
 # back through files.
 BG_ROWS=""
-for r in $ROWS; do [[ " fuzz $CROSS_ROWS wasm firefox " == *" $r "* ]] && BG_ROWS="$BG_ROWS $r"; done
+for r in $ROWS; do [[ " fuzz $CROSS_ROWS windows firefox " == *" $r "* ]] && BG_ROWS="$BG_ROWS $r"; done
 bg_pid=""
 if [ -n "$BG_ROWS" ] && [ "$(echo $ROWS | wc -w)" -gt 1 ]; then
   rm -f "$LOGDIR"/background-*.out

@@ -10,7 +10,11 @@
 # (avxvnni, avx512vnni, neondot: their base target's kernels but the integer GEMM, see
 # CMakeLists.txt's ONEMODEL_DERIVED_<t>), only the tests of that code ([int8]); so too at
 # the base of a derived best target (avx512 when avx512vnni is best: the best target's
-# whole run already ran its other kernels).
+# whole run already ran its other kernels); at sse41, only [kernels]: its kernel code and
+# geometry are the scalar target's (both 128-bit lanes; src/kernels has no branch between
+# them, only the backend differs: src/simd/sse41-inl.h against scalar-inl.h), so its
+# [ops] runs would repeat the scalar row's calls, and [kernels] runs its backend on every
+# tail and special.
 set -uo pipefail
 DIR="${1:?usage: tools/test_native.sh BUILD_DIR [ROW_PREFIX] [--focus]}"
 PREFIX="${2:-$(basename "$DIR")}"
@@ -31,7 +35,7 @@ for entry in $compiled; do
   filter=(); skipped=0; note=""
   if [ "$FOCUS" = --focus ] && [ "$isa" != "$best" ]; then
     tags="[kernels],[ops]"
-    case "$isa" in avxvnni|avx512vnni|neondot) tags="[int8]" ;; esac
+    case "$isa" in avxvnni|avx512vnni|neondot) tags="[int8]" ;; sse41) tags="[kernels]" ;; esac
     # The base of a derived best target: its other kernels are the best's, run whole.
     [ "$best:$isa" = avx512vnni:avx512 ] || [ "$best:$isa" = avxvnni:avx2 ] || [ "$best:$isa" = neondot:neon ] \
       && tags="[int8]"

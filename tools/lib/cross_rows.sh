@@ -5,8 +5,8 @@
 # test rows (NEON targets, two qemu CPUs, the npm package's addon); the portable rows
 # (CROSS_PORTABLE_ROWS) build the ref and scalar targets only and run the same checks: the
 # kernel, core, loader and byte-order tests, the committed graphs and the ONNX node cases.
-# windows (mingw-w64, run under wine) is a portable row too, built only on request
-# (tools/build.sh windows installs what it needs: tools/setup.sh --windows).
+# windows (mingw-w64, run under wine; every x86 target, not only ref and scalar) is a
+# portable row too; tools/setup.sh installs mingw-w64 and wine on x86-64 hosts.
 CROSS_ROWS="arm64 s390x i686 riscv64"
 CROSS_PORTABLE_ROWS="s390x i686 riscv64"
 WINE_PREFIX="${ONEMODEL_CACHE:-$HOME/.cache/onemodel}/wine64"
