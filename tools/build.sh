@@ -3,8 +3,9 @@
 # arm64 (cross build, runs under qemu-aarch64), s390x (big-endian cross build, scalar
 # target, runs under qemu-s390x), i686 (32-bit x86 cross build with SSE2 arithmetic,
 # scalar target), riscv64 (RISC-V cross build, scalar target, runs under qemu-riscv64),
-# windows (mingw-w64 cross build, every x86 target, runs under wine), wasm (SIMD128, scalar and SIMD128 + threads builds); the cross rows' triples and qemu
-# commands are tools/lib/cross_rows.sh's. riscv64 builds without precompiled headers and
+# windows (mingw-w64 cross build, every x86 target, runs under wine), wasm (SIMD128,
+# scalar and SIMD128 + threads builds); the cross rows' triples and qemu commands are
+# tools/lib/cross_rows.sh's. ALONE_ROW (riscv64) builds without precompiled headers and
 # without unity batches (the other rows have both), so a missing #include in the engine,
 # the CLI or the portable tests' files fails there; native-tsan builds only its rows'
 # test files.
@@ -32,12 +33,13 @@ pb_prefix() {  # the protobuf-lite tools/setup.sh built for a cross row
   echo "$p"
 }
 JOBS="${ONEMODEL_JOBS:-$(nproc)}"
-# Unity builds (CMakeLists.txt's ONEMODEL_UNITY) in every row but riscv64, which keeps
+# Unity builds (CMakeLists.txt's ONEMODEL_UNITY) in every row but ALONE_ROW, which keeps
 # building each file on its own (and without precompiled headers) to catch a file that
 # does not build alone: the cheapest row that compiles every file of the engine (at -O1,
 # about 60 s more than unity on Zen 5; arm64, which compiles the whole suite at -O3, took
 # 140 s more). ONEMODEL_UNITY=OFF turns them off (incremental work on one file).
 UNITY="-DONEMODEL_UNITY=${ONEMODEL_UNITY:-ON}"
+ALONE_ROW=riscv64
 # The sanitizer rows (clang): AddressSanitizer with UndefinedBehaviorSanitizer, and
 # ThreadSanitizer. Undefined behaviour stops the program (no recovery).
 SAN_ASAN="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
@@ -94,7 +96,7 @@ for row in "${ROWS[@]}"; do
              -DONEMODEL_PROTOBUF_PREFIX="$(pb_prefix aarch64)" \
              -DCMAKE_POSITION_INDEPENDENT_CODE=ON ;;  # PIC: the node addon (linux-arm64) too
     s390x|i686|riscv64|windows)
-      [ "$row" != windows ] || bash tools/setup.sh --windows  # installs what is missing (mingw-w64, wine, protobuf-lite)
+      [ "$row" != windows ] || bash tools/setup.sh  # installs what is missing (mingw-w64, wine, protobuf-lite)
       # The portable cross rows (tools/lib/cross_rows.sh): the suite of their CI rows only
       # (the kernel, core and loader test files) unless ONEMODEL_CROSS_ALL_TESTS=1: the rest
       # runs too long under qemu for CI. Optimised at ONEMODEL_CROSS_OPT (default -O1: a
@@ -102,11 +104,12 @@ for row in "${ROWS[@]}"; do
       # bits, and -O1 is one more optimisation level checked beside the native -O3, -O2
       # (sanitizers) and -O0 (golden.sh's debug row)).
       subset=ON; [ "${ONEMODEL_CROSS_ALL_TESTS:-0}" = 1 ] && subset=OFF
+      alone=(); [ "$row" != "$ALONE_ROW" ] || alone=(-DONEMODEL_PCH=OFF -DONEMODEL_UNITY=OFF)
       triple=$(cross_triple "$row")
       configure_build "build/$row" -DCMAKE_TOOLCHAIN_FILE="$ROOT/cmake/$triple.cmake" \
         -DONEMODEL_PROTOBUF_PREFIX="$(pb_prefix "$(cross_pb_name "$row")")" -DONEMODEL_TESTS_PORTABLE_SUBSET=$subset \
         "-DCMAKE_CXX_FLAGS_RELEASE=${ONEMODEL_CROSS_OPT:--O1} -DNDEBUG" "-DCMAKE_C_FLAGS_RELEASE=${ONEMODEL_CROSS_OPT:--O1} -DNDEBUG" \
-        -DCMAKE_EXE_LINKER_FLAGS="$(cross_link_flags "$row")" $([ "$row" != riscv64 ] || echo "-DONEMODEL_PCH=OFF -DONEMODEL_UNITY=OFF")
+        -DCMAKE_EXE_LINKER_FLAGS="$(cross_link_flags "$row")" "${alone[@]}"
       # wine runs a program by any name: the rows call build/windows/onemodel as elsewhere.
       if [ "$row" = windows ]; then
         for exe in build/windows/*.exe; do ln -sf "$(basename "$exe")" "${exe%.exe}"; done

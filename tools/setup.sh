@@ -1,11 +1,9 @@
 #!/usr/bin/env bash
 # Installs everything a fresh Debian 12 (bookworm) x86-64 machine needs to build and
 # test every OneModel row, and builds protobuf-lite for wasm once into a cache.
-# Idempotent: a second run only checks. On x86-64 hosts this includes the Windows row's
-# mingw-w64, wine, protobuf-lite for mingw-w64 and the wine prefix (`--windows`, which
-# tools/build.sh windows passes, is accepted and changes nothing).
+# Idempotent: a second run only checks. On x86-64 hosts this includes the cross rows'
+# compilers and qemu, and the Windows row's mingw-w64, wine, protobuf-lite and wine prefix.
 set -euo pipefail
-WINDOWS=0; [ "$(uname -m)" = x86_64 ] && WINDOWS=1
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 CACHE="${ONEMODEL_CACHE:-$HOME/.cache/onemodel}"
 SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"
@@ -20,9 +18,8 @@ APT_PKGS=(cmake ninja-build g++ clang clang-format emscripten nodejs protobuf-co
 if [ "$(uname -m)" = x86_64 ]; then
   APT_PKGS+=(qemu-user)
   for r in $CROSS_ROWS; do APT_PKGS+=("g++-$(cross_triple "$r")"); done
+  APT_PKGS+=(g++-mingw-w64-x86-64-posix wine wine64)  # the windows row
 fi
-
-if [ "$WINDOWS" = 1 ]; then APT_PKGS+=(g++-mingw-w64-x86-64-posix wine wine64); fi
 missing=()
 for p in "${APT_PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -101,7 +98,7 @@ if [ "$(uname -m)" = x86_64 ]; then
       -DCMAKE_CXX_FLAGS="$(cross_pb_flags "$r")" $pic
   done
 fi
-if [ "$WINDOWS" = 1 ]; then
+if [ "$(uname -m)" = x86_64 ]; then
   build_pb_lite "$(cross_pb_name windows)" cmake -DCMAKE_TOOLCHAIN_FILE="$ROOT/cmake/$(cross_triple windows).cmake" \
     -DCMAKE_CXX_FLAGS="$(cross_pb_flags windows)"
   if [ ! -f "$WINE_PREFIX/system.reg" ]; then
