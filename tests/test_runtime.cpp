@@ -651,6 +651,63 @@ TEST_CASE("passes: a Conv takes the QuantizeDequantize of its output where its i
             {"Z"}, &after) == 0);
 }
 
+TEST_CASE("passes: a Conv takes a residual Add (and its Relu) where its result has one reader",
+          "[exact_paths][passes]") {
+  const Shape xs{1, 2, 4, 4};
+  const std::vector<Init> c = {{"s", {}, {0.5f}}, {"w", {2, 2, 1, 1}, {1.0f, 0.5f, -0.5f, 2.0f}}};
+  Model m;
+  auto run = [&](const std::vector<GNode>& nodes, const std::vector<std::string>& outs) {
+    const std::string b = Graph(xs, {}, c, nodes, outs);
+    m = ImportModel(reinterpret_cast<const uint8_t*>(b.data()), b.size(), "residual", "");
+    FuseQuantizeDequantize(*m.graph);
+    FuseConvActivation(*m.graph);
+    FuseConvQuantizeDequantize(*m.graph);
+    return FuseConvResidual(*m.graph);
+  };
+  auto ops = [&] {
+    std::string o;
+    for (const Node& n : m.graph->nodes) o += (o.empty() ? "" : " ") + n.op_type;
+    return o;
+  };
+  // resnet's block: the Add's other operand is made after the Conv (the downsampling
+  // branch); the fused Conv runs in the Add's place, after it, and takes the Relu.
+  CHECK(run({{"Conv", {"X", "w"}, "c"}, {"Conv", {"X", "w"}, "d"}, {"Add", {"c", "d"}, "a"}, {"Relu", {"a"}, "Z"}},
+            {"Z"}) == 1);
+  REQUIRE(ops() == "Conv Conv");
+  const Node& f = m.graph->nodes[1];
+  CHECK(f.fusion.residual);
+  CHECK(!f.fusion.z_first);
+  CHECK(f.fusion.post_act == Activation::kRelu);
+  CHECK(f.inputs == std::vector<std::string>{"X", "w", "", "d"});
+  CHECK(f.outputs[0] == "Z");
+  REQUIRE(f.fusion.residual_body);
+  CHECK(f.fusion.residual_body->nodes.size() == 2);
+  // Add(Z, conv) without a Relu; the Conv's own Relu first.
+  CHECK(run({{"Conv", {"X", "w"}, "c"}, {"Relu", {"c"}, "r"}, {"Add", {"X", "r"}, "Z"}}, {"Z"}) == 1);
+  CHECK(ops() == "Conv");
+  CHECK(m.graph->nodes[0].fusion.z_first);
+  CHECK(m.graph->nodes[0].fusion.act == Activation::kRelu);
+  CHECK(m.graph->nodes[0].fusion.post_act == Activation::kNone);
+  // The sum read twice: the Add is taken, the Relu stays with the other reader.
+  CHECK(run({{"Conv", {"X", "w"}, "c"}, {"Add", {"c", "X"}, "a"}, {"Relu", {"a"}, "r"}, {"Add", {"a", "r"}, "Z"}},
+            {"Z"}) == 1);
+  CHECK(ops() == "Conv Relu Add");
+  CHECK(m.graph->nodes[0].fusion.post_act == Activation::kNone);
+  // The Conv's result read twice, or a graph output: nothing.
+  CHECK(run({{"Conv", {"X", "w"}, "c"}, {"Add", {"c", "X"}, "a"}, {"Add", {"a", "c"}, "Z"}}, {"Z"}) == 0);
+  CHECK(run({{"Conv", {"X", "w"}, "c"}, {"Add", {"c", "X"}, "Z"}}, {"Z", "c"}) == 0);
+  // Add(c, c): one value twice.
+  CHECK(run({{"Conv", {"X", "w"}, "c"}, {"Add", {"c", "c"}, "Z"}}, {"Z"}) == 0);
+  // A Conv with a fused quantisation keeps its Add.
+  CHECK(run({{"Conv", {"X", "w"}, "c"},
+             {"QuantizeLinear", {"c", "s"}, "q"},
+             {"DequantizeLinear", {"q", "s"}, "d"},
+             {"Add", {"d", "X"}, "Z"}},
+            {"Z"}) == 0);
+  // Sub is not an Add.
+  CHECK(run({{"Conv", {"X", "w"}, "c"}, {"Sub", {"c", "X"}, "Z"}}, {"Z"}) == 0);
+}
+
 TEST_CASE("passes: constant folding runs constant nodes once and never folds what a feed can replace",
           "[exact_paths][passes]") {
   SplitMix64 rng(929);

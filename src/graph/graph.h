@@ -95,6 +95,15 @@ struct NodeFusion {
   // a quantisation then dequantisation), so the node may compute on q.
   bool in_grid = false;
   QuantGrid grid;
+  // A residual Add, and a Relu reading only its sum, taken into a Conv (exact: passes.h
+  // FuseConvResidual): input 3 is Z and the node's result is post(conv + Z), the sum in the
+  // Add's operand order (z_first: Add(Z, conv)). residual_body holds the Add (and Relu)
+  // reading the Conv's result as its input 0 and Z as input 1: what runs when Z is not a
+  // float tensor of the Conv result's shape.
+  bool residual = false;
+  bool z_first = false;
+  Activation post_act = Activation::kNone;
+  std::shared_ptr<const Graph> residual_body;
 };
 
 struct Node {

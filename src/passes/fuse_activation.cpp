@@ -118,10 +118,79 @@ int FuseConvActivation(Graph& g) {
   return fused;
 }
 
+int FuseConvResidual(Graph& g) {
+  std::unordered_map<std::string, int> readers = CountReaders(g);
+  std::unordered_map<std::string, size_t> producer = ProducerIndex(g);
+  std::unordered_map<std::string, size_t> reader;  // the reader of a value read once
+  for (size_t i = 0; i < g.nodes.size(); ++i)
+    for (const std::string& in : g.nodes[i].inputs)
+      if (!in.empty()) reader[in] = i;
+  auto plain = [](const Node& n, const char* op) {
+    return n.op_type == op && n.DefaultDomain() && n.outputs.size() == 1 && !n.outputs[0].empty();
+  };
+  std::vector<bool> drop(g.nodes.size(), false);
+  std::vector<std::pair<size_t, Node>> fused_at;
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    const Node& add = g.nodes[i];
+    if (drop[i] || !plain(add, "Add") || add.inputs.size() != 2 || add.inputs[0].empty() || add.inputs[1].empty() ||
+        add.inputs[0] == add.inputs[1])
+      continue;
+    // The Conv operand: a Conv's only output, read by this Add alone (not a graph output).
+    size_t ci = g.nodes.size(), side = 0;
+    for (size_t k = 0; k < 2 && ci == g.nodes.size(); ++k) {
+      auto it = producer.find(add.inputs[k]);
+      if (it == producer.end() || readers[add.inputs[k]] != 1 || drop[it->second]) continue;
+      const Node& c = g.nodes[it->second];
+      if (plain(c, "Conv") && c.inputs.size() >= 2 && c.inputs.size() <= 3 && !c.fusion.qdq && !c.fusion.residual &&
+          !c.fusion.in_grid) {
+        ci = it->second;
+        side = k;
+      }
+    }
+    if (ci == g.nodes.size()) continue;
+    // A Relu reading only the sum joins.
+    const std::string& sum = add.outputs[0];
+    size_t relu = g.nodes.size();
+    if (readers[sum] == 1) {
+      auto it = reader.find(sum);
+      if (it != reader.end() && plain(g.nodes[it->second], "Relu") && g.nodes[it->second].inputs.size() == 1)
+        relu = it->second;
+    }
+    Node conv = g.nodes[ci];
+    auto body = std::make_shared<Graph>();
+    body->name = add.name + " (residual of " + conv.name + ")";
+    for (const std::string& in : {add.inputs[side], add.inputs[1 - side]}) {
+      ValueInfo vi;
+      vi.name = in;
+      body->inputs.push_back(vi);
+    }
+    body->nodes.push_back(add);
+    if (relu < g.nodes.size()) body->nodes.push_back(g.nodes[relu]);
+    ValueInfo vo;
+    vo.name = relu < g.nodes.size() ? g.nodes[relu].outputs[0] : sum;
+    body->outputs.push_back(vo);
+    conv.inputs.resize(3);  // "" where there is no bias
+    conv.inputs.push_back(add.inputs[1 - side]);
+    conv.outputs[0] = vo.name;
+    conv.fusion.residual = true;
+    conv.fusion.z_first = side == 1;
+    conv.fusion.post_act = relu < g.nodes.size() ? Activation::kRelu : Activation::kNone;
+    conv.fusion.residual_body = std::move(body);
+    // The fused node runs where the Add ran (Z may be made after the Conv): nothing between
+    // reads the Conv's result, and the Relu's place is later still.
+    drop[ci] = true;
+    if (relu < g.nodes.size()) drop[relu] = true;
+    drop[i] = true;
+    fused_at.push_back({i, std::move(conv)});
+  }
+  if (!fused_at.empty()) PlaceFused(g, drop, fused_at);
+  return int(fused_at.size());
+}
+
 const std::vector<std::string>& ExactPassNames() {
-  static const std::vector<std::string> names = {"constant-folding", "quantize-dequantize",
-                                                 "conv-activation",  "conv-quantize-dequantize",
-                                                 "attention",        "elementwise-chain"};
+  static const std::vector<std::string> names = {"constant-folding",         "quantize-dequantize", "conv-activation",
+                                                 "conv-quantize-dequantize", "conv-residual",       "attention",
+                                                 "elementwise-chain"};
   return names;
 }
 
@@ -130,13 +199,15 @@ int RunExactPasses(Graph& g, const std::map<std::string, int64_t>& opsets, const
   // one buys; the bits are the same either way).
   auto on = [&](const char* name) { return std::find(disabled.begin(), disabled.end(), name) == disabled.end(); };
   // Constants first (weights dequantized once), then quantise-dequantise pairs, then
-  // activations and those pairs into convolutions (their epilogue), attention (before
+  // activations and those pairs into convolutions (their epilogue), residual Adds into
+  // convolutions (after the quantisations: a Conv with one keeps its Add), attention (before
   // the chains would take its scale and mask), then what remains in chains.
   int n = 0;
   if (on("constant-folding")) n += FoldConstants(g, opsets);
   if (on("quantize-dequantize")) n += FuseQuantizeDequantize(g);
   if (on("conv-activation")) n += FuseConvActivation(g);
   if (on("conv-quantize-dequantize")) n += FuseConvQuantizeDequantize(g);
+  if (on("conv-residual")) n += FuseConvResidual(g);
   if (on("attention")) n += FuseAttention(g, opsets);
   if (on("elementwise-chain")) n += FuseElementwiseChains(g);
   return n;

@@ -62,6 +62,17 @@ int FuseQuantizeDequantize(Graph& g);
 // graph only.
 int FuseConvQuantizeDequantize(Graph& g);
 
+// Conv -> Add (-> Relu): an Add with a Conv's result as one operand, that result read by
+// nothing else, the Conv without a fused quantisation: the Add (and a Relu that alone
+// reads the sum) goes, and the Conv takes the other operand Z as its input 3 and runs in
+// the Add's place (Z may be made after the Conv). Its fusion record (Node::fusion,
+// graph/graph.h) names the Add's operand order and the Relu; each result is finished
+// (bias, the Conv's own activation), then + Z, then Relu, the same roundings in the same
+// order, in the tiles where the algorithm allows (ops/conv/conv.cpp). When Z is not a
+// float tensor of the result's shape the Add and Relu run as nodes. Run after
+// FuseConvQuantizeDequantize. Returns the number fused. Top-level graph only.
+int FuseConvResidual(Graph& g);
+
 // How many times each value of g is read: node inputs (a node reading a value twice
 // counts twice), subgraphs' outer references, and graph outputs (counted as 2, so an
 // output never looks read once). Shared by the passes.

@@ -162,6 +162,10 @@ struct ConvRun {
   Activation kact;  // the activation a kernel may apply in its epilogue (float output only)
   bool qdq;         // the plan's fused quantisation applies (float output only)
   const Tensor& w_tensor;
+  // A fused residual Add on float results (res.z: Z, the result's shape; null: none), and
+  // whether the row applied it (after its epilogue) itself.
+  ConvFinish res;
+  mutable bool res_done = false;
 };
 
 namespace {
@@ -233,8 +237,11 @@ bool RunIm2col(const ConvRun& r) {
   const Tensor* pwt = nullptr;
   if (p.group == 1 && p.out_sp > 1 && transposed && p.M >= 64 && w.dtype() == DType::kFloat)
     pwt = PackedConstB(r.ctx, 1, p.Cg * p.k_sp, p.M, 1, p.Cg * p.k_sp);
-  return ConvGemm2D(r.ctx, p.pl, r.x, r.w, wt ? wt->data<float>() : nullptr, pwt ? pwt->data<float>() : nullptr, p.N,
-                    p.C, p.M, p.group, p.in_sp, r.y, p.act == Activation::kRelu, r.bias, r.kact, kFma);
+  const bool done =
+      ConvGemm2D(r.ctx, p.pl, r.x, r.w, wt ? wt->data<float>() : nullptr, pwt ? pwt->data<float>() : nullptr, p.N, p.C,
+                 p.M, p.group, p.in_sp, r.y, p.act == Activation::kRelu, r.bias, r.kact, r.res, kFma);
+  r.res_done = done && r.res.z;
+  return done;
 }
 
 // Depthwise, one output per input channel: lanes across channels, the epilogue in the
@@ -350,33 +357,24 @@ static_assert(std::string_view(kConvRows[size_t(ConvAlgo::kQdqU8S8)].name) == "q
               std::string_view(kConvRows[size_t(ConvAlgo::kIm2colGemm)].name) == "im2col-gemm" &&
               std::string_view(kConvRows[size_t(ConvAlgo::kPlaneMulAdd)].name) == "plane-muladd");
 
-// The bias after the full sum, then (float output) the activation, in one pass.
-void BiasActivation(const ConvRun& r, const float* bias, bool act_here) {
+// The bias after the full sum, then (float output) the activation, then a fused residual
+// (res: its Z, z_first and post; null Z: none), in one pass: the planes over the threads,
+// per image a run of planes to FinishRows (groups of planes that stay in L1 between the
+// steps).
+void BiasActivation(const ConvRun& r, const float* bias, bool act_here, const ConvFinish& res) {
   const ConvPlan& p = r.p;
-  ParallelFor(r.ctx, p.N * p.M, std::max<int64_t>(1, 16384 / std::max<int64_t>(p.out_sp, 1)),
-              [&](int64_t b, int64_t e) {
-                // Per plane, in chunks that stay in L1 between the two steps: o + bias
-                // (the reference's operand order), then the activation.
-                constexpr int64_t kChunk = 2048;
-                const bool vec = r.ctx.VectorKernels();
-                for (int64_t nm = b; nm < e; ++nm)
-                  for (int64_t i0 = 0; i0 < p.out_sp; i0 += kChunk) {
-                    float* o = r.y + nm * p.out_sp + i0;
-                    const int64_t n = std::min(kChunk, p.out_sp - i0);
-                    if (bias != nullptr) {
-                      const float* bv = bias + nm % p.M;
-                      if (vec)
-                        r.ctx.kernels->BinaryF32(kBinAddF32, o, 1, bv, 0, o, n);
-                      else
-                        ref::BinaryF32(kBinAddF32, o, 1, bv, 0, o, n);
-                    }
-                    if (!act_here) continue;
-                    if (vec)
-                      r.ctx.kernels->UnaryF32(int32_t(p.act), 0.0f, 0.0f, o, o, n);
-                    else
-                      ref::UnaryF32(int32_t(p.act), 0.0f, 0.0f, o, o, n);
-                  }
-              });
+  const int64_t sp = p.out_sp;
+  ParallelFor(r.ctx, p.N * p.M, std::max<int64_t>(1, 16384 / std::max<int64_t>(sp, 1)), [&](int64_t b, int64_t e) {
+    for (int64_t nm = b; nm < e;) {
+      const int64_t n = nm / p.M, m0 = nm % p.M, m1 = std::min(p.M, m0 + (e - nm));
+      ConvFinish f = res;
+      f.bias = bias;
+      f.act = act_here ? p.act : Activation::kNone;
+      f.z = res.z ? res.z + n * p.M * sp : nullptr;
+      FinishRows(r.ctx, f, r.y + n * p.M * sp, sp, m0, m1, 0, sp);
+      nm += m1 - m0;
+    }
+  });
 }
 
 }  // namespace
@@ -396,31 +394,54 @@ void Conv(OpContext& ctx) {
   const float* bias = ConvBias(ctx, p.M, &bias_view);
   Tensor& y = ctx.out_uninit(0, x.dtype(), p.out_shape);  // every element is written
   const bool float_out = y.dtype() == DType::kFloat;
+  // A fused residual Add (passes.h FuseConvResidual): in the finishing steps when Z is a
+  // float tensor of the result's shape and the result is float, else by its nodes below.
+  const Tensor* z = ctx.node.fusion.residual && ctx.has_input(3) ? &ctx.in(3) : nullptr;
+  const bool z_fused = z && float_out && z->dtype() == DType::kFloat && z->shape() == p.out_shape;
+  if (ctx.node.fusion.residual && (p.qdq || !ctx.node.fusion.residual_body))
+    throw ctx.Fail(ErrorCode::kInternal, "a fused residual Add without its nodes, or after a fused quantisation");
   std::vector<float> ybuf;
   float* yf = float_out ? y.mutable_data<float>() : (ybuf.resize(size_t(p.N * p.M * p.out_sp)), ybuf.data());
-  const ConvRun r{ctx, p, xv.data(), wv.data(), bias, yf, float_out ? p.act : Activation::kNone, p.qdq && float_out, w};
+  ConvFinish res;
+  if (z_fused) {
+    res.z = z->data<float>();
+    res.z_first = ctx.node.fusion.z_first;
+    res.post = ctx.node.fusion.post_act;
+  }
+  const ConvRun r{ctx, p,  xv.data(), wv.data(), bias, yf, float_out ? p.act : Activation::kNone, p.qdq && float_out,
+                  w,   res};
   ConvAlgo algo = p.algo;
   if (algo == ConvAlgo::kQdqU8S8 && !(float_out && ConvInt8Ready(ctx, p, w))) algo = p.instead;
   if (NeedsFiniteWeights(size_t(algo)) && !FiniteWeights(ctx, wv)) algo = p.fallback;
   const bool epilogue_done = ConvTable().rows[size_t(algo)].run(r);  // bias and activation applied by the kernel
   const bool act_here = p.act != Activation::kNone && float_out;
   const bool bias_here = bias != nullptr && algo != ConvAlgo::kReference;  // the reference adds its bias
-  if (!epilogue_done && (bias_here || act_here)) BiasActivation(r, bias_here ? bias : nullptr, act_here);
+  if (!epilogue_done && (bias_here || act_here || res.z))
+    BiasActivation(r, bias_here ? bias : nullptr, act_here, res);
+  else if (res.z && !r.res_done)
+    BiasActivation(r, nullptr, false, res);
   if (p.qdq && !((algo == ConvAlgo::kDepthwise || algo == ConvAlgo::kQdqU8S8) && float_out)) {
     // The fused QuantizeLinear -> DequantizeLinear on every finished result, in place
     // (the pass fuses it only where X, so the output, is float; depthwise blocks did it).
     if (!float_out) throw ctx.Fail(ErrorCode::kInternal, "a fused quantisation on a Conv output that is not float");
     RunQuantDequant(ctx, p.qdq_params, yf, yf, p.N * p.M * p.out_sp);
   }
-  if (float_out) return;
   // Another type first rounds the sum to its element type, as the Conv node's output
   // would be, then takes the activation in f32, then rounds again.
-  for (int64_t i = 0; i < p.N * p.M * p.out_sp; ++i) {
+  for (int64_t i = 0; !float_out && i < p.N * p.M * p.out_sp; ++i) {
     StoreF32(y, i, ybuf[size_t(i)]);
     if (p.act == Activation::kNone) continue;
     float v = float(ElementAsDouble(y, i));
     ref::UnaryF32(int32_t(p.act), 0.0f, 0.0f, &v, &v, 1);
     StoreF32(y, i, v);
+  }
+  if (z && !z_fused) {
+    // The residual Add (and Relu) as the nodes they were, on the finished Conv result.
+    Value conv = std::move(ctx.outputs[0]);
+    std::vector<Value> out;
+    RunSubgraphInto(ctx.executor, *ctx.node.fusion.residual_body, {&conv, ctx.inputs[3]}, *ctx.scope, &out);
+    if (out.size() != 1) throw ctx.Fail(ErrorCode::kInternal, "the residual Add's nodes gave no single output");
+    ctx.outputs[0] = std::move(out[0]);
   }
 }
 

@@ -83,7 +83,23 @@ inline const float* ConvBias(const OpContext& ctx, int64_t M, std::optional<F32V
   return (*view)->data();
 }
 
-// What Conv derives from its attributes and its input and weight shapes, kept per node
+// A convolution's finishing steps on finished sums, in order: + bias[m] (bias not null),
+// the activation act, then a fused residual Add (z not null: + Z in the Add's operand
+// order) and the activation after it (post). Steps already applied are left null/kNone.
+struct ConvFinish {
+  const float* bias = nullptr;  // per output channel of the rows below
+  Activation act = Activation::kNone;
+  const float* z = nullptr;  // Z at y's offsets (the rows below)
+  bool z_first = false;      // the Add was Add(Z, conv)
+  Activation post = Activation::kNone;
+  bool any() const { return bias || act != Activation::kNone || z; }
+};
+
+// Applies f to rows [m0, m1) of y (output channel m's results start at y + m * ldy; Z
+// at the same offsets from f.z; bias[m]), positions [p0, p0 + np) of each, with the
+// session's kernels (the reference's on a session without vector kernels).
+void FinishRows(const OpContext& ctx, const ConvFinish& f, float* y, int64_t ldy, int64_t m0, int64_t m1, int64_t p0,
+                int64_t np);
 
 // Whether every weight is finite (the exponent field is not all ones; a branch-free
 // scan): the GEMM algorithms' condition (ops/conv/conv_gemm.h). For a constant weight (input

@@ -78,6 +78,35 @@ void Im2Col(const ConvPlane& pl, int64_t ksp, int64_t in_sp, const float* xg, in
   }
 }
 
+// FinishRows on a transposed tile t (np positions of channels [n0, n1): row r is position
+// p0 + r of y, rows n1 - n0 apart) before it goes into y (rows ldy apart): the same steps
+// per element, on a tile's long rows (every channel) where y's rows can be short (a 7x7
+// plane's are 49 floats), in groups of 16 rows that stay in L2 between the steps (a whole
+// tile can be larger than L2); Z's part of each group (a cache line of each of its
+// channels) is transposed into scratch first.
+void FinishTransposed(const OpContext& ctx, const ConvFinish& f, float* t, int64_t np, int64_t n0, int64_t n1,
+                      int64_t p0, int64_t ldy) {
+  const KernelTable& k = *ctx.kernels;
+  const int64_t w = n1 - n0, rows = 16;  // Z's reads: 16 floats, a cache line, per channel
+  thread_local std::vector<float> zt;
+  if (f.z && zt.size() < size_t(rows * w)) zt.resize(size_t(rows * w));
+  for (int64_t r0 = 0; r0 < np; r0 += rows) {
+    const int64_t nr = std::min(rows, np - r0), n = nr * w;
+    float* g = t + r0 * w;
+    if (f.bias)
+      for (int64_t r = 0; r < nr; ++r) k.BinaryF32(kBinAddF32, g + r * w, 1, f.bias + n0, 1, g + r * w, w);
+    if (f.act != Activation::kNone) k.UnaryF32(int32_t(f.act), 0.0f, 0.0f, g, g, n);
+    if (!f.z) continue;
+    k.Transpose32(reinterpret_cast<const uint32_t*>(f.z + n0 * ldy + p0 + r0), ldy,
+                  reinterpret_cast<uint32_t*>(zt.data()), w, w, nr);
+    if (f.z_first)
+      k.BinaryF32(kBinAddF32, zt.data(), 1, g, 1, g, n);
+    else
+      k.BinaryF32(kBinAddF32, g, 1, zt.data(), 1, g, n);
+    if (f.post != Activation::kNone) k.UnaryF32(int32_t(f.post), 0.0f, 0.0f, g, g, n);
+  }
+}
+
 // Y (Mg rows of P positions, rows ldy apart) as the transpose of a P x Mg product, in
 // tiles: tile(p0, np, n0, n1, out, ldo) computes positions [p0, p0 + np) x channels
 // [n0, n1) into out (rows ldo apart; the calling thread's scratch), and the thread that
@@ -91,10 +120,12 @@ void Im2Col(const ConvPlane& pl, int64_t ksp, int64_t in_sp, const float* xg, in
 // weights; resnet50 at 2 threads +4% with two per thread, +8% with four). Blocks and
 // groups depend on sizes and the thread count only; which thread computes a tile changes
 // nothing in it. threads: 1 runs every tile on the calling thread (a caller inside
-// ParallelFor).
+// ParallelFor). fin: finishing steps for each tile (f.z: Z at y's offsets), by the thread
+// that computed it, while it is in cache: on y's rows after the transpose when the tile
+// holds whole rows, else on the tile's before it.
 template <class TileFn>
 void TransposedTiles(const OpContext& ctx, int threads, int64_t P, int64_t Mg, int64_t pb, int64_t min_rows, float* y,
-                     int64_t ldy, const TileFn& tile) {
+                     int64_t ldy, const TileFn& tile, const ConvFinish& fin) {
   if (P <= 0 || Mg <= 0) return;
   const int64_t groups = (Mg + 63) / 64;
   int64_t blocks = (P + std::max<int64_t>(pb, 1) - 1) / std::max<int64_t>(pb, 1), parts = 1;
@@ -115,8 +146,14 @@ void TransposedTiles(const OpContext& ctx, int threads, int64_t P, int64_t Mg, i
       const int64_t w = n1 - n0;
       if (yt.size() < size_t(np * w)) yt.resize(size_t(np * w));
       tile(p0, np, n0, n1, yt.data(), w);
+      // The finishing steps on y's rows where the tile holds whole rows (then they follow
+      // each other in y and Z, FinishRows' long runs), else on the tile's rows (every
+      // channel of the tile: y's rows in it can be short, 25 floats of a 7x7 plane).
+      const bool short_rows = fin.any() && np < ldy;
+      if (short_rows) FinishTransposed(ctx, fin, yt.data(), np, n0, n1, p0, ldy);
       ctx.kernels->Transpose32(reinterpret_cast<const uint32_t*>(yt.data()), w,
                                reinterpret_cast<uint32_t*>(y + n0 * ldy + p0), ldy, np, w);
+      if (fin.any() && !short_rows) FinishRows(ctx, fin, y, ldy, n0, n1, p0, np);
     }
   };
   if (threads > 1)
@@ -128,15 +165,16 @@ void TransposedTiles(const OpContext& ctx, int threads, int64_t P, int64_t Mg, i
 // One column block by Y^T = col^T W^T: B (Kg x np, rows b_rs apart: col or the input)
 // times packed_wt, transposed into y's columns (rows P apart). parallel: the tiles over
 // the pool (a caller outside ParallelFor): blocks of at least 24 positions (each packs
-// only its own rows of col^T), else groups of channels.
+// only its own rows of col^T), else groups of channels. fin: as TransposedTiles' (y and
+// f.z here start at the block's first position).
 void TransposedBlock(const OpContext& ctx, bool parallel, const float* B, int64_t b_rs, int64_t np, int64_t Mg,
-                     int64_t Kg, const float* packed_wt, float* y, int64_t P, bool fma) {
+                     int64_t Kg, const float* packed_wt, float* y, int64_t P, bool fma, const ConvFinish& fin) {
   auto* kernel = GemmFnsOf(ctx, fma).packed;
   const int threads = parallel && ctx.pool ? ctx.pool->threads() : 1;
   auto tile = [&](int64_t p0, int64_t n, int64_t n0, int64_t n1, float* out, int64_t ldo) {
     kernel(n, Mg, Kg, B + p0, 1, b_rs, packed_wt, n0, n1, out, ldo, nullptr, Activation::kNone);
   };
-  TransposedTiles(ctx, threads, np, Mg, np, 24, y, P, tile);
+  TransposedTiles(ctx, threads, np, Mg, np, 24, y, P, tile, fin);
 }
 
 // Y^T = col^T W^T for one image (group 1) without building col: GemmPackedIndirectF32
@@ -146,10 +184,11 @@ void TransposedBlock(const OpContext& ctx, bool parallel, const float* B, int64_
 // to the scratch of the thread computing it, then is transposed into y's Mg rows of P
 // (TransposedTiles: blocks of positions, or groups of 64 output channels when there are
 // fewer positions than channels and blocks than threads).
-// bias (null: none) and act: the epilogue, applied by the kernel per output channel.
+// bias (null: none) and act: the epilogue, applied by the kernel per output channel; fin:
+// what follows it (a fused residual), per tile (TransposedTiles).
 void IndirectTransposed(const OpContext& ctx, const ConvPlane& pl, const float* xg, int64_t Cg, int64_t in_sp,
                         bool any_pad, int64_t Mg, const float* packed_wt, float* y, const float* bias, Activation act,
-                        bool fma) {
+                        bool fma, const ConvFinish& fin) {
   const int64_t P = pl.OH * pl.OW, ksp = pl.KH * pl.KW, Kg = Cg * ksp;
   // The rows and columns that taps reach, from (-PH, -PW): all of them exist in the copy.
   const int64_t XH = (pl.OH - 1) * pl.SH + (pl.KH - 1) * pl.DH + 1, XW = (pl.OW - 1) * pl.SW + (pl.KW - 1) * pl.DW + 1;
@@ -195,10 +234,12 @@ void IndirectTransposed(const OpContext& ctx, const ConvPlane& pl, const float* 
   // share the output channels (each tile then reads only its part of the weights).
   const int64_t pb = std::min(P, std::max<int64_t>(48, (int64_t(1) << 16) / std::max<int64_t>(Mg, 1) / 48 * 48));
   const int threads = ctx.pool ? ctx.pool->threads() : 1;
-  TransposedTiles(ctx, threads, P, Mg, pb, P >= Mg ? 48 : P, y, P,
-                  [&](int64_t p0, int64_t np, int64_t n0, int64_t n1, float* out, int64_t ldo) {
-                    kernel(np, Mg, Kg, src, row_off + p0, k_off, packed_wt, n0, n1, out, ldo, bias, act);
-                  });
+  TransposedTiles(
+      ctx, threads, P, Mg, pb, P >= Mg ? 48 : P, y, P,
+      [&](int64_t p0, int64_t np, int64_t n0, int64_t n1, float* out, int64_t ldo) {
+        kernel(np, Mg, Kg, src, row_off + p0, k_off, packed_wt, n0, n1, out, ldo, bias, act);
+      },
+      fin);
 }
 
 // ConvGemm2D's fix-up: the zero results at positions with a padding tap (has_pad(p)),
@@ -234,7 +275,7 @@ void RecomputePaddedZeros2D(const OpContext& ctx, const ConvPlane& pl, const flo
 
 bool ConvGemm2D(const OpContext& ctx, const ConvPlane& pl, const float* x, const float* w, const float* wt,
                 const float* packed_wt, int64_t N, int64_t C, int64_t M, int64_t group, int64_t in_sp, float* y,
-                bool relu, const float* bias, Activation act, bool fma) {
+                bool relu, const float* bias, Activation act, const ConvFinish& res, bool fma) {
   const int64_t Cg = C / group, Mg = M / group, ksp = pl.KH * pl.KW, Kg = Cg * ksp, P = pl.OH * pl.OW;
   const bool direct =
       ksp == 1 && pl.SH == 1 && pl.SW == 1 && pl.PH == 0 && pl.PW == 0 && pl.IH == pl.OH && pl.IW == pl.OW;
@@ -252,13 +293,21 @@ bool ConvGemm2D(const OpContext& ctx, const ConvPlane& pl, const float* x, const
   const bool any_pad =
       pl.OH > 0 && pl.OW > 0 &&
       (-pl.PH < 0 || (pl.OH - 1) * pl.SH - pl.PH + (pl.KH - 1) * pl.DH >= pl.IH || max_lo > 0 || min_hi < pl.OW);
-  // Y^T = col^T W^T (packed_wt): for a 1x1 kernel the epilogue comes after the transpose,
-  // by the caller; with more taps (in place, IndirectTransposed) the kernel applies it.
+  // Y^T = col^T W^T (packed_wt): for a 1x1 kernel the epilogue (tile_epi) and with more
+  // taps (in place, IndirectTransposed) a fused residual (res.z: Z at y's offsets) follow
+  // each tile (TransposedTiles); the row-major kernel applies the epilogue and the residual
+  // follows each column block. fin: what follows, per group at the offsets of finish_of.
   const bool transposed = packed_wt && group == 1, indirect = transposed && ksp > 1;
-  const bool fuse =
-      (bias || act != Activation::kNone) && (relu || !any_pad) && !(wt && P == 1) && (!transposed || indirect);
-  const float* epi_bias = fuse ? bias : nullptr;
-  const Activation epi_act = fuse ? act : Activation::kNone;
+  const bool fuse = (bias || act != Activation::kNone || res.z) && (relu || !any_pad) && !(wt && P == 1);
+  const bool tile_epi = transposed && !indirect;
+  const float* epi_bias = fuse && !tile_epi ? bias : nullptr;
+  const Activation epi_act = fuse && !tile_epi ? act : Activation::kNone;
+  const ConvFinish fin{fuse && tile_epi ? bias : nullptr, fuse && tile_epi ? act : Activation::kNone,
+                       fuse ? res.z : nullptr, res.z_first, res.post};
+  auto finish_of = [&](int64_t n, int64_t grp, int64_t p0) {
+    return ConvFinish{fin.bias ? fin.bias + grp * Mg : nullptr, fin.act,
+                      fin.z ? fin.z + (n * M + grp * Mg) * P + p0 : nullptr, fin.z_first, fin.post};
+  };
   // Column blocks: col holds about 256k floats (1 MB, about a core's L2), a multiple of
   // 64 columns (whole GEMM panels, read in place: only the last block has a partial
   // one), at least 64.
@@ -283,7 +332,8 @@ bool ConvGemm2D(const OpContext& ctx, const ConvPlane& pl, const float* x, const
       const float* wg = w + grp * Mg * Kg;
       float* yg = y + (n * M + grp * Mg) * P;
       if (indirect) {
-        IndirectTransposed(ctx, pl, xg, Cg, in_sp, any_pad, Mg, packed_wt, yg, epi_bias, epi_act, fma);
+        IndirectTransposed(ctx, pl, xg, Cg, in_sp, any_pad, Mg, packed_wt, yg, epi_bias ? epi_bias + grp * Mg : nullptr,
+                           epi_act, fma, finish_of(n, grp, 0));
       } else if (by_blocks) {
         ParallelFor(ctx, nblocks, 1, [&](int64_t b0, int64_t b1) {
           thread_local std::vector<float> cols;
@@ -299,9 +349,11 @@ bool ConvGemm2D(const OpContext& ctx, const ConvPlane& pl, const float* x, const
               b_rs = np;
             }
             if (transposed) {
-              TransposedBlock(ctx, false, B, b_rs, np, Mg, Kg, packed_wt, yg + p0, P, fma);
+              TransposedBlock(ctx, false, B, b_rs, np, Mg, Kg, packed_wt, yg + p0, P, fma, finish_of(n, grp, p0));
             } else {
               kernel(Mg, np, Kg, wg, Kg, 1, B, b_rs, 1, yg + p0, P, gb, epi_act);
+              const ConvFinish f = finish_of(n, grp, p0);
+              if (f.any()) FinishRows(ctx, f, yg + p0, P, 0, Mg, 0, np);  // the block still in this core's cache
             }
           }
         });
@@ -323,10 +375,14 @@ bool ConvGemm2D(const OpContext& ctx, const ConvPlane& pl, const float* x, const
             ParallelGemmF32(ctx, 1, Mg, Kg, B, 0, b_rs, wt + grp * Mg, M, 1, yg + p0, 1, nullptr, Activation::kNone,
                             fma);
           } else if (transposed) {
-            TransposedBlock(ctx, true, B, b_rs, np, Mg, Kg, packed_wt, yg + p0, P, fma);
+            TransposedBlock(ctx, true, B, b_rs, np, Mg, Kg, packed_wt, yg + p0, P, fma, finish_of(n, grp, p0));
           } else {
             ParallelGemmF32(ctx, Mg, np, Kg, wg, Kg, 1, B, b_rs, 1, yg + p0, P,
                             epi_bias ? epi_bias + grp * Mg : nullptr, epi_act, fma);
+            const ConvFinish f = finish_of(n, grp, p0);
+            if (f.any())  // rows of channels over the threads, as the product's rows went
+              ParallelFor(ctx, Mg, std::max<int64_t>(1, 8192 / np),
+                          [&](int64_t m0, int64_t m1) { FinishRows(ctx, f, yg + p0, P, m0, m1, 0, np); });
           }
         }
       }

@@ -29,7 +29,7 @@ namespace ops {
 // (PackedConstB of W^T: Kg x M): then each column block is computed as
 // Y^T[np x M] = col^T[np x Kg] * W^T and transposed into Y. Every output folds the same
 // products (a * b is b * a bitwise) in the same k order from -0.0, so the bits are the
-// same; for a 1x1 kernel the epilogue is then the caller's (this returns false). With
+// same; for a 1x1 kernel the epilogue then follows each tile's transpose. With
 // more than one kernel tap col^T is not built: GemmPackedIndirectF32 reads each
 // position's terms from the input in place (from a copy with zero borders when some tap
 // is padding: the same +0.0 terms as col's), applies the epilogue per output channel as
@@ -38,11 +38,14 @@ namespace ops {
 // the fix-up (no padding tap anywhere, or a fused Relu), the GEMM kernel applies it to
 // each finished tile (GemmBiasActF32) and this returns true; otherwise it returns false
 // and the caller applies it after the fix-up.
+// res: a fused residual Add (res.z: Z at y's offsets, with z_first and post; its bias
+// and act are not read), applied after the epilogue in the same places and under the
+// same condition (true returned: epilogue and residual both applied).
 // fma: fast rows' products, on the GEMM kernels' fused multiply-add twins (ref/gemm.h;
 // the fix-up's recomputed zeros keep the exact fold).
 bool ConvGemm2D(const OpContext& ctx, const ConvPlane& pl, const float* x, const float* w, const float* wt,
                 const float* packed_wt, int64_t N, int64_t C, int64_t M, int64_t group, int64_t in_sp, float* y,
-                bool relu, const float* bias, Activation act, bool fma = false);
+                bool relu, const float* bias, Activation act, const ConvFinish& res, bool fma = false);
 
 // Convolution as "taps" in any number of dimensions (3-D convolution, ConvTranspose by
 // stride phases): output position o (a multi-index over out) reads, for tap t (a

@@ -204,6 +204,76 @@ std::vector<OpCase> ConvCases() {
     }
   }
   {
+    // Conv -> Add (-> Relu): the residual Add taken into the Conv (at every ISA but ref),
+    // on every path that finishes results: the row-major GEMM in column blocks (1x1, 400
+    // positions: blocks over the threads at 3), the transposed 1x1 product's tiles (64
+    // channels at 7x7), the in-place transposed product (3x3 padded, 64 channels), im2col
+    // with the signed-zero fix-up, depthwise, the direct kernel, a strided 1x1. Per
+    // geometry: Add(conv, Z) then Relu; Add(Z, conv) alone, -0.0 bias and Z with runs of
+    // -0.0; the Conv's own Relu first, all -0.0 input with positive weights (every result a
+    // zero whose sign the Add keeps); Z made after the Conv by a second Conv (resnet's
+    // downsampling branch, the fused node moves to the Add's place), specials in X and Z.
+    // Controls: the Conv output also a graph output (not fused), and a Z that broadcasts
+    // (the Add and Relu run as nodes).
+    SplitMix64 rng(4409);
+    struct R {
+      const char* name;
+      int64_t C, H, W, M, K, S, P, group;
+    };
+    const R geos[] = {
+        {"1x1 400 positions", 16, 20, 20, 32, 1, 1, 0, 1}, {"1x1 64 channels 7x7", 16, 7, 7, 64, 1, 1, 0, 1},
+        {"3x3 64 channels", 8, 9, 9, 64, 3, 1, 1, 1},      {"3x3 16 channels", 8, 12, 12, 16, 3, 1, 1, 1},
+        {"depthwise", 16, 10, 11, 16, 3, 1, 1, 16},        {"direct", 3, 16, 16, 8, 3, 1, 1, 1},
+        {"1x1 stride 2", 8, 14, 14, 16, 1, 2, 0, 1}};
+    auto doubles = [](const std::vector<float>& v) { return std::vector<double>(v.begin(), v.end()); };
+    for (const R& g : geos) {
+      const int64_t Cg = g.C / g.group, OH = (g.H + 2 * g.P - g.K) / g.S + 1, OW = (g.W + 2 * g.P - g.K) / g.S + 1;
+      const Shape xs{2, g.C, g.H, g.W}, ys{2, g.M, OH, OW};
+      const int64_t nw = g.M * Cg * g.K * g.K;
+      const std::vector<TAttr> attrs = {AInts("kernel_shape", {g.K, g.K}), AInts("strides", {g.S, g.S}),
+                                        AInts("pads", {g.P, g.P, g.P, g.P}), AI("group", g.group)};
+      for (int variant = 0; variant < 6; ++variant) {
+        const int kind = variant == 2 ? 3 : variant == 1 ? 2 : variant == 3 ? 1 : 0;
+        std::vector<TInit> inits = {
+            {"W", F, {g.M, Cg, g.K, g.K}, doubles(kind == 3 ? Positive(rng, nw) : Values(rng, nw, 0))},
+            {"B",
+             F,
+             {g.M},
+             variant == 1 || variant == 2 ? std::vector<double>(size_t(g.M), -0.0) : doubles(Values(rng, g.M, 0))},
+            {"Z", F, variant == 5 ? Shape{g.M, 1, 1} : ys,
+             doubles(Values(rng, variant == 5 ? g.M : Count(ys), kind == 3 ? 3 : kind))}};
+        std::vector<TNode> nodes = {{"Conv", {"X", "W", "B"}, {"c"}, attrs}};
+        std::string conv_out = "c", z = "Z";
+        if (variant == 2) {
+          nodes.push_back({"Relu", {"c"}, {"cr"}});
+          conv_out = "cr";
+        }
+        if (variant == 3) {  // Z from a second Conv of X, made after the first
+          inits.push_back({"W2", F, {g.M, Cg, g.K, g.K}, doubles(Values(rng, nw, 1))});
+          nodes.push_back({"Conv", {"X", "W2"}, {"d"}, attrs});
+          z = "d";
+        }
+        nodes.push_back({"Add",
+                         variant == 1 ? std::vector<std::string>{z, conv_out} : std::vector<std::string>{conv_out, z},
+                         {"s"}});
+        if (variant != 1) nodes.push_back({"Relu", {"s"}, {"Y"}});
+        const std::string out = variant == 1 ? "s" : "Y";
+        std::vector<std::string> outs = {out};
+        if (variant == 4) outs.push_back("c");  // the control: not fused
+        static const char* const kWhat[] = {"Add(conv, Z)+Relu",         "Add(Z, conv), -0.0 bias",
+                                            "Relu, Add, Relu, all -0.0", "Z from a later Conv, specials",
+                                            "Conv output kept",          "Z broadcast"};
+        cases.push_back(XCase(std::string("Conv ") + g.name + " residual " + kWhat[variant],
+                              TypedGraph(xs, inits, nodes, outs, {"Z"}), xs,
+                              Values(rng, Count(xs),
+                                     kind == 3      ? 3
+                                     : kind == 2    ? 2
+                                     : variant == 3 ? 1
+                                                    : 0)));
+      }
+    }
+  }
+  {
     // ONNX Runtime's FusedConv: every activation, with and without Z, specials in X.
     SplitMix64 rng(2207);
     const auto F = onnx::TensorProto::FLOAT;
