@@ -271,6 +271,34 @@ void RecomputePaddedZeros2D(const OpContext& ctx, const ConvPlane& pl, const flo
     }
   });
 }
+// ConvGemm2D's column blocks. Each holds about 256k floats of col (1 MB, about a core's
+// L2), a multiple of 64 columns (whole GEMM panels, read in place: only the last block
+// has a partial one), at least 64; direct (a 1x1 kernel read in place): one block of P.
+// With several threads and enough columns (count > 0), whole column blocks go to the
+// threads: each builds its own columns and runs the kernel on them (one handoff per
+// image and group, no B packed twice); else blocks run in turn with the GEMM itself split.
+// The blocks over the threads are a multiple of the thread count of them, in whole
+// 64-column panels shared out as evenly as they go (each thread the same number of
+// panels, give or take one; only the last block has a partial panel: 784 positions over
+// 4 blocks are 192, 192, 192 and 208 columns, where equal blocks of 196 each ended in a
+// panel of 4 columns that costs a whole one). Sizes and the thread count decide them.
+struct ColumnBlocks {
+  int64_t P = 0, pc = 0, count = 0, panels = 0;
+  int64_t Start(int64_t b) const { return std::min(P, panels * b / std::max<int64_t>(count, 1) * 64); }
+  int64_t Widest() const { return (panels + count - 1) / std::max<int64_t>(count, 1) * 64; }
+};
+ColumnBlocks PlanColumnBlocks(int64_t P, int64_t Kg, bool direct, int threads) {
+  ColumnBlocks c;
+  c.P = P;
+  c.panels = (P + 63) / 64;
+  c.pc =
+      direct ? P : std::max<int64_t>(64, std::min<int64_t>(P, (int64_t(1) << 18) / std::max<int64_t>(Kg, 1) / 64 * 64));
+  if (threads > 1 && P >= 2 * 64 * threads) {
+    c.pc = std::min(c.pc, std::max<int64_t>(64, (P + 2 * threads - 1) / (2 * threads)));
+    c.count = ((P + c.pc - 1) / c.pc + threads - 1) / threads * threads;
+  }
+  return c;
+}
 }  // namespace
 
 bool ConvGemm2D(const OpContext& ctx, const ConvPlane& pl, const float* x, const float* w, const float* wt,
@@ -308,20 +336,10 @@ bool ConvGemm2D(const OpContext& ctx, const ConvPlane& pl, const float* x, const
     return ConvFinish{fin.bias ? fin.bias + grp * Mg : nullptr, fin.act,
                       fin.z ? fin.z + (n * M + grp * Mg) * P + p0 : nullptr, fin.z_first, fin.post};
   };
-  // Column blocks: col holds about 256k floats (1 MB, about a core's L2), a multiple of
-  // 64 columns (whole GEMM panels, read in place: only the last block has a partial
-  // one), at least 64.
-  int64_t pc =
-      direct ? P : std::max<int64_t>(64, std::min<int64_t>(P, (int64_t(1) << 18) / std::max<int64_t>(Kg, 1) / 64 * 64));
-  // With several threads and enough columns, whole column blocks go to the threads: each
-  // builds its own columns and runs the kernel on them (one handoff per image and group,
-  // no B packed twice). Otherwise blocks run in turn with the GEMM itself split.
   const int threads = ctx.pool ? ctx.pool->threads() : 1;
-  // The blocks are then of equal size, a multiple of the thread count of them (every
-  // thread gets the same number of columns).
-  const bool by_blocks = threads > 1 && P >= 2 * 64 * threads;
-  if (by_blocks) pc = std::min(pc, std::max<int64_t>(64, (P + 2 * threads - 1) / (2 * threads)));
-  const int64_t nblocks = by_blocks ? ((P + pc - 1) / pc + threads - 1) / threads * threads : 0;
+  const ColumnBlocks blocks = PlanColumnBlocks(P, Kg, direct, threads);
+  const int64_t pc = blocks.pc;
+  const bool by_blocks = blocks.count > 0;
   auto* kernel = GemmFnsOf(ctx, fma).bias_act;
   auto im2col = [&](const float* xg, int64_t p0, int64_t np, float* cb, int64_t r0, int64_t r1) {
     Im2Col(pl, ksp, in_sp, xg, p0, np, cb, r0, r1);
@@ -335,11 +353,12 @@ bool ConvGemm2D(const OpContext& ctx, const ConvPlane& pl, const float* x, const
         IndirectTransposed(ctx, pl, xg, Cg, in_sp, any_pad, Mg, packed_wt, yg, epi_bias ? epi_bias + grp * Mg : nullptr,
                            epi_act, fma, finish_of(n, grp, 0));
       } else if (by_blocks) {
-        ParallelFor(ctx, nblocks, 1, [&](int64_t b0, int64_t b1) {
+        ParallelFor(ctx, blocks.count, 1, [&](int64_t b0, int64_t b1) {
           thread_local std::vector<float> cols;
-          if (!direct && cols.size() < size_t(Kg * pc)) cols.resize(size_t(Kg * pc));
+          if (!direct && cols.size() < size_t(Kg * blocks.Widest())) cols.resize(size_t(Kg * blocks.Widest()));
           for (int64_t blk = b0; blk < b1; ++blk) {
-            const int64_t p0 = P * blk / nblocks, np = P * (blk + 1) / nblocks - p0;
+            const int64_t p0 = blocks.Start(blk), np = blocks.Start(blk + 1) - p0;
+            if (np <= 0) continue;
             const float* gb = epi_bias ? epi_bias + grp * Mg : nullptr;
             const float* B = xg + p0;
             int64_t b_rs = in_sp;
