@@ -165,8 +165,12 @@ void TransposedTiles(const OpContext& ctx, int threads, int64_t P, int64_t Mg, i
 // One column block by Y^T = col^T W^T: B (Kg x np, rows b_rs apart: col or the input)
 // times packed_wt, transposed into y's columns (rows P apart). parallel: the tiles over
 // the pool (a caller outside ParallelFor): blocks of at least 24 positions (each packs
-// only its own rows of col^T), else groups of channels. fin: as TransposedTiles' (y and
-// f.z here start at the block's first position).
+// only its own rows of col^T), else groups of channels; groups of channels too when the
+// weights outweigh the positions (fewer positions than channels, 4+ channels per term of
+// the fold: resnet50's expanding 1x1 layers at 14x14 and 7x7, where blocks of positions
+// each stream every weight and 49 positions split 24 + 25 leave a tile row of 6 with one
+// row used; Zen 5 per node at 2 threads 0.95x). fin: as TransposedTiles' (y and f.z here
+// start at the block's first position).
 void TransposedBlock(const OpContext& ctx, bool parallel, const float* B, int64_t b_rs, int64_t np, int64_t Mg,
                      int64_t Kg, const float* packed_wt, float* y, int64_t P, bool fma, const ConvFinish& fin) {
   auto* kernel = GemmFnsOf(ctx, fma).packed;
@@ -174,7 +178,7 @@ void TransposedBlock(const OpContext& ctx, bool parallel, const float* B, int64_
   auto tile = [&](int64_t p0, int64_t n, int64_t n0, int64_t n1, float* out, int64_t ldo) {
     kernel(n, Mg, Kg, B + p0, 1, b_rs, packed_wt, n0, n1, out, ldo, nullptr, Activation::kNone);
   };
-  TransposedTiles(ctx, threads, np, Mg, np, 24, y, P, tile, fin);
+  TransposedTiles(ctx, threads, np, Mg, np, np < Mg && Mg >= 4 * Kg ? np : 24, y, P, tile, fin);
 }
 
 // Y^T = col^T W^T for one image (group 1) without building col: GemmPackedIndirectF32

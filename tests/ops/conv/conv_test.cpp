@@ -207,8 +207,9 @@ std::vector<OpCase> ConvCases() {
     // Conv -> Add (-> Relu): the residual Add taken into the Conv (at every ISA but ref),
     // on every path that finishes results: the row-major GEMM in column blocks (1x1, 400
     // positions: blocks over the threads at 3), the transposed 1x1 product's tiles (64
-    // channels at 7x7), the in-place transposed product (3x3 padded, 64 channels), im2col
-    // with the signed-zero fix-up, depthwise, the direct kernel, a strided 1x1. Per
+    // channels at 7x7; 160 at 6x6: groups of channels over the threads), the in-place
+    // transposed product (3x3 padded, 64 channels), im2col with the signed-zero fix-up,
+    // depthwise, the direct kernel, a strided 1x1. Per
     // geometry: Add(conv, Z) then Relu; Add(Z, conv) alone, -0.0 bias and Z with runs of
     // -0.0; the Conv's own Relu first, all -0.0 input with positive weights (every result a
     // zero whose sign the Add keeps); Z made after the Conv by a second Conv (resnet's
@@ -224,7 +225,7 @@ std::vector<OpCase> ConvCases() {
         {"1x1 400 positions", 16, 20, 20, 32, 1, 1, 0, 1}, {"1x1 64 channels 7x7", 16, 7, 7, 64, 1, 1, 0, 1},
         {"3x3 64 channels", 8, 9, 9, 64, 3, 1, 1, 1},      {"3x3 16 channels", 8, 12, 12, 16, 3, 1, 1, 1},
         {"depthwise", 16, 10, 11, 16, 3, 1, 1, 16},        {"direct", 3, 16, 16, 8, 3, 1, 1, 1},
-        {"1x1 stride 2", 8, 14, 14, 16, 1, 2, 0, 1}};
+        {"1x1 stride 2", 8, 14, 14, 16, 1, 2, 0, 1},       {"1x1 160 channels 6x6", 16, 6, 6, 160, 1, 1, 0, 1}};
     auto doubles = [](const std::vector<float>& v) { return std::vector<double>(v.begin(), v.end()); };
     for (const R& g : geos) {
       const int64_t Cg = g.C / g.group, OH = (g.H + 2 * g.P - g.K) / g.S + 1, OW = (g.W + 2 * g.P - g.K) / g.S + 1;
