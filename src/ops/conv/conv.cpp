@@ -398,8 +398,8 @@ void Conv(OpContext& ctx) {
   // float tensor of the result's shape and the result is float, else by its nodes below.
   const Tensor* z = ctx.node.fusion.residual && ctx.has_input(3) ? &ctx.in(3) : nullptr;
   const bool z_fused = z && float_out && z->dtype() == DType::kFloat && z->shape() == p.out_shape;
-  if (ctx.node.fusion.residual && (p.qdq || !ctx.node.fusion.residual_body))
-    throw ctx.Fail(ErrorCode::kInternal, "a fused residual Add without its nodes, or after a fused quantisation");
+  if (ctx.node.fusion.residual && (!z || p.qdq || !ctx.node.fusion.residual_body))
+    throw ctx.Fail(ErrorCode::kInternal, "a fused residual Add without Z or its nodes, or after a fused quantisation");
   std::vector<float> ybuf;
   float* yf = float_out ? y.mutable_data<float>() : (ybuf.resize(size_t(p.N * p.M * p.out_sp)), ybuf.data());
   ConvFinish res;

@@ -83,43 +83,31 @@ bool FiniteWeights(const OpContext& ctx, const F32View& w) {
   return known ? *known->data<bool>() : scan();
 }
 
-void FinishRows(const OpContext& ctx, const ConvFinish& f, float* y, int64_t ldy, int64_t m0, int64_t m1, int64_t p0,
-                int64_t np) {
+void FinishSpan(const OpContext& ctx, const ConvFinish& f, float* o, const float* z, int64_t n) {
   const bool vec = ctx.VectorKernels();
   auto* binary = vec ? ctx.kernels->BinaryF32 : &ref::BinaryF32;
   auto* unary = vec ? ctx.kernels->UnaryF32 : &ref::UnaryF32;
-  if (np == ldy && m1 > m0 + 1) {
-    // Whole rows, so they follow each other in y and Z: per group of rows (about 32 KiB),
-    // the bias row by row, then each later step over the group at once (fewer, longer
-    // kernel calls; each element still takes the steps in order).
-    const int64_t rows = std::max<int64_t>(1, 8192 / std::max<int64_t>(np, 1));
-    for (int64_t a = m0; a < m1; a += rows) {
-      const int64_t b = std::min(m1, a + rows), n = (b - a) * np;
-      float* o = y + a * ldy;
-      if (f.bias)
-        for (int64_t m = a; m < b; ++m) binary(kBinAddF32, y + m * ldy, 1, f.bias + m, 0, y + m * ldy, np);
-      if (f.act != Activation::kNone) unary(int32_t(f.act), 0.0f, 0.0f, o, o, n);
-      if (!f.z) continue;
-      const float* zr = f.z + a * ldy;
-      if (f.z_first)
-        binary(kBinAddF32, zr, 1, o, 1, o, n);
-      else
-        binary(kBinAddF32, o, 1, zr, 1, o, n);
-      if (f.post != Activation::kNone) unary(int32_t(f.post), 0.0f, 0.0f, o, o, n);
-    }
-    return;
-  }
-  for (int64_t m = m0; m < m1; ++m) {
-    float* o = y + m * ldy + p0;
-    if (f.bias) binary(kBinAddF32, o, 1, f.bias + m, 0, o, np);  // o + bias: the reference's operand order
-    if (f.act != Activation::kNone) unary(int32_t(f.act), 0.0f, 0.0f, o, o, np);
-    if (!f.z) continue;
-    const float* zr = f.z + m * ldy + p0;
-    if (f.z_first)
-      binary(kBinAddF32, zr, 1, o, 1, o, np);
-    else
-      binary(kBinAddF32, o, 1, zr, 1, o, np);
-    if (f.post != Activation::kNone) unary(int32_t(f.post), 0.0f, 0.0f, o, o, np);
+  if (f.act != Activation::kNone) unary(int32_t(f.act), 0.0f, 0.0f, o, o, n);
+  if (!f.z) return;
+  if (f.z_first)
+    binary(kBinAddF32, z, 1, o, 1, o, n);
+  else
+    binary(kBinAddF32, o, 1, z, 1, o, n);
+  if (f.post != Activation::kNone) unary(int32_t(f.post), 0.0f, 0.0f, o, o, n);
+}
+
+void FinishRows(const OpContext& ctx, const ConvFinish& f, float* y, int64_t ldy, int64_t m0, int64_t m1, int64_t p0,
+                int64_t np) {
+  auto* binary = ctx.VectorKernels() ? ctx.kernels->BinaryF32 : &ref::BinaryF32;
+  // Whole rows follow each other in y and Z: then per group of rows (about 32 KiB) the
+  // bias row by row and the later steps over the group at once (fewer, longer kernel
+  // calls; each element still takes the steps in order). Else row by row.
+  const int64_t rows = np == ldy ? std::max<int64_t>(1, 8192 / std::max<int64_t>(np, 1)) : 1;
+  for (int64_t a = m0; a < m1; a += rows) {
+    const int64_t b = std::min(m1, a + rows);
+    for (int64_t m = a; m < b && f.bias; ++m)  // o + bias: the reference's operand order
+      binary(kBinAddF32, y + m * ldy + p0, 1, f.bias + m, 0, y + m * ldy + p0, np);
+    FinishSpan(ctx, f, y + a * ldy + p0, f.z ? f.z + a * ldy + p0 : nullptr, (b - a) * np);
   }
 }
 

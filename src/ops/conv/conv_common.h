@@ -95,6 +95,10 @@ struct ConvFinish {
   bool any() const { return bias || act != Activation::kNone || z; }
 };
 
+// The steps of f after the bias on n consecutive results o (Z's at z): the activation,
+// then + Z in the Add's operand order and post (f.z not null).
+void FinishSpan(const OpContext& ctx, const ConvFinish& f, float* o, const float* z, int64_t n);
+
 // Applies f to rows [m0, m1) of y (output channel m's results start at y + m * ldy; Z
 // at the same offsets from f.z; bias[m]), positions [p0, p0 + np) of each, with the
 // session's kernels (the reference's on a session without vector kernels).

@@ -95,15 +95,10 @@ void FinishTransposed(const OpContext& ctx, const ConvFinish& f, float* t, int64
     float* g = t + r0 * w;
     if (f.bias)
       for (int64_t r = 0; r < nr; ++r) k.BinaryF32(kBinAddF32, g + r * w, 1, f.bias + n0, 1, g + r * w, w);
-    if (f.act != Activation::kNone) k.UnaryF32(int32_t(f.act), 0.0f, 0.0f, g, g, n);
-    if (!f.z) continue;
-    k.Transpose32(reinterpret_cast<const uint32_t*>(f.z + n0 * ldy + p0 + r0), ldy,
-                  reinterpret_cast<uint32_t*>(zt.data()), w, w, nr);
-    if (f.z_first)
-      k.BinaryF32(kBinAddF32, zt.data(), 1, g, 1, g, n);
-    else
-      k.BinaryF32(kBinAddF32, g, 1, zt.data(), 1, g, n);
-    if (f.post != Activation::kNone) k.UnaryF32(int32_t(f.post), 0.0f, 0.0f, g, g, n);
+    if (f.z)
+      k.Transpose32(reinterpret_cast<const uint32_t*>(f.z + n0 * ldy + p0 + r0), ldy,
+                    reinterpret_cast<uint32_t*>(zt.data()), w, w, nr);
+    FinishSpan(ctx, f, g, zt.data(), n);
   }
 }
 
