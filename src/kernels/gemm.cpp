@@ -27,6 +27,12 @@ namespace {
 
 constexpr size_t kN = Lanes<VF32>();
 
+#if defined(_MSC_VER) && !defined(__clang__)
+#define ONEMODEL_NOINLINE __declspec(noinline)
+#else
+#define ONEMODEL_NOINLINE __attribute__((noinline))
+#endif
+
 // The fast twins' step: one fused multiply-add (a single rounding). Not in the vector
 // vocabulary (simd/simd.h has no FMA, exact-contract section 2): only the kFma instances
 // below, reached only from fast rows, use it.
@@ -125,20 +131,22 @@ struct IndirectA {
 // otherwise it continues the accumulators stored in C. Only rows < mr, columns < nr
 // are read or written.
 // A(r, k) comes from `a` (StridedA or IndirectA below), positioned at the K block.
-// NV: vectors per row; a last panel of at most kN columns takes the 1-vector tile.
+// NV: vectors per row; a last panel of at most kN columns takes the 1-vector tile. MR:
+// the rows the tile computes (kMR, or fewer for a last partial row tile: mr <= MR).
 // last: this K block ends the fold; then the epilogue (GemmBiasActF32) applies before the
 // store: + bias[r] (bias: this tile's first row's, or null) or + cbias[col] (cbias: this
 // tile's first column's, or null), then activation `act`. pf, pfn: pfn cache lines from
 // pf to prefetch into L2, spread evenly over the k steps (memory hints only).
-template <bool kFma, size_t NV, bool kPrefetch, class ASrc>
+template <bool kFma, size_t MR, size_t NV, bool kPrefetch, class ASrc>
 inline void Tile(int64_t kc, const ASrc& a, const float* Bp, int64_t bks, float* C, int64_t ldc, size_t mr, size_t nr,
                  bool first, bool last = false, const float* bias = nullptr, Activation act = Activation::kNone,
                  const float* cbias = nullptr, const char* pf = nullptr, int64_t pfn = 0) {
   // Plain arrays with fully unrolled constant-trip loops: the compilers keep every
   // accumulator in a register (lambdas over the array made GCC store them each step).
-  VF32 acc[kMR * NV];
+  static_assert(MR >= 1 && MR <= kMR, "a tile has 1 to kMR rows");
+  VF32 acc[MR * NV];
 #pragma GCC unroll 32
-  for (size_t i = 0; i < kMR * NV; ++i) {
+  for (size_t i = 0; i < MR * NV; ++i) {
     const size_t r = i / NV, col = (i % NV) * kN;
     if (first || r >= mr || col >= nr)
       acc[i] = Set<VF32>(-0.0f);
@@ -163,7 +171,7 @@ inline void Tile(int64_t kc, const ASrc& a, const float* Bp, int64_t bks, float*
 #pragma GCC unroll 4
     for (size_t v = 0; v < NV; ++v) bv[v] = Load<VF32>(b + v * kN);
 #pragma GCC unroll 16
-    for (size_t r = 0; r < kMR; ++r) {
+    for (size_t r = 0; r < MR; ++r) {
       const VF32 av = Set<VF32>(a.At(ak, r));
 #pragma GCC unroll 4
       for (size_t v = 0; v < NV; ++v) acc[r * NV + v] = Step<kFma>(acc[r * NV + v], av, bv[v]);
@@ -178,7 +186,7 @@ inline void Tile(int64_t kc, const ASrc& a, const float* Bp, int64_t bks, float*
                                          : LoadN<VF32>(cbias + col, nr - col, 0.0f);
   }
 #pragma GCC unroll 16
-  for (size_t r = 0; r < kMR; ++r) {
+  for (size_t r = 0; r < MR; ++r) {
     if (r >= mr) break;
     if (last && (bias || cbias || act != Activation::kNone)) {
       const VF32 bb = Set<VF32>(bias ? bias[r] : 0.0f);
@@ -200,6 +208,15 @@ inline void Tile(int64_t kc, const ASrc& a, const float* Bp, int64_t bks, float*
         StoreN(acc[r * NV + v], c, nr - col);
     }
   }
+}
+
+// A last row tile of fewer than kMR rows, out of line: inlined beside the full tiles,
+// these instances made GCC compile TiledGemm's full tiles 4-8% slower (Zen 5).
+template <bool kFma, size_t MR, size_t NV, class ASrc>
+ONEMODEL_NOINLINE void PartialTile(int64_t kc, const ASrc& a, const float* Bp, int64_t bks, float* C, int64_t ldc,
+                                   size_t mr, size_t nr, bool first, bool last, const float* bias, Activation act,
+                                   const float* cbias) {
+  Tile<kFma, MR, NV, false>(kc, a, Bp, bks, C, ldc, mr, nr, first, last, bias, act, cbias);
 }
 
 // Packs B(k0 .. k0+kc, n0 .. n0+nc) as panels of kNR columns, each kc x kNR, zero-padded.
@@ -356,11 +373,13 @@ void TiledGemm(int64_t M, int64_t K, MakeA make_a, const float* B, int64_t b_rs,
           // filled the miss queues and was slower); none past the packed buffer's end.
           // Zen 5 (AMD EPYC family 26), 1
           // thread: resnet50 38.8 -> 37.3 ms, bert_base 109 -> 102 ms, eight 512-channel
-          // 3x3 layers at 7x7 10.3 -> 8.8 ms.
+          // 3x3 layers at 7x7 10.3 -> 8.8 ms. The full row tiles share the lines (a last
+          // partial one prefetches only when it is the block's only tile).
           const int64_t next = packed ? (bp - packed) + kc * int64_t(kNR) : 0;  // in floats
+          const int64_t sharers = tiles[nt - 1].mr == int64_t(kMR) || nt == 1 ? nt : nt - 1;
           const int64_t lines = packed ? std::min(kc * int64_t(kNR), packed_floats - next) * int64_t(sizeof(float)) / 64
                                        : 0,
-                        per = (lines + nt - 1) / nt;
+                        per = (lines + sharers - 1) / sharers;
           for (int64_t i = 0; i < nt; ++i) {
             const TileA& t = tiles[i];
             const int64_t pfn = std::max<int64_t>(0, std::min(lines, (i + 1) * per) - i * per);
@@ -369,26 +388,41 @@ void TiledGemm(int64_t M, int64_t K, MakeA make_a, const float* B, int64_t b_rs,
             const bool last = k0 + kc == K;
             const float* bias = row_bias ? row_bias + t.m0 : nullptr;
             const float* cbias = col_bias ? col_bias + lo + j : nullptr;
-            // A last panel of fewer columns takes the tile of as many vectors as it needs.
+            // A last panel of fewer columns takes the tile of as many vectors as it needs,
+            // a last row tile of fewer rows one of 1, 2 or 4 rows when they suffice (the
+            // rows past mr of a kMR tile cost as much as the others: resnet50's 49
+            // positions are 8 tiles of 6 and one of 1). Tile shapes never change bits.
             const int64_t nv = (nr + int64_t(kN) - 1) / int64_t(kN);
-            auto tile = [&](auto nv_c, auto pf_c) {
-              Tile<kFma, decltype(nv_c)::value, decltype(pf_c)::value>(
-                  kc, t.a, bp, bks, c, ldc, size_t(t.mr), size_t(nr), k0 == 0, last, bias, act, cbias, pf, pfn);
-            };
-            auto by_width = [&](auto pf_c) {
-              if (nv >= int64_t(kNV))
-                tile(std::integral_constant<size_t, kNV>{}, pf_c);
-              else if (nv == 1)
-                tile(std::integral_constant<size_t, 1>{}, pf_c);
-              else if (kNV > 2 && nv == 3)
-                tile(std::integral_constant<size_t, (kNV > 2 ? 3 : 1)>{}, pf_c);
+            auto tile = [&](auto mr_c, auto nv_c, auto pf_c) {
+              constexpr size_t kRows = decltype(mr_c)::value, kVecs = decltype(nv_c)::value;
+              if constexpr (kRows == kMR)
+                Tile<kFma, kRows, kVecs, decltype(pf_c)::value>(kc, t.a, bp, bks, c, ldc, size_t(t.mr), size_t(nr),
+                                                                k0 == 0, last, bias, act, cbias, pf, pfn);
               else
-                tile(std::integral_constant<size_t, 2>{}, pf_c);
+                PartialTile<kFma, kRows, kVecs>(kc, t.a, bp, bks, c, ldc, size_t(t.mr), size_t(nr), k0 == 0, last, bias,
+                                                act, cbias);
             };
-            if (pfn)
-              by_width(std::true_type{});
+            auto by_width = [&](auto mr_c, auto pf_c) {
+              if (nv >= int64_t(kNV))
+                tile(mr_c, std::integral_constant<size_t, kNV>{}, pf_c);
+              else if (nv == 1)
+                tile(mr_c, std::integral_constant<size_t, 1>{}, pf_c);
+              else if (kNV > 2 && nv == 3)
+                tile(mr_c, std::integral_constant<size_t, (kNV > 2 ? 3 : 1)>{}, pf_c);
+              else
+                tile(mr_c, std::integral_constant<size_t, 2>{}, pf_c);
+            };
+            using Full = std::integral_constant<size_t, kMR>;
+            if (pfn || t.mr == int64_t(kMR) || (kMR <= 4 && t.mr > 2))
+              pfn ? by_width(Full{}, std::true_type{}) : by_width(Full{}, std::false_type{});
+            else if (t.mr == 1)
+              by_width(std::integral_constant<size_t, 1>{}, std::false_type{});
+            else if (t.mr == 2)
+              by_width(std::integral_constant<size_t, 2>{}, std::false_type{});
+            else if (t.mr <= 4)
+              by_width(std::integral_constant<size_t, (kMR > 4 ? 4 : kMR)>{}, std::false_type{});
             else
-              by_width(std::false_type{});
+              by_width(Full{}, std::false_type{});
           }
         }
       }
