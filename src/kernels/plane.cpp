@@ -10,6 +10,7 @@
 #include "kernels/kernels.h"
 #include "ref/conv.h"
 #include "simd/simd.h"
+#include "core/scratch.h"
 
 namespace onemodel::impl {
 namespace ONEMODEL_NS {
@@ -121,7 +122,7 @@ void ConvPlaneF32(const float* x, const float* w, float* y, const Conv2DGeometry
     if (finite) {
       const int64_t PIH = std::max(IH + PH, (OH - 1) * SH + (KH - 1) * DH + 1);
       const int64_t PIW = std::max(IW + PW, (OW - 1) * SW + (KW - 1) * DW + 1);
-      thread_local std::vector<float> padded;
+      thread_local ScratchVector<float> padded;
       if (padded.size() < size_t(PIH * PIW)) padded.resize(size_t(PIH * PIW));
       std::fill(padded.begin(), padded.begin() + PIH * PIW, 0.0f);
       for (int64_t ih = 0; ih < IH; ++ih)
@@ -160,7 +161,7 @@ void ConvPlaneF32(const float* x, const float* w, float* y, const Conv2DGeometry
   hi = std::max(hi, lo);
   auto scalar = [&](int64_t oh, int64_t ow) { y[oh * OW + ow] = ref::ConvPlaneOutputF32(x, w, g, oh, ow); };
   // Stride 2: the input's even and odd columns, split once, so each tap reads contiguously.
-  thread_local std::vector<float> split;
+  thread_local ScratchVector<float> split;
   const int64_t half = (IW + 1) / 2;
   if (SW == 2) {
     if (split.size() < size_t(2 * IH * half)) split.resize(size_t(2 * IH * half));

@@ -1,5 +1,6 @@
 // Fast mode's integer convolution (conv_int8.h).
 #include "ops/conv/conv_int8.h"
+#include "core/scratch.h"
 
 #include <algorithm>
 #include <cmath>
@@ -178,12 +179,12 @@ void RunConvInt8(const OpContext& ctx, const ConvPlan& p, const float* x, const 
   const int64_t C = Quads(p.C), M = p.M, Mp = PaddedChannels(M), K = C * p.pl.KH * p.pl.KW, K4 = K / 4, P = p.out_sp;
   const uint8_t zero = uint8_t(p.grid.zp - p.grid.lo);
   // Per output channel: the zero point's share of the sum, and the combined scale.
-  thread_local std::vector<int32_t> sub_buf;
-  thread_local std::vector<float> scale_buf;
-  thread_local std::vector<uint8_t> xq_buf;
-  std::vector<int32_t>& sub = sub_buf;
-  std::vector<float>& scale = scale_buf;
-  std::vector<uint8_t>& xq = xq_buf;
+  thread_local ScratchVector<int32_t> sub_buf;
+  thread_local ScratchVector<float> scale_buf;
+  thread_local ScratchVector<uint8_t> xq_buf;
+  ScratchVector<int32_t>& sub = sub_buf;
+  ScratchVector<float>& scale = scale_buf;
+  ScratchVector<uint8_t>& xq = xq_buf;
   sub.resize(size_t(M));
   scale.resize(size_t(M));
   for (int64_t m = 0; m < M; ++m) {

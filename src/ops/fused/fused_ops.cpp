@@ -11,6 +11,7 @@
 #include "ops/ops.h"
 #include "ops/parallel.h"
 #include "ops/util.h"
+#include "core/scratch.h"
 
 namespace onemodel::impl {
 namespace {
@@ -278,7 +279,7 @@ void ElementwiseChain(OpContext& ctx) {
   constexpr int64_t kChunk = 1024;
   const size_t slots = steps.size();
   ParallelFor(ctx, (n + kChunk - 1) / kChunk, 16, [&](int64_t c0, int64_t c1) {
-    thread_local std::vector<float> buf;
+    thread_local ScratchVector<float> buf;
     if (buf.size() < slots * size_t(kChunk)) buf.resize(slots * size_t(kChunk));
     for (int64_t c = c0; c < c1; ++c) {
       const int64_t i0 = c * kChunk, len = std::min(kChunk, n - i0);
