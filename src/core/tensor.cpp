@@ -6,6 +6,7 @@
 #include <limits>
 #include <map>
 #include <mutex>
+#include <new>
 #include <unordered_map>
 #include <vector>
 
@@ -15,6 +16,13 @@
 
 namespace onemodel::impl {
 namespace {
+
+// Tensor storage starts on a cache line (64 bytes). With malloc's 16-byte alignment every
+// large buffer (glibc maps those) began 16 bytes past a page, so the kernels' 512-bit loads
+// of packed weights and of activations each straddled two lines.
+constexpr std::align_val_t kBufferAlign{64};
+uint8_t* NewBytes(size_t n) { return static_cast<uint8_t*>(::operator new[](n ? n : 1, kBufferAlign, std::nothrow)); }
+void DeleteBytes(uint8_t* p) { ::operator delete[](p, kBufferAlign); }
 
 // Recycled tensor buffers: the steady state of the memory plan. A freed buffer of at
 // least kMinBytes waits by its capacity, and the next tensor that fits it (at most half
@@ -45,10 +53,10 @@ class BufferCache {
       }
     }
     if (!p) {
-      p = new (std::nothrow) uint8_t[bytes ? bytes : 1];
+      p = NewBytes(bytes);
       if (!p) {
         Trim();  // the waiting buffers back to the system, then once more
-        p = new (std::nothrow) uint8_t[bytes ? bytes : 1];
+        p = NewBytes(bytes);
       }
       if (!p)
         throw Error(ErrorCode::kOutOfMemory, "cannot allocate a tensor buffer of " + std::to_string(bytes) + " bytes");
@@ -58,7 +66,7 @@ class BufferCache {
       }
     }
     if (zero && bytes) std::memset(p, 0, bytes);
-    if (bytes < kMinBytes) return std::shared_ptr<uint8_t>(p, [](uint8_t* q) { delete[] q; });
+    if (bytes < kMinBytes) return std::shared_ptr<uint8_t>(p, [](uint8_t* q) { DeleteBytes(q); });
     return std::shared_ptr<uint8_t>(p, [this, cap](uint8_t* q) { Put(q, cap); });
   }
 
@@ -70,7 +78,7 @@ class BufferCache {
       owned_ -= cached_;
       cached_ = 0;
     }
-    for (auto& [cap, p] : drop) delete[] p;
+    for (auto& [cap, p] : drop) DeleteBytes(p);
   }
 
  private:
@@ -84,7 +92,7 @@ class BufferCache {
       }
       owned_ -= bytes;
     }
-    delete[] p;
+    DeleteBytes(p);
   }
   std::mutex mu_;
   std::multimap<size_t, uint8_t*> free_;  // capacity -> buffer, equal ones in freeing order
