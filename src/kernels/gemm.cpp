@@ -395,7 +395,10 @@ void TiledGemm(int64_t M, int64_t K, MakeA make_a, const float* B, int64_t b_rs,
             // positions are 8 tiles of 6 and one of 1). Tile shapes never change bits.
             const int64_t nv = (nr + int64_t(kN) - 1) / int64_t(kN);
             auto tile = [&](auto mr_c, auto nv_c, auto pf_c) {
-              constexpr size_t kRows = decltype(mr_c)::value, kVecs = decltype(nv_c)::value;
+              // A 1 x 1-vector tile runs as 2 rows: its one-accumulator instance made
+              // mingw-w64's GCC 12 fail (an internal compiler error in SRA at -O1).
+              constexpr size_t kVecs = decltype(nv_c)::value,
+                               kRows = decltype(mr_c)::value == 1 && kVecs == 1 ? 2 : decltype(mr_c)::value;
               if constexpr (kRows == kMR)
                 Tile<kFma, kRows, kVecs, decltype(pf_c)::value>(kc, t.a, bp, bks, c, ldc, size_t(t.mr), size_t(nr),
                                                                 k0 == 0, last, bias, act, cbias, pf, pfn);
