@@ -13,16 +13,19 @@
 #include "core/error.h"
 #include "core/limits.h"
 #include "core/minifloat.h"
+#include "core/scratch.h"
 
 namespace onemodel::impl {
 namespace {
 
-// Tensor storage starts on a cache line (64 bytes). With malloc's 16-byte alignment every
-// large buffer (glibc maps those) began 16 bytes past a page, so the kernels' 512-bit loads
-// of packed weights and of activations each straddled two lines.
-constexpr std::align_val_t kBufferAlign{64};
-uint8_t* NewBytes(size_t n) { return static_cast<uint8_t*>(::operator new[](n ? n : 1, kBufferAlign, std::nothrow)); }
-void DeleteBytes(uint8_t* p) { ::operator delete[](p, kBufferAlign); }
+// Tensor storage starts on a cache line (core/scratch.h: large malloc blocks begin 16
+// bytes past a page, so the kernels' 512-bit loads of packed weights and of activations
+// each straddled two lines).
+uint8_t* NewBytes(size_t n) {
+  if (n > size_t(-1) / 2) return nullptr;
+  return static_cast<uint8_t*>(CacheLineAlloc(n ? n : 1, std::nothrow));
+}
+void DeleteBytes(uint8_t* p) { CacheLineFree(p); }
 
 // Recycled tensor buffers: the steady state of the memory plan. A freed buffer of at
 // least kMinBytes waits by its capacity, and the next tensor that fits it (at most half
