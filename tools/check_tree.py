@@ -29,6 +29,9 @@
    URLs), paths through what builds and tools make (build/, models/, node_modules/,
    dist/, gen/) and generated protobuf headers (onnx/onnx.pb.h). #include lines are the
    compiler's to check.
+6. `thread_local` in src/ only for types without a destructor (pointers, bool, integer
+   types); an object with one is ONEMODEL_PER_THREAD (core/per_thread.h), whose MinGW-w64
+   form does not run its destructor on storage emulated TLS has already freed.
 
 Prints each violation and exits 1 if there is any; --list prints every function's
 length, longest first.
@@ -48,6 +51,8 @@ MAX_FILE_LINES = 800
 MAX_FUNCTION_LINES = 120
 SOURCE_EXT = (".h", ".cpp", ".inc", ".c")
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
+THREAD_LOCAL = re.compile(r"\bthread_local\s+([^;=({]*?)\s*\b\w+\s*(?:=[^;]*)?;")
+TRIVIAL_TLS = re.compile(r"^(?:const\s+)?(?:bool|char|int|unsigned|float|double|size_t|u?int(?:8|16|32|64)_t)$|\*$")
 
 
 def sources():
@@ -385,6 +390,12 @@ def main():
         lines = text.split("\n")
         rel = os.path.relpath(path, ROOT)
         errors += check_includes(path, lines)
+        for n, line in enumerate(lines, 1):
+            code = line.split("//")[0]
+            if "thread_local" in code and not rel.endswith("per_thread.h"):
+                m = THREAD_LOCAL.search(code)
+                if not m or not TRIVIAL_TLS.search(m.group(1).strip()):
+                    errors.append(f"{rel}:{n}: thread_local of a type with a destructor (ONEMODEL_PER_THREAD)")
         count = len(lines) - (1 if text.endswith("\n") else 0)
         if count > MAX_FILE_LINES:
             errors.append(f"{rel}: {count} lines (at most {MAX_FILE_LINES})")
@@ -402,7 +413,7 @@ def main():
         print(f"check_tree: {len(errors)} violation(s)")
         return 1
     print(f"check_tree: layers, file sizes (<= {MAX_FILE_LINES}), function sizes (<= {MAX_FUNCTION_LINES}), "
-          "kernel tests and named paths ok")
+          "kernel tests, named paths and thread_local types ok")
     return 0
 
 

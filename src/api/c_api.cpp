@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "core/per_thread.h"
 #include "onemodel/onemodel.h"
 
 struct OmSessionOptions {
@@ -29,10 +30,11 @@ struct OmRunOptions {
 
 namespace {
 
-thread_local std::string tl_last_error;
+// The thread's last error message.
+std::string& LastError() { return ONEMODEL_PER_THREAD(std::string); }
 
 OmStatus Fail(OmStatus st, const std::string& what) {
-  tl_last_error = what;
+  LastError() = what;
   return st;
 }
 
@@ -95,7 +97,7 @@ const char* om_status_name(OmStatus status) {
   return onemodel::ErrorCodeName(onemodel::ErrorCode(int(status)));
 }
 
-const char* om_last_error(void) { return tl_last_error.c_str(); }
+const char* om_last_error(void) { return LastError().c_str(); }
 
 const char* om_best_target(void) {
   static const std::string best = [] {
@@ -253,7 +255,7 @@ const char* om_session_output_dim_name(const OmSession* s, size_t i, size_t d) {
 const char* om_session_target(const OmSession* s) { return s ? s->target.c_str() : nullptr; }
 
 const char* om_session_last_profile(const OmSession* s) {
-  thread_local std::string text;
+  auto& text = ONEMODEL_PER_THREAD(std::string);
   text.clear();
   if (s) {
     (void)Guard([&] {

@@ -5,11 +5,12 @@
 
 #include "core/error.h"
 #include "core/index.h"
+#include "core/per_thread.h"
 
 namespace onemodel::impl {
 namespace {
 thread_local const Limits* tl_limits = nullptr;
-thread_local std::shared_ptr<MemoryBudget> tl_budget;
+std::shared_ptr<MemoryBudget>& TlBudget() { return ONEMODEL_PER_THREAD(std::shared_ptr<MemoryBudget>); }
 thread_local uint64_t tl_model_bytes = 0;
 thread_local bool tl_model_active = false;
 }  // namespace
@@ -49,18 +50,18 @@ void AddModelBytes(uint64_t bytes, const std::string& what) {
 }
 
 LimitScope::LimitScope(const Limits* limits, std::shared_ptr<MemoryBudget> budget)
-    : prev_limits_(tl_limits), prev_budget_(std::move(tl_budget)) {
+    : prev_limits_(tl_limits), prev_budget_(std::move(TlBudget())) {
   tl_limits = limits;
-  tl_budget = std::move(budget);
+  TlBudget() = std::move(budget);
 }
 
 LimitScope::~LimitScope() {
   tl_limits = prev_limits_;
-  tl_budget = std::move(prev_budget_);
+  TlBudget() = std::move(prev_budget_);
 }
 
 const Limits* ThreadLimits() { return tl_limits; }
-const std::shared_ptr<MemoryBudget>& ThreadBudget() { return tl_budget; }
+const std::shared_ptr<MemoryBudget>& ThreadBudget() { return TlBudget(); }
 
 namespace {
 thread_local const RunControl* tl_run_control = nullptr;

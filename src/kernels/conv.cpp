@@ -11,6 +11,7 @@
 #include "simd/simd.h"
 #include "kernels/transpose.h"
 #include "kernels/activation_v.h"
+#include "core/per_thread.h"
 #include "core/scratch.h"
 
 namespace onemodel::impl {
@@ -71,7 +72,7 @@ inline void DirectTile(const float* const* pp, const int64_t* wo, int64_t nt, co
 // ConvDirectF32's weights as [channel tile][k][kDR] (channels past Mg are zeros), in this
 // thread's buffer.
 const float* PackDirectWeights(const float* w, int64_t Mg, int64_t Kg, int64_t tiles) {
-  thread_local ScratchVector<float> wpk;
+  auto& wpk = ONEMODEL_PER_THREAD(ScratchVector<float>);
   if (wpk.size() < size_t(tiles * Kg * int64_t(kDR))) wpk.resize(size_t(tiles * Kg * int64_t(kDR)));
   for (int64_t t = 0; t < tiles; ++t)
     for (int64_t k = 0; k < Kg; ++k)
@@ -87,7 +88,7 @@ const float* PackDirectWeights(const float* w, int64_t Mg, int64_t Kg, int64_t t
 // half `half` = ceil(IW / 2) floats further.
 const float* SplitEvenOdd(const float* x, int64_t in_sp, int64_t Cg, int64_t IW, int64_t ih_lo, int64_t ih_hi) {
   const int64_t half = (IW + 1) / 2, rows = std::max<int64_t>(0, ih_hi - ih_lo);
-  thread_local ScratchVector<float> split;
+  auto& split = ONEMODEL_PER_THREAD(ScratchVector<float>);
   if (split.size() < size_t(Cg * rows * 2 * half)) split.resize(size_t(Cg * rows * 2 * half));
   for (int64_t c = 0; c < Cg; ++c)
     for (int64_t ih = ih_lo; ih < ih_hi; ++ih) {
@@ -171,10 +172,10 @@ void ConvDirectF32(const float* x, int64_t in_sp, const float* w, float* y, int6
   const int64_t ih_hi = std::min<int64_t>(IH, (oh_end - 1) * SH - PH + (KH - 1) * DH + 1);
   const int64_t half = (IW + 1) / 2, rows = std::max<int64_t>(0, ih_hi - ih_lo);
   const float* split = SW == 2 ? SplitEvenOdd(x, in_sp, Cg, IW, ih_lo, ih_hi) : nullptr;
-  thread_local std::vector<const float*> ptr;
-  thread_local std::vector<int64_t> wo;
-  thread_local std::vector<const float*> ptr_row;  // the tap's input row, for borders
-  thread_local std::vector<int64_t> ptr_col;       // its column offset t: column o reads o * SW + t
+  auto& ptr = ONEMODEL_PER_THREAD(std::vector<const float*>);
+  auto& wo = ONEMODEL_PER_THREAD(std::vector<int64_t>);
+  auto& ptr_row = ONEMODEL_PER_THREAD(std::vector<const float*>);  // the tap's input row, for borders
+  auto& ptr_col = ONEMODEL_PER_THREAD(std::vector<int64_t>);       // its column offset t: column o reads o * SW + t
   if (ptr.size() < size_t(Kg)) {
     ptr.resize(size_t(Kg));
     wo.resize(size_t(Kg));
@@ -298,8 +299,8 @@ void DepthwiseConvF32(const float* x, const float* w, float* y, int64_t channels
   const int64_t budget = std::max<int64_t>(span, (int64_t(48) << 10) / int64_t(sizeof(float) * size_t(IW * kL)));
   const int64_t strip = std::min(oh_end - oh_begin, std::max<int64_t>(1, (budget - span) / SH + 1));
   const int64_t strip_in = std::min(IH, (strip - 1) * SH + span);
-  thread_local ScratchVector<float> buf;
-  thread_local std::vector<int64_t> kw_range;
+  auto& buf = ONEMODEL_PER_THREAD(ScratchVector<float>);
+  auto& kw_range = ONEMODEL_PER_THREAD(std::vector<int64_t>);
   const size_t need = size_t((strip_in * IW + strip * OW + taps) * kL);
   if (buf.size() < need) buf.resize(need);
   float* xt = buf.data();

@@ -20,6 +20,7 @@
 #include "simd/simd.h"
 #include "kernels/transpose.h"
 #include "kernels/activation_v.h"
+#include "core/per_thread.h"
 #include "core/scratch.h"
 
 namespace onemodel::impl {
@@ -285,7 +286,7 @@ void PackA(const float* A, int64_t a_rs, int64_t a_cs, int64_t m0, int64_t mr, i
 // into this thread's scratch, one slot per tile of the row block.
 inline auto StridedMaker(const float* A, int64_t a_rs, int64_t a_cs) {
   const int64_t kKC = GemmBlocks().kc, kMC = GemmBlocks().mc;
-  thread_local ScratchVector<float> apack;
+  auto& apack = ONEMODEL_PER_THREAD(ScratchVector<float>);
   if (apack.size() < size_t(kKC * kMC)) apack.resize(size_t(kKC * kMC));
   float* scratch = apack.data();
   return [=](int64_t m0, int64_t mr, int64_t k0, int64_t kc, int64_t slot) {
@@ -330,7 +331,7 @@ void TiledGemm(int64_t M, int64_t K, MakeA make_a, const float* B, int64_t b_rs,
   // Scratch grows once per thread, then is reused (no allocation in steady state).
   const Blocks& blk = GemmBlocks();
   const int64_t kKC = blk.kc, kMC = blk.mc, kNC = blk.nc;
-  thread_local ScratchVector<float> bpack;
+  auto& bpack = ONEMODEL_PER_THREAD(ScratchVector<float>);
   if (!packed && bpack.size() < size_t(kKC * kNC)) bpack.resize(size_t(kKC * kNC));
   const int64_t packed_floats = packed ? ref::GemmPackedFloats(K, Ntot) : 0;
   for (int64_t n0 = n_begin / kNC * kNC; n0 < n_end; n0 += kNC) {

@@ -10,6 +10,7 @@
 #include "kernels/kernels.h"
 #include "ref/conv.h"
 #include "simd/simd.h"
+#include "core/per_thread.h"
 #include "core/scratch.h"
 
 namespace onemodel::impl {
@@ -122,7 +123,7 @@ void ConvPlaneF32(const float* x, const float* w, float* y, const Conv2DGeometry
     if (finite) {
       const int64_t PIH = std::max(IH + PH, (OH - 1) * SH + (KH - 1) * DH + 1);
       const int64_t PIW = std::max(IW + PW, (OW - 1) * SW + (KW - 1) * DW + 1);
-      thread_local ScratchVector<float> padded;
+      auto& padded = ONEMODEL_PER_THREAD(ScratchVector<float>);
       if (padded.size() < size_t(PIH * PIW)) padded.resize(size_t(PIH * PIW));
       std::fill(padded.begin(), padded.begin() + PIH * PIW, 0.0f);
       for (int64_t ih = 0; ih < IH; ++ih)
@@ -161,7 +162,7 @@ void ConvPlaneF32(const float* x, const float* w, float* y, const Conv2DGeometry
   hi = std::max(hi, lo);
   auto scalar = [&](int64_t oh, int64_t ow) { y[oh * OW + ow] = ref::ConvPlaneOutputF32(x, w, g, oh, ow); };
   // Stride 2: the input's even and odd columns, split once, so each tap reads contiguously.
-  thread_local ScratchVector<float> split;
+  auto& split = ONEMODEL_PER_THREAD(ScratchVector<float>);
   const int64_t half = (IW + 1) / 2;
   if (SW == 2) {
     if (split.size() < size_t(2 * IH * half)) split.resize(size_t(2 * IH * half));
@@ -176,8 +177,8 @@ void ConvPlaneF32(const float* x, const float* w, float* y, const Conv2DGeometry
   // tap's input for output column ow is p[ow] (stride 1: the input row; stride 2: a half
   // of it), with its weight. Other strides gather.
   const int64_t taps = KH * KW;
-  thread_local std::vector<const float*> ptr;
-  thread_local std::vector<VF32> wts;
+  auto& ptr = ONEMODEL_PER_THREAD(std::vector<const float*>);
+  auto& wts = ONEMODEL_PER_THREAD(std::vector<VF32>);
   if (ptr.size() < size_t(taps)) {
     ptr.resize(size_t(taps));
     wts.resize(size_t(taps));

@@ -12,6 +12,7 @@
 #include "simd/simd.h"
 #include "kernels/transpose.h"
 #include "kernels/activation_v.h"
+#include "core/per_thread.h"
 #include "core/scratch.h"
 
 namespace onemodel::impl {
@@ -47,7 +48,7 @@ inline void OutStepV(const VF32* m, int64_t k, VF32* o, int64_t ok) {
 bool WinogradF4InputF32(const float* x, int64_t in_sp, const Conv2DGeometry& g, int64_t ty0, int64_t ty1, int64_t c0,
                         int64_t c1, float* v, int64_t v_ld, int64_t v_mat) {
   const int64_t TW = ref::WinogradTileCols(g), XW = 4 * TW + 2;
-  thread_local ScratchVector<float> buf;
+  auto& buf = ONEMODEL_PER_THREAD(ScratchVector<float>);
   if (buf.size() < size_t(6 * XW * kL)) buf.resize(size_t(6 * XW * kL));
   float* xt = buf.data();
   const VF32 zero = Zero<VF32>();
@@ -95,7 +96,7 @@ bool WinogradF4InputF32(const float* x, int64_t in_sp, const Conv2DGeometry& g, 
 void WinogradF4OutputF32(const float* m, int64_t m_ld, int64_t m_mat, const Conv2DGeometry& g, int64_t ty0, int64_t ty1,
                          int64_t m0, int64_t m1, const float* bias, Activation act, float* y, int64_t out_sp) {
   const int64_t TW = ref::WinogradTileCols(g), YW = 4 * TW;
-  thread_local ScratchVector<float> buf;
+  auto& buf = ONEMODEL_PER_THREAD(ScratchVector<float>);
   if (buf.size() < size_t(4 * YW * kL)) buf.resize(size_t(4 * YW * kL));
   float* yt = buf.data();
   for (int64_t oc = m0; oc < m1; oc += kL) {

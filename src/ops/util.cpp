@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "core/per_thread.h"
+
 namespace onemodel::impl {
 namespace ops {
 
@@ -30,7 +32,7 @@ Shape BroadcastShapes(const OpContext& ctx, std::initializer_list<Shape> shapes)
 namespace {
 constexpr size_t kKeptIndexEntries = size_t(1) << 20;
 std::vector<std::vector<int64_t>>& SpareIndexVectors() {
-  thread_local std::vector<std::vector<int64_t>> spare;
+  auto& spare = ONEMODEL_PER_THREAD(std::vector<std::vector<int64_t>>);
   return spare;
 }
 std::vector<int64_t> TakeIndexVector() {

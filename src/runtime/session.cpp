@@ -15,6 +15,7 @@
 #include "core/golden.h"
 #include "onnx/import.h"
 #include "passes/passes.h"
+#include "core/per_thread.h"
 #include "core/threadpool.h"
 #include "ops/op_context.h"
 
@@ -589,10 +590,10 @@ std::vector<Value> Session::Run(const std::map<std::string, Value>& feeds, const
   // The memory plan is keyed by the inputs' element types and shapes (the key's text is
   // built in a buffer kept by the thread, so that steady runs allocate nothing for it).
   std::optional<MemoryPlanner::RunScope> plan;
-  thread_local std::string key;
+  auto& key = ONEMODEL_PER_THREAD(std::string);
   if (planner_) {
     key.clear();
-    auto number = [](int64_t v) {
+    auto number = [&key](int64_t v) {
       char digits[24];
       const int n = std::snprintf(digits, sizeof digits, "%lld", static_cast<long long>(v));
       key.append(digits, size_t(n));

@@ -1,5 +1,6 @@
 // Convolution algorithms on the GEMM kernels (see conv_gemm.h).
 #include "ops/conv/conv_gemm.h"
+#include "core/per_thread.h"
 #include "core/scratch.h"
 
 #include <algorithm>
@@ -89,7 +90,7 @@ void FinishTransposed(const OpContext& ctx, const ConvFinish& f, float* t, int64
                       int64_t p0, int64_t ldy) {
   const KernelTable& k = *ctx.kernels;
   const int64_t w = n1 - n0, rows = 16;  // Z's reads: 16 floats, a cache line, per channel
-  thread_local ScratchVector<float> zt;
+  auto& zt = ONEMODEL_PER_THREAD(ScratchVector<float>);
   if (f.z && zt.size() < size_t(rows * w)) zt.resize(size_t(rows * w));
   for (int64_t r0 = 0; r0 < np; r0 += rows) {
     const int64_t nr = std::min(rows, np - r0), n = nr * w;
@@ -133,7 +134,7 @@ void TransposedTiles(const OpContext& ctx, int threads, int64_t P, int64_t Mg, i
       parts = std::min(groups, (threads + blocks - 1) / blocks);
   }
   auto run = [&](int64_t u0, int64_t u1) {
-    thread_local ScratchVector<float> yt;
+    auto& yt = ONEMODEL_PER_THREAD(ScratchVector<float>);
     for (int64_t u = u0; u < u1; ++u) {
       const int64_t b = u / parts, g = u % parts;
       const int64_t p0 = P * b / blocks, np = P * (b + 1) / blocks - p0;
@@ -192,8 +193,8 @@ void IndirectTransposed(const OpContext& ctx, const ConvPlane& pl, const float* 
   const int64_t P = pl.OH * pl.OW, ksp = pl.KH * pl.KW, Kg = Cg * ksp;
   // The rows and columns that taps reach, from (-PH, -PW): all of them exist in the copy.
   const int64_t XH = (pl.OH - 1) * pl.SH + (pl.KH - 1) * pl.DH + 1, XW = (pl.OW - 1) * pl.SW + (pl.KW - 1) * pl.DW + 1;
-  thread_local ScratchVector<float> xpad;
-  thread_local std::vector<int64_t> offs;
+  auto& xpad = ONEMODEL_PER_THREAD(ScratchVector<float>);
+  auto& offs = ONEMODEL_PER_THREAD(std::vector<int64_t>);
   const float* src = xg;
   int64_t row = pl.IW, plane = in_sp;
   if (any_pad) {
@@ -354,7 +355,7 @@ bool ConvGemm2D(const OpContext& ctx, const ConvPlane& pl, const float* x, const
                            epi_act, fma, finish_of(n, grp, 0));
       } else if (by_blocks) {
         ParallelFor(ctx, blocks.count, 1, [&](int64_t b0, int64_t b1) {
-          thread_local ScratchVector<float> cols;
+          auto& cols = ONEMODEL_PER_THREAD(ScratchVector<float>);
           if (!direct && cols.size() < size_t(Kg * blocks.Widest())) cols.resize(size_t(Kg * blocks.Widest()));
           for (int64_t blk = b0; blk < b1; ++blk) {
             const int64_t p0 = blocks.Start(blk), np = blocks.Start(blk + 1) - p0;
@@ -377,7 +378,7 @@ bool ConvGemm2D(const OpContext& ctx, const ConvPlane& pl, const float* x, const
           }
         });
       } else {
-        thread_local ScratchVector<float> col;
+        auto& col = ONEMODEL_PER_THREAD(ScratchVector<float>);
         if (!direct && col.size() < size_t(Kg * pc)) col.resize(size_t(Kg * pc));
         for (int64_t p0 = 0; p0 < P; p0 += pc) {
           const int64_t np = std::min(pc, P - p0);
@@ -564,7 +565,7 @@ void TapGemm(const OpContext& ctx, const Taps& tg, const float* x, int64_t Cg, i
     }
   };
   const int64_t pc = std::max<int64_t>(64, std::min<int64_t>(P, (int64_t(1) << 18) / Kg));
-  thread_local ScratchVector<float> col_tl;
+  auto& col_tl = ONEMODEL_PER_THREAD(ScratchVector<float>);
   ScratchVector<float>& col = col_tl;  // the workers below use this thread's buffer
   if (col.size() < size_t(Kg * std::min(pc, P))) col.resize(size_t(Kg * std::min(pc, P)));
   for (int64_t p0 = 0; p0 < P; p0 += pc) {

@@ -1,5 +1,6 @@
 // Fast mode's integer convolution (conv_int8.h).
 #include "ops/conv/conv_int8.h"
+#include "core/per_thread.h"
 #include "core/scratch.h"
 
 #include <algorithm>
@@ -179,9 +180,9 @@ void RunConvInt8(const OpContext& ctx, const ConvPlan& p, const float* x, const 
   const int64_t C = Quads(p.C), M = p.M, Mp = PaddedChannels(M), K = C * p.pl.KH * p.pl.KW, K4 = K / 4, P = p.out_sp;
   const uint8_t zero = uint8_t(p.grid.zp - p.grid.lo);
   // Per output channel: the zero point's share of the sum, and the combined scale.
-  thread_local ScratchVector<int32_t> sub_buf;
-  thread_local ScratchVector<float> scale_buf;
-  thread_local ScratchVector<uint8_t> xq_buf;
+  auto& sub_buf = ONEMODEL_PER_THREAD(ScratchVector<int32_t>);
+  auto& scale_buf = ONEMODEL_PER_THREAD(ScratchVector<float>);
+  auto& xq_buf = ONEMODEL_PER_THREAD(ScratchVector<uint8_t>);
   ScratchVector<int32_t>& sub = sub_buf;
   ScratchVector<float>& scale = scale_buf;
   ScratchVector<uint8_t>& xq = xq_buf;
@@ -214,8 +215,8 @@ void RunConvInt8(const OpContext& ctx, const ConvPlan& p, const float* x, const 
       for (int64_t i = b; i < e; ++i) QuantizeRows(ctx, p, xn, i * 64, std::min(p.in_sp, i * 64 + 64), xq.data());
     });
     ParallelFor(ctx, chunks, 1, [&](int64_t b, int64_t e) {
-      thread_local std::vector<uint8_t> col;
-      thread_local std::vector<int32_t> acc;
+      auto& col = ONEMODEL_PER_THREAD(std::vector<uint8_t>);
+      auto& acc = ONEMODEL_PER_THREAD(std::vector<int32_t>);
       acc.resize(size_t(R * Mp));
       if (!pointwise) col.resize(size_t(R * K));
       for (int64_t i = b; i < e; ++i) {

@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "ops/conv/conv_transpose.h"
+#include "core/per_thread.h"
 #include "core/scratch.h"
 
 #include "ops/conv/conv_common.h"
@@ -220,7 +221,7 @@ void RunPatchGemm(OpContext& ctx, const ConvTPrep& P, const F32View& xv, const F
   const std::vector<int64_t>& ost = P.ost;
   // The products before they are scattered: the calling thread's buffer, reused (by
   // reference, so that the workers below read this thread's, not their own).
-  thread_local ScratchVector<float> tmp_tl;
+  auto& tmp_tl = ONEMODEL_PER_THREAD(ScratchVector<float>);
   ScratchVector<float>& tmp = tmp_tl;
   if (tmp.size() < size_t(Mg * in_sp)) tmp.resize(size_t(Mg * in_sp));
   for (int64_t n = 0; n < N; ++n)
@@ -286,11 +287,11 @@ void RunPhaseTaps(OpContext& ctx, const ConvTPrep& P, const F32View& xv, const F
   const std::vector<int64_t>& ost = P.ost;
   // The products before they are scattered: the calling thread's buffer, reused (by
   // reference, so that the workers below read this thread's, not their own).
-  thread_local ScratchVector<float> tmp_tl;
+  auto& tmp_tl = ONEMODEL_PER_THREAD(ScratchVector<float>);
   ScratchVector<float>& tmp = tmp_tl;
   const size_t Du = size_t(D);
   float* yd = y.dtype() == DType::kFloat ? y.mutable_data<float>() : nullptr;
-  thread_local ScratchVector<float> wp_own;
+  auto& wp_own = ONEMODEL_PER_THREAD(ScratchVector<float>);
   for (size_t ph = 0; ph < P.phases.size(); ++ph) {
     const ConvTPrep::Phase& f = P.phases[ph];
     const std::vector<int64_t>& r = f.r;

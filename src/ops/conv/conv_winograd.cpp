@@ -7,6 +7,7 @@
 // Each value's operations do not depend on the block or the thread split, and the GEMM
 // kernels' folds do not depend on their tiling: the same bits at any thread count.
 #include "ops/conv/conv_winograd.h"
+#include "core/per_thread.h"
 #include "core/scratch.h"
 
 #include <algorithm>
@@ -51,7 +52,7 @@ bool WinogradF4Conv(const OpContext& ctx, const ConvPlan& p, const Tensor& w, co
   // One task per (image, block of tile rows): its input transform, 36 products and output
   // transform in the thread's own scratch, no barrier between the stages.
   ParallelFor(ctx, p.N * blocks, 1, [&](int64_t b, int64_t e) {
-    thread_local ScratchVector<float> scratch;
+    auto& scratch = ONEMODEL_PER_THREAD(ScratchVector<float>);
     const size_t need = size_t(36 * rows * TW * (Cp + Mp));
     if (scratch.size() < need) scratch.resize(need);
     float* v = scratch.data();

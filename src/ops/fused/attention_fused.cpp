@@ -14,6 +14,7 @@
 #include "ops/parallel.h"
 #include "ops/util.h"
 #include "ref/elementwise.h"
+#include "core/per_thread.h"
 #include "core/scratch.h"
 
 namespace onemodel::impl {
@@ -261,7 +262,7 @@ void SoftmaxAttention(OpContext& ctx) {
     return (r == 4 ? b0 * s[0] : 0) + (r >= 3 ? b1 * s[rs - 3] : 0);
   };
   ParallelFor(ctx, batches * blocks, 1, [&](int64_t t0, int64_t t1) {
-    thread_local ScratchVector<float> buf;
+    auto& buf = ONEMODEL_PER_THREAD(ScratchVector<float>);
     for (int64_t t = t0; t < t1; ++t) {
       const int64_t bi = t / blocks, i0 = (t % blocks) * rows, n = std::min(rows, S - i0);
       const int64_t b0 = bi / B1, b1 = bi % B1;

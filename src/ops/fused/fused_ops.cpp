@@ -11,6 +11,7 @@
 #include "ops/ops.h"
 #include "ops/parallel.h"
 #include "ops/util.h"
+#include "core/per_thread.h"
 #include "core/scratch.h"
 
 namespace onemodel::impl {
@@ -229,7 +230,7 @@ std::shared_ptr<ChainPrep> MakeChainPrep(const OpContext& ctx, const Graph& body
 // The body node by node (the fused node's inputs bound to its inputs).
 void RunBody(OpContext& ctx, const Graph& body) {
   // The outputs' vector is the thread's, taken while in use (a nested run makes its own).
-  thread_local std::vector<Value> spare;
+  auto& spare = ONEMODEL_PER_THREAD(std::vector<Value>);
   std::vector<Value> out = std::move(spare);
   RunSubgraphInto(ctx.executor, body, ctx.inputs, *ctx.scope, &out);
   if (out.size() != 1) throw ctx.Fail(ErrorCode::kInternal, "the fused node's body gave no single output");
@@ -279,7 +280,7 @@ void ElementwiseChain(OpContext& ctx) {
   constexpr int64_t kChunk = 1024;
   const size_t slots = steps.size();
   ParallelFor(ctx, (n + kChunk - 1) / kChunk, 16, [&](int64_t c0, int64_t c1) {
-    thread_local ScratchVector<float> buf;
+    auto& buf = ONEMODEL_PER_THREAD(ScratchVector<float>);
     if (buf.size() < slots * size_t(kChunk)) buf.resize(slots * size_t(kChunk));
     for (int64_t c = c0; c < c1; ++c) {
       const int64_t i0 = c * kChunk, len = std::min(kChunk, n - i0);

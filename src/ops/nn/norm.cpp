@@ -21,6 +21,7 @@
 #include "ref/norm.h"
 #include "ref/reduce.h"
 #include "ops/util.h"
+#include "core/per_thread.h"
 #include "core/scratch.h"
 
 namespace onemodel::impl {
@@ -70,7 +71,7 @@ void RunLayerRows(const OpContext& ctx, const ref::LayerNormParams& p, const Lay
   const float* bias = d.bias;
   float* py = d.y->mutable_data<float>();
   ParallelFor(ctx, p.outer, std::max<int64_t>(1, 4096 / std::max<int64_t>(n, 1)), [&](int64_t b, int64_t e) {
-    thread_local ScratchVector<float> tmp;
+    auto& tmp = ONEMODEL_PER_THREAD(ScratchVector<float>);
     if (tmp.size() < size_t(n)) tmp.resize(size_t(n));
     for (int64_t o = b; o < e; ++o) {
       const float* row = d.x + o * n;
@@ -133,7 +134,7 @@ void RunPlanes(const OpContext& ctx, const ref::PlaneNormParams& p, const PlaneN
   const int64_t C = p.C, inner = p.inner;
   float* py = d.y->mutable_data<float>();
   ParallelFor(ctx, p.N * C, std::max<int64_t>(1, 16384 / std::max<int64_t>(inner, 1)), [&](int64_t b0, int64_t e0) {
-    thread_local ScratchVector<float> tmp;
+    auto& tmp = ONEMODEL_PER_THREAD(ScratchVector<float>);
     if (!p.channel_stats && tmp.size() < size_t(inner)) tmp.resize(size_t(inner));
     for (int64_t nc = b0; nc < e0; ++nc) {
       const int64_t c = nc % C;

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "core/per_thread.h"
 #include "ops/conv/conv_common.h"
 #include "ops/ops.h"
 #include "ref/conv.h"
@@ -64,7 +65,7 @@ void IntConvGemm(OpContext& ctx, const ConvPlane& pl, const Tensor& x, const Ten
   }
   // Reused per calling thread (no allocation per run); the workers below reach it
   // through this reference, not their own thread_local.
-  thread_local std::vector<int16_t> xc_buf;
+  auto& xc_buf = ONEMODEL_PER_THREAD(std::vector<int16_t>);
   std::vector<int16_t>& xc = xc_buf;
   if (xc.size() < size_t(x.numel())) xc.resize(size_t(x.numel()));
   ParallelFor(ctx, x.numel(), 65536, [&](int64_t b, int64_t e) {
@@ -75,7 +76,7 @@ void IntConvGemm(OpContext& ctx, const ConvPlane& pl, const Tensor& x, const Ten
   const int64_t blocks = (P + pc - 1) / pc;
   auto* kernel = ctx.kernels->GemmI16PairsI32;
   ParallelFor(ctx, N * group * blocks, 1, [&](int64_t b, int64_t e) {
-    thread_local std::vector<int16_t> col;
+    auto& col = ONEMODEL_PER_THREAD(std::vector<int16_t>);
     if (col.size() < size_t(lda * pc)) col.resize(size_t(lda * pc));
     for (int64_t t = b; t < e; ++t) {
       const int64_t ng = t / blocks, n = ng / group, grp = ng % group, p0 = t % blocks * pc, np = std::min(pc, P - p0);
@@ -189,7 +190,8 @@ void IntConvDot(OpContext& ctx, const ConvPlane& pl, const Tensor& x, const Tens
     wa = &local;
   }
   const uint8_t* wq = wa->data<uint8_t>();
-  thread_local std::vector<uint32_t> rowsum_buf, zw_buf;  // reused: no allocation per run
+  auto& rowsum_buf = ONEMODEL_PER_THREAD(std::vector<uint32_t>);
+  auto& zw_buf = ONEMODEL_PER_THREAD(std::vector<uint32_t>);  // reused: no allocation per run
   std::vector<uint32_t>& rowsum = rowsum_buf;
   std::vector<uint32_t>& zw = zw_buf;
   rowsum.resize(size_t(M));
@@ -204,7 +206,8 @@ void IntConvDot(OpContext& ctx, const ConvPlane& pl, const Tensor& x, const Tens
   std::memset(&zx_word, int(uint8_t(zx)), sizeof zx_word);
   // X' and the pixel sums (QuadMajorInput), reused per calling thread (the workers reach
   // them through the references).
-  thread_local std::vector<uint32_t> xt_buf, pix_buf;
+  auto& xt_buf = ONEMODEL_PER_THREAD(std::vector<uint32_t>);
+  auto& pix_buf = ONEMODEL_PER_THREAD(std::vector<uint32_t>);
   std::vector<uint32_t>& xt = xt_buf;
   std::vector<uint32_t>& pixsum = pix_buf;
   const int64_t planes = N * group;
@@ -215,8 +218,8 @@ void IntConvDot(OpContext& ctx, const ConvPlane& pl, const Tensor& x, const Tens
   const int64_t blocks = (P + pc - 1) / pc;
   auto* kernel = ctx.kernels->GemmU8S8I32;
   ParallelFor(ctx, planes * blocks, 1, [&](int64_t b, int64_t e) {
-    thread_local std::vector<uint32_t> col;
-    thread_local std::vector<uint32_t> colsum;
+    auto& col = ONEMODEL_PER_THREAD(std::vector<uint32_t>);
+    auto& colsum = ONEMODEL_PER_THREAD(std::vector<uint32_t>);
     if (col.size() < size_t(Kp / 4 * pc)) col.resize(size_t(Kp / 4 * pc));
     if (colsum.size() < size_t(pc)) colsum.resize(size_t(pc));
     for (int64_t t = b; t < e; ++t) {
@@ -375,7 +378,7 @@ void QLinearConv(OpContext& ctx) {
   p.y_signed = yzp.dtype() == DType::kInt8;
   p.y_zero = p.y_signed ? int64_t(yzp.data<int8_t>()[0]) : int64_t(yzp.data<uint8_t>()[0]);
   const auto& row = PlanRow(ctx, IntConvTable(), p);
-  thread_local std::vector<int32_t> acc;  // reused: no allocation per run
+  auto& acc = ONEMODEL_PER_THREAD(std::vector<int32_t>);  // reused: no allocation per run
   acc.resize(size_t(ProductOf(p.out_shape)));
   row.run(p, IntConvRun{ctx, x, w, &ctx.in(5), acc.data(), 3, 5});
   Tensor& y = ctx.out(0, yzp.dtype(), p.out_shape);

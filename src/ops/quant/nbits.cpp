@@ -4,6 +4,7 @@
 // GemmPackedF32) and src/kernels/gemm_nbits.cpp (NBitsGemmF32); tests
 // tests/ops/quant/nbits_test.cpp.
 #include "ops/quant/nbits.h"
+#include "core/per_thread.h"
 #include "core/scratch.h"
 
 #include <algorithm>
@@ -98,7 +99,7 @@ void NBitsColumnBlocks(const OpContext& ctx, const NBitsNode& n) {
   float* py = y.data();
   auto* gemm = ctx.kernels->GemmF32;
   ParallelFor(ctx, (N + kCols - 1) / kCols, 1, [&](int64_t b, int64_t e) {
-    thread_local ScratchVector<float> w;
+    auto& w = ONEMODEL_PER_THREAD(ScratchVector<float>);
     if (w.size() < size_t(kCols * K)) w.resize(size_t(kCols * K));
     for (int64_t g = b; g < e; ++g) {
       const int64_t n0 = g * kCols, n1 = std::min(N, n0 + kCols);

@@ -11,6 +11,7 @@
 
 #include "core/index.h"
 #include "core/minifloat.h"
+#include "core/per_thread.h"
 #include "ops/ops.h"
 #include "ops/quant/quant.h"
 #include "ops/parallel.h"
@@ -100,7 +101,10 @@ void IntMatMulDot(const OpContext& ctx, const Tensor& a, const Tensor& b, const 
   }
   const int8_t* quads = bq->data<int8_t>();
   const uint8_t* sums_bytes = reinterpret_cast<const uint8_t*>(quads + QuadPanelsBytes(K, N));
-  thread_local std::vector<uint32_t> zb_buf, cs_buf, za_buf, ra_buf;
+  auto& zb_buf = ONEMODEL_PER_THREAD(std::vector<uint32_t>);
+  auto& cs_buf = ONEMODEL_PER_THREAD(std::vector<uint32_t>);
+  auto& za_buf = ONEMODEL_PER_THREAD(std::vector<uint32_t>);
+  auto& ra_buf = ONEMODEL_PER_THREAD(std::vector<uint32_t>);
   std::vector<uint32_t>& Zb = zb_buf;
   std::vector<uint32_t>& cs = cs_buf;
   std::vector<uint32_t>& Za = za_buf;
@@ -118,7 +122,7 @@ void IntMatMulDot(const OpContext& ctx, const Tensor& a, const Tensor& b, const 
   // A' in place when it is uint8 with whole quads per row; else copied, padded with zeros.
   const bool in_place = a.dtype() == DType::kUInt8 && K % 4 == 0;
   const int64_t lda = in_place ? K : 4 * K4;
-  thread_local std::vector<uint8_t> a8_buf;
+  auto& a8_buf = ONEMODEL_PER_THREAD(std::vector<uint8_t>);
   std::vector<uint8_t>& a8 = a8_buf;
   if (!in_place && a8.size() < size_t(rows * lda)) a8.resize(size_t(rows * lda));
   const uint8_t* a_raw =
@@ -219,14 +223,14 @@ void RunIntMatMulPairs(const MatMulIntegerNode& p, const IntMatMulRun& r) {
     local = PairsB(b, bzp, K, N);
     bp = &local;
   }
-  thread_local std::vector<int32_t> za_buf;  // A's zero points per row (reused)
+  auto& za_buf = ONEMODEL_PER_THREAD(std::vector<int32_t>);  // A's zero points per row (reused)
   std::vector<int32_t>& za = za_buf;
   za.assign(static_cast<size_t>(M), 0);
   if (azp)
     for (int64_t m = 0; m < M; ++m) za[size_t(m)] = int32_t(Get(*azp, azp->numel() > 1 ? m : 0));
   // Scratch kept per calling thread (no allocation per run once it has grown); the
   // workers below reach it through this reference, not their own thread_local.
-  thread_local std::vector<int16_t> a16_buf;
+  auto& a16_buf = ONEMODEL_PER_THREAD(std::vector<int16_t>);
   std::vector<int16_t>& a16 = a16_buf;
   if (a16.size() < size_t(rows * lda)) a16.resize(size_t(rows * lda));
   ParallelFor(ctx, rows, std::max<int64_t>(1, 16384 / lda), [&](int64_t r0, int64_t r1) {
@@ -539,7 +543,7 @@ void QLinearMatMul(OpContext& ctx) {
   const Tensor& a = ctx.in(0);
   const Tensor& b = ctx.in(3);
   Shape s;
-  thread_local std::vector<int32_t> acc;  // reused: no allocation per run
+  auto& acc = ONEMODEL_PER_THREAD(std::vector<int32_t>);  // reused: no allocation per run
   IntMatMul(
       ctx, a, b, &ctx.in(2), &ctx.in(5),
       [&](const Shape& shape) {
