@@ -19,6 +19,7 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { serveStatic } from './lib/static_files.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
@@ -111,17 +112,7 @@ const server = http.createServer((req, res) => {
     res.end('<!doctype html><meta charset="utf-8"><title>OneModel golden</title><body>golden row</body>');
     return;
   }
-  for (const [prefix, dir] of roots) {
-    if (!url.startsWith(prefix + '/')) continue;
-    const file = path.join(dir, url.slice(prefix.length + 1));
-    if (!file.startsWith(dir) || !fs.existsSync(file)) break;
-    const type = file.endsWith('.mjs') || file.endsWith('.js') ? 'text/javascript' : file.endsWith('.wasm') ? 'application/wasm' : 'application/octet-stream';
-    res.writeHead(200, { 'content-type': type, 'content-length': fs.statSync(file).size });
-    fs.createReadStream(file).pipe(res);
-    return;
-  }
-  res.writeHead(404);
-  res.end('not found');
+  serveStatic(res, url, roots);
 });
 await new Promise((r) => server.listen(0, '127.0.0.1', r));
 const port = server.address().port;
