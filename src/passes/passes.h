@@ -119,9 +119,23 @@ const std::vector<std::string>& ExactPassNames();
 // value. Run after the exact passes. Returns the number of nodes marked.
 int MarkConvInputGrids(Graph& g);
 
+// Conv -> BatchNormalization (inference: no training mode, one output), the Conv's
+// result read by nothing else, the Conv without fusions, its weights, bias (if any) and
+// the four statistics constant float initializers (no feed replaces them), one value per
+// output channel: the BatchNormalization goes and the Conv takes weights W s and bias
+// (b - mean) s + B, s = scale / sqrt(var + epsilon), computed in binary64 and rounded
+// once each (new initializers; those nothing reads any more are dropped). Any value not
+// finite leaves the pair as it is. Returns the number folded. Top-level graph only.
+int FoldConvBatchNorm(Graph& g);
+
+// The fast passes that change the graph's nodes, run before RunExactPasses so that its
+// fusions see the result (a Conv -> BatchNormalization -> Relu becomes a Conv with a fused
+// Relu): constant folding, then FoldConvBatchNorm. Returns the number of rewrites.
+int RunFastGraphPasses(Graph& g, const std::map<std::string, int64_t>& opsets,
+                       const std::vector<std::string>& disabled = {});
 // Runs the fast passes on g (after RunExactPasses); returns the number of rewrites.
 int RunFastPasses(Graph& g, const std::vector<std::string>& disabled = {});
-// The names RunFastPasses knows, in the order it runs them.
+// The names RunFastGraphPasses and RunFastPasses know, in the order they run them.
 const std::vector<std::string>& FastPassNames();
 
 }  // namespace onemodel::impl

@@ -499,7 +499,8 @@ void Session::Prepare(const SessionOptions& opts) {
   if (dispatch_.isa != Isa::kRef) {
     derived_ = std::make_shared<DerivedCache>();
     auto g = std::make_shared<Graph>(*run_graph_);
-    int rewrites = RunExactPasses(*g, model_->opsets, opts.disabled_passes);
+    int rewrites = opts.mode == Mode::kFast ? RunFastGraphPasses(*g, model_->opsets, opts.disabled_passes) : 0;
+    rewrites += RunExactPasses(*g, model_->opsets, opts.disabled_passes);
     if (opts.mode == Mode::kFast) rewrites += RunFastPasses(*g, opts.disabled_passes);
     if (rewrites > 0) run_graph_ = g;
     planner_ = std::make_shared<MemoryPlanner>(opts.memory_plan);

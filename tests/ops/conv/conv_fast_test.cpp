@@ -6,6 +6,8 @@
 // (computed here in binary64); where it must not (input not on a grid, two groups, an
 // activation the row lacks, a fold too short to be worth it) or the weights are not int8 values (the row gives way at
 // run time), the fast session's outputs are those of a fast session without the pass.
+// The fast pass that folds a BatchNormalization into the Conv before it (FoldConvBatchNorm),
+// within its bound of the binary64 result, and where it must not fire.
 #include "tests/catch.h"
 
 #include <cmath>
@@ -277,6 +279,156 @@ TEST_CASE("ops/conv fast: exact sessions over the committed graphs plan no fast 
   }
   CHECK(graphs >= 5);
   CHECK(qdq_fast_rows == 0);  // its convolutions' folds (36 and 4 terms) are too short
+}
+
+namespace {
+
+// Conv -> BatchNormalization (-> Relu) for the fast pass "conv-batchnorm"
+// (FoldConvBatchNorm, passes/fast_passes.cpp).
+struct BnCase {
+  int64_t C = 6, M = 10, H = 7, W = 6;
+  bool bias = true, relu = true;
+  bool conv_output = false;  // the Conv's result is a graph output too (a second reader)
+  bool fed_scale = false;    // a feed may replace the scale: not a constant
+  bool bad_var = false;      // one channel's variance + epsilon is negative: s is NaN
+};
+struct BnBuilt {
+  std::string model;
+  std::vector<float> x;
+  std::vector<double> want, mag;  // binary64 result and sum |terms| (W s x, (b - mean) s, B)
+};
+
+BnBuilt BuildBn(const BnCase& c, uint64_t seed) {
+  SplitMix64 rng(seed);
+  const int64_t K = 3, per = c.C * K * K;
+  const std::vector<double> w = Floats(rng, c.M * per, -0.5f, 0.5f), b = Floats(rng, c.M, -0.3f, 0.3f);
+  const std::vector<double> scale = Floats(rng, c.M, -2.0f, 2.0f), shift = Floats(rng, c.M, -1.0f, 1.0f);
+  const std::vector<double> mean = Floats(rng, c.M, -0.5f, 0.5f);
+  std::vector<double> var = Floats(rng, c.M, 0.05f, 3.0f);
+  if (c.bad_var) var[1] = -1.0;
+  constexpr float kEps = 1e-3f;
+  BnBuilt out;
+  out.x = Values(rng, c.C * c.H * c.W, 0, -2.0f, 2.0f);
+  std::vector<TInit> inits = {{"W", F, {c.M, c.C, K, K}, w},
+                              {"scale", F, {c.M}, scale},
+                              {"shift", F, {c.M}, shift},
+                              {"mean", F, {c.M}, mean},
+                              {"var", F, {c.M}, var}};
+  std::vector<std::string> conv_in = {"X", "W"};
+  if (c.bias) {
+    inits.push_back({"Bc", F, {c.M}, b});
+    conv_in.push_back("Bc");
+  }
+  std::vector<TNode> nodes = {
+      {"Conv", conv_in, {"Yc"}, {AInts("pads", {1, 1, 1, 1})}},
+      {"BatchNormalization", {"Yc", "scale", "shift", "mean", "var"}, {c.relu ? "Yb" : "Y"}, {AF("epsilon", kEps)}}};
+  if (c.relu) nodes.push_back({"Relu", {"Yb"}, {"Y"}});
+  std::vector<std::string> outputs = {"Y"};
+  if (c.conv_output) outputs.push_back("Yc");
+  out.model = TypedGraph({1, c.C, c.H, c.W}, inits, nodes, outputs,
+                         c.fed_scale ? std::vector<std::string>{"scale"} : std::vector<std::string>{});
+  const int64_t P = c.H * c.W;
+  out.want.resize(size_t(c.M * P));
+  out.mag.resize(out.want.size());
+  for (int64_t m = 0; m < c.M; ++m) {
+    const double sm = scale[size_t(m)] / std::sqrt(var[size_t(m)] + double(kEps));
+    const double bm = c.bias ? b[size_t(m)] : 0.0;
+    for (int64_t oh = 0; oh < c.H; ++oh)
+      for (int64_t ow = 0; ow < c.W; ++ow) {
+        double acc = 0, mag = 0;
+        for (int64_t ci = 0; ci < c.C; ++ci)
+          for (int64_t kh = 0; kh < K; ++kh)
+            for (int64_t kw = 0; kw < K; ++kw) {
+              const int64_t ih = oh - 1 + kh, iw = ow - 1 + kw;
+              if (ih < 0 || ih >= c.H || iw < 0 || iw >= c.W) continue;
+              const double t =
+                  double(out.x[size_t((ci * c.H + ih) * c.W + iw)]) * w[size_t(m * per + (ci * K + kh) * K + kw)];
+              acc += t;
+              mag += std::fabs(t * sm);
+            }
+        double v = (acc + bm - mean[size_t(m)]) * sm + shift[size_t(m)];
+        if (c.relu) v = std::max(v, 0.0);
+        out.want[size_t(m * P + oh * c.W + ow)] = v;
+        out.mag[size_t(m * P + oh * c.W + ow)] =
+            mag + std::fabs((bm - mean[size_t(m)]) * sm) + std::fabs(shift[size_t(m)]);
+      }
+  }
+  return out;
+}
+
+struct BnRan {
+  std::vector<float> y;
+  bool has_bn = false;
+};
+BnRan RunBn(const BnBuilt& b, const BnCase& c, Mode mode, int threads, bool without_pass = false) {
+  SessionOptions o;
+  o.mode = mode;
+  o.isa = IsaName(ActiveIsa());
+  o.threads = threads;
+  if (without_pass) o.disabled_passes = {"conv-batchnorm"};
+  Session s = Session::FromBytes(reinterpret_cast<const uint8_t*>(b.model.data()), b.model.size(), o, "conv-bn");
+  std::map<std::string, Value> feeds = {{"X", Input({1, c.C, c.H, c.W}, b.x)}};
+  if (c.fed_scale) {
+    SplitMix64 rng(7);
+    feeds["scale"] = Input({c.M}, Values(rng, c.M, 0, 0.5f, 1.5f));
+  }
+  const auto out = s.Run(feeds);
+  BnRan r;
+  r.y.assign(out[0].tensor.data<float>(), out[0].tensor.data<float>() + out[0].tensor.numel());
+  for (const NodePlan& p : s.plans()) r.has_bn = r.has_bn || p.op_type == "BatchNormalization";
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("ops/conv fast: Conv -> BatchNormalization folded into the weights, within its bound", "[ops][fast]") {
+  BnCase no_bias;
+  no_bias.bias = false;
+  no_bias.relu = false;
+  BnCase wide;  // 40 channels: a longer fold, the GEMM rows
+  wide.C = 40;
+  wide.M = 24;
+  wide.H = 9;
+  wide.W = 11;
+  BnCase read_twice, fed, bad;
+  read_twice.conv_output = true;
+  fed.fed_scale = true;
+  bad.bad_var = true;
+  const std::vector<std::pair<BnCase, bool>> cases = {{BnCase{}, true},    {no_bias, true}, {wide, true},
+                                                      {read_twice, false}, {fed, false},    {bad, false}};
+  for (size_t i = 0; i < cases.size(); ++i) {
+    const auto& [c, folds] = cases[i];
+    const BnBuilt b = BuildBn(c, 300 + i);
+    INFO("case " << i << " at " << IsaName(ActiveIsa()));
+    const BnRan exact = RunBn(b, c, Mode::kExact, 1);
+    CHECK(exact.has_bn);  // exact sessions never fold
+    const BnRan fast = RunBn(b, c, Mode::kFast, 1);
+    if (ActiveIsa() == Isa::kRef) {  // the oracle runs the model as written, in either mode
+      CHECK(fast.has_bn);
+      CHECK(std::memcmp(fast.y.data(), exact.y.data(), fast.y.size() * sizeof(float)) == 0);
+      continue;
+    }
+    const BnRan plain = RunBn(b, c, Mode::kFast, 1, true);
+    CHECK(plain.has_bn);
+    CHECK(fast.has_bn == !folds);
+    if (!folds) {  // the pass did not fire: the fast session without it, bit for bit
+      CHECK(std::memcmp(fast.y.data(), plain.y.data(), fast.y.size() * sizeof(float)) == 0);
+      continue;
+    }
+    REQUIRE(fast.y.size() == b.want.size());
+    // The folded Conv's fold (C * 9 terms and the bias) within gamma_{K+1} of its own
+    // terms, each weight and the bias one rounding off W s and (b - mean) s + B.
+    const int64_t terms = c.C * 9;
+    const double u = 0x1p-24, gamma = (terms + 4) * u / (1 - (terms + 4) * u);
+    int bad_outputs = 0;
+    for (size_t k = 0; k < b.want.size(); ++k)
+      if (!(std::fabs(double(fast.y[k]) - b.want[k]) <= gamma * b.mag[k])) ++bad_outputs;
+    CHECK(bad_outputs == 0);
+    for (int threads : {2, 3}) {
+      const BnRan t = RunBn(b, c, Mode::kFast, threads);
+      CHECK(std::memcmp(t.y.data(), fast.y.data(), fast.y.size() * sizeof(float)) == 0);
+    }
+  }
 }
 
 }  // namespace test::conv_fast_test
