@@ -3,10 +3,10 @@
 // (ScratchVector) and tensor buffers (core/tensor.cpp). malloc's storage is 16-byte
 // aligned: a kernel's scratch then fell on a line or off it by the process's heap state
 // (Zen 5: mobilenet_v3_large's depthwise layers 1.3x slower in node's process than in the
-// CLI's), and glibc hands out large blocks 16 bytes past a page. The aligned operator new
-// is not used: mingw-w64's libstdc++ 12 frees its blocks with a mismatched call (heap
-// corruption in the windows row under wine); plain operator new with the original pointer
-// kept just before the aligned address works everywhere.
+// CLI's), and glibc hands out large blocks 16 bytes past a page. The storage is plain
+// operator new's, with the original pointer kept just before the aligned address (the
+// windows row's heap crash once blamed on the aligned operator new was MinGW's
+// thread_local destructors running on freed TLS: core/per_thread.h).
 #pragma once
 #include <cstddef>
 #include <cstdint>
