@@ -9,6 +9,7 @@
 #include <map>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include "core/error.h"
@@ -604,6 +605,53 @@ TEST_CASE("passes: a QuantizeLinear -> DequantizeLinear pair fuses where the qua
   CHECK(after == 4);
   // A DequantizeLinear of something else stays.
   CHECK(count({{"Relu", {"X"}, "r"}, {"DequantizeLinear", {"r", "s"}, "Z"}}, {"Z"}, &after) == 0);
+}
+
+TEST_CASE("passes: a dynamically quantised MatMul fuses where each inner value has one reader",
+          "[exact_paths][passes]") {
+  SplitMix64 rng(77);
+  const auto I8 = onnx::TensorProto::INT8;
+  const Shape xs{4, 8};
+  const std::vector<TInit> inits = {{"W", I8, {8, 5}, Ints8(rng, 40, true)},
+                                    {"Ws", F, {5}, Floats(rng, 5, 0.01f, 0.1f)},
+                                    {"B", F, {5}, {1, 2, 3, 4, 5}}};
+  auto nodes = [](const std::string& bias_side) {
+    std::vector<TNode> n = {{"DynamicQuantizeLinear", {"X"}, {"Xq", "Xs", "Xz"}},
+                            {"MatMulInteger", {"Xq", "W", "Xz"}, {"P"}},
+                            {"Cast", {"P"}, {"Pf"}, {AI("to", 1)}},
+                            {"Mul", {"Xs", "Ws"}, {"S"}},
+                            {"Mul", {"Pf", "S"}, {"Q"}},
+                            {"Add", {bias_side, "Q"}, {"Y"}}};
+    return n;
+  };
+  // Fused nodes, nodes after, and the fused node's body size.
+  auto count = [&](const std::vector<TNode>& n, const std::vector<std::string>& outs,
+                   const std::vector<std::string>& fed = {}) {
+    const std::string b = TypedGraph(xs, inits, n, outs, fed);
+    Model m = ImportModel(reinterpret_cast<const uint8_t*>(b.data()), b.size(), "dqmm", "");
+    const int fused = FuseDynamicQuantMatMul(*m.graph);
+    size_t body = 0;
+    for (const Node& node : m.graph->nodes)
+      if (node.op_type == "DynamicQuantMatMul") body = node.attr("body")->g->nodes.size();
+    return std::tuple<int, size_t, size_t>{fused, m.graph->nodes.size(), body};
+  };
+  CHECK(count(nodes("B"), {"Y"}) == std::tuple<int, size_t, size_t>{1, 1, 6});
+  // A fed bias stays outside; so does an Add of another value.
+  CHECK(count(nodes("B"), {"Y"}, {"B"}) == std::tuple<int, size_t, size_t>{1, 2, 5});
+  CHECK(count(nodes("X"), {"Y"}) == std::tuple<int, size_t, size_t>{1, 2, 5});
+  // An inner value that is a graph output or has a second reader: nothing fuses.
+  CHECK(std::get<0>(count(nodes("B"), {"Y", "Xs"})) == 0);
+  CHECK(std::get<0>(count(nodes("B"), {"Y", "P"})) == 0);
+  std::vector<TNode> twice = nodes("B");
+  twice.push_back({"Relu", {"Pf"}, {"R"}});
+  CHECK(std::get<0>(count(twice, {"Y", "R"})) == 0);
+  // A Cast to another type, or a MatMulInteger without the quantiser's zero point.
+  std::vector<TNode> to_double = nodes("B");
+  to_double[2].attrs = {AI("to", 11)};
+  CHECK(std::get<0>(count(to_double, {"Y"})) == 0);
+  std::vector<TNode> no_zp = nodes("B");
+  no_zp[1].in = {"Xq", "W"};
+  CHECK(std::get<0>(count(no_zp, {"Y", "Xz"})) == 0);
 }
 
 TEST_CASE("passes: a Conv takes the QuantizeDequantize of its output where its input is surely float",

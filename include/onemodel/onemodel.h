@@ -320,9 +320,10 @@ struct SessionOptions {
   // kInvalidArgument.
   int avx512_tile_bits = 0;
   bool memory_plan = true;  // steady-state runs take intermediates from one arena
-  // Exact-mode graph passes to leave out: "constant-folding", "quantize-dequantize",
-  // "conv-activation", "conv-quantize-dequantize", "attention", "elementwise-chain"
-  // (unknown names are kInvalidArgument).
+  // Graph passes to leave out: the exact ones "constant-folding", "quantize-dequantize",
+  // "dynamic-quant-matmul", "conv-activation", "conv-quantize-dequantize", "conv-residual",
+  // "attention", "elementwise-chain", and fast mode's "conv-batchnorm", "conv-input-grid"
+  // (docs/graph-passes.md; unknown names are kInvalidArgument).
   std::vector<std::string> disabled_passes;
   Profiling profiling = Profiling::kOff;  // each Run's time per op type or node: last_profile()
   // Symbolic input dimensions fixed to a size (name -> size >= 0): inputs() shows the

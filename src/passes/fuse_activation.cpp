@@ -188,9 +188,9 @@ int FuseConvResidual(Graph& g) {
 }
 
 const std::vector<std::string>& ExactPassNames() {
-  static const std::vector<std::string> names = {"constant-folding",         "quantize-dequantize", "conv-activation",
-                                                 "conv-quantize-dequantize", "conv-residual",       "attention",
-                                                 "elementwise-chain"};
+  static const std::vector<std::string> names = {"constant-folding", "quantize-dequantize",      "dynamic-quant-matmul",
+                                                 "conv-activation",  "conv-quantize-dequantize", "conv-residual",
+                                                 "attention",        "elementwise-chain"};
   return names;
 }
 
@@ -205,6 +205,7 @@ int RunExactPasses(Graph& g, const std::map<std::string, int64_t>& opsets, const
   int n = 0;
   if (on("constant-folding")) n += FoldConstants(g, opsets);
   if (on("quantize-dequantize")) n += FuseQuantizeDequantize(g);
+  if (on("dynamic-quant-matmul")) n += FuseDynamicQuantMatMul(g);
   if (on("conv-activation")) n += FuseConvActivation(g);
   if (on("conv-quantize-dequantize")) n += FuseConvQuantizeDequantize(g);
   if (on("conv-residual")) n += FuseConvResidual(g);

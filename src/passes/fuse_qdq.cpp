@@ -1,4 +1,5 @@
 // Exact-mode fusion of QuantizeLinear -> DequantizeLinear pairs (see passes.h).
+#include <algorithm>
 #include <set>
 #include <string>
 #include <unordered_map>
@@ -107,6 +108,76 @@ int FuseConvQuantizeDequantize(Graph& g) {
   }
   if (fused) EraseNodes(g, drop);
   return fused;
+}
+
+int FuseDynamicQuantMatMul(Graph& g) {
+  std::unordered_map<std::string, int> readers = CountReaders(g);
+  std::unordered_map<std::string, size_t> reader;  // the reader of a value read once
+  for (size_t i = 0; i < g.nodes.size(); ++i)
+    for (const std::string& in : g.nodes[i].inputs)
+      if (!in.empty() && readers[in] == 1) reader[in] = i;
+  std::set<std::string> fed;  // initializers a feed can replace are not constants
+  for (const ValueInfo& in : g.inputs) fed.insert(in.name);
+  // The node reading v, when v is read once, by such a node of the default domain with one
+  // output.
+  auto sole_reader = [&](const std::string& v, const char* op) -> const Node* {
+    auto it = reader.find(v);
+    if (it == reader.end()) return nullptr;
+    const Node& n = g.nodes[it->second];
+    return n.op_type == op && n.DefaultDomain() && n.outputs.size() == 1 && !n.outputs[0].empty() ? &n : nullptr;
+  };
+  std::vector<bool> drop(g.nodes.size(), false);
+  std::vector<std::pair<size_t, Node>> fused_at;
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    const Node& dq = g.nodes[i];
+    if (dq.op_type != "DynamicQuantizeLinear" || !dq.DefaultDomain() || dq.inputs.size() != 1 || dq.inputs[0].empty() ||
+        dq.outputs.size() != 3)
+      continue;
+    const std::string &q = dq.outputs[0], &scale = dq.outputs[1], &zp = dq.outputs[2];
+    if (q.empty() || scale.empty() || zp.empty()) continue;
+    const Node* mi = sole_reader(q, "MatMulInteger");
+    if (!mi || mi->inputs.size() < 3 || mi->inputs.size() > 4 || mi->inputs[0] != q || mi->inputs[2] != zp ||
+        reader.count(zp) == 0 || &g.nodes[reader[zp]] != mi || mi->inputs[1] == q || mi->inputs[1] == zp ||
+        mi->inputs[1] == scale)
+      continue;
+    const Node* cast = sole_reader(mi->outputs[0], "Cast");
+    const Attribute* to = cast ? cast->attr("to") : nullptr;
+    if (!cast || cast->inputs.size() != 1 || !to || to->i != int64_t(DType::kFloat)) continue;
+    const Node* m1 = sole_reader(scale, "Mul");
+    if (!m1 || m1->inputs.size() != 2 || m1->inputs[0] == m1->inputs[1] || readers[m1->outputs[0]] != 1) continue;
+    const std::string& ws = m1->inputs[m1->inputs[0] == scale ? 1 : 0];
+    if (ws == q || ws == zp) continue;
+    const Node* m2 = sole_reader(cast->outputs[0], "Mul");
+    if (!m2 || m2->inputs.size() != 2 ||
+        !((m2->inputs[0] == cast->outputs[0] && m2->inputs[1] == m1->outputs[0]) ||
+          (m2->inputs[1] == cast->outputs[0] && m2->inputs[0] == m1->outputs[0])))
+      continue;
+    std::vector<const Node*> members{&dq, mi, cast, m1, m2};
+    // A bias Add reading the product alone joins: its other operand a constant float
+    // initializer of rank 1 (no feed replaces it).
+    const Node* add = sole_reader(m2->outputs[0], "Add");
+    if (add && add->inputs.size() == 2) {
+      const std::string& b = add->inputs[add->inputs[0] == m2->outputs[0] ? 1 : 0];
+      auto init = g.initializers.find(b);
+      if (b != m2->outputs[0] && !fed.count(b) && init != g.initializers.end() &&
+          init->second.dtype() == DType::kFloat && init->second.rank() == 1)
+        members.push_back(add);
+    }
+    size_t last = 0;
+    std::vector<size_t> idx;
+    for (const Node* n : members) idx.push_back(size_t(n - g.nodes.data()));
+    bool free = true;
+    for (size_t k : idx) {
+      free = free && !drop[k];
+      last = std::max(last, k);
+    }
+    if (!free) continue;
+    Node f = FusedNode("DynamicQuantMatMul", mi->name + " (dynamic quantisation)", members, members.back()->outputs[0]);
+    for (size_t k : idx) drop[k] = true;
+    fused_at.push_back({last, std::move(f)});
+  }
+  if (!fused_at.empty()) PlaceFused(g, drop, fused_at);
+  return int(fused_at.size());
 }
 
 }  // namespace onemodel::impl

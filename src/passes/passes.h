@@ -53,6 +53,17 @@ int FuseAttention(Graph& g, const std::map<std::string, int64_t>& opsets);
 // of pairs. Top-level graph only.
 int FuseQuantizeDequantize(Graph& g);
 
+// DynamicQuantizeLinear(A) -> MatMulInteger(A_q, W, A_zp[, W_zp]) -> Cast(to float) ->
+// Mul(., Mul(A_scale, W_scale)), the shape tools/quantize.py and ONNX Runtime's dynamic
+// quantiser give a MatMul, each inner value read once by the next node (no graph output),
+// with an Add of a rank-1 constant float initializer (the bias) when it alone reads the
+// product: one onemodel.DynamicQuantMatMul node whose "body" attribute holds the original
+// nodes (ops/quant/quant.cpp). It quantises A, writes the int32 sums into its output's
+// buffer and converts them in place, the same operations in the same order (same bits);
+// inputs it cannot run that way run the body node by node. Returns the number fused.
+// Top-level graph only.
+int FuseDynamicQuantMatMul(Graph& g);
+
 // A onemodel.QuantizeDequantize whose X is a Conv output read by nothing else, with
 // per-tensor constant parameters (initializers no feed replaces) and a Conv whose input
 // is float whatever is fed (a float graph input or initializer, or a DequantizeLinear's

@@ -9,9 +9,12 @@
 #include <string>
 #include <vector>
 
+#include "core/bits.h"
 #include "core/index.h"
 #include "core/minifloat.h"
 #include "core/per_thread.h"
+#include "core/scratch.h"
+#include "ops/fused/fused.h"
 #include "ops/ops.h"
 #include "ops/quant/quant.h"
 #include "ops/parallel.h"
@@ -21,9 +24,12 @@
 namespace onemodel::impl {
 namespace ops {
 
+bool Is8Bit(const Tensor& t) { return t.dtype() == DType::kUInt8 || t.dtype() == DType::kInt8; }
+
 // One run of a MatMulInteger row: the operands, their zero points (null: none), the int32
 // output (of the node's out_shape, contents undefined), and the node's input indices of B
-// and its zero point (for layouts kept per session when they are constants).
+// and its zero point (for layouts kept per session when they are constants). to_float
+// (may be null): a row that can applies it and sets *finished; others leave int32 sums.
 struct IntMatMulRun {
   const OpContext& ctx;
   const Tensor& a;
@@ -32,13 +38,14 @@ struct IntMatMulRun {
   const Tensor* bzp;
   int32_t* out;
   size_t b_in, bzp_in;
+  const IntToFloat* to_float = nullptr;
+  bool* finished = nullptr;
 };
 
 namespace {
 
 double Get(const Tensor& t, int64_t i) { return ElementAsDouble(t, i); }
 
-bool Is8Bit(const Tensor& t) { return t.dtype() == DType::kUInt8 || t.dtype() == DType::kInt8; }
 int32_t Elem8(const Tensor& t, int64_t i) {
   return t.dtype() == DType::kUInt8 ? int32_t(t.data<uint8_t>()[i]) : int32_t(t.data<int8_t>()[i]);
 }
@@ -85,13 +92,38 @@ Tensor QuadsB(const Tensor& b, int64_t K, int64_t N) {
   return t;
 }
 
+// One row's block of w raw sums c (columns from n0): plus t * Zb[n] (zb: per column, or
+// null for Zb0 in all), minus zc[j] = Za * (column sum of b'), modulo 2^32; then, with
+// to_float, the float it becomes (IntToFloat), its bits stored in the sum's place.
+void FinishSums(uint32_t* c, int64_t w, uint32_t t, const uint32_t* zb, uint32_t zb0, const uint32_t* zc,
+                const IntToFloat* to_float, int64_t n0) {
+  const uint32_t rt = t * zb0;  // one zero point for B: the row's term is one number
+  if (to_float) {
+    const float* mult = to_float->mult + n0;
+    const float* bias = to_float->bias ? to_float->bias + n0 : nullptr;
+    auto put = [&](int64_t j, uint32_t v) {
+      float y = float(int32_t(v)) * mult[j];
+      if (bias) y = y + bias[j];
+      c[j] = F2U(y);
+    };
+    if (!zb)
+      for (int64_t j = 0; j < w; ++j) put(j, c[j] + rt - zc[j]);
+    else
+      for (int64_t j = 0; j < w; ++j) put(j, c[j] + t * zb[j] - zc[j]);
+  } else if (!zb) {
+    for (int64_t j = 0; j < w; ++j) c[j] += rt - zc[j];
+  } else {
+    for (int64_t j = 0; j < w; ++j) c[j] += t * zb[j] - zc[j];
+  }
+}
+
 // The [M, K] x [K, N] product on GemmU8S8I32 (8-bit A and 2-D B, as the pairs path).
 // With a = a' + ca (a' = a as uint8, or a + 128 for int8 A: ca = -128) and b = b' + cb,
 // (a - za)(b - zb) = (a' - Za)(b' - Zb) for Za = za - ca, Zb = zb - cb, and
 // sum_k (a' - Za)(b' - Zb) = sum a'b' - Zb sum a' - Za sum b' + K Za Zb: the kernel's
 // raw sums, then the row and column sums, all modulo 2^32 (the reference's wrap).
 void IntMatMulDot(const OpContext& ctx, const Tensor& a, const Tensor& b, const Tensor* azp, const Tensor* bzp,
-                  int64_t M, int64_t K, int64_t N, int32_t* out, size_t b_in) {
+                  int64_t M, int64_t K, int64_t N, int32_t* out, size_t b_in, const IntToFloat* to_float) {
   const int64_t K4 = (K + 3) / 4, rows = a.numel() / K;
   const Tensor* bq = ctx.ConstDerived(b_in, "B quads", [&](const Tensor& t) { return QuadsB(t, K, N); });
   Tensor local;
@@ -119,6 +151,16 @@ void IntMatMulDot(const OpContext& ctx, const Tensor& a, const Tensor& b, const 
   Za.assign(size_t(M), 0);
   for (int64_t m = 0; m < M; ++m) Za[size_t(m)] = uint32_t(int32_t(azp ? Get(*azp, azp->numel() > 1 ? m : 0) : 0) - ca);
   ra.resize(size_t(rows));
+  // za * cs[n] per column, once, when every row of A has the same zero point (a scalar one:
+  // dynamic quantisation's); else per row and block of columns.
+  bool za_uniform = true;
+  for (int64_t m = 1; m < M; ++m) za_uniform &= Za[size_t(m)] == Za[0];
+  auto& zcs_buf = ONEMODEL_PER_THREAD(std::vector<uint32_t>);
+  std::vector<uint32_t>& zcs = zcs_buf;
+  if (za_uniform) {
+    zcs.resize(size_t(N));
+    for (int64_t n = 0; n < N; ++n) zcs[size_t(n)] = Za[0] * cs[size_t(n)];
+  }
   // A' in place when it is uint8 with whole quads per row; else copied, padded with zeros.
   const bool in_place = a.dtype() == DType::kUInt8 && K % 4 == 0;
   const int64_t lda = in_place ? K : 4 * K4;
@@ -151,15 +193,16 @@ void IntMatMulDot(const OpContext& ctx, const Tensor& a, const Tensor& b, const 
     for (int64_t n0 = p0 * kQuadPanel; n0 < std::min(N, p1 * kQuadPanel); n0 += kQuadPanel) {
       const int64_t n1 = std::min(N, n0 + kQuadPanel);
       kernel(r1 - r0, n1 - n0, K4, ap + r0 * lda, lda, quads + n0 * 4 * K4, 4 * kQuadPanel, out + r0 * N + n0, N);
+      uint32_t local[kQuadPanel];
       for (int64_t r = r0; r < r1; ++r) {
-        uint32_t* c = reinterpret_cast<uint32_t*>(out + r * N);
+        uint32_t* c = reinterpret_cast<uint32_t*>(out + r * N) + n0;
         const uint32_t za = Za[size_t(r % M)], t = uint32_t(K) * za - ra[size_t(r)];
-        if (zb_uniform) {  // one zero point for B: the row's term is one number
-          const uint32_t rt = t * Zb[0];
-          for (int64_t n = n0; n < n1; ++n) c[n] += rt - za * cs[size_t(n)];
-        } else {
-          for (int64_t n = n0; n < n1; ++n) c[n] += t * Zb[size_t(n)] - za * cs[size_t(n)];
+        const uint32_t* zc = zcs.data() + n0;  // za * cs[n] from n0
+        if (!za_uniform) {
+          for (int64_t n = n0; n < n1; ++n) local[n - n0] = za * cs[size_t(n)];
+          zc = local;
         }
+        FinishSums(c, n1 - n0, t, zb_uniform ? nullptr : Zb.data() + n0, Zb[0], zc, to_float, n0);
       }
     }
   };
@@ -200,7 +243,9 @@ bool TrivialProduct(const MatMulIntegerNode& p, int32_t* out) {
 }
 
 void RunIntMatMulDot(const MatMulIntegerNode& p, const IntMatMulRun& r) {
-  if (!TrivialProduct(p, r.out)) IntMatMulDot(r.ctx, r.a, r.b, r.azp, r.bzp, p.M, p.K, p.N, r.out, r.b_in);
+  if (TrivialProduct(p, r.out)) return;
+  IntMatMulDot(r.ctx, r.a, r.b, r.azp, r.bzp, p.M, p.K, p.N, r.out, r.b_in, r.to_float);
+  if (r.to_float) *r.finished = true;
 }
 
 // The integer GEMM kernel on the operands minus their zero points as int16 (exact), B
@@ -255,7 +300,7 @@ bool PairsChosen(const MatMulIntegerNode& p) { return !p.native_dot; }
 bool DotChosen(const MatMulIntegerNode& p) { return p.native_dot; }
 
 constexpr const char* kMatMulIntegerOps[] = {"MatMulInteger", "QLinearMatMul", "com.microsoft.MatMulIntegerToFloat",
-                                             "com.microsoft.DynamicQuantizeMatMul"};
+                                             "com.microsoft.DynamicQuantizeMatMul", "onemodel.DynamicQuantMatMul"};
 constexpr AlgorithmRow<MatMulIntegerNode, MatMulIntegerRunFn> kMatMulIntegerRows[] = {
     {"reference", Exactness::kExact, "", nullptr, nullptr, RunIntMatMulReference},
     {"i16-pairs", Exactness::kExact, "GemmI16PairsI32", PairsFit, PairsChosen, RunIntMatMulPairs},
@@ -296,16 +341,6 @@ MatMulIntegerNode ParseIntMatMul(const OpContext& ctx, const Tensor& a, const Te
                                                     std::string(per_row ? "row of A" : "column of B"));
   }
   return p;
-}
-
-// The int32 sum of (a - azp)(b - bzp) products of an [M, K] x [K, N] product, wrapping,
-// written to output(shape) (a buffer of the product's shape, contents undefined).
-// b_in, bzp_in: the node's input indices of b and its zero point (for constant layouts).
-void IntMatMul(const OpContext& ctx, const Tensor& a, const Tensor& b, const Tensor* azp, const Tensor* bzp,
-               FunctionRef<int32_t*(const Shape&)> output, size_t b_in, size_t bzp_in) {
-  const MatMulIntegerNode p = ParseIntMatMul(ctx, a, b, azp, bzp);
-  const auto& row = PlanRow(ctx, MatMulIntegerTable(), p);
-  row.run(p, IntMatMulRun{ctx, a, b, azp, bzp, output(p.out_shape), b_in, bzp_in});
 }
 
 // --- QuantizeLinear, DequantizeLinear ---
@@ -422,12 +457,41 @@ void RunDynamicReference(OpContext& ctx, const DynamicQuantizeNode&, const Tenso
   ctx.out(2, DType::kUInt8, {}).mutable_data<uint8_t>()[0] = zp;
 }
 
+void RunDynamicKernel(OpContext& ctx, const DynamicQuantizeNode&, const Tensor& x) {
+  float scale = 0.0f;
+  uint8_t zp = 0;
+  DynamicQuantizeKernel(ctx, x, ctx.out(0, DType::kUInt8, x.shape()).mutable_data<uint8_t>(), &scale, &zp);
+  ctx.out(1, DType::kFloat, {}).mutable_data<float>()[0] = scale;
+  ctx.out(2, DType::kUInt8, {}).mutable_data<uint8_t>()[0] = zp;
+}
+
+bool DynamicKernelFits(const DynamicQuantizeNode& p) { return p.f32; }
+
+constexpr const char* kDynamicQuantizeOps[] = {"DynamicQuantizeLinear"};
+constexpr AlgorithmRow<DynamicQuantizeNode, DynamicQuantizeRunFn> kDynamicQuantizeRows[] = {
+    {"reference", Exactness::kExact, "", nullptr, nullptr, RunDynamicReference},
+    {"kernel", Exactness::kExact, "RangeF32, QuantizeF32", DynamicKernelFits, nullptr, RunDynamicKernel},
+};
+
+}  // namespace
+
+// The int32 sum of (a - azp)(b - bzp) products of an [M, K] x [K, N] product, wrapping,
+// written to output(shape) (a buffer of the product's shape, contents undefined).
+// b_in, bzp_in: the node's input indices of b and its zero point (for constant layouts).
+void IntMatMul(const OpContext& ctx, const Tensor& a, const Tensor& b, const Tensor* azp, const Tensor* bzp,
+               FunctionRef<int32_t*(const Shape&)> output, size_t b_in, size_t bzp_in, const IntToFloat* to_float,
+               bool* finished) {
+  const MatMulIntegerNode p = ParseIntMatMul(ctx, a, b, azp, bzp);
+  const auto& row = PlanRow(ctx, MatMulIntegerTable(), p);
+  row.run(p, IntMatMulRun{ctx, a, b, azp, bzp, output(p.out_shape), b_in, bzp_in, to_float, finished});
+}
+
 // The range scan by the RangeF32 kernel, in parts over the threads (the range's fold
 // from +0 gives the same values in any order, so the parts' ranges folded the same way
 // give the reference's), the reference's scale and zero point, then q = x / scale
 // through the 8-bit quantisation kernel (the reference's loop, lane by lane) in chunks
 // over the threads; a scale of 0 has the reference's loop (whose q is 0 there, not x / 0).
-void RunDynamicKernel(OpContext& ctx, const DynamicQuantizeNode&, const Tensor& x) {
+void DynamicQuantizeKernel(const OpContext& ctx, const Tensor& x, uint8_t* y, float* scale_out, uint8_t* zp_out) {
   const float* px = x.data<float>();
   const int64_t n = x.numel();
   constexpr int64_t kMaxParts = 64, kGrain = 32768;
@@ -448,27 +512,14 @@ void RunDynamicKernel(OpContext& ctx, const DynamicQuantizeNode&, const Tensor& 
   float scale = 0.0f;
   uint8_t zp = 0;
   ref::DynamicQuantizeScale(mn, mx, &scale, &zp);
-  Tensor& y = ctx.out(0, DType::kUInt8, x.shape());
   if (scale != 0.0f) {
-    uint8_t* py = y.mutable_data<uint8_t>();
-    ParallelFor(ctx, n, 16384, [&](int64_t b, int64_t e) {
-      Quantize8(ctx, px + b, e - b, scale, int32_t(zp), DType::kUInt8, py + b);
-    });
+    ParallelFor(ctx, n, 16384,
+                [&](int64_t b, int64_t e) { Quantize8(ctx, px + b, e - b, scale, int32_t(zp), DType::kUInt8, y + b); });
   } else
-    ref::DynamicQuantizeU8(x, scale, zp, y.mutable_data<uint8_t>());
-  ctx.out(1, DType::kFloat, {}).mutable_data<float>()[0] = scale;
-  ctx.out(2, DType::kUInt8, {}).mutable_data<uint8_t>()[0] = zp;
+    ref::DynamicQuantizeU8(x, scale, zp, y);
+  *scale_out = scale;
+  *zp_out = zp;
 }
-
-bool DynamicKernelFits(const DynamicQuantizeNode& p) { return p.f32; }
-
-constexpr const char* kDynamicQuantizeOps[] = {"DynamicQuantizeLinear"};
-constexpr AlgorithmRow<DynamicQuantizeNode, DynamicQuantizeRunFn> kDynamicQuantizeRows[] = {
-    {"reference", Exactness::kExact, "", nullptr, nullptr, RunDynamicReference},
-    {"kernel", Exactness::kExact, "RangeF32, QuantizeF32", DynamicKernelFits, nullptr, RunDynamicKernel},
-};
-
-}  // namespace
 
 const FamilyTable<MatMulIntegerNode, MatMulIntegerRunFn>& MatMulIntegerTable() {
   static constexpr FamilyTable<MatMulIntegerNode, MatMulIntegerRunFn> kTable{"matmul_integer", kMatMulIntegerOps,
@@ -555,84 +606,6 @@ void QLinearMatMul(OpContext& ctx) {
   const Tensor& yzp = ctx.in(7);
   Tensor& y = ctx.out(0, yzp.dtype(), s);
   ref::QLinearMatMulOutput(acc.data(), int64_t(acc.size()), ctx.in(1), ctx.in(4), ctx.in(6), yzp, y);
-}
-
-// ONNX Runtime's MatMulIntegerToFloat and DynamicQuantizeMatMul (com.microsoft): the int32
-// sums by the planned row, then per output y = float(sum) * (a_scale * b_scale[n]) (the
-// multiplier one f32 product, as ONNX Runtime forms it), then + bias[n] when given, each
-// step one rounding in f32; y rounds once to the scales' type. a_scale is one value,
-// b_scale one value or one per column of B.
-namespace {
-
-void ScaleSums(OpContext& ctx, const std::vector<int32_t>& acc, const Shape& shape, float a_scale,
-               const Tensor& b_scale, const Tensor* bias, DType out) {
-  const int64_t N = shape.empty() ? 1 : shape.back();
-  if (b_scale.numel() != 1 && !(b_scale.rank() == 1 && b_scale.numel() == N))
-    throw ctx.Fail(ErrorCode::kShapeMismatch, "b_scale must be one value or one per column of B");
-  if (bias && !(bias->rank() == 1 && bias->numel() == N))
-    throw ctx.Fail(ErrorCode::kShapeMismatch, "bias must be 1-D with one value per column of B");
-  const auto bs = ToF32(ctx, b_scale);
-  std::vector<float> mult(static_cast<size_t>(N));
-  for (int64_t n = 0; n < N; ++n) mult[size_t(n)] = a_scale * bs[bs.size() == 1 ? 0 : size_t(n)];
-  std::vector<float> bv;
-  if (bias) bv = ToF32(ctx, *bias);
-  Tensor& y = ctx.out_uninit(0, out, shape);
-  float* yf = out == DType::kFloat ? y.mutable_data<float>() : nullptr;
-  for (size_t i = 0; i < acc.size(); ++i) {
-    const size_t n = i % size_t(N);
-    float v = float(acc[i]) * mult[n];
-    if (bias) v = v + bv[n];
-    if (yf)
-      yf[i] = v;
-    else
-      StoreF32(y, int64_t(i), v);
-  }
-}
-
-// The int32 sums of A and B (zero points may be null) into acc; their shape.
-Shape IntSums(OpContext& ctx, const Tensor& a, const Tensor& b, const Tensor* azp, const Tensor* bzp, size_t b_in,
-              size_t bzp_in, std::vector<int32_t>& acc) {
-  Shape s;
-  IntMatMul(
-      ctx, a, b, azp, bzp,
-      [&](const Shape& shape) {
-        s = shape;
-        acc.resize(size_t(ProductOf(shape)));
-        return acc.data();
-      },
-      b_in, bzp_in);
-  return s;
-}
-
-float ScalarScale(const OpContext& ctx, const Tensor& t, const char* what) {
-  if (t.numel() != 1) throw ctx.Fail(ErrorCode::kShapeMismatch, std::string(what) + " must be one value");
-  return ToF32(ctx, t)[0];
-}
-
-}  // namespace
-
-// (A, B, a_scale, b_scale, a_zero_point?, b_zero_point?, bias?) -> Y.
-void MatMulIntegerToFloat(OpContext& ctx) {
-  std::vector<int32_t> acc;
-  const Shape s = IntSums(ctx, ctx.in(0), ctx.in(1), ctx.has_input(4) ? &ctx.in(4) : nullptr,
-                          ctx.has_input(5) ? &ctx.in(5) : nullptr, 1, 5, acc);
-  const Tensor& as = ctx.in(2);
-  ScaleSums(ctx, acc, s, ScalarScale(ctx, as, "a_scale"), ctx.in(3), ctx.has_input(6) ? &ctx.in(6) : nullptr,
-            as.dtype());
-}
-
-// (A, B, b_scale, b_zero_point?, bias?) -> Y: A (float) quantized to uint8 as
-// DynamicQuantizeLinear does (ref::DynamicQuantizeLinear), then MatMulIntegerToFloat.
-void DynamicQuantizeMatMul(OpContext& ctx) {
-  const Tensor& a = ctx.in(0);
-  if (a.dtype() != DType::kFloat) throw ctx.Fail(ErrorCode::kTypeMismatch, "A must be float");
-  Tensor aq(DType::kUInt8, a.shape());
-  Tensor azp(DType::kUInt8, {});
-  float a_scale = 0.0f;
-  ref::DynamicQuantizeLinear(a, aq.mutable_data<uint8_t>(), &a_scale, azp.mutable_data<uint8_t>());
-  std::vector<int32_t> acc;
-  const Shape s = IntSums(ctx, aq, ctx.in(1), &azp, ctx.has_input(3) ? &ctx.in(3) : nullptr, 1, 3, acc);
-  ScaleSums(ctx, acc, s, a_scale, ctx.in(2), ctx.has_input(4) ? &ctx.in(4) : nullptr, DType::kFloat);
 }
 
 }  // namespace ops

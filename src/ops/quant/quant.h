@@ -6,6 +6,7 @@
 
 #include <cstdint>
 
+#include "core/function_ref.h"
 #include "core/shape.h"
 #include "ops/family.h"
 #include "ref/quant.h"
@@ -29,6 +30,27 @@ using MatMulIntegerRunFn = void (*)(const MatMulIntegerNode& p, const IntMatMulR
 // "u8s8-dot" (raw operands as u8 x s8 quads through GemmU8S8I32, the zero points applied
 // after, chosen with them); both vector rows need pairs_fit.
 const FamilyTable<MatMulIntegerNode, MatMulIntegerRunFn>& MatMulIntegerTable();
+
+// Whether t is int8 or uint8.
+bool Is8Bit(const Tensor& t);
+
+// The int32 sums turned into floats where they are written: y = float(sum) * mult[n]
+// (+ bias[n]) per column n, each operation one rounding in f32, the float's bits stored
+// in the sum's place (onemodel.DynamicQuantMatMul's Cast, Mul and Add).
+struct IntToFloat {
+  const float* mult;
+  const float* bias;  // null: none
+};
+
+// The int32 sums of (a - azp)(b - bzp) over an [M, K] x [K, N] product (zero points may be
+// null), wrapping, by the row the node plans, written to output(shape) (a buffer of the
+// product's shape, contents undefined). b_in, bzp_in: the node's input indices of b and
+// its zero point (for layouts kept per session when they are constants). to_float (may be
+// null): a row that can applies it as it finishes each block and sets *finished; the
+// others leave int32 sums.
+void IntMatMul(const OpContext& ctx, const Tensor& a, const Tensor& b, const Tensor* azp, const Tensor* bzp,
+               FunctionRef<int32_t*(const Shape&)> output, size_t b_in, size_t bzp_in,
+               const IntToFloat* to_float = nullptr, bool* finished = nullptr);
 
 // Whether runs of `inner` consecutive elements of x share a scale and zero point, run r
 // taking parameter r % dim (per tensor: one run of the whole tensor, dim 1; per axis).
@@ -70,6 +92,9 @@ using DynamicQuantizeRunFn = void (*)(OpContext& ctx, const DynamicQuantizeNode&
 // Rows: "reference" (ref::DynamicQuantizeLinear), "kernel" (x float: the range by
 // RangeF32, then the QuantizeF32 kernel; a scale of 0 by ref::DynamicQuantizeU8).
 const FamilyTable<DynamicQuantizeNode, DynamicQuantizeRunFn>& DynamicQuantizeTable();
+// The "kernel" row's work on float x: its bytes into y (x.numel() of them), its scale and
+// zero point.
+void DynamicQuantizeKernel(const OpContext& ctx, const Tensor& x, uint8_t* y, float* scale, uint8_t* zp);
 
 }  // namespace ops
 }  // namespace onemodel::impl

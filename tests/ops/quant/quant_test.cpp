@@ -2,6 +2,7 @@
 // MatMulInteger, ConvInteger, QDQ convolution, QLinearMatMul and QLinearConv.
 #include "tests/catch.h"
 
+#include <cmath>
 #include <limits>
 #include <string>
 #include <vector>
@@ -41,6 +42,43 @@ std::vector<OpCase> QuantCases() {
                                     TypedGraph(xs, inits, nodes, {"Y", "P", "Xq"}),
                                     {{"X", Input(xs, Values(rng, 2 * 37 * K, kind, -3.0f, 5.0f))}}));
         }
+    // The same layer as tools/quantize.py and ONNX Runtime's dynamic quantiser write it:
+    // Mul(X scale, W scale) once, the product times that, then the bias: the exact pass
+    // makes one onemodel.DynamicQuantMatMul of it (passes.h). W int8 and uint8, with its
+    // zero point absent, scalar or per column; the W scale scalar or per column; a bias
+    // on either side of the Add or none; K 64 (A read in place by the dot-product row) and
+    // 23; A of rank 2 and 3; specials in X (an infinity makes the scale infinite: NaN and
+    // infinite products). A W scale of rank 2 runs the body node by node.
+    for (int variant = 0; variant < 8; ++variant) {
+      const bool w_signed = variant % 2 == 0, per_col = variant % 4 >= 2, bias = variant != 3;
+      const int64_t K = variant < 4 ? 64 : 23, N = 37;
+      const Shape xs = variant % 3 == 0 ? Shape{41, K} : Shape{3, 13, K};
+      const Shape ws_shape = variant == 7 ? Shape{1, N} : per_col ? Shape{N} : Shape{};
+      std::vector<TInit> inits = {{"W", w_signed ? I8 : U8, {K, N}, Ints8(rng, K * N, w_signed)},
+                                  {"Ws", F, ws_shape, Floats(rng, Count(ws_shape), 0.001f, 0.05f)},
+                                  {"B", F, {N}, Floats(rng, N, -1.0f, 1.0f)}};
+      const int zp_kind = variant % 3;  // 0 none, 1 scalar, 2 per column
+      if (zp_kind)
+        inits.push_back({"Wz", w_signed ? I8 : U8, zp_kind == 2 ? Shape{N} : Shape{},
+                         zp_kind == 2 ? Ints8(rng, N, w_signed) : std::vector<double>{w_signed ? -2.0 : 128.0}});
+      std::vector<TNode> nodes = {
+          {"DynamicQuantizeLinear", {"X"}, {"Xq", "Xs", "Xz"}},
+          {"MatMulInteger",
+           zp_kind ? std::vector<std::string>{"Xq", "W", "Xz", "Wz"} : std::vector<std::string>{"Xq", "W", "Xz"},
+           {"P"}},
+          {"Cast", {"P"}, {"Pf"}, {AI("to", 1)}},
+          {"Mul", variant % 2 ? std::vector<std::string>{"Ws", "Xs"} : std::vector<std::string>{"Xs", "Ws"}, {"S"}},
+          {"Mul",
+           variant % 4 == 1 ? std::vector<std::string>{"S", "Pf"} : std::vector<std::string>{"Pf", "S"},
+           {bias ? "Q" : "Y"}}};
+      if (bias)
+        nodes.push_back(
+            {"Add", variant % 2 ? std::vector<std::string>{"B", "Q"} : std::vector<std::string>{"Q", "B"}, {"Y"}});
+      std::vector<float> x = Values(rng, Count(xs), variant == 5 ? 1 : 0, -3.0f, 5.0f);
+      if (variant == 6) x[7] = INFINITY;
+      cases.push_back(FeedsCase("dynamic quantised linear layer, variant " + std::to_string(variant),
+                                TypedGraph(xs, inits, nodes, {"Y"}), {{"X", Input(xs, x)}}));
+    }
     // A wide B and few rows (the layers of a transformer at short sequences): at 2 and 3
     // threads the product splits by panels of columns (B's bytes more than twice A's, two
     // panels per thread), at 7 by rows. K = 64 reads A in place, K = 62 copies it.
@@ -278,11 +316,12 @@ std::vector<OpCase> QuantCases() {
   return cases;
 }
 
-const bool kQuantRegistered = RegisterFamily(
-    {"quant",
-     {"ConvInteger", "QLinearConv", "MatMulInteger", "QLinearMatMul", "QuantizeLinear", "DequantizeLinear",
-      "DynamicQuantizeLinear", "com.microsoft.MatMulIntegerToFloat", "com.microsoft.DynamicQuantizeMatMul"},
-     &QuantCases});
+const bool kQuantRegistered =
+    RegisterFamily({"quant",
+                    {"ConvInteger", "QLinearConv", "MatMulInteger", "QLinearMatMul", "QuantizeLinear",
+                     "DequantizeLinear", "DynamicQuantizeLinear", "com.microsoft.MatMulIntegerToFloat",
+                     "com.microsoft.DynamicQuantizeMatMul", "onemodel.DynamicQuantMatMul"},
+                    &QuantCases});
 
 }  // namespace
 
