@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "core/index.h"
 #include "core/per_thread.h"
 #include "core/scratch.h"
 #include "ops/fused/fused.h"

@@ -13,8 +13,6 @@
 #include "core/index.h"
 #include "core/minifloat.h"
 #include "core/per_thread.h"
-#include "core/scratch.h"
-#include "ops/fused/fused.h"
 #include "ops/ops.h"
 #include "ops/quant/quant.h"
 #include "ops/parallel.h"
