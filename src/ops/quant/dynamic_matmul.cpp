@@ -2,10 +2,10 @@
 // onemodel.DynamicQuantMatMul (passes.h FuseDynamicQuantMatMul): integer products whose
 // sums become floats. The sums by the planned MatMulInteger row (ops/quant/quant.h).
 #include <algorithm>
-#include <cstring>
 #include <string>
 #include <vector>
 
+#include "core/bits.h"
 #include "core/index.h"
 #include "core/per_thread.h"
 #include "core/scratch.h"
@@ -207,36 +207,27 @@ void DynamicQuantMatMul(OpContext& ctx) {
   if (bias)
     for (int64_t n = 0; n < N; ++n) badd[n] = bias->data<float>()[bias->numel() == 1 ? 0 : n];
   // The dot-product row turns the sums into the results as it finishes them; others give
-  // int32 sums in the output's buffer, turned into floats in place here (each run of up to
-  // 64 copied out first: the compiler vectorises the plain loop).
+  // int32 sums in the output's buffer, turned into floats in place here.
   const IntToFloat to_float{mult, bias ? badd : nullptr};
   bool finished = false;
-  float* py = nullptr;
+  uint32_t* sums = nullptr;
   int64_t total = 0;
   IntMatMul(
       ctx, aq, *w, &azp, wzp,
       [&](const Shape& s) {
         Tensor& y = ctx.out_uninit(0, DType::kFloat, s);
         total = y.numel();
-        py = y.mutable_data<float>();
-        return reinterpret_cast<int32_t*>(py);
+        sums = reinterpret_cast<uint32_t*>(y.mutable_data<float>());
+        return reinterpret_cast<int32_t*>(sums);
       },
       size_t(r.w), size_t(r.wzp < 0 ? r.w : r.wzp), &to_float, &finished);
   if (finished) return;
   const int64_t rows = N ? total / N : 0;
   ParallelFor(ctx, rows, std::max<int64_t>(1, 8192 / std::max<int64_t>(N, 1)), [&](int64_t r0, int64_t r1) {
-    int32_t sums[64];
-    for (int64_t row = r0; row < r1; ++row)
-      for (int64_t c0 = 0; c0 < N; c0 += 64) {
-        float* yr = py + row * N + c0;
-        const int64_t len = std::min<int64_t>(64, N - c0);
-        std::memcpy(sums, yr, size_t(len) * sizeof(int32_t));
-        for (int64_t j = 0; j < len; ++j) {
-          float v = float(sums[j]) * mult[c0 + j];
-          if (bias) v = v + badd[c0 + j];
-          yr[j] = v;
-        }
-      }
+    for (int64_t row = r0; row < r1; ++row) {
+      uint32_t* c = sums + row * N;
+      for (int64_t n = 0; n < N; ++n) c[n] = F2U(to_float.Of(int32_t(c[n]), n));
+    }
   });
 }
 

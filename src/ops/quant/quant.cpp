@@ -97,13 +97,7 @@ void FinishSums(uint32_t* c, int64_t w, uint32_t t, const uint32_t* zb, uint32_t
                 const IntToFloat* to_float, int64_t n0) {
   const uint32_t rt = t * zb0;  // one zero point for B: the row's term is one number
   if (to_float) {
-    const float* mult = to_float->mult + n0;
-    const float* bias = to_float->bias ? to_float->bias + n0 : nullptr;
-    auto put = [&](int64_t j, uint32_t v) {
-      float y = float(int32_t(v)) * mult[j];
-      if (bias) y = y + bias[j];
-      c[j] = F2U(y);
-    };
+    auto put = [&](int64_t j, uint32_t v) { c[j] = F2U(to_float->Of(int32_t(v), n0 + j)); };
     if (!zb)
       for (int64_t j = 0; j < w; ++j) put(j, c[j] + rt - zc[j]);
     else

@@ -40,6 +40,11 @@ bool Is8Bit(const Tensor& t);
 struct IntToFloat {
   const float* mult;
   const float* bias;  // null: none
+  // Column n's result for the sum.
+  float Of(int32_t sum, int64_t n) const {
+    const float y = float(sum) * mult[n];
+    return bias ? y + bias[n] : y;
+  }
 };
 
 // The int32 sums of (a - azp)(b - bzp) over an [M, K] x [K, N] product (zero points may be
