@@ -630,24 +630,182 @@ TEST_CASE("kernels: Pow by 2 over all 2^32 inputs", "[.exhaustive]") {
   CHECK(bad == 0);
 }
 
-TEST_CASE("kernels: SoftmaxRowF32 equals its reference", "[kernels]") {
+// The exact kernel and its fast twin against their references, bitwise: every length
+// to 4L+3 and a large one, 1 to 9 rows (the interleaved groups and the rows after them),
+// each scale (none, Div, Div by a power of two, Mul, a negative one) and mask (none, one
+// value, a row shared by every row, one row per row, a strided row: the reference's
+// loops), values plain, wide (underflowing exps), with specials, and with -inf and
+// -10000 masks (whole rows of -inf too), in place and not.
+TEST_CASE("kernels: SoftmaxRowsF32 and SoftmaxRowsFmaF32 equal their references", "[kernels]") {
   const Dispatch d = MakeDispatch(ActiveIsa());
-  REQUIRE(d.kernels.SoftmaxRowF32 != nullptr);
+  REQUIRE((d.kernels.SoftmaxRowsF32 && d.kernels.SoftmaxRowsFmaF32));
   SplitMix64 rng(88);
   std::vector<size_t> lengths = Lengths(1000);
   lengths.push_back(30001);
-  for (size_t n : lengths)
-    for (int variant = 0; variant < 4; ++variant) {
-      std::vector<float> x(std::max<size_t>(n, 1));
-      Fill(rng, x.data(), x.size(), variant % 3);
-      if (variant == 3)
-        for (float& v : x) v = v * 40.0f;  // wide: underflowing exps
-      std::vector<float> want(n + 2, U2F(kGuard)), got(n + 2, U2F(kGuard));
-      ref::SoftmaxRowF32(x.data(), want.data(), int64_t(n));
-      d.kernels.SoftmaxRowF32(x.data(), got.data(), int64_t(n));
-      const std::string diff = DiffF32(want.data(), got.data(), want.size());
-      if (!diff.empty()) FAIL_CHECK(IsaName(d.isa) << " n=" << n << " variant " << variant << ": " << diff);
-    }
+  struct Scale {
+    int32_t op;
+    float c;
+  };
+  const Scale scales[] = {{-1, 1.0f},           {kBinDivF32, 5.65685415f}, {kBinDivF32, 8.0f},
+                          {kBinMulF32, 0.125f}, {kBinDivF32, -3.0f},       {kBinMulF32, 1e30f}};
+  int cases = 0;
+  for (const bool fma : {false, true})
+    for (size_t n : lengths)
+      for (int64_t rows : {1, 2, 3, 4, 5, 9}) {
+        if (n > 1000 && rows > 2) continue;
+        const int variant = int(rng.NextU32() % 5);
+        const Scale sc = scales[rng.NextU32() % 6];
+        const int mask_kind = int(rng.NextU32() % 5);  // none, one value, shared row, per row, strided
+        const size_t total = size_t(rows) * n;
+        std::vector<float> x(std::max<size_t>(total, 1));
+        Fill(rng, x.data(), x.size(), variant % 3);
+        if (variant == 3)
+          for (float& v : x) v = v * 40.0f;
+        std::vector<float> mask(std::max<size_t>(2 * total + 2, 2), 0.0f);
+        for (float& m : mask) {
+          const uint32_t k = rng.NextU32() % 8;
+          m = k == 0 ? -__builtin_inff() : k == 1 ? -10000.0f : k == 2 ? -0.0f : rng.Uniform(-2.0f, 2.0f);
+        }
+        if (variant == 4 && rows > 1)
+          for (size_t j = 0; j < 2 * n && j < mask.size(); ++j) mask[j] = -__builtin_inff();  // rows of -inf
+        const float* pm = mask_kind ? mask.data() : nullptr;
+        const int64_t mrs = mask_kind == 3 ? int64_t(n) : mask_kind == 4 ? int64_t(2 * n) : 0;
+        const int64_t ms = mask_kind == 1 ? 0 : mask_kind == 4 ? 2 : 1;
+        std::vector<float> want(total + 2, U2F(kGuard)), got(total + 2, U2F(kGuard));
+        auto* reference = fma ? &ref::SoftmaxRowsFmaF32 : &ref::SoftmaxRowsF32;
+        auto kernel = [&](const float* in, float* out) {
+          if (fma)
+            d.kernels.SoftmaxRowsFmaF32(in, out, rows, int64_t(n), sc.op, sc.c, pm, mrs, ms);
+          else
+            d.kernels.SoftmaxRowsF32(in, out, rows, int64_t(n), sc.op, sc.c, pm, mrs, ms);
+        };
+        reference(x.data(), want.data(), rows, int64_t(n), sc.op, sc.c, pm, mrs, ms);
+        const bool in_place = rng.NextU32() % 2;
+        if (in_place) {
+          std::copy(x.begin(), x.begin() + std::ptrdiff_t(total), got.begin());
+          kernel(got.data(), got.data());
+        } else {
+          kernel(x.data(), got.data());
+        }
+        ++cases;
+        const std::string diff = DiffF32(want.data(), got.data(), want.size());
+        if (!diff.empty())
+          FAIL_CHECK(IsaName(d.isa) << (fma ? " fma" : " exact") << " n=" << n << " rows " << rows << " variant "
+                                    << variant << " scale " << sc.op << " mask " << mask_kind << ": " << diff);
+      }
+  CHECK(cases > 500);
+}
+
+// The 8-bit product's epilogue against its reference, bitwise: 1 to 9 rows, every width to
+// 4L+3 and a large one, ldc past the width (the columns after it must stay), the zero
+// point per column or one, with and without the float conversion and the bias; sums
+// over the whole uint32 range (wrapping terms, int32 values past 2^24 that round, ties),
+// specials among the multipliers and biases.
+TEST_CASE("kernels: FinishDotSumsI32 equals its reference", "[kernels]") {
+  const Dispatch d = MakeDispatch(ActiveIsa());
+  REQUIRE(d.kernels.FinishDotSumsI32 != nullptr);
+  SplitMix64 rng(31);
+  int cases = 0;
+  for (size_t w : Lengths(1000))
+    for (int64_t rows : {1, 2, 3, 8, 9})
+      for (int form = 0; form < 6; ++form) {
+        const bool per_column = form % 2, to_float = form >= 2, bias = form >= 4;
+        const int64_t ldc = int64_t(w) + 3;
+        std::vector<uint32_t> c(static_cast<size_t>(rows * ldc)), rt(static_cast<size_t>(rows)), zb(w + 1), zc(w + 1);
+        std::vector<float> mult(w + 1), bs(w + 1);
+        for (auto& v : c)
+          v = rng.NextU32() % 4 == 0 ? (rng.NextU32() % 2 ? 16777217u + rng.NextU32() % 64 : rng.NextU32())
+                                     : rng.NextU32() % 4000;
+        for (auto& v : rt) v = rng.NextU32() % 3 == 0 ? rng.NextU32() : rng.NextU32() % 300;
+        for (auto& v : zb) v = rng.NextU32() % 256;
+        for (auto& v : zc) v = rng.NextU32() % 3 == 0 ? rng.NextU32() : rng.NextU32() % 50000;
+        Fill(rng, mult.data(), mult.size(), rng.NextU32() % 3);
+        Fill(rng, bs.data(), bs.size(), rng.NextU32() % 3);
+        const uint32_t zb0 = rng.NextU32() % 256;
+        std::vector<uint32_t> want = c, got = c;
+        ref::FinishDotSumsI32(want.data(), ldc, rows, int64_t(w), rt.data(), per_column ? zb.data() : nullptr, zb0,
+                              zc.data(), to_float ? mult.data() : nullptr, bias ? bs.data() : nullptr);
+        d.kernels.FinishDotSumsI32(got.data(), ldc, rows, int64_t(w), rt.data(), per_column ? zb.data() : nullptr, zb0,
+                                   zc.data(), to_float ? mult.data() : nullptr, bias ? bs.data() : nullptr);
+        ++cases;
+        const std::string diff = to_float ? DiffF32(reinterpret_cast<const float*>(want.data()),
+                                                    reinterpret_cast<const float*>(got.data()), want.size())
+                                          : DiffBytes(reinterpret_cast<const uint8_t*>(want.data()),
+                                                      reinterpret_cast<const uint8_t*>(got.data()), 4 * want.size(), 4);
+        if (!diff.empty())
+          FAIL_CHECK(IsaName(d.isa) << " w=" << w << " rows " << rows << " form " << form << ": " << diff);
+      }
+  CHECK(cases > 300);
+}
+
+// The fast exp's stated bound (ref/softmax.h): relative error at most 1.42 u on [-87, 0]
+// (checked here on a million values spread over the range, both ends and the points where
+// n changes; exhaustively it was measured at 1.41 u), +0 below -87 and at -inf, NaN kept.
+TEST_CASE("kernels: the softmax's fast exp is within its bound", "[kernels]") {
+  SplitMix64 rng(17);
+  std::vector<float> us{0.0f, -0.0f, -87.0f, -1e-30f, -1e-7f, -0.34657359f, -0.34657362f, -86.99999f};
+  for (int k = 1; k <= 125; ++k) {
+    const float h = (float(k) - 0.5f) * 0.693147181f;
+    for (int dd = -3; dd <= 3; ++dd) us.push_back(-U2F(uint32_t(int64_t(F2U(h)) + dd)));
+  }
+  for (int i = 0; i < 1000000; ++i)
+    us.push_back(i % 2 ? -87.0f * rng.Uniform(0.0f, 1.0f)
+                       : -std::ldexp(rng.Uniform(0.5f, 1.0f), -int(rng.NextU32() % 40)));
+  double worst = 0;
+  for (float u : us) {
+    const double e = std::exp(double(u));
+    const double rel = std::fabs(double(ref::ExpFmaNonPositiveF32(u)) - e) / e;
+    worst = std::max(worst, rel);
+  }
+  INFO("worst relative error " << worst / std::ldexp(1.0, -24) << " u");
+  CHECK(worst <= 1.42 * std::ldexp(1.0, -24));
+  CHECK(worst > 0.3 * std::ldexp(1.0, -24));  // the check reaches the polynomial's error
+  for (float u : {-87.01f, -100.0f, -1e30f, -__builtin_inff()}) CHECK(F2U(ref::ExpFmaNonPositiveF32(u)) == 0u);
+  CHECK(std::isnan(ref::ExpFmaNonPositiveF32(__builtin_nanf(""))));
+  CHECK(ref::ExpFmaNonPositiveF32(0.0f) == 1.0f);
+}
+
+// Both rows within the bound of the softmax computed in binary64 from the rows' own
+// pre-steps values t (the Div or Mul and the mask, as the nodes compute them in float):
+// with m the row's maximum and a_j = |t_j - m|, each output is within
+// ((a_j + sum_k p_k a_k) + ceil(n / L) + 12) u of p_j relative (the rounding of t - m
+// moves the exp's argument by u a_j; the exp's own 1.42 u and the division's or the
+// reciprocal's and product's roundings; the canonical sum's chain of ceil(n / L) + log2 L
+// additions), plus 2e-38 absolute (exps cut below -87 in the fast row).
+TEST_CASE("kernels: SoftmaxRowsF32 and SoftmaxRowsFmaF32 are within the stated bound of binary64", "[kernels]") {
+  const Dispatch d = MakeDispatch(ActiveIsa());
+  SplitMix64 rng(5);
+  const double u = std::ldexp(1.0, -24);
+  for (const bool fma : {false, true})
+    for (size_t n : {size_t(1), size_t(7), size_t(64), size_t(128), size_t(301), size_t(4096)})
+      for (int variant = 0; variant < 3; ++variant) {
+        const int64_t rows = 5;
+        std::vector<float> x(size_t(rows) * n), mask(n), y(x.size());
+        for (float& v : x) v = variant == 0 ? rng.Uniform(-8.0f, 8.0f) : rng.Uniform(-60.0f, 60.0f);
+        for (float& m : mask) m = rng.NextU32() % 4 == 0 ? (variant == 2 ? -__builtin_inff() : -10000.0f) : 0.0f;
+        const float c = 5.65685415f;
+        (fma ? d.kernels.SoftmaxRowsFmaF32 : d.kernels.SoftmaxRowsF32)(x.data(), y.data(), rows, int64_t(n), kBinDivF32,
+                                                                       c, mask.data(), 0, 1);
+        for (int64_t r = 0; r < rows; ++r) {
+          std::vector<double> t(n), p(n);
+          double m = -INFINITY, s = 0, wa = 0;
+          for (size_t j = 0; j < n; ++j) m = std::max(m, t[j] = double(x[size_t(r) * n + j] / c + mask[j]));
+          for (size_t j = 0; j < n; ++j) s += p[j] = std::exp(t[j] - m);
+          for (size_t j = 0; j < n; ++j) {
+            p[j] /= s;
+            if (p[j] > 0) wa += p[j] * std::fabs(t[j] - m);
+          }
+          const double chain = double((n + kCanonicalLanes - 1) / kCanonicalLanes + 12);
+          for (size_t j = 0; j < n; ++j) {
+            const double a = std::isinf(t[j]) ? 0.0 : std::fabs(t[j] - m);
+            const double bound = (a + wa + chain) * u * p[j] + 2e-38;
+            const double got = double(y[size_t(r) * n + j]);
+            if (!(std::fabs(got - p[j]) <= bound))
+              FAIL_CHECK((fma ? "fma" : "exact") << " n=" << n << " variant " << variant << " row " << r << " j " << j
+                                                 << ": " << got << " vs " << p[j] << " bound " << bound);
+          }
+        }
+      }
 }
 
 TEST_CASE("kernels: ConvPlaneF32 equals the reference fold for every geometry", "[kernels]") {

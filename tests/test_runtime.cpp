@@ -457,19 +457,85 @@ TEST_CASE("passes: fused attention in a fast session gives the unfused fast sess
   const std::map<std::string, Value> f = {{"Q", Input({1, 33, 2, 64}, Values(rng, 33 * 128, 0, -2.0f, 2.0f))},
                                           {"K", Input({1, 70, 2, 64}, Values(rng, 70 * 128, 0, -2.0f, 2.0f))},
                                           {"V", Input({1, 70, 2, 64}, Values(rng, 70 * 128, 0, -2.0f, 2.0f))}};
-  auto run = [&](bool fused, Mode mode) {
+  auto run = [&](bool fused, Mode mode, bool reciprocal = true) {
     SessionOptions o;
     o.isa = IsaName(ActiveIsa());
     o.mode = mode;
-    if (!fused) o.disabled_passes = {"attention"};
+    if (!fused) o.disabled_passes.push_back("attention");
+    if (!reciprocal) o.disabled_passes.push_back("div-reciprocal");
     Session s = Session::FromBytes(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), o, "fast attention");
     return s.Run(f)[0].tensor;
   };
+  // The scale's Div is a Mul by its reciprocal in both fast sessions (div-reciprocal).
   const Tensor a = run(true, Mode::kFast), u = run(false, Mode::kFast), e = run(true, Mode::kExact);
   CHECK(DiffF32(u.data<float>(), a.data<float>(), a.numel()) == "");
-  // With FMA the 64- and 70-term folds round differently from exact mode's somewhere.
+  CHECK(DiffF32(run(true, Mode::kFast, false).data<float>(), run(false, Mode::kFast, false).data<float>(), a.numel()) ==
+        "");
+  // Without that pass: with FMA the 64- and 70-term folds (and the rows' exps) round
+  // differently from exact mode's somewhere; without FMA the bits are exact mode's.
   const bool fma = MakeDispatch(ActiveIsa()).kernels.fma_f32;
-  CHECK((DiffF32(e.data<float>(), a.data<float>(), a.numel()) != "") == fma);
+  const Tensor d = run(true, Mode::kFast, false);
+  CHECK((DiffF32(e.data<float>(), d.data<float>(), a.numel()) != "") == fma);
+}
+
+// Fast mode's div-reciprocal pass: Div by a constant float of one element becomes Mul by
+// its reciprocal (one initializer per divisor), within (2u + u^2) |x / c| of the quotient
+// computed in binary64 (and so within 3u + u^2 of exact mode's), different from exact
+// mode's bits somewhere; left alone (exact mode's bits) where the divisor is 0, two
+// elements, or an initializer a feed may replace (fed or not), or its reciprocal is not
+// a normal float; exact sessions never rewrite.
+TEST_CASE("passes: fast mode multiplies by a constant divisor's reciprocal", "[passes][fast]") {
+  SplitMix64 rng(909);
+  const Shape xs{4, 300};
+  const std::vector<float> x = Values(rng, 1200, 1, -100.0f, 100.0f);
+  const std::string bytes = Graph(xs, {1},
+                                  {{"c", {}, {1.41421356f}},
+                                   {"zero", {1}, {0.0f}},
+                                   {"two", {300}, std::vector<float>(300, 3.0f)},
+                                   {"big", {}, {1e38f}},
+                                   {"Y", {1}, {2.5f}}},
+                                  {{"Div", {"X", "c"}, "a"},
+                                   {"Div", {"a", "c"}, "b"},
+                                   {"Div", {"X", "zero"}, "z"},
+                                   {"Div", {"X", "two"}, "t"},
+                                   {"Div", {"X", "big"}, "g"},
+                                   {"Div", {"X", "Y"}, "y"}},
+                                  {"a", "b", "z", "t", "g", "y"});
+  auto run = [&](Mode mode, bool feed_y) {
+    SessionOptions o;
+    o.isa = IsaName(ActiveIsa());
+    o.mode = mode;
+    o.disabled_passes = {"elementwise-chain"};  // the nodes stay visible in the plans
+    Session s = Session::FromBytes(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), o, "div");
+    std::map<std::string, Value> feeds = {{"X", Input(xs, x)}};
+    if (feed_y) feeds["Y"] = Input({1}, {-3.0f});
+    return s.Run(feeds);
+  };
+  for (const bool feed_y : {false, true}) {
+    const auto f = run(Mode::kFast, feed_y), e = run(Mode::kExact, feed_y);
+    // zero, two, big and the feedable Y stay divisions: exact mode's bits.
+    for (size_t k = 2; k < 6; ++k) CHECK(DiffF32(e[k].tensor.data<float>(), f[k].tensor.data<float>(), 1200) == "");
+    const double u = 0x1p-24;
+    int bad = 0, checked = 0;
+    // Normal results within the bound (b divides a's float again: its own quotient);
+    // infinities and NaN as exact mode's.
+    auto check = [&](double num, float got, float want) {
+      const double q = num / double(1.41421356f);
+      if (!std::isfinite(num)) {
+        bad += !SameF32(got, want);
+      } else if (std::fabs(q) >= 0x1p-126) {
+        ++checked;
+        bad += !(std::fabs(double(got) - q) <= (2 * u + u * u) * std::fabs(q));
+      }
+    };
+    for (size_t i = 0; i < 1200; ++i) {
+      check(double(x[i]), f[0].tensor.data<float>()[i], e[0].tensor.data<float>()[i]);
+      check(double(f[0].tensor.data<float>()[i]), f[1].tensor.data<float>()[i], e[1].tensor.data<float>()[i]);
+    }
+    CHECK(bad == 0);
+    CHECK(checked > 2000);
+    CHECK(DiffF32(e[0].tensor.data<float>(), f[0].tensor.data<float>(), 1200) != "");
+  }
 }
 
 TEST_CASE("exact paths: Flatten and Reshape share a buffer the run made, never a feed's", "[exact_paths]") {

@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Exact mode never fuses a multiply and an add (exact-contract section 2); fast mode's GEMM
-# twins do (src/kernels/gemm.cpp, Step<true>). This checks the built code, not the flags:
+# twins do (src/kernels/gemm.cpp, Step<true>), and so does the softmax rows' twin
+# (src/kernels/softmax.cpp SoftmaxRowsFmaF32). This checks the built code, not the flags:
 # every function of each library given that contains a fused multiply-add instruction
 # (x86 vfmadd/vfmsub/vfnmadd/vfnmsub, AArch64 fmla/fmls/fmadd/fmsub/fnmadd/fnmsub, s390x
 # maeb/madb/mseb/msdb[r] and the vector unit's vfma/vfms/vfnma/vfnms, RISC-V
 # f[n]madd/f[n]msub.s/.d/.h and the vector extension's vf[n]macc/vf[n]msac/vf[n]madd/
 # vf[n]msub) must be one of the twins' instances: its name has "Fma", or is TiledGemm /
-# GemmImpl / GemmPackedImpl / GemmPackedIndirectImpl / Tile (src/kernels/gemm.cpp) or
+# GemmImpl / GemmPackedImpl / GemmPackedIndirectImpl / Tile (src/kernels/gemm.cpp),
+# SoftmaxRowsImpl / SoftmaxRowGroup (src/kernels/softmax.cpp) or
 # GemmFold / GemmBiasActFold / GemmPackedIndirectFold / FoldStep (src/ref/gemm.cpp)
 # instantiated with kFma = true. (ref::FusedMulAddF32, the twins' scalar step, fuses in
 # double arithmetic, with no FMA instruction.) It also
@@ -42,7 +44,7 @@ for lib in "$@"; do
   while IFS= read -r fn; do
     [ -n "$fn" ] || continue
     head="${fn%%(*}"
-    if ! [[ "$head" =~ Fma || "$fn" =~ (TiledGemm|GemmImpl|GemmPackedImpl|GemmPackedIndirectImpl|Tile|GemmFold|GemmBiasActFold|GemmPackedIndirectFold|FoldStep)\<true ]]; then
+    if ! [[ "$head" =~ Fma || "$fn" =~ (TiledGemm|GemmImpl|GemmPackedImpl|GemmPackedIndirectImpl|Tile|SoftmaxRowsImpl|SoftmaxRowGroup|GemmFold|GemmBiasActFold|GemmPackedIndirectFold|FoldStep)\<true ]]; then
       echo "check_fma: $lib: exact code holds a fused multiply-add: ${fn:0:200}"
       bad=$((bad + 1))
     fi

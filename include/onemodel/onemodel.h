@@ -322,7 +322,7 @@ struct SessionOptions {
   bool memory_plan = true;  // steady-state runs take intermediates from one arena
   // Graph passes to leave out: the exact ones "constant-folding", "quantize-dequantize",
   // "dynamic-quant-matmul", "conv-activation", "conv-quantize-dequantize", "conv-residual",
-  // "attention", "elementwise-chain", and fast mode's "conv-batchnorm", "conv-input-grid"
+  // "attention", "elementwise-chain", and fast mode's "conv-batchnorm", "div-reciprocal", "conv-input-grid"
   // (docs/graph-passes.md; unknown names are kInvalidArgument).
   std::vector<std::string> disabled_passes;
   Profiling profiling = Profiling::kOff;  // each Run's time per op type or node: last_profile()

@@ -10,7 +10,6 @@
 #include "ref/transpose.h"
 #include "core/exact.h"
 #include "kernels/math_v.h"
-#include "kernels/reduce_sum.h"
 #include "simd/simd.h"
 #include "kernels/activation_v.h"
 #include "kernels/transpose.h"
@@ -158,39 +157,39 @@ void MathF64(int32_t op, const double* x, double* out, int64_t n) {
     run([](VF64 v) { return ExpDV(v); });
 }
 
-void SoftmaxRowF32(const float* x, float* out, int64_t n) {
-  // The maximum: IEEE maximum is associative and commutative (NaN wins, -0 < +0), so
-  // lanes may take it in any order; four independent chains keep MaxIeee's latency off
-  // the loop.
-  const VF32 ninf = Set<VF32>(-__builtin_inff());
-  VF32 m0 = ninf, m1 = ninf, m2 = ninf, m3 = ninf;
-  int64_t i = 0;
-  for (; i + 4 * int64_t(kN) <= n; i += 4 * int64_t(kN)) {
-    m0 = MaxIeee(m0, Load<VF32>(x + i));
-    m1 = MaxIeee(m1, Load<VF32>(x + i + int64_t(kN)));
-    m2 = MaxIeee(m2, Load<VF32>(x + i + 2 * int64_t(kN)));
-    m3 = MaxIeee(m3, Load<VF32>(x + i + 3 * int64_t(kN)));
+// The zero points' terms of raw 8-bit sums, then their float (ref::FinishDotSumsI32):
+// integer lanes wrap as the reference's uint32 arithmetic, CvtI32ToF32 rounds to nearest
+// even as C++'s conversion does, then the product and the sum, one rounding each.
+void FinishDotSumsI32(uint32_t* c, int64_t ldc, int64_t rows, int64_t w, const uint32_t* row_term, const uint32_t* zb,
+                      uint32_t zb0, const uint32_t* zc, const float* mult, const float* bias) {
+  constexpr size_t kNU = Lanes<VU32>();
+  const VU32 zb0v = Set<VU32>(zb0);
+  for (int64_t r = 0; r < rows; ++r) {
+    uint32_t* cr = c + r * ldc;
+    const VU32 t = Set<VU32>(row_term[r]);
+    // k lanes from column j; kFull: all of them (plain loads and stores).
+    auto one = [&]<bool kFull>(int64_t j, size_t k) {
+      auto load = [&]<class V>(const typename V::Lane* p, typename V::Lane fill) {
+        return kFull ? Load<V>(p) : LoadN<V>(p, k, fill);
+      };
+      const VU32 z = zb ? load.template operator()<VU32>(zb + j, 0u) : zb0v;
+      const VU32 v =
+          Sub(Add(load.template operator()<VU32>(cr + j, 0u), Mul(t, z)), load.template operator()<VU32>(zc + j, 0u));
+      VU32 out = v;
+      if (mult) {
+        VF32 y = Mul(CvtI32ToF32(BitCast<VI32>(v)), load.template operator()<VF32>(mult + j, 0.0f));
+        if (bias) y = Add(y, load.template operator()<VF32>(bias + j, 0.0f));
+        out = BitCast<VU32>(y);
+      }
+      if constexpr (kFull)
+        Store(out, cr + j);
+      else
+        StoreN(out, cr + j, k);
+    };
+    int64_t j = 0;
+    for (; j + int64_t(kNU) <= w; j += int64_t(kNU)) one.template operator()<true>(j, kNU);
+    if (j < w) one.template operator()<false>(j, size_t(w - j));
   }
-  VF32 mv = MaxIeee(MaxIeee(m0, m1), MaxIeee(m2, m3));
-  for (; i + int64_t(kN) <= n; i += int64_t(kN)) mv = MaxIeee(mv, Load<VF32>(x + i));
-  if (i < n) mv = MaxIeee(mv, LoadN<VF32>(x + i, size_t(n - i), -__builtin_inff()));
-  // Across the lanes: NaN if any lane is; else the largest lane with -0 < +0, taken on
-  // keys that order the values as integers (the sign bit kept, the other bits flipped
-  // for negative values; the map is its own inverse).
-  float m = __builtin_nanf("");
-  if (AllTrue(Eq(mv, mv))) {
-    alignas(64) uint32_t lanes[kN];
-    Store(BitCast<VU32>(mv), lanes);
-    auto key = [](uint32_t b) { return int32_t(b >> 31 ? b ^ 0x7FFFFFFFu : b); };
-    int32_t best = key(lanes[0]);
-    for (size_t j = 1; j < kN; ++j) best = std::max(best, key(lanes[j]));
-    m = U2F(uint32_t(key(uint32_t(best))));
-  }
-  const VF32 mm = Set<VF32>(m);
-  const VF32 s =
-      Set<VF32>(MapSumCanonicalVec<kCanonicalLanes>(x, out, size_t(n), [&](VF32 v) { return ExpV(Sub(v, mm)); }));
-  for (i = 0; i + int64_t(kN) <= n; i += int64_t(kN)) Store(Div(Load<VF32>(out + i), s), out + i);
-  if (i < n) StoreN(Div(LoadN<VF32>(out + i, size_t(n - i), 1.0f), s), out + i, size_t(n - i));
 }
 
 // Quantisation to 8 bits: per lane q = x / scale (rounded once), converted to int32

@@ -120,6 +120,38 @@ int FoldConvBatchNorm(Graph& g) {
   return folded;
 }
 
+int DivToReciprocalMul(Graph& g) {
+  std::set<std::string> fed, taken;
+  for (const ValueInfo& in : g.inputs) fed.insert(in.name), taken.insert(in.name);
+  for (const Node& n : g.nodes) taken.insert(n.outputs.begin(), n.outputs.end());
+  std::unordered_map<std::string, std::string> reciprocal;  // divisor -> its reciprocal's name
+  int changed = 0;
+  for (Node& n : g.nodes) {
+    if (n.op_type != "Div" || !n.DefaultDomain() || n.inputs.size() != 2 || n.outputs.size() != 1) continue;
+    const Tensor* c = ConstantFloat(g, fed, n.inputs[1]);
+    if (!c || c->numel() != 1) continue;
+    const float r = 1.0f / c->data<float>()[0];
+    if (!std::isnormal(r)) continue;  // c zero, infinite, NaN, or too large for a normal reciprocal
+    auto it = reciprocal.find(n.inputs[1]);
+    if (it == reciprocal.end()) {
+      const std::string name = FreshName(g, taken, n.inputs[1] + "_reciprocal");
+      Tensor t(DType::kFloat, c->shape(), "reciprocal of a divisor");
+      t.mutable_data<float>()[0] = r;
+      g.initializers.emplace(name, std::move(t));
+      taken.insert(name);
+      it = reciprocal.emplace(n.inputs[1], name).first;
+    }
+    n.op_type = "Mul";
+    n.inputs[1] = it->second;
+    ++changed;
+  }
+  // Divisors nothing reads any more leave the session's graph.
+  const std::unordered_map<std::string, int> now = CountReaders(g);
+  for (const auto& [divisor, name] : reciprocal)
+    if (!fed.count(divisor) && !now.count(divisor)) g.initializers.erase(divisor);
+  return changed;
+}
+
 int MarkConvInputGrids(Graph& g) {
   const std::unordered_map<std::string, size_t> producer = ProducerIndex(g);
   std::set<std::string> fed;  // initializers a feed can replace are not constants
@@ -177,7 +209,7 @@ int MarkConvInputGrids(Graph& g) {
 }
 
 const std::vector<std::string>& FastPassNames() {
-  static const std::vector<std::string> names = {"conv-batchnorm", "conv-input-grid"};
+  static const std::vector<std::string> names = {"conv-batchnorm", "div-reciprocal", "conv-input-grid"};
   return names;
 }
 
@@ -185,10 +217,12 @@ int RunFastGraphPasses(Graph& g, const std::map<std::string, int64_t>& opsets,
                        const std::vector<std::string>& disabled) {
   auto on = [&](const char* name) { return std::find(disabled.begin(), disabled.end(), name) == disabled.end(); };
   int n = 0;
-  if (!on("conv-batchnorm")) return n;
-  // Constants first: a model's statistics often come from Constant nodes.
-  if (on("constant-folding")) n += FoldConstants(g, opsets);
-  return n + FoldConvBatchNorm(g);
+  const bool bn = on("conv-batchnorm"), div = on("div-reciprocal");
+  // Constants first: a model's statistics and divisors often come from Constant nodes.
+  if ((bn || div) && on("constant-folding")) n += FoldConstants(g, opsets);
+  if (bn) n += FoldConvBatchNorm(g);
+  if (div) n += DivToReciprocalMul(g);
+  return n;
 }
 
 int RunFastPasses(Graph& g, const std::vector<std::string>& disabled) {

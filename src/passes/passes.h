@@ -139,9 +139,16 @@ int MarkConvInputGrids(Graph& g);
 // finite leaves the pair as it is. Returns the number folded. Top-level graph only.
 int FoldConvBatchNorm(Graph& g);
 
+// Div(x, c) with c a constant float initializer of one element (no feed replaces it)
+// whose reciprocal r = 1 / c (rounded once) is a normal float becomes Mul(x, r) (a new
+// initializer of c's shape, one per divisor): a multiplication instead of a division,
+// one rounding more. Returns the number of nodes changed. Top-level graph only.
+int DivToReciprocalMul(Graph& g);
+
 // The fast passes that change the graph's nodes, run before RunExactPasses so that its
 // fusions see the result (a Conv -> BatchNormalization -> Relu becomes a Conv with a fused
-// Relu): constant folding, then FoldConvBatchNorm. Returns the number of rewrites.
+// Relu; a GELU's Div by sqrt(2) is a Mul inside its elementwise chain): constant folding,
+// then FoldConvBatchNorm and DivToReciprocalMul. Returns the number of rewrites.
 int RunFastGraphPasses(Graph& g, const std::map<std::string, int64_t>& opsets,
                        const std::vector<std::string>& disabled = {});
 // Runs the fast passes on g (after RunExactPasses); returns the number of rewrites.

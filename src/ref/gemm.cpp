@@ -147,6 +147,23 @@ void GemmI16PairsI32(int64_t M, int64_t N, int64_t K2, const int16_t* A, int64_t
     }
 }
 
+void FinishDotSumsI32(uint32_t* c, int64_t ldc, int64_t rows, int64_t w, const uint32_t* row_term, const uint32_t* zb,
+                      uint32_t zb0, const uint32_t* zc, const float* mult, const float* bias) {
+  for (int64_t r = 0; r < rows; ++r) {
+    uint32_t* cr = c + r * ldc;
+    for (int64_t j = 0; j < w; ++j) {
+      const uint32_t v = cr[j] + row_term[r] * (zb ? zb[j] : zb0) - zc[j];
+      if (!mult) {
+        cr[j] = v;
+        continue;
+      }
+      float y = float(int32_t(v)) * mult[j];
+      if (bias) y = y + bias[j];
+      std::memcpy(&cr[j], &y, sizeof y);
+    }
+  }
+}
+
 void GemmU8S8I32(int64_t M, int64_t N, int64_t K4, const uint8_t* A, int64_t lda, const int8_t* Bq, int64_t ldb,
                  int32_t* C, int64_t ldc) {
   for (int64_t m = 0; m < M; ++m)

@@ -98,6 +98,16 @@ void GemmI16PairsI32(int64_t M, int64_t N, int64_t K2, const int16_t* A, int64_t
 void GemmU8S8I32(int64_t M, int64_t N, int64_t K4, const uint8_t* A, int64_t lda, const int8_t* Bq, int64_t ldb,
                  int32_t* C, int64_t ldc);
 
+// The zero points' terms of GemmU8S8I32's raw sums, and optionally their conversion to
+// float, in place: for each of `rows` rows (row r at c + r * ldc) and w columns j, v =
+// c + row_term[r] * zb[j] - zc[j] modulo 2^32 (zb null: zb0 for every column); then, with
+// mult, the float float(int32(v)) * mult[j] (+ bias[j] when bias is not null: each step
+// one correctly rounded binary32 op, C++'s conversion rounding to nearest even), its bits
+// stored in v's place; else v. (ops/quant/quant.cpp: IntMatMulDot's blocks, and
+// onemodel.DynamicQuantMatMul's Cast, Mul and Add.)
+void FinishDotSumsI32(uint32_t* c, int64_t ldc, int64_t rows, int64_t w, const uint32_t* row_term, const uint32_t* zb,
+                      uint32_t zb0, const uint32_t* zc, const float* mult, const float* bias);
+
 // A quantisation then dequantisation of each result (ref::QuantDequantF32's parameters).
 struct QdqArgs {
   float scale = 0;

@@ -2,18 +2,39 @@
 #include "ref/softmax.h"
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <type_traits>
 #include <vector>
 
 #include "core/exact.h"
+#include "ref/elementwise.h"
+#include "ref/gemm.h"
 #include "ref/math.h"
 #include "ref/reduce.h"
 
 namespace onemodel::impl {
 namespace ref {
 
-void SoftmaxRowF32(const float* x, float* out, int64_t n) {
+namespace {
+// The attention's elementwise steps before the softmax, into y's row r.
+void PreSteps(const float* x, float* y, int64_t r, int64_t n, int32_t scale_op, float scale, const float* mask,
+              int64_t mask_row_stride, int64_t mask_stride) {
+  const float* xr = x + r * n;
+  float* yr = y + r * n;
+  for (int64_t j = 0; j < n; ++j) {
+    float t = xr[j];
+    if (scale_op == kBinDivF32)
+      t = t / scale;
+    else if (scale_op == kBinMulF32)
+      t = t * scale;
+    if (mask) t = t + mask[r * mask_row_stride + j * mask_stride];
+    yr[j] = t;
+  }
+}
+
+// The IEEE maximum of a row (NaN if any element is; -0 < +0): SoftmaxRowF32's.
+float RowMax(const float* x, int64_t n) {
   float m = -__builtin_inff();
   for (int64_t i = 0; i < n; ++i) {
     const float v = x[i];
@@ -24,9 +45,57 @@ void SoftmaxRowF32(const float* x, float* out, int64_t n) {
     else if (v > m)
       m = v;
   }
+  return m;
+}
+}  // namespace
+
+void SoftmaxRowF32(const float* x, float* out, int64_t n) {
+  const float m = RowMax(x, n);
   for (int64_t i = 0; i < n; ++i) out[i] = math::Exp(x[i] - m);
   const float s = SumCanonical<kCanonicalLanes>(out, size_t(n));
   for (int64_t i = 0; i < n; ++i) out[i] = out[i] / s;
+}
+
+void SoftmaxRowsF32(const float* x, float* y, int64_t rows, int64_t n, int32_t scale_op, float scale, const float* mask,
+                    int64_t mask_row_stride, int64_t mask_stride) {
+  for (int64_t r = 0; r < rows; ++r) {
+    PreSteps(x, y, r, n, scale_op, scale, mask, mask_row_stride, mask_stride);
+    SoftmaxRowF32(y + r * n, y + r * n, n);
+  }
+}
+
+float ExpFmaNonPositiveF32(float u) {
+  if (u != u) return u;
+  if (u < -87.0f) return 0.0f;
+  const float n = math::RoundEven(u * 1.44269504088896341f);
+  float r = FusedMulAddF32(-n, 0.693147182464599609375f, u);
+  r = FusedMulAddF32(-n, -1.904654299957768e-09f, r);
+  const float z = r * r;
+  float p = 1.9875691500e-4f;
+  p = FusedMulAddF32(p, r, 1.3981999507e-3f);
+  p = FusedMulAddF32(p, r, 8.3334519073e-3f);
+  p = FusedMulAddF32(p, r, 4.1665795894e-2f);
+  p = FusedMulAddF32(p, r, 1.6666665459e-1f);
+  p = FusedMulAddF32(p, r, 5.0000001201e-1f);
+  p = FusedMulAddF32(p, z, r);
+  p = p + 1.0f;
+  // 2^n for n in [-126, 0] (u >= -87), a normal float: one rounding in the product.
+  const uint32_t bits = uint32_t(int32_t(n) + 127) << 23;
+  float scale;
+  std::memcpy(&scale, &bits, sizeof scale);
+  return p * scale;
+}
+
+void SoftmaxRowsFmaF32(const float* x, float* y, int64_t rows, int64_t n, int32_t scale_op, float scale,
+                       const float* mask, int64_t mask_row_stride, int64_t mask_stride) {
+  for (int64_t r = 0; r < rows; ++r) {
+    PreSteps(x, y, r, n, scale_op, scale, mask, mask_row_stride, mask_stride);
+    float* yr = y + r * n;
+    const float m = RowMax(yr, n);
+    for (int64_t j = 0; j < n; ++j) yr[j] = ExpFmaNonPositiveF32(yr[j] - m);
+    const float inv = 1.0f / SumCanonical<kCanonicalLanes>(yr, size_t(n));
+    for (int64_t j = 0; j < n; ++j) yr[j] = yr[j] * inv;
+  }
 }
 
 template <class T>

@@ -1,7 +1,8 @@
 // The reference (oracle) softmax family: Softmax, LogSoftmax and Hardmax (ONNX
 // Operators.md) for every node (ref::Softmax, the softmax table's reference row,
-// ops/nn/softmax.cpp), and the row kernel of the dispatch table (ref::SoftmaxRowF32,
-// the Softmax row's kernel); the per-target kernels in src/kernels/ equal it bit for bit.
+// ops/nn/softmax.cpp), and the row kernels of the dispatch table (ref::SoftmaxRowsF32,
+// the Softmax rows row's and the fused attention's kernel, and its fast twin
+// ref::SoftmaxRowsFmaF32); the per-target kernels in src/kernels/ equal them bit for bit.
 #pragma once
 
 #include <cstdint>
@@ -14,6 +15,31 @@ namespace ref {
 // Softmax of one contiguous row of n: m = the IEEE maximum of the row (NaN if any is
 // NaN), e[i] = Exp(x[i] - m), s = the canonical L-lane sum of e, out[i] = e[i] / s.
 void SoftmaxRowF32(const float* x, float* out, int64_t n);
+
+// `rows` rows of n: row r reads x + r * n and writes y + r * n (y may be x). Each element
+// first takes the unfused attention's elementwise steps, as its nodes compute them: t =
+// x / scale (scale_op kBinDivF32) or x * scale (kBinMulF32; any other value: no scale),
+// then, with a mask, t = t + mask[r * mask_row_stride + j * mask_stride] (IEEE operations,
+// ref/elementwise.h's BinaryF32); then SoftmaxRowF32 of the row of t.
+void SoftmaxRowsF32(const float* x, float* y, int64_t rows, int64_t n, int32_t scale_op, float scale, const float* mask,
+                    int64_t mask_row_stride, int64_t mask_stride);
+
+// Fast mode's exp on u <= 0 (the softmax's x - max): +0 below -87, else the reduction n
+// = RoundEven(u * log2(e)), r = fma(-n, C1, u), r = fma(-n, C2, r) (C1 + C2 = ln 2), the
+// polynomial of Exp's coefficients in fused multiply-adds (FusedMulAddF32: p = fma(p, r,
+// c), then fma(p, r * r, r) + 1), times 2^n (n in [-126, 0]: one rounding). NaN stays
+// NaN. Over every float in [-87, 0] its relative error from exp is at most 1.42 u (u =
+// 2^-24; measured exhaustively against the C library's double exp, 1.01 ulp); below -87
+// the absolute error is under exp(-87) < 1.7e-38.
+float ExpFmaNonPositiveF32(float u);
+
+// Fast mode's twin of SoftmaxRowsF32 (the Softmax row "rows-fma" and the fused attention
+// in fast sessions): the same elementwise steps and maximum m, then e = ExpFmaNonPositiveF32
+// (t - m), s = the canonical L-lane sum of e, and y = e * (1 / s) (the reciprocal rounded
+// once, then each product). A NaN anywhere in the row (or an infinite maximum) gives a
+// row of NaN, as SoftmaxRowF32's.
+void SoftmaxRowsFmaF32(const float* x, float* y, int64_t rows, int64_t n, int32_t scale_op, float scale,
+                       const float* mask, int64_t mask_row_stride, int64_t mask_stride);
 
 enum class SoftmaxKind : uint8_t { kSoftmax, kLogSoftmax, kHardmax };
 

@@ -219,11 +219,11 @@ bool PlanAttention(const OpContext& ctx, const AttentionBody& b, const Graph& bo
 // The fused attention (passes.h): every value the one-pass path computes is the unfused
 // nodes' own: the products are the GEMM kernel's k-order folds from -0.0 (the MatMul
 // operator's bits, ref::GemmF32; in a fast session on an FMA target the MatMul's fast
-// row's twin, GemmFmaF32), the scale and the mask the BinaryF32 kernel's IEEE operations
-// with the nodes' operand order, the Softmax the SoftmaxRowF32 kernel (the operator's
-// rows row). Inputs it does not take (other types or ranks, batch dimensions that
-// broadcast, a mask or scale that would widen the scores, empty dimensions, an algorithm
-// forced for MatMul or Softmax) run the body node by node.
+// row's twin, GemmFmaF32), the scale and the mask the BinaryF32 kernel's IEEE operations,
+// the Softmax the SoftmaxRowsF32 kernel (the operator's rows row; in a fast session on an
+// FMA target its rows-fma row's SoftmaxRowsFmaF32). Inputs it does not take (other types or ranks, batch dimensions
+// that broadcast, a mask or scale that would widen the scores, empty dimensions, an algorithm forced for MatMul or
+// Softmax) run the body node by node.
 void SoftmaxAttention(OpContext& ctx) {
   const Attribute* body_attr = ctx.node.attr("body");
   if (!body_attr || !body_attr->g) throw ctx.Fail(ErrorCode::kInvalidModel, "missing its 'body' graph");
@@ -246,8 +246,14 @@ void SoftmaxAttention(OpContext& ctx) {
   const float* pc = p.scale ? p.scale->data<float>() : nullptr;
   const KernelTable& kt = *ctx.kernels;
   auto* gemm = ctx.fast && kt.fma_f32 ? kt.GemmFmaF32 : kt.GemmF32;
-  auto* binary = kt.BinaryF32;
-  auto* softmax = kt.SoftmaxRowF32;
+  // The scale, the mask and the Softmax of a block's rows in one kernel call, each value
+  // the nodes' own (SoftmaxRowsF32: the IEEE operations of BinaryF32, then the rows row's
+  // steps; IEEE multiplication and addition are commutative, so Mul(c, scores) and
+  // Add(mask, scores) are the same values); in a fast session on an FMA target the
+  // Softmax's fast row's kernel.
+  auto* softmax = ctx.fast && kt.fma_f32 ? kt.SoftmaxRowsFmaF32 : kt.SoftmaxRowsF32;
+  const int32_t scale_op = pc ? b->scale_op : -1;
+  const float scale = pc ? *pc : 1.0f;
   // Batches (the leading axes, at most two) times blocks of query rows; a block's scores
   // (rows x T floats) stay within 64 KiB where T allows. Each output row depends only on
   // its own query row, so the split changes nothing in the bits.
@@ -270,23 +276,8 @@ void SoftmaxAttention(OpContext& ctx) {
       float* sc = buf.data();
       gemm(n, T, D, pq + at(p.q.stride, b0, b1) + i0 * p.q.stride[rs - 2], p.q.stride[rs - 2], p.q.stride[rs - 1],
            pk + at(p.k.stride, b0, b1), p.k.stride[rs - 2], p.k.stride[rs - 1], sc, T);
-      for (int64_t i = 0; i < n; ++i) {
-        float* row = sc + i * T;
-        if (pc) {
-          if (b->scale_first)
-            binary(b->scale_op, pc, 0, row, 1, row, T);
-          else
-            binary(b->scale_op, row, 1, pc, 0, row, T);
-        }
-        if (pm) {
-          const float* m = pm + at(p.ms, b0, b1) + (i0 + i) * p.ms[rs - 2];
-          if (b->mask_first)
-            binary(kBinAddF32, m, p.ms[rs - 1], row, 1, row, T);
-          else
-            binary(kBinAddF32, row, 1, m, p.ms[rs - 1], row, T);
-        }
-        softmax(row, row, T);
-      }
+      softmax(sc, sc, n, T, scale_op, scale, pm ? pm + at(p.ms, b0, b1) + i0 * p.ms[rs - 2] : nullptr, p.ms[rs - 2],
+              p.ms[rs - 1]);
       gemm(n, Dv, T, sc, T, 1, pv + at(p.v.stride, b0, b1), p.v.stride[rs - 2], p.v.stride[rs - 1],
            py + at(p.os, b0, b1) + i0 * p.os[rs - 2], p.os[rs - 2]);
     }

@@ -18,6 +18,9 @@ namespace ops {
 namespace {
 
 bool RowsFit(const SoftmaxPlan& p) { return p.rows_fit; }
+// The fast twin where the target has a hardware FMA (elsewhere its loops are the
+// reference's: the exact row runs instead).
+bool FmaChosen(const SoftmaxPlan& p) { return p.fma; }
 
 // The definition itself: ref::Softmax in x's element type (every node).
 void RunReference(const OpContext&, const SoftmaxPlan& p, const Tensor& x, Tensor& y) {
@@ -26,23 +29,25 @@ void RunReference(const OpContext&, const SoftmaxPlan& p, const Tensor& x, Tenso
   });
 }
 
-// Rows over the session's threads, each the SoftmaxRowF32 kernel: the same max, Exp,
-// canonical sum and division as ref::Softmax on a contiguous float row.
+// Rows over the session's threads, blocks of them to the SoftmaxRowsF32 kernel (the same
+// max, Exp, canonical sum and division as ref::Softmax on a contiguous float row), or to
+// its fast twin SoftmaxRowsFmaF32. The rows are contiguous (base[o] = o * n).
+template <bool kFma>
 void RunRows(const OpContext& ctx, const SoftmaxPlan& p, const Tensor& x, Tensor& y) {
   const ref::SoftmaxParams& l = p.ref;
   const int64_t n = l.per_output;
   const float* px = x.data<float>();
   float* py = y.mutable_data<float>();
-  auto* kernel = ctx.kernels->SoftmaxRowF32;
-  ParallelFor(ctx, l.outputs, std::max<int64_t>(1, 8192 / std::max<int64_t>(n, 1)), [&](int64_t b, int64_t e) {
-    for (int64_t o = b; o < e; ++o) kernel(px + l.base[o], py + l.base[o], n);
-  });
+  auto* kernel = kFma ? ctx.kernels->SoftmaxRowsFmaF32 : ctx.kernels->SoftmaxRowsF32;
+  ParallelFor(ctx, l.outputs, std::max<int64_t>(1, 8192 / std::max<int64_t>(n, 1)),
+              [&](int64_t b, int64_t e) { kernel(px + l.base[b], py + l.base[b], e - b, n, -1, 1.0f, nullptr, 0, 0); });
 }
 
 constexpr const char* kSoftmaxOps[] = {"Softmax", "LogSoftmax", "Hardmax"};
 constexpr AlgorithmRow<SoftmaxPlan, SoftmaxRun> kSoftmaxRows[] = {
     {"reference", Exactness::kExact, "", nullptr, nullptr, RunReference},
-    {"rows", Exactness::kExact, "SoftmaxRowF32", RowsFit, nullptr, RunRows},
+    {"rows-fma", Exactness::kFast, "SoftmaxRowsFmaF32", RowsFit, FmaChosen, RunRows<true>},
+    {"rows", Exactness::kExact, "SoftmaxRowsF32", RowsFit, nullptr, RunRows<false>},
 };
 
 }  // namespace
@@ -71,9 +76,11 @@ void SoftmaxFamily(OpContext& ctx, ref::SoftmaxKind kind) {
   if (!floating) throw ctx.Fail(ErrorCode::kTypeMismatch, "input must be floating point");
   bool contiguous = l.lanes;
   for (int64_t i = 0; contiguous && i < l.per_output; ++i) contiguous = l.offsets[size_t(i)] == i;
+  for (int64_t o = 0; contiguous && o < l.outputs; ++o) contiguous = l.base[size_t(o)] == o * l.per_output;
   const SoftmaxPlan p{{kind, l.outputs, l.per_output, l.lanes, l.base.data(), l.offsets.data()},
                       x.dtype(),
-                      kind == ref::SoftmaxKind::kSoftmax && x.dtype() == DType::kFloat && contiguous};
+                      kind == ref::SoftmaxKind::kSoftmax && x.dtype() == DType::kFloat && contiguous,
+                      ctx.kernels->fma_f32};
   Tensor& out = ctx.out_uninit(0, x.dtype(), x.shape());  // every element is written
   PlanRow(ctx, SoftmaxTable(), p).run(ctx, p, x, out);
 }

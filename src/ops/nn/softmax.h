@@ -16,12 +16,14 @@ namespace ops {
 struct SoftmaxPlan {
   ref::SoftmaxParams ref;
   DType dtype = DType::kFloat;  // of x and y: float, double, float16 or bfloat16
-  bool rows_fit = false;        // float Softmax along contiguous rows
+  bool rows_fit = false;        // float Softmax along contiguous rows, one after another
+  bool fma = false;             // the session's target has a hardware FMA
 };
 // Runs the planned row on the node's rows: x the input, y the output (same shape and type).
 using SoftmaxRun = void (*)(const OpContext& ctx, const SoftmaxPlan& p, const Tensor& x, Tensor& y);
-// Rows: reference (ref::Softmax: every node), rows (the session's SoftmaxRowF32 kernel,
-// rows over the threads: float Softmax along contiguous rows).
+// Rows: reference (ref::Softmax: every node), rows-fma (fast: the SoftmaxRowsFmaF32
+// kernel, chosen where the target has a hardware FMA), rows (the session's SoftmaxRowsF32
+// kernel, rows over the threads: float Softmax along contiguous rows).
 const FamilyTable<SoftmaxPlan, SoftmaxRun>& SoftmaxTable();
 
 }  // namespace ops

@@ -90,25 +90,6 @@ Tensor QuadsB(const Tensor& b, int64_t K, int64_t N) {
   return t;
 }
 
-// One row's block of w raw sums c (columns from n0): plus t * Zb[n] (zb: per column, or
-// null for Zb0 in all), minus zc[j] = Za * (column sum of b'), modulo 2^32; then, with
-// to_float, the float it becomes (IntToFloat), its bits stored in the sum's place.
-void FinishSums(uint32_t* c, int64_t w, uint32_t t, const uint32_t* zb, uint32_t zb0, const uint32_t* zc,
-                const IntToFloat* to_float, int64_t n0) {
-  const uint32_t rt = t * zb0;  // one zero point for B: the row's term is one number
-  if (to_float) {
-    auto put = [&](int64_t j, uint32_t v) { c[j] = F2U(to_float->Of(int32_t(v), n0 + j)); };
-    if (!zb)
-      for (int64_t j = 0; j < w; ++j) put(j, c[j] + rt - zc[j]);
-    else
-      for (int64_t j = 0; j < w; ++j) put(j, c[j] + t * zb[j] - zc[j]);
-  } else if (!zb) {
-    for (int64_t j = 0; j < w; ++j) c[j] += rt - zc[j];
-  } else {
-    for (int64_t j = 0; j < w; ++j) c[j] += t * zb[j] - zc[j];
-  }
-}
-
 // The [M, K] x [K, N] product on GemmU8S8I32 (8-bit A and 2-D B, as the pairs path).
 // With a = a' + ca (a' = a as uint8, or a + 128 for int8 A: ca = -128) and b = b' + cb,
 // (a - za)(b - zb) = (a' - Za)(b' - Zb) for Za = za - ca, Zb = zb - cb, and
@@ -164,6 +145,9 @@ void IntMatMulDot(const OpContext& ctx, const Tensor& a, const Tensor& b, const 
   const uint8_t flip = a.dtype() == DType::kInt8 ? 0x80 : 0;
   const uint8_t* ap = in_place ? a_raw : a8.data();
   auto* kernel = ctx.kernels->GemmU8S8I32;
+  auto* finish = ctx.kernels->FinishDotSumsI32;
+  const float* mult = to_float ? to_float->mult : nullptr;
+  const float* fbias = to_float ? to_float->bias : nullptr;
   // Rows [r0, r1): the row sums of a' (and A' copied when it is not read in place).
   auto prepare = [&](int64_t r0, int64_t r1) {
     for (int64_t r = r0; r < r1; ++r) {
@@ -185,16 +169,24 @@ void IntMatMulDot(const OpContext& ctx, const Tensor& a, const Tensor& b, const 
     for (int64_t n0 = p0 * kQuadPanel; n0 < std::min(N, p1 * kQuadPanel); n0 += kQuadPanel) {
       const int64_t n1 = std::min(N, n0 + kQuadPanel);
       kernel(r1 - r0, n1 - n0, K4, ap + r0 * lda, lda, quads + n0 * 4 * K4, 4 * kQuadPanel, out + r0 * N + n0, N);
+      // Each row's term t = K za - (row sum of a'): the block's sums + t Zb[n] - za cs[n]
+      // (FinishDotSumsI32), then with to_float their floats, the block still in cache.
+      std::vector<uint32_t>& rt = ONEMODEL_PER_THREAD(std::vector<uint32_t>);
+      rt.resize(size_t(r1 - r0));
+      for (int64_t r = r0; r < r1; ++r) rt[size_t(r - r0)] = uint32_t(K) * Za[size_t(r % M)] - ra[size_t(r)];
+      const uint32_t* zb = zb_uniform ? nullptr : Zb.data() + n0;
+      const float* mj = mult ? mult + n0 : nullptr;
+      const float* bj = fbias ? fbias + n0 : nullptr;
+      uint32_t* c = reinterpret_cast<uint32_t*>(out + r0 * N) + n0;
+      if (za_uniform) {
+        finish(c, N, r1 - r0, n1 - n0, rt.data(), zb, Zb[0], zcs.data() + n0, mj, bj);
+        continue;
+      }
       uint32_t local[kQuadPanel];
       for (int64_t r = r0; r < r1; ++r) {
-        uint32_t* c = reinterpret_cast<uint32_t*>(out + r * N) + n0;
-        const uint32_t za = Za[size_t(r % M)], t = uint32_t(K) * za - ra[size_t(r)];
-        const uint32_t* zc = zcs.data() + n0;  // za * cs[n] from n0
-        if (!za_uniform) {
-          for (int64_t n = n0; n < n1; ++n) local[n - n0] = za * cs[size_t(n)];
-          zc = local;
-        }
-        FinishSums(c, n1 - n0, t, zb_uniform ? nullptr : Zb.data() + n0, Zb[0], zc, to_float, n0);
+        const uint32_t za = Za[size_t(r % M)];
+        for (int64_t n = n0; n < n1; ++n) local[n - n0] = za * cs[size_t(n)];
+        finish(c + (r - r0) * N, N, 1, n1 - n0, rt.data() + (r - r0), zb, Zb[0], local, mj, bj);
       }
     }
   };
