@@ -222,12 +222,16 @@ void DynamicQuantMatMul(OpContext& ctx) {
       },
       size_t(r.w), size_t(r.wzp < 0 ? r.w : r.wzp), &to_float, &finished);
   if (finished) return;
+  // The other rows' int32 sums, converted in place by the same kernel with no zero-point
+  // terms (a row term and column terms of 0).
   const int64_t rows = N ? total / N : 0;
+  auto& zero_buf = ONEMODEL_PER_THREAD(std::vector<uint32_t>);
+  zero_buf.assign(size_t(N), 0u);
+  const uint32_t* zeros = zero_buf.data();
+  auto* finish = ctx.kernels->FinishDotSumsI32;
   ParallelFor(ctx, rows, std::max<int64_t>(1, 8192 / std::max<int64_t>(N, 1)), [&](int64_t r0, int64_t r1) {
-    for (int64_t row = r0; row < r1; ++row) {
-      uint32_t* c = sums + row * N;
-      for (int64_t n = 0; n < N; ++n) c[n] = F2U(to_float.Of(int32_t(c[n]), n));
-    }
+    for (int64_t row = r0; row < r1; ++row)
+      finish(sums + row * N, N, 1, N, zeros, nullptr, 0u, zeros, mult, bias ? badd : nullptr);
   });
 }
 

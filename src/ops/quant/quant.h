@@ -36,15 +36,11 @@ bool Is8Bit(const Tensor& t);
 
 // The int32 sums turned into floats where they are written: y = float(sum) * mult[n]
 // (+ bias[n]) per column n, each operation one rounding in f32, the float's bits stored
-// in the sum's place (onemodel.DynamicQuantMatMul's Cast, Mul and Add).
+// in the sum's place (onemodel.DynamicQuantMatMul's Cast, Mul and Add; the
+// FinishDotSumsI32 kernel, ref/gemm.h).
 struct IntToFloat {
   const float* mult;
   const float* bias;  // null: none
-  // Column n's result for the sum.
-  float Of(int32_t sum, int64_t n) const {
-    const float y = float(sum) * mult[n];
-    return bias ? y + bias[n] : y;
-  }
 };
 
 // The int32 sums of (a - azp)(b - bzp) over an [M, K] x [K, N] product (zero points may be
