@@ -17,6 +17,8 @@
 #include "onnx/import.h"
 #include "onnx/onnx.pb.h"
 #include "passes/passes.h"
+#include "ref/math.h"
+#include "ref/softmax.h"
 #include "runtime/dispatch.h"
 #include "runtime/session.h"
 #include "tests/ops/op_test.h"
@@ -536,6 +538,46 @@ TEST_CASE("passes: fast mode multiplies by a constant divisor's reciprocal", "[p
     CHECK(checked > 2000);
     CHECK(DiffF32(e[0].tensor.data<float>(), f[0].tensor.data<float>(), 1200) != "");
   }
+}
+
+// Fast mode's erf: a GELU (x * 0.5 * (1 + erf(x / sqrt(2)))) in a fast session on an FMA
+// target takes ref::ErfFmaF32's values for its Erf, fused into a chain or not (the same
+// bits either way), and its other steps are the nodes' IEEE operations: the output equals
+// that sequence computed here; elsewhere, and in exact sessions, math::Erf's.
+TEST_CASE("passes: a fast session's Erf nodes and chain steps take fast mode's erf", "[passes][fast]") {
+  SplitMix64 rng(911);
+  const Shape xs{3, 700};
+  const std::vector<float> x = Values(rng, 2100, 1, -6.0f, 6.0f);
+  const std::string bytes = Graph(xs, {}, {{"r", {}, {0.70710677f}}, {"one", {}, {1.0f}}, {"half", {}, {0.5f}}},
+                                  {{"Mul", {"X", "r"}, "a"},
+                                   {"Erf", {"a"}, "e"},
+                                   {"Add", {"e", "one"}, "f"},
+                                   {"Mul", {"X", "f"}, "g"},
+                                   {"Mul", {"g", "half"}, "Y"}},
+                                  {"Y"});
+  auto run = [&](Mode mode, bool chain) {
+    SessionOptions o;
+    o.isa = IsaName(ActiveIsa());
+    o.mode = mode;
+    if (!chain) o.disabled_passes = {"elementwise-chain"};
+    Session s = Session::FromBytes(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), o, "gelu");
+    const Tensor t = s.Run({{"X", Input(xs, x)}})[0].tensor;
+    return std::vector<float>(t.data<float>(), t.data<float>() + t.numel());
+  };
+  const bool fma = MakeDispatch(ActiveIsa()).kernels.fma_f32;
+  std::vector<float> want(x.size()), exact(x.size());
+  for (size_t i = 0; i < x.size(); ++i) {
+    const float a = x[i] * 0.70710677f;
+    float e = 0;
+    ref::ErfFmaF32(&a, &e, 1);
+    want[i] = (x[i] * ((fma ? e : math::Erf(a)) + 1.0f)) * 0.5f;
+    exact[i] = (x[i] * (math::Erf(a) + 1.0f)) * 0.5f;
+  }
+  const std::vector<float> fused = run(Mode::kFast, true), unfused = run(Mode::kFast, false);
+  CHECK(DiffF32(want.data(), fused.data(), want.size()) == "");
+  CHECK(DiffF32(want.data(), unfused.data(), want.size()) == "");
+  CHECK(DiffF32(exact.data(), run(Mode::kExact, true).data(), exact.size()) == "");
+  CHECK((DiffF32(exact.data(), fused.data(), exact.size()) != "") == fma);
 }
 
 TEST_CASE("exact paths: Flatten and Reshape share a buffer the run made, never a feed's", "[exact_paths]") {

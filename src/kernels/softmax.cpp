@@ -75,6 +75,33 @@ inline VF32 ExpFmaNonPositiveV(VF32 u) {
   const VI32 e = ShiftLeft<23>(Add(BitCast<VI32>(t), Set<VI32>(127 - 0x4B400000)));
   return AndNot(Lt(u, Set<VF32>(-87.0f)), Mul(p, BitCast<VF32>(e)));
 }
+
+// ref::ErfFmaF32 lane by lane: both ranges' values computed, |x| <= 1 selecting the
+// first; the second's a is min(|x|, 4) (an infinity gives 1, NaN stays NaN: the first
+// range's product of a NaN), its sign x's.
+inline VF32 ErfFmaV(VF32 x) {
+  const VF32 z = Mul(x, x);
+  VF32 p = Set<VF32>(7.853861353153693e-5f);
+  p = FmaMulAdd(p, z, Set<VF32>(-8.010193625184903e-4f));
+  p = FmaMulAdd(p, z, Set<VF32>(5.188327685732524e-3f));
+  p = FmaMulAdd(p, z, Set<VF32>(-2.685381193529856e-2f));
+  p = FmaMulAdd(p, z, Set<VF32>(1.128358514861418e-1f));
+  p = FmaMulAdd(p, z, Set<VF32>(-3.761262582423300e-1f));
+  p = FmaMulAdd(p, z, Set<VF32>(1.128379165726710e0f));
+  const VF32 small = Mul(x, p);
+  const VF32 a = Abs(x);
+  const VF32 c = IfThenElse(Lt(a, Set<VF32>(4.0f)), a, Set<VF32>(4.0f));
+  const VF32 t = Div(Set<VF32>(1.0f), FmaMulAdd(Set<VF32>(0.3275911f), c, Set<VF32>(1.0f)));
+  VF32 q = Set<VF32>(1.061405429f);
+  q = FmaMulAdd(q, t, Set<VF32>(-1.453152027f));
+  q = FmaMulAdd(q, t, Set<VF32>(1.421413741f));
+  q = FmaMulAdd(q, t, Set<VF32>(-0.284496736f));
+  q = FmaMulAdd(q, t, Set<VF32>(0.254829592f));
+  q = Mul(q, t);
+  const VF32 y = FmaNegMulAdd(q, ExpFmaNonPositiveV(Neg(Mul(c, c))), Set<VF32>(1.0f));
+  const VF32 big = CopySignV(y, x);
+  return IfThenElse(Le(a, Set<VF32>(1.0f)), small, IfThenElse(Ne(x, x), x, big));
+}
 #endif
 
 template <bool kFma>
@@ -213,6 +240,16 @@ void SoftmaxRowsF32(const float* x, float* y, int64_t rows, int64_t n, int32_t s
 
 // Targets without a hardware FMA run the reference's loops (KernelTable::fma_f32 false:
 // fast sessions plan the exact rows there).
+void ErfFmaF32(const float* x, float* out, int64_t n) {
+#if defined(ONEMODEL_TARGET_HAS_FMA)
+  int64_t i = 0;
+  for (; i + int64_t(kN) <= n; i += int64_t(kN)) Store(ErfFmaV(Load<VF32>(x + i)), out + i);
+  if (i < n) StoreN(ErfFmaV(LoadN<VF32>(x + i, size_t(n - i), 0.0f)), out + i, size_t(n - i));
+#else
+  ref::ErfFmaF32(x, out, n);
+#endif
+}
+
 void SoftmaxRowsFmaF32(const float* x, float* y, int64_t rows, int64_t n, int32_t scale_op, float scale,
                        const float* mask, int64_t mask_row_stride, int64_t mask_stride) {
 #if defined(ONEMODEL_TARGET_HAS_FMA)

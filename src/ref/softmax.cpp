@@ -86,6 +86,38 @@ float ExpFmaNonPositiveF32(float u) {
   return p * scale;
 }
 
+namespace {
+float ErfFmaOne(float x) {
+  if (x != x) return x;
+  const float a = std::fabs(x);
+  if (a <= 1.0f) {
+    const float z = x * x;
+    float p = 7.853861353153693e-5f;
+    p = FusedMulAddF32(p, z, -8.010193625184903e-4f);
+    p = FusedMulAddF32(p, z, 5.188327685732524e-3f);
+    p = FusedMulAddF32(p, z, -2.685381193529856e-2f);
+    p = FusedMulAddF32(p, z, 1.128358514861418e-1f);
+    p = FusedMulAddF32(p, z, -3.761262582423300e-1f);
+    p = FusedMulAddF32(p, z, 1.128379165726710e0f);
+    return x * p;
+  }
+  const float c = std::fmin(a, 4.0f);
+  const float t = 1.0f / FusedMulAddF32(0.3275911f, c, 1.0f);
+  float p = 1.061405429f;
+  p = FusedMulAddF32(p, t, -1.453152027f);
+  p = FusedMulAddF32(p, t, 1.421413741f);
+  p = FusedMulAddF32(p, t, -0.284496736f);
+  p = FusedMulAddF32(p, t, 0.254829592f);
+  p = p * t;
+  const float y = FusedMulAddF32(-p, ExpFmaNonPositiveF32(-(c * c)), 1.0f);
+  return std::copysign(y, x);
+}
+}  // namespace
+
+void ErfFmaF32(const float* x, float* out, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) out[i] = ErfFmaOne(x[i]);
+}
+
 void SoftmaxRowsFmaF32(const float* x, float* y, int64_t rows, int64_t n, int32_t scale_op, float scale,
                        const float* mask, int64_t mask_row_stride, int64_t mask_stride) {
   for (int64_t r = 0; r < rows; ++r) {

@@ -279,6 +279,8 @@ void ElementwiseChain(OpContext& ctx) {
   const KernelTable& k = *ctx.kernels;
   constexpr int64_t kChunk = 1024;
   const size_t slots = steps.size();
+  // A fast session on a target with a hardware FMA takes fast mode's erf for Erf steps.
+  const bool fast_erf = ctx.fast && k.fma_f32;
   ParallelFor(ctx, (n + kChunk - 1) / kChunk, 16, [&](int64_t c0, int64_t c1) {
     auto& buf = ONEMODEL_PER_THREAD(ScratchVector<float>);
     if (buf.size() < slots * size_t(kChunk)) buf.resize(slots * size_t(kChunk));
@@ -332,6 +334,8 @@ void ElementwiseChain(OpContext& ctx) {
           std::copy(a, a + len, dst);  // an earlier step's float: Cast to float copies it
         else if (st.kind == Step::kUnary)
           k.UnaryF32(st.code, bound(st.lo, st.p0), bound(st.hi, st.p1), a, dst, len);
+        else if (fast_erf && st.code == kMathErfF32)
+          k.ErfFmaF32(a, dst, len);  // fast mode's erf (ref/softmax.h)
         else
           k.MathF32(st.code, a, dst, len);
       }
