@@ -14,6 +14,7 @@
 
 #include "core/bits.h"
 #include "core/cache_info.h"
+#include "kernels/fma_v.h"
 #include "kernels/kernels.h"
 #include "ref/conv.h"
 #include "ref/gemm.h"
@@ -42,12 +43,8 @@ constexpr size_t kN = Lanes<VF32>();
 template <bool kFma>
 inline VF32 Step(VF32 acc, VF32 a, VF32 b) {
   if constexpr (kFma) {
-#if defined(ONEMODEL_TARGET_AVX512)
-    return {_mm512_fmadd_ps(a.r, b.r, acc.r)};
-#elif defined(ONEMODEL_TARGET_AVX2)
-    return {_mm256_fmadd_ps(a.r, b.r, acc.r)};
-#elif defined(ONEMODEL_TARGET_NEON) || defined(ONEMODEL_TARGET_NEONDOT)
-    return {vfmaq_f32(acc.r, a.r, b.r)};
+#if defined(ONEMODEL_TARGET_HAS_FMA)
+    return FmaMulAdd(a, b, acc);
 #else
     static_assert(!kFma, "no FMA on this target: the twins forward to the reference");
 #endif

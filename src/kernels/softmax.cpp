@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "core/exact.h"
+#include "kernels/fma_v.h"
 #include "kernels/kernels.h"
 #include "kernels/math_v.h"
 #include "kernels/reduce_sum.h"
@@ -26,36 +27,11 @@ constexpr size_t kRegs = kL / kN;  // registers holding the canonical sum's lane
 // AVX-512: the sums take 2 and 1 registers per row), two on 128-bit targets (4 each).
 constexpr int kGroup = kN >= 8 ? 4 : 2;
 
-// The fast twin's exp (ref::ExpFmaNonPositiveF32) lane by lane: lanes below -87 are
-// computed at -87 and then replaced by +0; NaN lanes stay NaN (the integer conversion of
-// a NaN n gives 2^0).
 #if defined(ONEMODEL_TARGET_HAS_FMA)
-inline VF32 FmaMulAdd(VF32 a, VF32 b, VF32 c) {
-#if defined(ONEMODEL_TARGET_AVX512)
-  return {_mm512_fmadd_ps(a.r, b.r, c.r)};
-#elif defined(ONEMODEL_TARGET_AVX2)
-  return {_mm256_fmadd_ps(a.r, b.r, c.r)};
-#else
-  return {vfmaq_f32(c.r, a.r, b.r)};
-#endif
-}
-
-// c - a * b with one rounding.
-inline VF32 FmaNegMulAdd(VF32 a, VF32 b, VF32 c) {
-#if defined(ONEMODEL_TARGET_AVX512)
-  return {_mm512_fnmadd_ps(a.r, b.r, c.r)};
-#elif defined(ONEMODEL_TARGET_AVX2)
-  return {_mm256_fnmadd_ps(a.r, b.r, c.r)};
-#else
-  return {vfmsq_f32(c.r, a.r, b.r)};
-#endif
-}
-
-// n = RoundEven(u * log2(e)) by the magic constant 1.5 * 2^23 (adding it rounds the
-// product to an integer, half to even, for |u * log2(e)| < 2^22; its low bits are then
-// n's two's complement plus 2^22), and 2^n built from those bits. Lanes below -87 (and
-// -inf: its n is -inf and its polynomial NaN) are replaced by +0 at the end; a NaN lane
-// stays NaN.
+// The fast twin's exp (ref::ExpFmaNonPositiveF32) lane by lane: n = RoundEven(u * log2(e)) by the magic constant 1.5 *
+// 2^23 (adding it rounds the product to an integer, half to even, for |u * log2(e)| < 2^22; its low bits are then n's
+// two's complement plus 2^22), and 2^n built from those bits. Lanes below -87 (and -inf: its n is -inf and its
+// polynomial NaN) are replaced by +0 at the end; a NaN lane stays NaN.
 inline VF32 ExpFmaNonPositiveV(VF32 u) {
   const VF32 magic = Set<VF32>(12582912.0f);
   const VF32 t = Add(Mul(u, Set<VF32>(1.44269504088896341f)), magic);
