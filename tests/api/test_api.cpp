@@ -4,7 +4,9 @@
 // Run from the repository root (the committed golden graphs are read from testdata/).
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -356,6 +358,51 @@ TEST_CASE("api: an ONNX Runtime contrib node runs and plans through its family")
   CHECK(plans[0].family == "matmul");
   CHECK(!plans[0].algorithm.empty());
   CHECK(!plans[0].fast);
+}
+
+// Fast mode through the public API: Div by a constant then Softmax. An exact session plans
+// no fast row; a fast session may (Softmax's rows-fma where the target has FMA), its
+// outputs within the softmax bound of binary64, and its div-reciprocal pass can be left
+// out by name (the division then stays a division, and the outputs differ).
+TEST_CASE("api: fast mode's rows and passes, and leaving a fast pass out") {
+  ow::Model m;
+  m.inputs.push_back(ow::ValueInfo("x", ow::TensorType(1, {2, 200})));
+  const float three = 3.0f;
+  m.initializers.push_back({"c", 1, {}, std::string(reinterpret_cast<const char*>(&three), sizeof three)});
+  m.nodes.push_back({"Div", {"x", "c"}, {"t"}, {}, ""});
+  m.nodes.push_back({"Softmax", {"t"}, {"y"}, {{"axis", -1}}, ""});
+  m.outputs.push_back(ow::ValueInfo("y", ow::TensorType(1, {2, 200})));
+  std::vector<float> xv(400);
+  for (size_t i = 0; i < xv.size(); ++i) xv[i] = float(int(i * 37 % 101) - 50) * 0.173f;
+  auto run = [&](onemodel::Mode mode, std::vector<std::string> disabled, bool* any_fast) {
+    SessionOptions o = RowOptions();
+    o.mode = mode;
+    o.disabled_passes = std::move(disabled);
+    Session s = FromModel(m, o);
+    const auto out = s.Run({{"x", Floats(xv, {2, 200})}});
+    *any_fast = false;
+    for (const auto& p : s.plans()) {
+      *any_fast = *any_fast || p.fast;
+      if (p.op_type == "Softmax") CHECK(p.fast == (p.algorithm == "rows-fma"));
+    }
+    return AsFloats(out[0].value);
+  };
+  bool fast_rows = false;
+  const std::vector<float> exact = run(onemodel::Mode::kExact, {}, &fast_rows);
+  CHECK(!fast_rows);
+  const std::vector<float> fast = run(onemodel::Mode::kFast, {}, &fast_rows);
+  const std::vector<float> no_recip = run(onemodel::Mode::kFast, {"div-reciprocal"}, &fast_rows);
+  CHECK(fast != no_recip);  // 1/3 is not a float: the product rounds differently somewhere
+  for (const auto* y : {&exact, &fast, &no_recip})
+    for (int r = 0; r < 2; ++r) {
+      double mx = -1e30, s = 0;
+      for (int j = 0; j < 200; ++j) mx = std::max(mx, double(xv[size_t(r * 200 + j)]) / 3.0);
+      for (int j = 0; j < 200; ++j) s += std::exp(double(xv[size_t(r * 200 + j)]) / 3.0 - mx);
+      for (int j = 0; j < 200; ++j) {
+        const double p = std::exp(double(xv[size_t(r * 200 + j)]) / 3.0 - mx) / s;
+        CHECK(std::fabs(double((*y)[size_t(r * 200 + j)]) - p) <= 1e-5 * p);
+      }
+    }
 }
 
 TEST_CASE("api: every error code a caller can cause, with a message naming what was wrong") {
