@@ -9,9 +9,9 @@
 // baseUrl is the folder serving onemodel-{simd,scalar,simd-threads}.{js,wasm} (build/wasm in
 // the repository). The files Map (path -> Uint8Array) is the module's whole file system
 // for that call; paths are any strings the command names.
-import { simdSupported } from './simd.mjs';
+import { simdSupported, relaxedSimdSupported, chooseFlavour } from './simd.mjs';
 
-export { simdSupported };
+export { simdSupported, relaxedSimdSupported };
 
 function loadScript(url) {
   return new Promise((resolve, reject) => {
@@ -24,9 +24,11 @@ function loadScript(url) {
 }
 
 // simd: 'on' | 'off' | 'detect'; threads: above 1, the SIMD128 + threads flavour with
-// threads - 1 Web Workers (the page must be cross-origin isolated). Returns
-// { flavour, threads, module, run(args, files) }.
-export async function loadOneModel({ baseUrl = '.', simd = 'detect', threads = 1 } = {}) {
+// threads - 1 Web Workers (the page must be cross-origin isolated); relaxed: 'detect' (at one
+// thread, the SIMD128 + relaxed SIMD flavour where the browser validates it) or 'off'.
+// Returns { flavour, threads, module, run(args, files) }.
+export async function loadOneModel({ baseUrl = '.', simd = 'detect', threads = 1, relaxed = 'detect' } = {}) {
+  if (!['off', 'detect'].includes(relaxed)) throw new Error(`onemodel: relaxed takes off or detect, not '${relaxed}'`);
   if (!['on', 'off', 'detect'].includes(simd)) throw new Error(`onemodel: simd takes on, off or detect, not '${simd}'`);
   if (simd === 'on' && !simdSupported()) throw new Error('onemodel: simd on, but this browser does not validate wasm SIMD128');
   if (!Number.isInteger(threads) || threads < 1) throw new Error(`onemodel: threads must be a whole number >= 1, not ${threads}`);
@@ -34,7 +36,7 @@ export async function loadOneModel({ baseUrl = '.', simd = 'detect', threads = 1
   if (threads > 1 && !(useSimd && globalThis.crossOriginIsolated === true)) {
     throw new Error('onemodel: wasm threads need SIMD128 and a cross-origin isolated page (COOP and COEP headers)');
   }
-  const flavour = threads > 1 ? 'simd-threads' : useSimd ? 'simd' : 'scalar';
+  const flavour = chooseFlavour({ simd: useSimd, threads, relaxed });
   const base = baseUrl.replace(/\/$/, '');
   // Every build defines the global createOneModel; load the chosen one once.
   const key = `__onemodel_${flavour}`;

@@ -31,6 +31,14 @@ declare module 'onnxruntime-common' {
       engine?: 'auto' | 'native' | 'wasm';
     }
   }
+  namespace Env {
+    interface WebAssemblyFlags {
+      /** OneModel's own: false keeps the SIMD128 flavour where the engine validates relaxed
+       * SIMD (else, at one thread, the SIMD128 + relaxed SIMD one: fast mode's fused
+       * multiply-adds; exact mode's bits are the same on both). */
+      relaxedSimd?: boolean;
+    }
+  }
   interface Env {
     onemodel: Env.OneModelFlags;
   }

@@ -1,7 +1,7 @@
 // Loads the OneModel wasm module: the SIMD128 build where the engine validates SIMD,
 // else the scalar build (or as forced by `simd`). Node: reads the .wasm with fs and
 // passes it in (Emscripten's fetch() path fails under Node 20); browsers: fetches it.
-import { simdSupported } from './simd.mjs';
+import { simdSupported, relaxedSimdSupported, chooseFlavour } from './simd.mjs';
 import { OneModelError } from './api.mjs';
 import { createRequire } from 'node:module';
 import { readFileSync, existsSync } from 'node:fs';
@@ -11,7 +11,7 @@ import { availableParallelism } from 'node:os';
 
 const here = dirname(fileURLToPath(import.meta.url));
 
-export { simdSupported };
+export { simdSupported, relaxedSimdSupported };
 
 // Returns the folder holding onemodel-{simd,scalar}.{js,wasm}: `prefix` (env.wasm.wasmPaths),
 // ONEMODEL_WASM_DIR, the repo's build/wasm (fresher than a dist/ packed from it), or the
@@ -26,11 +26,18 @@ export function wasmDir(prefix) {
 
 // simd: 'on' | 'off' | 'detect'; threads: the module's thread count (above 1: the
 // threaded flavour, SIMD128 + pthreads, with threads - 1 Web Workers made now and shared by
-// every session); wasmPaths: the folder of the .js/.wasm files; wasmBinary: the chosen
-// flavour's .wasm bytes (then not read from disk). Returns { module, flavour, threads }.
-export async function loadOneModel({ simd = 'detect', threads = 1, wasmPaths, wasmBinary: given } = {}) {
+// every session); relaxed: 'detect' | 'off' (at one thread, the SIMD128 + relaxed SIMD
+// flavour where the engine validates it: fast mode's fused multiply-adds; default
+// ONEMODEL_WASM_RELAXED, else 'detect'); wasmPaths: the folder of the .js/.wasm files;
+// wasmBinary: the chosen flavour's .wasm bytes (then not read from disk). Returns
+// { module, flavour, threads }.
+export async function loadOneModel({ simd = 'detect', threads = 1, relaxed, wasmPaths, wasmBinary: given } = {}) {
   if (!['on', 'off', 'detect'].includes(simd)) {
     throw new Error(`onemodel: --simd takes on, off or detect, not '${simd}'`);
+  }
+  relaxed ??= process.env.ONEMODEL_WASM_RELAXED === '0' ? 'off' : process.env.ONEMODEL_WASM_RELAXED || 'detect';
+  if (!['off', 'detect'].includes(relaxed)) {
+    throw new Error(`onemodel: relaxed SIMD takes off or detect (ONEMODEL_WASM_RELAXED=0 is off), not '${relaxed}'`);
   }
   if (!Number.isInteger(threads) || threads < 1 || threads > 1024) {
     throw new Error(`onemodel: the wasm thread count must be an integer in [1, 1024], not ${threads}`);
@@ -41,8 +48,10 @@ export async function loadOneModel({ simd = 'detect', threads = 1, wasmPaths, wa
   }
   // The threaded flavour is a SIMD128 build: without SIMD the module runs one thread.
   const threaded = threads > 1 && useSimd;
-  const flavour = threaded ? 'simd-threads' : useSimd ? 'simd' : 'scalar';
   const dir = wasmDir(typeof wasmPaths === 'string' ? wasmPaths : wasmPaths?.wasm && dirname(wasmPaths.wasm));
+  // A given wasmBinary is the flavour the caller built for: never the relaxed one unasked.
+  const flavour = chooseFlavour({ simd: useSimd, threads: threaded ? threads : 1, relaxed: given ? 'off' : relaxed,
+    available: (f) => existsSync(join(dir, `onemodel-${f}.wasm`)) });
   const require = createRequire(import.meta.url);
   const script = join(dir, `onemodel-${flavour}.js`);
   if (threaded && !existsSync(script)) {
@@ -81,14 +90,17 @@ export function wasmThreads(envWasm = {}) {
 }
 
 // The module for onnxruntime-common's env.wasm: simd false -> the scalar build, true ->
-// SIMD128 (an error where the engine lacks it), unset -> detect; numThreads above 1 -> the
+// SIMD128 (an error where the engine lacks it), unset -> detect; relaxedSimd false -> never
+// the SIMD128 + relaxed SIMD flavour (else taken at one thread where the engine validates
+// relaxed SIMD, unless ONEMODEL_WASM_RELAXED=0); numThreads above 1 -> the
 // threaded SIMD128 flavour with that many threads (wasmThreads); wasmPaths, wasmBinary as
 // onnxruntime-web takes them (proxy does not apply in node). The module is made once: its
 // thread count is the one env.wasm.numThreads had then.
 export async function loadModuleForEnv(envWasm = {}) {
   const simd = envWasm.simd === false ? 'off' : envWasm.simd === undefined ? 'detect' : 'on';
   const threads = wasmThreads(envWasm);
-  const { module, flavour, threads: got } = await loadOneModel({ simd, threads, wasmPaths: envWasm.wasmPaths, wasmBinary: envWasm.wasmBinary });
+  const relaxed = envWasm.relaxedSimd === false ? 'off' : undefined;
+  const { module, flavour, threads: got } = await loadOneModel({ simd, threads, relaxed, wasmPaths: envWasm.wasmPaths, wasmBinary: envWasm.wasmBinary });
   module.onemodelFlavour = flavour;
   module.onemodelThreads = got;
   return module;

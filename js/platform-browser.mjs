@@ -2,7 +2,7 @@
 // the browser entry (js/index.browser.mjs) and the proxy worker (js/proxy-worker.mjs).
 import { OneModelError } from './api.mjs';
 import { fetchWithProgress } from './fetch.mjs';
-import { simdSupported } from './simd.mjs';
+import { simdSupported, chooseFlavour } from './simd.mjs';
 
 // Evaluates an Emscripten loader script at global scope: a <script> in a page,
 // importScripts in a classic worker, an indirect eval elsewhere (a module worker).
@@ -63,7 +63,10 @@ export async function loadModule(envWasm) {
   }
   const simd = envWasm.simd !== false && simdSupported();
   const threads = simd ? wasmThreads(envWasm) : 1;
-  const flavour = threads > 1 ? 'simd-threads' : simd ? 'simd' : 'scalar';
+  // A given wasmBinary or .wasm path is the flavour the caller built for: the relaxed one
+  // only when neither is given and env.wasm.relaxedSimd is not false.
+  const relaxed = envWasm.relaxedSimd === false || envWasm.wasmBinary || typeof envWasm.wasmPaths === 'object' ? 'off' : 'detect';
+  const flavour = chooseFlavour({ simd, threads, relaxed });
   const paths = envWasm.wasmPaths;
   const base = typeof paths === 'string' ? new URL(paths, location.href) : new URL('../dist/', import.meta.url);
   const jsUrl = typeof paths === 'object' && paths?.mjs ? new URL(paths.mjs, location.href) : new URL(`onemodel-${flavour}.js`, base);

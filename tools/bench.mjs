@@ -8,7 +8,8 @@
 // GFLOP/s (tools/model_flops.py: its Conv/MatMul/Gemm work) is given as a share of the
 // best ISA's peak. Medians of --runs timed runs after one warm-up; ratios are ours / ORT
 // (below 1.0: we are faster). Fast mode's columns (`--mode fast`, docs/graph-passes.md
-// "Fast passes") follow each exact one; --no-fast leaves them out.
+// "Fast passes"; on wasm the SIMD128 + relaxed SIMD flavour, node run with
+// --experimental-wasm-relaxed-simd) follow each exact one; --no-fast leaves them out.
 //   node tools/bench.mjs [--runs N] [--only a,b] [--no-wasm] [--no-gemm] [--no-fast] [--models DIR]
 // --only: these models, in this order (any of tools/models.json, e.g. the int8 ones;
 // default: the issue's table).
@@ -98,8 +99,11 @@ for (const name of only ? [...only] : MODELS) {
   if (wasm) {
     const js = [path.join(ROOT, 'js/bin/onemodel.mjs'), '--simd', 'on'];
     r.web = timeOrtChild('web', file, m, 1);
-    r.wasm = timeOurs('node', js, file, m, 1);
-    if (fast) r.wasmFast = timeOurs('node', [...js, '--mode', 'fast'], file, m, 1);
+    r.wasm = timeOurs('node', [...js, '--relaxed-simd', 'off'], file, m, 1);
+    // Fast mode on the SIMD128 + relaxed SIMD flavour (its fused multiply-add twins), as
+    // Chromium 114+ and node 22+ load it; node 20 validates relaxed SIMD only with the flag.
+    // onnxruntime-web 1.30's one wasm build uses no relaxed SIMD (it validates without it).
+    if (fast) r.wasmFast = timeOurs('node', ['--experimental-wasm-relaxed-simd', ...js, '--mode', 'fast'], file, m, 1);
     log(`${name} wasm: onnxruntime-web ${fmt(r.web)} ms, ours ${fmt(r.wasm)} ms` + (fast ? `, fast ${fmt(r.wasmFast)} ms` : ''));
     r.web2 = timeOrtChild('web', file, m, 2);
     r.wasm2 = timeOurs('node', [path.join(ROOT, 'js/bin/onemodel.mjs')], file, m, 2);

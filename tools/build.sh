@@ -10,8 +10,9 @@
 # the CLI or the portable tests' files fails there; native-tsan builds only its rows'
 # test files.
 # Default: all rows. Outputs: build/<row>/onemodel, build/<row>/libonemodel.a,
-# build/<row>/onemodel_tests; build/wasm/{simd,scalar,simd-threads}/ and the node CLI's modules
-# build/wasm/onemodel-{simd,scalar,simd-threads}.{js,wasm}. Rows built only on request:
+# build/<row>/onemodel_tests; build/wasm/{simd,scalar,simd-threads,simd-relaxed}/ and the node
+# CLI's modules build/wasm/onemodel-{simd,scalar,simd-threads,simd-relaxed}.{js,wasm}
+# (ONEMODEL_WASM_FLAVOURS="simd-relaxed" builds only the flavours named). Rows built only on request:
 # native-debug (g++ -O0, the golden rows' debug build) and native-broken (the AVX2 sum
 # kernel broken on purpose, for tools/golden_broken_demo.sh); neither has tests. The
 # sanitizer rows native-asan (clang, ASan+UBSan, with the libFuzzer harnesses: `fuzz` is
@@ -119,19 +120,23 @@ for row in "${ROWS[@]}"; do
       mkdir -p build/wasm
       # Emscripten emits CommonJS; the repo's package.json says "type": "module".
       echo '{ "type": "commonjs" }' > build/wasm/package.json
-      # Three flavours: SIMD128, scalar, and SIMD128 + threads (pthreads: shared memory,
-      # Web Workers). The Catch2 suite is built on the threaded one (its pools then run on
-      # real workers; it runs the wasm128 and the scalar target), and on the other two only
-      # with ONEMODEL_WASM_ALL_TESTS=1: the test command checks their modules through the
-      # node cases, the golden rows and the JS tests (CI time).
-      for flavour in simd scalar simd-threads; do
+      # Four flavours: SIMD128, scalar, SIMD128 + threads (pthreads: shared memory, Web
+      # Workers), and SIMD128 + relaxed SIMD (fast mode's fused multiply-add twins; the
+      # loader takes it where the engine validates relaxed SIMD). The Catch2 suite is built
+      # on the threaded one (its pools then run on real workers; it runs the wasm128 and the
+      # scalar target) and on the relaxed one (its twins, bitwise against their references),
+      # on the other two only with ONEMODEL_WASM_ALL_TESTS=1: the test command checks their
+      # modules through the node cases, the golden rows and the JS tests (CI time).
+      for flavour in ${ONEMODEL_WASM_FLAVOURS:-simd scalar simd-threads simd-relaxed}; do
         simd=ON; [ "$flavour" = scalar ] && simd=OFF
         threads=OFF; pb=wasm; [ "$flavour" = simd-threads ] && { threads=ON; pb=wasm-threads-jseh; }
-        tests=OFF; { [ "$flavour" = simd-threads ] || [ "${ONEMODEL_WASM_ALL_TESTS:-0}" = 1 ]; } && tests=ON
+        relaxed=OFF; [ "$flavour" = simd-relaxed ] && relaxed=ON
+        tests=OFF; { [ "$flavour" = simd-threads ] || [ "$flavour" = simd-relaxed ] || [ "${ONEMODEL_WASM_ALL_TESTS:-0}" = 1 ]; } && tests=ON
         dir=build/wasm/$flavour
         mkdir -p "$dir"
         emcmake cmake -S "$ROOT" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE="$BUILD_TYPE" "$UNITY" -DONEMODEL_BUILD_TESTS=$tests \
-          -DONEMODEL_WASM_SIMD=$simd -DONEMODEL_WASM_THREADS=$threads -DONEMODEL_PROTOBUF_PREFIX="$(pb_prefix $pb)" \
+          -DONEMODEL_WASM_SIMD=$simd -DONEMODEL_WASM_THREADS=$threads -DONEMODEL_WASM_RELAXED=$relaxed \
+          -DONEMODEL_PROTOBUF_PREFIX="$(pb_prefix $pb)" \
           >"$dir.configure.log" 2>&1 || { cat "$dir.configure.log" >&2; exit 1; }
         compile "$dir"
         cp "$dir/onemodel.js" "build/wasm/onemodel-$flavour.js"

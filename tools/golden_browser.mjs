@@ -4,7 +4,8 @@
 // files and the node cases in memory, and runs `golden` in the page. Prints the same
 // lines as `onemodel golden` on stdout; progress on stderr.
 //   node tools/golden_browser.mjs [--browser chromium|firefox] [--tier default|baseline|ion]
-//        [--simd on|off] [--threads N] [--models DIR ...] [--cases DIR ...] [--only a,b]
+//        [--simd on|off] [--relaxed off|detect] [--threads N] [--models DIR ...] [--cases DIR ...]
+//        [--only a,b]
 // chromium: Debian's Chromium (/usr/bin/chromium) driven by playwright-core. firefox:
 // Debian's Firefox ESR (/usr/bin/firefox-esr, SpiderMonkey) with no driver: it is started
 // headless on a fresh profile with the page's URL; the page fetches its jobs, runs them in
@@ -13,6 +14,8 @@
 // only, or the optimising one (Ion) only, through the profile's prefs.
 // --threads N (above 1): the SIMD128 + threads flavour with N - 1 Web Workers; the page is
 // served cross-origin isolated (COOP and COEP headers), as shared memory requires.
+// --relaxed (default off): detect loads the SIMD128 + relaxed SIMD flavour at one thread
+// where the browser validates relaxed SIMD (exact mode's bits must not change there).
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -23,10 +26,11 @@ import { serveStatic } from './lib/static_files.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
-let simd = 'on', only = null, threads = 1, browserName = 'chromium', tier = 'default';
+let simd = 'on', only = null, threads = 1, browserName = 'chromium', tier = 'default', relaxed = 'off';
 const modelDirs = [], casesDirs = [];
 for (let i = 0; i < args.length; ++i) {
   if (args[i] === '--simd') simd = args[++i];
+  else if (args[i] === '--relaxed') relaxed = args[++i];
   else if (args[i] === '--browser') browserName = args[++i];
   else if (args[i] === '--tier') tier = args[++i];
   else if (args[i] === '--threads') threads = Number(args[++i]);
@@ -99,7 +103,7 @@ const server = http.createServer((req, res) => {
   }
   if (url === '/jobs.json') {
     res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({ simd, threads, jobs }));
+    res.end(JSON.stringify({ simd, threads, relaxed, jobs }));
     return;
   }
   if (url === '/post.html') {
@@ -124,9 +128,9 @@ const post = (where, body) => fetch(where, { method: 'POST', body: typeof body =
 window.addEventListener('error', (e) => post('/error', String(e.message)));
 window.addEventListener('unhandledrejection', (e) => post('/error', String(e.reason && e.reason.stack || e.reason)));
 try {
-  const { simd, threads, jobs } = await (await fetch('/jobs.json')).json();
+  const { simd, threads, relaxed, jobs } = await (await fetch('/jobs.json')).json();
   const { loadOneModel } = await import('/js/browser.mjs');
-  const om = await loadOneModel({ baseUrl: '/wasm', simd, threads });
+  const om = await loadOneModel({ baseUrl: '/wasm', simd, threads, relaxed });
   await post('/flavour', \`\${navigator.userAgent}, wasm \${om.flavour}, \${om.threads} thread(s), crossOriginIsolated \${crossOriginIsolated}\`);
   for (const j of jobs) {
     const t0 = performance.now();
@@ -155,11 +159,11 @@ async function runChromium() {
     page.on('pageerror', (e) => process.stderr.write(`[page error] ${e.message}\n`));
     page.on('console', (m) => { if (m.type() === 'log') process.stderr.write(m.text()); });  // the module's live stderr
     await page.goto(`http://127.0.0.1:${port}/`);
-    const flavour = await page.evaluate(async ([simdArg, threadsArg]) => {
+    const flavour = await page.evaluate(async ([simdArg, threadsArg, relaxedArg]) => {
       const { loadOneModel } = await import('/js/browser.mjs');
-      window.om = await loadOneModel({ baseUrl: '/wasm', simd: simdArg, threads: threadsArg });
+      window.om = await loadOneModel({ baseUrl: '/wasm', simd: simdArg, threads: threadsArg, relaxed: relaxedArg });
       return `${window.om.flavour}, ${window.om.threads} thread(s), crossOriginIsolated ${crossOriginIsolated}`;
-    }, [simd, threads]);
+    }, [simd, threads, relaxed]);
     process.stderr.write(`[browser] Chromium ${browser.version()}, wasm ${flavour}\n`);
     for (const job of jobs) {
       const t0 = Date.now();

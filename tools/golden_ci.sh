@@ -51,6 +51,7 @@ case "$KIND" in
       rows+=(--row "wasm-$name-liftoff-only=node --liftoff-only js/bin/onemodel.mjs --simd $simd golden --models $G")
       rows+=(--row "wasm-$name-no-liftoff=node --no-liftoff js/bin/onemodel.mjs --simd $simd golden --models $G")
     done
+    rows+=(--row "wasm-simd-relaxed=node --experimental-wasm-relaxed-simd js/bin/onemodel.mjs --relaxed-simd detect golden --models $G")
     for t in 2 3 4 7; do rows+=(--row "wasm-simd-threads$t=node js/bin/onemodel.mjs --threads $t golden --models $G"); done
     ;;
   firefox)

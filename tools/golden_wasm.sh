@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # The wasm golden rows: `golden` over the reference model set, the committed graphs and
 # the node cases under node (the SIMD128 and the scalar build, each with V8's default
-# tiering, --liftoff-only and --no-liftoff; the SIMD128 + threads build at 2 and 4 threads)
-# and in headless Chromium (Debian's chromium
+# tiering, --liftoff-only and --no-liftoff; the SIMD128 + relaxed SIMD build; the SIMD128 +
+# threads build at 2 and 4 threads) and in headless Chromium (Debian's chromium
 # driven by playwright-core; the page loads the npm package's js/browser.mjs from a
-# localhost server and gets the files in memory: tools/golden_browser.mjs; SIMD128 at 1
-# thread, and the threads build at 2 in a cross-origin isolated page) and in headless
+# localhost server and gets the files in memory: tools/golden_browser.mjs; SIMD128 and
+# SIMD128 + relaxed SIMD at 1 thread, and the threads build at 2 in a cross-origin
+# isolated page) and in headless
 # Firefox ESR (SpiderMonkey; no driver: the page posts its results back to the same
 # script's server; SIMD128 and scalar at 1 thread, SIMD128 with only the baseline and only
 # the optimising wasm compiler, the threads build at 2), compared
@@ -45,10 +46,13 @@ for simd in on off; do
     rows+=(--row "node-$f-no-liftoff=node --no-liftoff js/bin/onemodel.mjs --simd $simd $ARGS")
   fi
 done
+# The SIMD128 + relaxed SIMD flavour (node 20 validates relaxed SIMD only with the flag).
+has node && rows+=(--row "node-simd-relaxed=node --experimental-wasm-relaxed-simd js/bin/onemodel.mjs --relaxed-simd detect $ARGS")
 if has threads; then
   for t in 2 4; do rows+=(--row "node-simd-threads$t=node js/bin/onemodel.mjs --threads $t $ARGS"); done
 fi
 has chromium && rows+=(--row "chromium-simd=node tools/golden_browser.mjs --simd on --models $M --models $G --cases $C")
+has chromium && rows+=(--row "chromium-simd-relaxed=node tools/golden_browser.mjs --simd on --relaxed detect --models $M --models $G --cases $C")
 if has chromium && has threads; then
   rows+=(--row "chromium-simd-threads2=node tools/golden_browser.mjs --threads 2 --models $M --models $G --cases $C")
 fi

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Makes the npm package: dist/ from the wasm builds (tools/build.sh wasm) and the JS
-# sources, then `npm pack` into build/npm/. dist/ holds both wasm flavours and their
+# sources, then `npm pack` into build/npm/. dist/ holds the four wasm flavours and their
 # loaders, the CommonJS entry (esbuild from js/index.node.mjs) and the browser bundle.
 # `npm pack` and `npm publish` run it too (package.json's prepack: `tools/pack.sh --dist`),
 # so a package made either way holds dist/.
@@ -15,7 +15,7 @@ if [ "${1:-}" != --dist ]; then
   rm -f build/npm/onemodel-*.tgz
   tarball=$(npm pack --silent --pack-destination build/npm | tail -1)  # runs prepack: this script with --dist
   echo "[pack] dist/: $(du -sh dist | cut -f1); wasm raw / gzipped:" >&2
-  for f in dist/onemodel-simd.wasm dist/onemodel-scalar.wasm dist/onemodel-simd-threads.wasm; do
+  for f in dist/onemodel-simd.wasm dist/onemodel-scalar.wasm dist/onemodel-simd-threads.wasm dist/onemodel-simd-relaxed.wasm; do
     echo "[pack]   $(basename "$f") $(stat -c %s "$f") bytes raw, $(gzip -9c "$f" | wc -c) gzipped" >&2
   done
   echo "$ROOT/build/npm/$tarball"
@@ -23,14 +23,15 @@ if [ "${1:-}" != --dist ]; then
 fi
 exec 1>&2  # prepack: npm pack's standard output is the tarball's name alone
 for f in onemodel-simd.js onemodel-simd.wasm onemodel-scalar.js onemodel-scalar.wasm \
-         onemodel-simd-threads.js onemodel-simd-threads.wasm onemodel-simd-threads.worker.js; do
+         onemodel-simd-threads.js onemodel-simd-threads.wasm onemodel-simd-threads.worker.js \
+         onemodel-simd-relaxed.js onemodel-simd-relaxed.wasm; do
   [ -f "build/wasm/$f" ] || { echo "[pack] build/wasm/$f missing: run tools/build.sh wasm" >&2; exit 1; }
 done
 ESBUILD="$ROOT/node_modules/.bin/esbuild"
 [ -x "$ESBUILD" ] || { echo "[pack] esbuild missing: run tools/setup.sh (npm dev dependencies)" >&2; exit 1; }
 rm -rf dist
 mkdir -p dist
-cp build/wasm/onemodel-{simd,scalar,simd-threads}.{js,wasm} build/wasm/onemodel-simd-threads.worker.js dist/
+cp build/wasm/onemodel-{simd,scalar,simd-threads,simd-relaxed}.{js,wasm} build/wasm/onemodel-simd-threads.worker.js dist/
 # The native engine for node (js/native.mjs): each addon built here, for its platform
 # (build/native: this machine's, linux-x64 on x86-64; build/arm64: linux-arm64).
 for pair in "build/native:$(node -p 'process.platform + "-" + process.arch')" "build/arm64:linux-arm64"; do

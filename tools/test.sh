@@ -8,7 +8,7 @@
 # and the dot-product target's [int8] tests), on big-endian s390x, 32-bit x86 (i686) and
 # riscv64 under qemu (their kernel, core and loader tests, the committed graphs), on
 # Windows x64 under wine (the same tests at every x86 target this CPU runs), in
-# Firefox ESR (the committed graphs, the node cases) and on wasm (SIMD128, SIMD128 + threads and scalar builds) under node; the JS API's tests (tests/js) on
+# Firefox ESR (the committed graphs, the node cases) and on wasm (SIMD128, SIMD128 + threads, SIMD128 + relaxed SIMD and scalar builds) under node; the JS API's tests (tests/js) on
 # both wasm builds, the npm package, the browser pages and the leniency table (feed
 # variants: onnxruntime-node's verdicts against the JS, C++ and C APIs); then the CLI checks, the node cases on every row, and the committed
 # golden graphs (tools/golden_ci.sh native and wasm, one test each). Each row prints its
@@ -257,6 +257,10 @@ do_row() {  # runs one row: prints its lines and adds to the totals
       # its scalar target.
       run_row "wasm-simd-threads/wasm128" "[native_only]" "${N[@]}" build/wasm/simd-threads/onemodel_tests.js --isa wasm128
       run_row "wasm-simd-threads/scalar" "[native_only] [vs_scalar]" "${N[@]}" build/wasm/simd-threads/onemodel_tests.js --isa scalar
+      # The SIMD128 + relaxed SIMD flavour's suite (node 20 validates relaxed SIMD only with
+      # the flag): its fast twins on f32x4.relaxed_madd, bitwise against their references.
+      run_row "wasm-simd-relaxed/wasm128" "[native_only]" "${N[@]}" --experimental-wasm-relaxed-simd \
+        build/wasm/simd-relaxed/onemodel_tests.js --isa wasm128
       # The single-thread flavours' own suites, where they were built (ONEMODEL_WASM_ALL_TESTS=1).
       if [ -f build/wasm/simd/onemodel_tests.js ]; then
         run_row "wasm-simd/wasm128" "[native_only]" "${N[@]}" build/wasm/simd/onemodel_tests.js --isa wasm128

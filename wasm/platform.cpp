@@ -19,7 +19,11 @@ bool CpuSupports(Isa isa) {
 }
 
 std::string CpuDescription() {
-#if defined(ONEMODEL_HAVE_WASM128)
+#if defined(ONEMODEL_HAVE_WASM128) && defined(ONEMODEL_WASM_RELAXED)
+  // The simd-relaxed flavour: whether the engine's relaxed madd fuses decides fast mode's
+  // twins (KernelTable::fma_f32, `onemodel targets`).
+  return "wasm32 simd128 relaxed-simd";
+#elif defined(ONEMODEL_HAVE_WASM128)
   return "wasm32 simd128";
 #else
   return "wasm32";

@@ -43,6 +43,11 @@ int CmdTargets(const Options& o, std::ostream& out, std::ostream& err) {
     const size_t from = tiles + std::strlen("[onemodel] ");
     out << kernels.substr(from, kernels.find('\n', from) - from) << "\n";
   }
+  const size_t fma = kernels.find("[onemodel] fused multiply-add");
+  if (fma != std::string::npos) {
+    const size_t from = fma + std::strlen("[onemodel] ");
+    out << kernels.substr(from, kernels.find('\n', from) - from) << "\n";
+  }
   out << "threads: " << (o.threads ? o.threads : DefaultThreads()) << "\n";
   out << "canonical lanes (L): " << CanonicalLanes() << "\n";
   return 0;

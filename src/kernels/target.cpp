@@ -1,6 +1,7 @@
 // Per-target entry points: fills the kernel table with this target's kernels.
 // Compiled once per target (ONEMODEL_NS names it).
 #include "core/exact.h"
+#include "kernels/fma_v.h"
 #include "kernels/kernels.h"
 #include "kernels/reduce_sum.h"
 #include "kernels/transpose.h"
@@ -91,12 +92,29 @@ void SumPlanesF32(const float* x, int64_t planes, int64_t n, float* out) {
   }
 }
 
+#if defined(ONEMODEL_TARGET_HAS_FMA) && defined(ONEMODEL_TARGET_WASM128)
+// Whether this engine's f32x4.relaxed_madd rounds once (the relaxed-SIMD proposal lets it
+// multiply and add with two roundings, as V8 does on an x64 CPU without FMA3): the twins
+// promise their references' fused bits, so sessions plan them only where it does. The
+// operands (1 + 2^-23)(1 - 2^-23) - 1 give -2^-46 fused and 0 otherwise (volatile: the
+// compiler must not fold them).
+bool RelaxedMaddFuses() {
+  volatile float a = 1.0f + 0x1p-23f, b = 1.0f - 0x1p-23f, c = -1.0f;
+  const VF32 r = FmaMulAdd(Set<VF32>(a), Set<VF32>(b), Set<VF32>(c));
+  float lanes[4];
+  Store(r, lanes);
+  return lanes[0] == -0x1p-46f && lanes[1] == -0x1p-46f && lanes[2] == -0x1p-46f && lanes[3] == -0x1p-46f;
+}
+#endif
+
 void FillKernelTable(KernelTable* table) {
 #define ONEMODEL_KERNEL(name, ret, params) table->name = &name;
 #include "kernels/kernels.inc"
 #undef ONEMODEL_KERNEL
   table->native_dot_u8s8 = kNativeDotU8S8;
-#if defined(ONEMODEL_TARGET_HAS_FMA)
+#if defined(ONEMODEL_TARGET_HAS_FMA) && defined(ONEMODEL_TARGET_WASM128)
+  table->fma_f32 = RelaxedMaddFuses();
+#elif defined(ONEMODEL_TARGET_HAS_FMA)
   table->fma_f32 = true;  // kernels/gemm.cpp's kFma instances
 #endif
   table->f32_lanes = int(Lanes<VF32>());

@@ -179,6 +179,8 @@ std::string DescribeDispatch(const Dispatch& d) {
                   d.gemm_tile_bits, ratio);
     s += t;
   }
+  s += std::string("[onemodel] fused multiply-add for fast mode's twins: ") +
+       (d.kernels.fma_f32 ? "yes" : "no (fast mode plans no FMA row)") + "\n";
   KernelTable ref_table;
   FillRef(&ref_table);
   char line[96];

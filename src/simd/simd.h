@@ -105,10 +105,12 @@
 #endif
 
 // ONEMODEL_TARGET_HAS_FMA: the target's CPU has a fused multiply-add (x86 from avx2 up,
-// built with -mfma; every arm64). The vector vocabulary has none (exact-contract section
-// 2): only fast mode's GEMM twins (kernels/gemm.cpp, KernelTable::fma_f32) use it.
+// built with -mfma; every arm64; wasm128 built with -mrelaxed-simd, the simd-relaxed
+// flavour, whose f32x4.relaxed_madd fuses only where the engine's CPU has an FMA: its
+// KernelTable::fma_f32 is a run-time probe, kernels/target.cpp). The vector vocabulary has
+// none (exact-contract section 2): only fast mode's twins (kernels/fma_v.h) use it.
 #if defined(ONEMODEL_TARGET_AVX512) || defined(ONEMODEL_TARGET_AVX2) || defined(ONEMODEL_TARGET_NEON) || \
-    defined(ONEMODEL_TARGET_NEONDOT)
+    defined(ONEMODEL_TARGET_NEONDOT) || (defined(ONEMODEL_TARGET_WASM128) && defined(__wasm_relaxed_simd__))
 #define ONEMODEL_TARGET_HAS_FMA 1
 #endif
 

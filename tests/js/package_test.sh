@@ -17,8 +17,8 @@ WANT=$(awk '$1 == "conv_net/probs" {print $2}' "$ROOT/testdata/graphs/golden-exa
 cp "$ROOT/testdata/graphs/conv_net.onnx" "$WORK/"
 cd "$WORK"
 check "npm install of the tarball into an empty folder (no build step)" bash -c "npm init -y >/dev/null && npm install --no-audit --no-fund --ignore-scripts '$TARBALL'"
-check "the package has the three wasm builds, the CommonJS entry and the types" bash -c "
-  for f in dist/onemodel-simd.wasm dist/onemodel-scalar.wasm dist/onemodel-simd-threads.wasm dist/onemodel-simd-threads.worker.js dist/index.node.cjs js/index.node.mjs js/index.d.ts LICENSE README.md; do
+check "the package has the four wasm builds, the CommonJS entry and the types" bash -c "
+  for f in dist/onemodel-simd.wasm dist/onemodel-scalar.wasm dist/onemodel-simd-threads.wasm dist/onemodel-simd-threads.worker.js dist/onemodel-simd-relaxed.wasm dist/onemodel-simd-relaxed.js dist/index.node.cjs js/index.node.mjs js/index.d.ts LICENSE README.md; do
     test -f node_modules/onemodel/\$f || { echo missing \$f; exit 1; }; done"
 cat > esm.mjs <<'JS'
 import * as ort from 'onemodel';
@@ -98,6 +98,7 @@ export async function main(): Promise<string> {
   const meta: readonly ort.InferenceSession.ValueMetadata[] = s.inputMetadata;
   const m: { inUse: number } = await wasmMemory();
   ort.env.wasm.simd = true;
+  ort.env.wasm.relaxedSimd = false;
   const e: Error = new OneModelError('io', 'x');
   return (await goldenHash(out)) + meta.length + m.inUse + e.message + ort.env.versions.common;
 }
