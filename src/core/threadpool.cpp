@@ -63,13 +63,15 @@ class ThreadPool::Workers {
   int64_t n_ = 0, chunks_ = 0;
   // Chunk c belongs to thread c (the caller is thread 0, worker i thread i), so that
   // consecutive operators split alike find their chunk's data in their own core's
-  // cache; claimed_[c] is set (under mu_) by whoever starts it: its owner, or the caller
-  // once its own chunk is done and the owner has not started (a late or sleeping
-  // worker). Which thread runs a chunk never changes its bits.
-  std::vector<char> claimed_;
-  // Changed under mu_; the caller polls it without the lock (so that its polling does
-  // not hold up the workers taking chunks and reporting them done).
+  // cache; claimed_[c] is set (an atomic exchange) by whoever starts it: its owner, or
+  // the caller once its own chunk is done and the owner has not started (a late or
+  // sleeping worker). Which thread runs a chunk never changes its bits.
+  std::unique_ptr<std::atomic<char>[]> claimed_;
+  // Counted without the lock: the caller polls it, and a worker finishing the last chunk
+  // takes mu_ only to wake a caller that stopped polling (caller_waiting_). A call thus
+  // costs one lock by the caller (publishing) and one by each worker (reading the call).
   std::atomic<int64_t> done_chunks_{0};
+  std::atomic<bool> caller_waiting_{false};
   uint64_t generation_ = 0;
   bool stop_ = false;
   // Workers spin on this (generation_, published) for a short while before sleeping,
@@ -154,7 +156,8 @@ void ThreadPool::ParallelFor(int64_t n, int64_t grain, FunctionRef<void(int64_t,
 ThreadPool::Workers::Workers(int threads) : threads_(threads) {
   const unsigned hw = std::thread::hardware_concurrency();
   spin_ = hw != 0 && unsigned(threads_) <= hw;
-  claimed_.assign(size_t(threads_), 0);
+  claimed_.reset(new std::atomic<char>[size_t(threads_)]);
+  for (int i = 0; i < threads_; ++i) claimed_[size_t(i)].store(0, std::memory_order_relaxed);
   for (int i = 1; i < threads_; ++i) workers_.emplace_back([this, i] { WorkerLoop(i); });
 }
 
@@ -178,8 +181,14 @@ void ThreadPool::Workers::RunChunk(int64_t c, int64_t n, int64_t chunks,
     std::lock_guard<std::mutex> lock(mu_);
     if (!error_) error_ = std::current_exception();
   }
-  std::lock_guard<std::mutex> lock(mu_);
-  if (done_chunks_.fetch_add(1, std::memory_order_release) + 1 == chunks_) cv_done_.notify_all();
+  // The last chunk wakes the caller if it sleeps. seq_cst on both sides (this increment
+  // then the flag's load; the caller's flag store then the count's load): at least one
+  // of the two sees the other, so no wake-up is lost.
+  if (done_chunks_.fetch_add(1, std::memory_order_seq_cst) + 1 == chunks &&
+      caller_waiting_.load(std::memory_order_seq_cst)) {
+    std::lock_guard<std::mutex> lock(mu_);
+    cv_done_.notify_all();
+  }
 }
 
 void ThreadPool::Workers::Run(int64_t n, int64_t chunks, const FunctionRef<void(int64_t, int64_t)>& fn) {
@@ -189,22 +198,20 @@ void ThreadPool::Workers::Run(int64_t n, int64_t chunks, const FunctionRef<void(
     fn_ = &fn;
     n_ = n;
     chunks_ = chunks;
-    std::fill(claimed_.begin(), claimed_.end(), char(0));
-    claimed_[0] = 1;  // the caller's own chunk
+    for (int i = 1; i < threads_; ++i) claimed_[size_t(i)].store(0, std::memory_order_relaxed);
+    claimed_[0].store(1, std::memory_order_relaxed);  // the caller's own chunk
     done_chunks_.store(0, std::memory_order_relaxed);
     error_ = nullptr;
     ++generation_;
-    published_.store(generation_, std::memory_order_release);
   }
+  // Published once mu_ is free: a polling worker then takes it at once (glibc's mutex
+  // sleeps in the kernel when it finds it held, a wake-up costing several microseconds).
+  published_.store(generation_, std::memory_order_release);
   cv_work_.notify_all();
   RunChunk(0, n, chunks, fn);
   // Then the chunks whose owners have not started them.
   for (int64_t c = 1; c < chunks; ++c) {
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      if (claimed_[size_t(c)]) continue;
-      claimed_[size_t(c)] = 1;
-    }
+    if (claimed_[size_t(c)].exchange(1, std::memory_order_acq_rel)) continue;
     RunChunk(c, n, chunks, fn);
   }
   if (spin_) {
@@ -215,10 +222,17 @@ void ThreadPool::Workers::Run(int64_t n, int64_t chunks, const FunctionRef<void(
       if ((i & 63) == 63 && std::chrono::steady_clock::now() > until) break;
     }
   }
-  std::unique_lock<std::mutex> lock(mu_);
-  cv_done_.wait(lock, [&] { return done_chunks_.load(std::memory_order_relaxed) == chunks_; });
-  fn_ = nullptr;
+  std::unique_lock<std::mutex> lock(mu_, std::defer_lock);
+  if (done_chunks_.load(std::memory_order_acquire) != chunks) {
+    lock.lock();
+    caller_waiting_.store(true, std::memory_order_seq_cst);
+    cv_done_.wait(lock, [&] { return done_chunks_.load(std::memory_order_seq_cst) == chunks; });
+    caller_waiting_.store(false, std::memory_order_relaxed);
+  }
+  // Every chunk is done: no worker reads fn or writes error_ for this call any more (a
+  // late worker finds its chunk claimed). The next call resets the fields under mu_.
   if (error_) {
+    if (!lock.owns_lock()) lock.lock();
     std::exception_ptr e = error_;
     error_ = nullptr;
     std::rethrow_exception(e);
@@ -227,31 +241,27 @@ void ThreadPool::Workers::Run(int64_t n, int64_t chunks, const FunctionRef<void(
 
 void ThreadPool::Workers::WorkerLoop(int index) {
   uint64_t seen = 0;
-  std::unique_lock<std::mutex> lock(mu_);
   for (;;) {
-    if (spin_ && !(stop_ || generation_ != seen)) {
-      // Up to 2 ms of polling for the next call before sleeping.
-      lock.unlock();
+    if (spin_) {
+      // Up to 2 ms of polling for the next call (without the lock) before sleeping.
       const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(2000);
       for (int i = 0;; ++i) {
         if (published_.load(std::memory_order_acquire) != seen || stopping_.load(std::memory_order_relaxed)) break;
         if ((i & 63) == 63 && std::chrono::steady_clock::now() > until) break;
         CpuRelax();
       }
-      lock.lock();
     }
+    std::unique_lock<std::mutex> lock(mu_);
     cv_work_.wait(lock, [&] { return stop_ || generation_ != seen; });
     if (stop_) return;
     seen = generation_;
     // This worker's own chunk of the call, unless the call has none for it, is over, or
     // the caller took it.
-    if (!fn_ || index >= chunks_ || claimed_[size_t(index)]) continue;
-    claimed_[size_t(index)] = 1;
+    if (!fn_ || index >= chunks_ || claimed_[size_t(index)].exchange(1, std::memory_order_acq_rel)) continue;
     const int64_t n = n_, chunks = chunks_;
     const auto* fn = fn_;
     lock.unlock();
     RunChunk(index, n, chunks, *fn);
-    lock.lock();
   }
 }
 
