@@ -66,7 +66,7 @@ class ThreadPool::Workers {
   // cache; claimed_[c] is set (an atomic exchange) by whoever starts it: its owner, or
   // the caller once its own chunk is done and the owner has not started (a late or
   // sleeping worker). Which thread runs a chunk never changes its bits.
-  std::unique_ptr<std::atomic<char>[]> claimed_;
+  std::unique_ptr<std::atomic<int>[]> claimed_;  // int: RISC-V has no 1-byte atomic exchange without libatomic
   // Counted without the lock: the caller polls it, and a worker finishing the last chunk
   // takes mu_ only to wake a caller that stopped polling (caller_waiting_). A call thus
   // costs one lock by the caller (publishing) and one by each worker (reading the call).
@@ -156,7 +156,7 @@ void ThreadPool::ParallelFor(int64_t n, int64_t grain, FunctionRef<void(int64_t,
 ThreadPool::Workers::Workers(int threads) : threads_(threads) {
   const unsigned hw = std::thread::hardware_concurrency();
   spin_ = hw != 0 && unsigned(threads_) <= hw;
-  claimed_.reset(new std::atomic<char>[size_t(threads_)]);
+  claimed_.reset(new std::atomic<int>[size_t(threads_)]);
   for (int i = 0; i < threads_; ++i) claimed_[size_t(i)].store(0, std::memory_order_relaxed);
   for (int i = 1; i < threads_; ++i) workers_.emplace_back([this, i] { WorkerLoop(i); });
 }
