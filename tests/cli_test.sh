@@ -16,7 +16,7 @@ out_n=$($NATIVE --isa scalar targets 2>&1); rc_n=$?
 out_w=$("${NODE[@]}" --isa scalar targets 2>&1); rc_w=$?
 check "native targets runs" test "$rc_n" = 0
 check "node targets runs" test "$rc_w" = 0
-check "both report L" bash -c "grep -q 'canonical lanes (L): ' <<<'$out_n' && grep -q 'canonical lanes (L): ' <<<'$out_w'"
+check "both report L" bash -c "grep -q 'canonical lanes (L): ' <<<\"\$0\" && grep -q 'canonical lanes (L): ' <<<\"\$1\"" "$out_n" "$out_w"
 check "same L natively and on wasm" test "$(grep 'canonical lanes' <<<"$out_n")" = "$(grep 'canonical lanes' <<<"$out_w")"
 
 err=$($NATIVE --isa avx9 targets 2>&1); rc=$?
