@@ -4,15 +4,16 @@
 # target, runs under qemu-s390x), i686 (32-bit x86 cross build with SSE2 arithmetic,
 # scalar target), riscv64 (RISC-V cross build, scalar target, runs under qemu-riscv64),
 # windows (mingw-w64 cross build, every x86 target, runs under wine), wasm (SIMD128,
-# scalar and SIMD128 + threads builds); the cross rows' triples and qemu commands are
+# scalar and SIMD128 + threads builds, the first with the relaxed SIMD flavour too); the cross rows' triples and qemu commands are
 # tools/lib/cross_rows.sh's. ALONE_ROW (riscv64) builds without precompiled headers and
 # without unity batches (the other rows have both), so a missing #include in the engine,
 # the CLI or the portable tests' files fails there; native-tsan builds only its rows'
 # test files.
 # Default: all rows. Outputs: build/<row>/onemodel, build/<row>/libonemodel.a,
-# build/<row>/onemodel_tests; build/wasm/{simd,scalar,simd-threads,simd-relaxed}/ and the node
-# CLI's modules build/wasm/onemodel-{simd,scalar,simd-threads,simd-relaxed}.{js,wasm}
-# (ONEMODEL_WASM_FLAVOURS="simd-relaxed" builds only the flavours named). Rows built only on request:
+# build/<row>/onemodel_tests; build/wasm/{simd,scalar,simd-threads}/ and the node CLI's
+# modules build/wasm/onemodel-{simd,scalar,simd-threads,simd-relaxed}.{js,wasm}
+# (ONEMODEL_WASM_FLAVOURS="simd" builds only the builds named; the simd build makes the
+# simd-relaxed flavour too). Rows built only on request:
 # native-debug (g++ -O0, the golden rows' debug build) and native-broken (the AVX2 sum
 # kernel broken on purpose, for tools/golden_broken_demo.sh); neither has tests. The
 # sanitizer rows native-asan (clang, ASan+UBSan, with the libFuzzer harnesses: `fuzz` is
@@ -120,18 +121,21 @@ for row in "${ROWS[@]}"; do
       mkdir -p build/wasm
       # Emscripten emits CommonJS; the repo's package.json says "type": "module".
       echo '{ "type": "commonjs" }' > build/wasm/package.json
-      # Four flavours: SIMD128, scalar, SIMD128 + threads (pthreads: shared memory, Web
-      # Workers), and SIMD128 + relaxed SIMD (fast mode's fused multiply-add twins; the
-      # loader takes it where the engine validates relaxed SIMD). The Catch2 suite is built
-      # on the threaded one (its pools then run on real workers; it runs the wasm128 and the
-      # scalar target) and on the relaxed one (its twins, bitwise against their references),
-      # on the other two only with ONEMODEL_WASM_ALL_TESTS=1: the test command checks their
-      # modules through the node cases, the golden rows and the JS tests (CI time).
-      for flavour in ${ONEMODEL_WASM_FLAVOURS:-simd scalar simd-threads simd-relaxed}; do
+      # Four flavours from three builds: SIMD128, scalar, SIMD128 + threads (pthreads:
+      # shared memory, Web Workers), and SIMD128 + relaxed SIMD (fast mode's fused
+      # multiply-add twins; the loader takes it where the engine validates relaxed SIMD),
+      # which the SIMD128 build links from its own objects but the wasm128 target's
+      # (CMakeLists.txt's ONEMODEL_WASM_RELAXED): build/wasm/simd holds both modules and both
+      # Catch2 suites (onemodel_tests.js, onemodel_tests_relaxed.js). The threaded build has
+      # its suite too (its pools then run on real workers); the scalar one only with
+      # ONEMODEL_WASM_ALL_TESTS=1: the test command checks its module through the node
+      # cases, the golden rows and the JS tests (CI time). ONEMODEL_WASM_FLAVOURS names the
+      # builds (simd-relaxed is the simd build).
+      for flavour in $(echo "${ONEMODEL_WASM_FLAVOURS:-simd scalar simd-threads}" | sed 's/simd-relaxed/simd/g' | tr ' ' '\n' | awk 'NF && !seen[$0]++'); do
         simd=ON; [ "$flavour" = scalar ] && simd=OFF
         threads=OFF; pb=wasm; [ "$flavour" = simd-threads ] && { threads=ON; pb=wasm-threads-jseh; }
-        relaxed=OFF; [ "$flavour" = simd-relaxed ] && relaxed=ON
-        tests=OFF; { [ "$flavour" = simd-threads ] || [ "$flavour" = simd-relaxed ] || [ "${ONEMODEL_WASM_ALL_TESTS:-0}" = 1 ]; } && tests=ON
+        relaxed=OFF; [ "$flavour" = simd ] && relaxed=ON
+        tests=ON; [ "$flavour" = scalar ] && [ "${ONEMODEL_WASM_ALL_TESTS:-0}" != 1 ] && tests=OFF
         dir=build/wasm/$flavour
         mkdir -p "$dir"
         emcmake cmake -S "$ROOT" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE="$BUILD_TYPE" "$UNITY" -DONEMODEL_BUILD_TESTS=$tests \
@@ -142,6 +146,10 @@ for row in "${ROWS[@]}"; do
         cp "$dir/onemodel.js" "build/wasm/onemodel-$flavour.js"
         cp "$dir/onemodel.wasm" "build/wasm/onemodel-$flavour.wasm"
         [ "$threads" = OFF ] || cp "$dir/onemodel.worker.js" "build/wasm/onemodel-$flavour.worker.js"
+        if [ "$relaxed" = ON ]; then
+          cp "$dir/onemodel-relaxed.js" build/wasm/onemodel-simd-relaxed.js
+          cp "$dir/onemodel-relaxed.wasm" build/wasm/onemodel-simd-relaxed.wasm
+        fi
       done
       ;;
     *) echo "tools/build.sh: unknown row '$row' (rows: native native-clang arm64 s390x i686 riscv64 windows wasm native-debug native-broken native-asan native-tsan)" >&2; exit 2 ;;

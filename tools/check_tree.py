@@ -6,8 +6,8 @@
    only core, simd and ref. The public headers (onemodel/) are for api and cli only.
    native/ and wasm/ stand above runtime, beside cli (runtime -> cli | native | wasm -> js),
    in two kinds: a platform file, one the engine library compiles (CMakeLists.txt's
-   ONEMODEL_PLATFORM_SRC: native/cpu.cpp, wasm/platform.cpp, wasm/files.cpp, the hooks
-   core/io.h and runtime/dispatch.h declare), includes the layers core to runtime and its
+   ONEMODEL_PLATFORM_SRC and ONEMODEL_MODULE_PLATFORM_SRC: native/cpu.cpp, wasm/platform.cpp,
+   wasm/files.cpp, the hooks core/io.h and runtime/dispatch.h declare), includes the layers core to runtime and its
    own folder; a program (native/main.cpp, wasm/bindings.cpp: every other file there)
    includes only the public headers (onemodel/) and the CLI's (src/cli, by name: "cli.h").
 2. No file in src/ over 800 lines.
@@ -95,9 +95,10 @@ def check_includes(path, lines):
 
 def platform_sources():
     """The files of native/ and wasm/ that the engine library compiles (CMakeLists.txt's
-    ONEMODEL_PLATFORM_SRC): the hooks core and runtime declare (file access, CPU features)."""
+    ONEMODEL_PLATFORM_SRC, and ONEMODEL_MODULE_PLATFORM_SRC: compiled once per wasm module):
+    the hooks core and runtime declare (file access, CPU features)."""
     with open(os.path.join(ROOT, "CMakeLists.txt"), encoding="utf-8") as f:
-        sets = re.findall(r"set\(ONEMODEL_PLATFORM_SRC\s([^)]*)\)", f.read())
+        sets = re.findall(r"set\(ONEMODEL_(?:MODULE_)?PLATFORM_SRC\s([^)]*)\)", f.read())
     return {os.path.normpath(name) for names in sets for name in names.split()}
 
 
