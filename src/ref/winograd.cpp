@@ -79,25 +79,24 @@ void WinogradF4OutputF32(const float* m, int64_t m_ld, int64_t m_mat, const Conv
       }
 }
 
-void WinogradF4Weights(const float* w, int64_t M, int64_t C, float* u) {
+void WinogradF4Weights(const float* w, int64_t M, int64_t C, int64_t i, float* u) {
   static const double kG[6][3] = {{1.0 / 4, 0, 0},
                                   {-1.0 / 6, -1.0 / 6, -1.0 / 6},
                                   {-1.0 / 6, 1.0 / 6, -1.0 / 6},
                                   {1.0 / 24, 1.0 / 12, 1.0 / 6},
                                   {1.0 / 24, -1.0 / 12, 1.0 / 6},
                                   {0, 0, 1}};
-  for (int64_t mo = 0; mo < M; ++mo)
-    for (int64_t c = 0; c < C; ++c) {
+  // Output channels innermost: each of the six matrices is written in order (rows of M).
+  for (int64_t c = 0; c < C; ++c)
+    for (int64_t mo = 0; mo < M; ++mo) {
       const float* g = w + (mo * C + c) * 9;
-      double gg[6][3];  // G g
-      for (int64_t i = 0; i < 6; ++i)
-        for (int64_t b = 0; b < 3; ++b)
-          gg[i][b] = kG[i][0] * double(g[b]) + kG[i][1] * double(g[3 + b]) + kG[i][2] * double(g[6 + b]);
-      for (int64_t i = 0; i < 6; ++i)
-        for (int64_t j = 0; j < 6; ++j) {
-          const double val = gg[i][0] * kG[j][0] + gg[i][1] * kG[j][1] + gg[i][2] * kG[j][2];
-          u[(i * 6 + j) * C * M + c * M + mo] = float(val);
-        }
+      double gg[3];  // row i of G g
+      for (int64_t b = 0; b < 3; ++b)
+        gg[b] = kG[i][0] * double(g[b]) + kG[i][1] * double(g[3 + b]) + kG[i][2] * double(g[6 + b]);
+      for (int64_t j = 0; j < 6; ++j) {
+        const double val = gg[0] * kG[j][0] + gg[1] * kG[j][1] + gg[2] * kG[j][2];
+        u[j * C * M + c * M + mo] = float(val);
+      }
     }
 }
 

@@ -50,10 +50,11 @@ bool WinogradF4InputF32(const float* x, int64_t in_sp, const Conv2DGeometry& g, 
 void WinogradF4OutputF32(const float* m, int64_t m_ld, int64_t m_mat, const Conv2DGeometry& g, int64_t ty0, int64_t ty1,
                          int64_t m0, int64_t m1, const float* bias, Activation act, float* y, int64_t out_sp);
 
-// The transformed weights U = G g G^T of weights w ([M][C][3][3], row-major), each of the
-// 36 values computed in binary64 from the exact products and rounded once to binary32:
-// u[xi * C * M + c * M + m] (for each xi a C x M matrix, the GEMM's B).
-void WinogradF4Weights(const float* w, int64_t M, int64_t C, float* u);
+// Row i (0 to 5) of the transformed weights U = G g G^T of weights w ([M][C][3][3],
+// row-major): its six points xi = 6 i + j, each value computed in binary64 from the exact
+// products and rounded once to binary32: u[j * C * M + c * M + m] (for each xi a C x M
+// matrix, the GEMM's B). A row at a time keeps the unpacked copy at a sixth of U.
+void WinogradF4Weights(const float* w, int64_t M, int64_t C, int64_t i, float* u);
 
 }  // namespace ref
 }  // namespace onemodel::impl

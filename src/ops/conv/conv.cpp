@@ -72,8 +72,12 @@ bool WinogradFits(const ConvPlan& p) {
   return p.g.dims == 2 && p.group == 1 && pl.KH == 3 && pl.KW == 3 && pl.SH == 1 && pl.SW == 1 && pl.DH == 1 &&
          pl.DW == 1;
 }
+// The transformed weights (36 C M floats) up to 4 MiB; up to 16 MiB on planes of at most
+// 64 tiles, whose products each take all of an image's tiles (conv_winograd.cpp).
 bool WinogradChosen(const ConvPlan& p) {
-  return p.prepack && p.C >= 32 && p.M >= 64 && p.out_sp >= 144 && 36 * p.C * p.M * 4 <= (int64_t(4) << 20);
+  const int64_t tiles = (p.pl.OH + 3) / 4 * ((p.pl.OW + 3) / 4), u_bytes = 36 * p.C * p.M * 4;
+  return p.prepack && p.C >= 32 && p.M >= 64 && p.out_sp >= 144 &&
+         u_bytes <= (tiles <= 64 ? int64_t(16) << 20 : int64_t(4) << 20);
 }
 // The fast rows' condition: the GEMM twins run on hardware FMA (elsewhere the exact rows
 // are as fast and give the oracle's bits).

@@ -4,8 +4,12 @@
 // transform of the block's tiles into V[36][T][Cp], (b) for each of the 36 points xi the
 // product Mx_xi[T x M] = V_xi[T x C] * U_xi[C x M] by the packed GEMM (U transformed and
 // packed once per session), (c) the output transform with the bias and activation into Y.
-// Each value's operations do not depend on the block or the thread split, and the GEMM
-// kernels' folds do not depend on their tiling: the same bits at any thread count.
+// Small planes whose blocks would hold few tiles (14x14: 16 tiles, one row of 4 per block
+// at 256 channels, so each product read its U_xi for 4 rows) run per image in three
+// splits instead: (a) over channel groups, (b) over the 36 points, each product over all
+// the image's tiles, (c) over output channel groups. Each value's operations do not
+// depend on the block, the stage split or the thread count, and the GEMM kernels' folds
+// do not depend on their tiling: the same bits at any thread count.
 #include "ops/conv/conv_winograd.h"
 #include "core/per_thread.h"
 #include "core/scratch.h"
@@ -20,6 +24,11 @@
 
 namespace onemodel::impl {
 namespace ops {
+namespace {
+// Planes of at most this many tiles (a 32x32 output) run as three splits per image when
+// the blocks of tile rows would be several.
+constexpr int64_t kWholeImageTiles = 64;
+}  // namespace
 
 bool WinogradF4Conv(const OpContext& ctx, const ConvPlan& p, const Tensor& w, const float* x, const float* bias,
                     Activation act, float* y, bool fma) {
@@ -27,12 +36,14 @@ bool WinogradF4Conv(const OpContext& ctx, const ConvPlan& p, const Tensor& w, co
   const int64_t C = p.C, M = p.M;
   const int64_t stride = ref::GemmPackedFloats(C, M);
   const Tensor* u = ctx.ConstDerived(1, "winograd f4x4 U", [&](const Tensor& t) {
-    std::vector<float> plain(size_t(36 * C * M));
-    ref::WinogradF4Weights(t.data<float>(), M, C, plain.data());
+    std::vector<float> plain(size_t(6 * C * M));
     Tensor packed = Tensor::Uninitialized(DType::kFloat, Shape{std::max<int64_t>(36 * stride, 1)}, "winograd weights");
     float* dst = packed.mutable_data<float>();
-    for (int64_t xi = 0; xi < 36; ++xi)
-      ctx.kernels->GemmPackBF32(C, M, plain.data() + xi * C * M, M, 1, dst + xi * stride);
+    for (int64_t i = 0; i < 6; ++i) {
+      ref::WinogradF4Weights(t.data<float>(), M, C, i, plain.data());
+      for (int64_t j = 0; j < 6; ++j)
+        ctx.kernels->GemmPackBF32(C, M, plain.data() + j * C * M, M, 1, dst + (i * 6 + j) * stride);
+    }
     return packed;
   });
   if (!u) return false;
@@ -49,6 +60,35 @@ bool WinogradF4Conv(const OpContext& ctx, const ConvPlan& p, const Tensor& w, co
   const GemmFns fns = GemmFnsOf(ctx, fma);
   const float* up = u->data<float>();
   std::atomic<bool> finite{true};
+  if (blocks > 1 && TH * TW <= kWholeImageTiles) {
+    const int64_t T = TH * TW;
+    auto& scratch = ONEMODEL_PER_THREAD(ScratchVector<float>);
+    if (scratch.size() < size_t(36 * T * (Cp + Mp))) scratch.resize(size_t(36 * T * (Cp + Mp)));
+    float* v = scratch.data();
+    float* mx = v + 36 * T * Cp;
+    for (int64_t n = 0; n < p.N; ++n) {
+      const float* xn = x + n * C * p.in_sp;
+      ParallelFor(ctx, (C + 15) / 16, 1, [&](int64_t b, int64_t e) {
+        for (int64_t cb = b; cb < e; ++cb)
+          if (!ctx.kernels->WinogradF4InputF32(xn, p.in_sp, g, 0, TH, cb * 16, std::min(C, cb * 16 + 16), v, Cp,
+                                               T * Cp))
+            finite.store(false, std::memory_order_relaxed);
+      });
+      if (!finite.load()) return false;
+      ParallelFor(ctx, 36, 1, [&](int64_t b, int64_t e) {
+        for (int64_t xi = b; xi < e; ++xi)
+          fns.packed(T, M, C, v + xi * T * Cp, Cp, 1, up + xi * stride, 0, M, mx + xi * T * Mp, Mp, nullptr,
+                     Activation::kNone);
+      });
+      float* yn = y + n * M * p.out_sp;
+      ParallelFor(ctx, (M + 15) / 16, 1, [&](int64_t b, int64_t e) {
+        for (int64_t mb = b; mb < e; ++mb)
+          ctx.kernels->WinogradF4OutputF32(mx, Mp, T * Mp, g, 0, TH, mb * 16, std::min(M, mb * 16 + 16), bias, act, yn,
+                                           p.out_sp);
+      });
+    }
+    return true;
+  }
   // One task per (image, block of tile rows): its input transform, 36 products and output
   // transform in the thread's own scratch, no barrier between the stages.
   ParallelFor(ctx, p.N * blocks, 1, [&](int64_t b, int64_t e) {

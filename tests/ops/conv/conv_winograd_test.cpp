@@ -160,6 +160,7 @@ TEST_CASE("ops/conv winograd: F(4x4, 3x3) within its bound where chosen", "[ops]
       {32, 96, 13, 14, 3, 1},                 // partial tiles along both axes
       {48, 64, 16, 16, 3, 0},                 // no padding
       {64, 64, 12, 12, 3, 1, 1, 1, 1, true},  // Relu fused, 144 positions
+      {128, 256, 12, 12, 3, 1},               // U of 4.5 MiB: chosen on a plane of 9 tiles only
   };
   for (size_t i = 0; i < cases.size(); ++i) {
     const Built b = Build(cases[i], 300 + i);
