@@ -27,6 +27,7 @@
 #include "ref/conv.h"
 #include "ref/elementwise.h"
 #include "ref/math.h"
+#include "ref/winograd.h"
 
 namespace onemodel::impl {
 namespace ops {
@@ -73,11 +74,11 @@ bool WinogradFits(const ConvPlan& p) {
          pl.DW == 1;
 }
 // The transformed weights (36 C M floats) up to 4 MiB; up to 16 MiB on planes of at most
-// 64 tiles, whose products each take all of an image's tiles (conv_winograd.cpp).
+// kWinogradWholeImageTiles tiles, whose products each take all of an image's tiles.
 bool WinogradChosen(const ConvPlan& p) {
-  const int64_t tiles = (p.pl.OH + 3) / 4 * ((p.pl.OW + 3) / 4), u_bytes = 36 * p.C * p.M * 4;
+  const int64_t tiles = ref::WinogradTileRows(p.pl) * ref::WinogradTileCols(p.pl), u_bytes = 36 * p.C * p.M * 4;
   return p.prepack && p.C >= 32 && p.M >= 64 && p.out_sp >= 144 &&
-         u_bytes <= (tiles <= 64 ? int64_t(16) << 20 : int64_t(4) << 20);
+         u_bytes <= (tiles <= kWinogradWholeImageTiles ? int64_t(16) << 20 : int64_t(4) << 20);
 }
 // The fast rows' condition: the GEMM twins run on hardware FMA (elsewhere the exact rows
 // are as fast and give the oracle's bits).

@@ -24,12 +24,6 @@
 
 namespace onemodel::impl {
 namespace ops {
-namespace {
-// Planes of at most this many tiles (a 32x32 output) run as three splits per image when
-// the blocks of tile rows would be several.
-constexpr int64_t kWholeImageTiles = 64;
-}  // namespace
-
 bool WinogradF4Conv(const OpContext& ctx, const ConvPlan& p, const Tensor& w, const float* x, const float* bias,
                     Activation act, float* y, bool fma) {
   if (w.dtype() != DType::kFloat) return false;
@@ -59,32 +53,40 @@ bool WinogradF4Conv(const OpContext& ctx, const ConvPlan& p, const Tensor& w, co
   const int64_t blocks = (TH + rows - 1) / rows;
   const GemmFns fns = GemmFnsOf(ctx, fma);
   const float* up = u->data<float>();
+  // The three stages on tile rows [ty0, ty1) of image n (T tiles, V and Mx at v and mx):
+  // channel group cb's input transform (false: some input is not finite), point xi's
+  // product, output channel group mb's transform with the bias and activation.
+  auto input = [&](int64_t n, int64_t ty0, int64_t ty1, int64_t cb, float* v, int64_t T) {
+    return ctx.kernels->WinogradF4InputF32(x + n * C * p.in_sp, p.in_sp, g, ty0, ty1, cb * 16,
+                                           std::min(C, cb * 16 + 16), v, Cp, T * Cp);
+  };
+  auto product = [&](int64_t xi, const float* v, float* mx, int64_t T) {
+    fns.packed(T, M, C, v + xi * T * Cp, Cp, 1, up + xi * stride, 0, M, mx + xi * T * Mp, Mp, nullptr,
+               Activation::kNone);
+  };
+  auto output = [&](int64_t n, int64_t ty0, int64_t ty1, int64_t mb, const float* mx, int64_t T) {
+    ctx.kernels->WinogradF4OutputF32(mx, Mp, T * Mp, g, ty0, ty1, mb * 16, std::min(M, mb * 16 + 16), bias, act,
+                                     y + n * M * p.out_sp, p.out_sp);
+  };
+  const int64_t cgroups = (C + 15) / 16, mgroups = (M + 15) / 16;
   std::atomic<bool> finite{true};
-  if (blocks > 1 && TH * TW <= kWholeImageTiles) {
+  if (blocks > 1 && TH * TW <= kWinogradWholeImageTiles) {
     const int64_t T = TH * TW;
     auto& scratch = ONEMODEL_PER_THREAD(ScratchVector<float>);
     if (scratch.size() < size_t(36 * T * (Cp + Mp))) scratch.resize(size_t(36 * T * (Cp + Mp)));
     float* v = scratch.data();
     float* mx = v + 36 * T * Cp;
     for (int64_t n = 0; n < p.N; ++n) {
-      const float* xn = x + n * C * p.in_sp;
-      ParallelFor(ctx, (C + 15) / 16, 1, [&](int64_t b, int64_t e) {
+      ParallelFor(ctx, cgroups, 1, [&](int64_t b, int64_t e) {
         for (int64_t cb = b; cb < e; ++cb)
-          if (!ctx.kernels->WinogradF4InputF32(xn, p.in_sp, g, 0, TH, cb * 16, std::min(C, cb * 16 + 16), v, Cp,
-                                               T * Cp))
-            finite.store(false, std::memory_order_relaxed);
+          if (!input(n, 0, TH, cb, v, T)) finite.store(false, std::memory_order_relaxed);
       });
       if (!finite.load()) return false;
       ParallelFor(ctx, 36, 1, [&](int64_t b, int64_t e) {
-        for (int64_t xi = b; xi < e; ++xi)
-          fns.packed(T, M, C, v + xi * T * Cp, Cp, 1, up + xi * stride, 0, M, mx + xi * T * Mp, Mp, nullptr,
-                     Activation::kNone);
+        for (int64_t xi = b; xi < e; ++xi) product(xi, v, mx, T);
       });
-      float* yn = y + n * M * p.out_sp;
-      ParallelFor(ctx, (M + 15) / 16, 1, [&](int64_t b, int64_t e) {
-        for (int64_t mb = b; mb < e; ++mb)
-          ctx.kernels->WinogradF4OutputF32(mx, Mp, T * Mp, g, 0, TH, mb * 16, std::min(M, mb * 16 + 16), bias, act, yn,
-                                           p.out_sp);
+      ParallelFor(ctx, mgroups, 1, [&](int64_t b, int64_t e) {
+        for (int64_t mb = b; mb < e; ++mb) output(n, 0, TH, mb, mx, T);
       });
     }
     return true;
@@ -99,22 +101,14 @@ bool WinogradF4Conv(const OpContext& ctx, const ConvPlan& p, const Tensor& w, co
     float* mx = v + 36 * rows * TW * Cp;
     for (int64_t task = b; task < e && finite.load(std::memory_order_relaxed); ++task) {
       const int64_t n = task / blocks, ty0 = task % blocks * rows;
-      const int64_t nr = std::min(rows, TH - ty0), T = nr * TW;
-      const float* xn = x + n * C * p.in_sp;
-      float* yn = y + n * M * p.out_sp;
-      bool ok = true;
-      for (int64_t c0 = 0; c0 < C && ok; c0 += 16)
-        ok = ctx.kernels->WinogradF4InputF32(xn, p.in_sp, g, ty0, ty0 + nr, c0, std::min(C, c0 + 16), v, Cp, T * Cp);
-      if (!ok) {
-        finite.store(false, std::memory_order_relaxed);
-        return;
-      }
-      for (int64_t xi = 0; xi < 36; ++xi)
-        fns.packed(T, M, C, v + xi * T * Cp, Cp, 1, up + xi * stride, 0, M, mx + xi * T * Mp, Mp, nullptr,
-                   Activation::kNone);
-      for (int64_t m0 = 0; m0 < M; m0 += 16)
-        ctx.kernels->WinogradF4OutputF32(mx, Mp, T * Mp, g, ty0, ty0 + nr, m0, std::min(M, m0 + 16), bias, act, yn,
-                                         p.out_sp);
+      const int64_t ty1 = std::min(TH, ty0 + rows), T = (ty1 - ty0) * TW;
+      for (int64_t cb = 0; cb < cgroups; ++cb)
+        if (!input(n, ty0, ty1, cb, v, T)) {
+          finite.store(false, std::memory_order_relaxed);
+          return;
+        }
+      for (int64_t xi = 0; xi < 36; ++xi) product(xi, v, mx, T);
+      for (int64_t mb = 0; mb < mgroups; ++mb) output(n, ty0, ty1, mb, mx, T);
     }
   });
   return finite.load();

@@ -12,6 +12,11 @@
 namespace onemodel::impl {
 namespace ops {
 
+// Planes of at most this many 4x4 tiles (a 32x32 output) run as three splits per image
+// when the blocks of tile rows would be several (conv_winograd.cpp), which lets the row
+// take larger transformed weights there (conv.cpp's WinogradChosen).
+constexpr int64_t kWinogradWholeImageTiles = 64;
+
 // Y (the node's output for image-major NCHW x) with the bias and activation act applied.
 // Returns false, having written nothing that matters, when the row gives way: the weights
 // are not a constant float tensor, or some input value is not finite (an inf or NaN would
